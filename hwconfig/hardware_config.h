@@ -1,0 +1,117 @@
+// The one typed description of an NPU design. Parsed and validated only by
+// load_hardware_config(); the compiler and the simulator both read this struct.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace npu {
+
+enum class Dataflow { WeightStationary, OutputStationary, InputStationary };
+const char* dataflow_name(Dataflow d);  // "ws" | "os" | "is"
+
+struct ClockConfig {
+  double frequency_mhz = 1000.0;
+};
+
+struct DdrConfig {
+  std::string model = "simple";  // implementation picked by name: simple | banked | ideal
+  double bandwidth_gbps = 25.6;  // peak, all channels together, 1 GB = 1e9 bytes
+  double latency_ns = 100.0;     // first-data latency of one DMA transfer
+  int channels = 2;
+  int burst_bytes = 64;
+  int interleave_bytes = 256;    // consecutive blocks of this size alternate between channels
+  int banks = 8;                 // per channel (banked model)
+  int row_bytes = 2048;          // row-buffer size per bank (banked model)
+  double row_miss_ns = 30.0;     // precharge + activate on a row-buffer miss (banked model)
+  double other_agents_share = 0.0;  // fraction of bandwidth taken by CPU/GPU, 0..0.95
+  std::uint64_t capacity_bytes = 1ull << 32;
+};
+
+struct SramConfig {
+  std::uint64_t capacity_bytes = 1ull << 20;
+  int banks = 16;
+  int port_bytes_per_cycle = 64;  // per port; the DMA side and the compute side each have one
+  int alignment_bytes = 64;       // every instruction's SRAM base address must be a multiple
+};
+
+struct DmaConfig {
+  int channels = 2;
+  int setup_cycles = 32;           // descriptor fetch and decode per DMA instruction
+  int min_alignment_bytes = 4;     // DDR addresses below this alignment go through a bounce buffer
+  int bounce_setup_cycles = 16;
+  int bounce_bytes_per_cycle = 16;
+};
+
+struct MacArrayConfig {
+  int rows = 16;
+  int cols = 16;
+  Dataflow dataflow = Dataflow::WeightStationary;
+  int fp16_cycles_per_op = 2;  // an FP16 MAC takes this many INT8 MAC slots
+};
+
+struct VectorConfig {
+  int lanes = 16;
+  int latency_cycles = 4;  // pipeline depth added to every vector instruction
+};
+
+struct ControllerConfig {
+  int queue_depth = 8;      // instructions waiting per unit queue
+  int dispatch_cycles = 1;  // fetch + decode + dispatch per instruction
+};
+
+// The host CPU that runs fallback segments and moves data to and from the NPU.
+struct HostConfig {
+  double gflops = 50.0;
+  double memcpy_gbps = 10.0;
+  double transition_us = 20.0;  // per NPU<->CPU switch: driver call, cache flush
+};
+
+struct EnergyConfig {
+  double int8_mac_pj = 0.2;
+  double fp16_mac_pj = 0.8;
+  double sram_byte_pj = 0.5;
+  double ddr_byte_pj = 20.0;
+  double static_mw = 100.0;
+};
+
+struct AreaConfig {
+  double mm2_per_mac = 0.0005;
+  double mm2_per_sram_kib = 0.002;
+  double fixed_mm2 = 1.0;
+};
+
+struct HardwareConfig {
+  std::string name;         // from the YAML `name`, else the file stem
+  std::string source_path;  // file it came from, for error messages
+  ClockConfig clock;
+  DdrConfig ddr;
+  SramConfig sram;
+  DmaConfig dma;
+  MacArrayConfig mac_array;
+  VectorConfig vector;
+  ControllerConfig controller;
+  HostConfig host;
+  std::optional<EnergyConfig> energy;  // absent: reports say energy is unknown
+  std::optional<AreaConfig> area;
+
+  int macs() const { return mac_array.rows * mac_array.cols; }
+  double peak_tops() const { return 2.0 * macs() * clock.frequency_mhz * 1e6 / 1e12; }
+  double cycle_ns() const { return 1000.0 / clock.frequency_mhz; }
+};
+
+// Thrown for any invalid configuration; what() is one line naming file, key path and value.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+HardwareConfig load_hardware_config(const std::string& path);
+// `origin` names the source in messages (a path, or "<dict>" for Python callers).
+HardwareConfig parse_hardware_config(const std::string& yaml_text, const std::string& origin);
+// Re-checks every constraint; load/parse call it, callers that edit a config call it again.
+void validate(const HardwareConfig& config);
+// Canonical YAML with every key; parse(dump(c)) == c.
+std::string dump_hardware_config(const HardwareConfig& config);
+
+}  // namespace npu

@@ -1,0 +1,55 @@
+// The .npuprog container: a versioned header, then sections (code, constant data, tensor
+// table, and later ones such as CPU segments). Unknown section kinds are skipped by older
+// readers; the loader bounds-checks every offset, size and count.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "instruction.h"
+
+namespace npu::isa {
+
+constexpr std::uint32_t kProgramVersion = 1;
+
+enum class TensorRole : std::uint8_t { Input = 0, Output = 1, Constant = 2, Intermediate = 3 };
+
+// Where a tensor lives in DDR, so the runtime can place inputs and read outputs.
+struct TensorEntry {
+  std::string name;
+  TensorRole role = TensorRole::Intermediate;
+  DType dtype = DType::Int8;
+  std::vector<std::int64_t> shape;
+  std::string layout = "NHWC";   // "NCHW", "NHWC", "NC", ...
+  std::uint64_t ddr_addr = 0;
+  std::uint64_t size_bytes = 0;
+  float scale = 1.0f;            // int8 tensors: real = scale * (q - zero_point)
+  std::int32_t zero_point = 0;
+};
+
+// Bytes the runtime writes into DDR before the program starts (weights, tables).
+struct DataSegment {
+  std::uint64_t ddr_addr = 0;
+  std::vector<std::uint8_t> bytes;
+};
+
+// A section the isa library does not interpret (e.g. the compiler's CPU segments).
+struct OpaqueSection {
+  std::uint32_t kind = 0;
+  std::vector<std::uint8_t> bytes;
+};
+
+struct Program {
+  std::vector<Instruction> code;
+  std::vector<DataSegment> data;
+  std::vector<TensorEntry> tensors;
+  std::vector<OpaqueSection> extra;
+};
+
+std::vector<std::uint8_t> serialize(const Program& program);
+// `origin` names the source in errors; throws IsaError ("<origin>: <what is wrong>").
+Program deserialize(const std::uint8_t* bytes, std::size_t size, const std::string& origin);
+void save_program(const Program& program, const std::string& path);
+Program load_program(const std::string& path);
+
+}  // namespace npu::isa
