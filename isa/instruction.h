@@ -1,5 +1,6 @@
 // A decoded instruction: opcode, dependency tokens and field values by name.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -34,10 +35,15 @@ struct IsaError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An instruction of opcode `op` with every field at its table default (what the assembler
+// produces when all fields are omitted). A value-initialised Instruction has all bits zero.
+Instruction make_instruction(Opcode op);
+
 using EncodedInstruction = std::array<std::uint8_t, kInstructionBytes>;
 
 EncodedInstruction encode(const Instruction& inst);
-// Throws IsaError for an unknown opcode or set bits beyond the last field.
+// Throws IsaError for out-of-range values or masks (encode), an unknown opcode or set bits
+// beyond the last field (decode).
 Instruction decode(const std::uint8_t* bytes);
 
 }  // namespace npu::isa

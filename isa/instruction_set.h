@@ -44,8 +44,11 @@ struct FieldInfo {
   std::string_view name;
   FieldKind kind;
   std::string_view doc;
+  std::int64_t default_bits = 0;  // the table default as stored in Instruction::values
 };
 const FieldInfo& field_info(Field f);
+// nullptr when unknown
+const FieldInfo* find_field(std::string_view name);
 
 struct FieldSlot {
   Field field;
@@ -61,9 +64,12 @@ struct OpcodeInfo {
   std::string_view timing;
   int field_count;
   std::array<FieldSlot, kMaxFields> fields;
+  int used_bits = kHeaderBits;  // bits [used_bits, 256) are always zero
 };
 const OpcodeInfo& opcode_info(Opcode op);
 // nullptr when unknown
 const OpcodeInfo* find_opcode(std::string_view mnemonic);
+// Index of `f` in opcode_info(op).fields (and Instruction::values), or -1. Table lookup.
+int field_slot(Opcode op, Field f);
 
 }  // namespace npu::isa

@@ -39,12 +39,22 @@ struct OpaqueSection {
   std::vector<std::uint8_t> bytes;
 };
 
+// A name for an instruction index (index == code.size() names the end of the program).
+struct Label {
+  std::string name;
+  std::uint32_t instruction_index = 0;
+};
+
 struct Program {
   std::vector<Instruction> code;
   std::vector<DataSegment> data;
   std::vector<TensorEntry> tensors;
-  std::vector<OpaqueSection> extra;
+  std::vector<OpaqueSection> extra;  // kind >= kFirstOpaqueSectionKind, kept verbatim
+  std::vector<Label> labels;
 };
+
+// Section kinds below this are the isa library's own; from it upwards, other libraries'.
+constexpr std::uint32_t kFirstOpaqueSectionKind = 100;
 
 std::vector<std::uint8_t> serialize(const Program& program);
 // `origin` names the source in errors; throws IsaError ("<origin>: <what is wrong>").

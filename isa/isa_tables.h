@@ -1,0 +1,90 @@
+// Internal to the isa library: compile-time tables derived from instruction_set.def.
+// Layout (offsets), per-opcode field lists and the [opcode][field] -> slot lookup are all
+// computed here; static_asserts reject a table whose fields do not fit an instruction.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+
+#include "instruction_set.h"
+
+namespace npu::isa::detail {
+
+constexpr int kOpcodeCount = static_cast<int>(Opcode::kCount);
+constexpr int kFieldCount = static_cast<int>(Field::kCount);
+constexpr int kInstructionBits = static_cast<int>(kInstructionBytes) * 8;
+
+constexpr std::array<FieldKind, kFieldCount> kFieldKinds = {
+#define NPU_FIELD(name, kind, default_value, doc) FieldKind::kind,
+#define NPU_INSTRUCTION(...)
+#include "instruction_set.def"
+#undef NPU_FIELD
+#undef NPU_INSTRUCTION
+};
+
+struct SlotDef {
+  Field field;
+  int width;
+};
+
+struct OpLayout {
+  int count = 0;
+  std::array<FieldSlot, kMaxFields> slots{};
+  int used_bits = kHeaderBits;
+};
+
+// A field list that does not fit is not a constant expression: the throw stops compilation.
+constexpr OpLayout make_layout(std::initializer_list<SlotDef> defs) {
+  OpLayout l{};
+  for (const SlotDef& d : defs) {
+    if (l.count >= kMaxFields) throw "instruction_set.def: more than kMaxFields fields";
+    l.slots[l.count++] = FieldSlot{d.field, d.width, l.used_bits};
+    l.used_bits += d.width;
+  }
+  return l;
+}
+
+constexpr std::array<OpLayout, kOpcodeCount> kLayouts = {
+#define NPU_FIELD(...)
+#define NPU_SLOT(name, width) SlotDef{Field::name, width},
+#define NPU_INSTRUCTION(name, mnemonic, unit, fields, semantics, timing) make_layout({fields(NPU_SLOT)}),
+#include "instruction_set.def"
+#undef NPU_FIELD
+#undef NPU_SLOT
+#undef NPU_INSTRUCTION
+};
+
+// Every instruction fits 256 bits, widths suit their kinds, no field appears twice.
+constexpr bool layouts_valid() {
+  for (const OpLayout& l : kLayouts) {
+    if (l.used_bits > kInstructionBits) return false;
+    for (int i = 0; i < l.count; ++i) {
+      const FieldSlot& s = l.slots[i];
+      FieldKind k = kFieldKinds[static_cast<int>(s.field)];
+      if (s.width_bits < 1) return false;
+      if (k == FieldKind::U && s.width_bits > 63) return false;
+      if (k == FieldKind::S && s.width_bits > 64) return false;
+      if (k == FieldKind::F && s.width_bits != 32) return false;
+      for (int j = 0; j < i; ++j)
+        if (l.slots[j].field == s.field) return false;
+    }
+  }
+  return true;
+}
+static_assert(layouts_valid(),
+              "instruction_set.def: an instruction exceeds 240 field bits, repeats a field, or a "
+              "field width does not suit its kind (U 1..63, S 1..64, F exactly 32)");
+
+using SlotTable = std::array<std::array<std::int8_t, kFieldCount>, kOpcodeCount>;
+constexpr SlotTable make_slot_table() {
+  SlotTable t{};
+  for (auto& row : t)
+    for (auto& v : row) v = -1;
+  for (int op = 0; op < kOpcodeCount; ++op)
+    for (int i = 0; i < kLayouts[op].count; ++i)
+      t[op][static_cast<int>(kLayouts[op].slots[i].field)] = static_cast<std::int8_t>(i);
+  return t;
+}
+constexpr SlotTable kSlotTable = make_slot_table();
+
+}  // namespace npu::isa::detail
