@@ -1,0 +1,75 @@
+#include <fstream>
+#include <iostream>
+
+#include <fmt/core.h>
+
+#include "command.h"
+#include "hardware_config.h"
+#include "options.h"
+#include "program_file.h"
+#include "program_io.h"
+#include "sim_report.h"
+#include "simulator.h"
+#include "trace_writer.h"
+
+namespace npu::cli {
+namespace {
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!(out << text)) throw std::runtime_error(path + ": cannot write file");
+}
+
+int run_sim(const std::vector<std::string>& args) {
+  po::options_description opts("sim options");
+  opts.add_options()
+      ("program", po::value<std::string>()->required(), "program (.npuprog or .npuasm)")
+      ("config,c", po::value<std::string>()->required(), "hardware config YAML (configs/*.yaml)")
+      ("timing-only", po::bool_switch(), "skip the arithmetic; cycles are identical")
+      ("input,i", po::value<std::vector<std::string>>()->composing(), "NAME=FILE.npy for an input tensor (repeatable)")
+      ("seed", po::value<std::uint64_t>()->default_value(1), "seed for inputs not given as files")
+      ("save-outputs", po::value<std::string>(), "write each output tensor to DIR/<name>.npy")
+      ("json", po::value<std::string>(), "write the report as JSON")
+      ("trace", po::value<std::string>(), "write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
+      ("quiet,q", po::bool_switch(), "print nothing but errors");
+  po::positional_options_description pos;
+  pos.add("program", 1);
+  auto vm = parse_command_line("npusim sim PROGRAM --config CFG [--timing-only] [--json OUT] [--trace OUT.json]",
+                               opts, pos, args);
+  if (!vm) return kExitOk;
+
+  const auto config = load_hardware_config((*vm)["config"].as<std::string>());
+  const auto program = runtime::load_program_file((*vm)["program"].as<std::string>());
+  sim::DdrImage ddr;
+  ddr.place(program);
+  const auto files = runtime::parse_named_files(
+      vm->count("input") ? (*vm)["input"].as<std::vector<std::string>>() : std::vector<std::string>{});
+  const auto notes = runtime::place_inputs(program, files, (*vm)["seed"].as<std::uint64_t>(), ddr);
+
+  sim::SimOptions options;
+  options.timing_only = (*vm)["timing-only"].as<bool>();
+  options.record_trace = vm->count("trace") > 0;
+  const auto result = sim::simulate(program, config, ddr, options);
+
+  const bool quiet = (*vm)["quiet"].as<bool>();
+  if (!quiet) {
+    for (const auto& n : notes) fmt::print("{}\n", n);
+    fmt::print("{}", runtime::format_sim_report(result, config));
+  }
+  if (vm->count("json")) write_file((*vm)["json"].as<std::string>(), runtime::sim_report_json(result, config).dump(2) + "\n");
+  if (vm->count("trace")) {
+    std::ofstream out((*vm)["trace"].as<std::string>());
+    sim::write_chrome_trace(result, config, out);
+    if (!out) throw std::runtime_error((*vm)["trace"].as<std::string>() + ": cannot write file");
+  }
+  if (vm->count("save-outputs")) {
+    if (options.timing_only) throw std::runtime_error("--save-outputs needs a functional run (drop --timing-only)");
+    runtime::save_outputs(program, ddr, (*vm)["save-outputs"].as<std::string>());
+  }
+  return kExitOk;
+}
+
+const CommandRegistration sim_command({"sim", "simulate a program on a hardware config and print the report", run_sim});
+
+}  // namespace
+}  // namespace npu::cli

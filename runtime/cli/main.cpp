@@ -1,0 +1,55 @@
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+
+#include <boost/program_options/errors.hpp>
+#include <fmt/core.h>
+
+#include "command.h"
+
+namespace npu::cli {
+
+std::vector<Command>& command_registry() {
+  static std::vector<Command> commands;
+  return commands;
+}
+
+namespace {
+
+void print_usage() {
+  fmt::print("usage: npusim <command> [options]   (npusim <command> --help for details)\n\ncommands:\n");
+  auto commands = command_registry();
+  std::sort(commands.begin(), commands.end(),
+            [](const Command& a, const Command& b) { return a.name < b.name; });
+  for (const auto& c : commands) fmt::print("  {:<16} {}\n", c.name, c.summary);
+}
+
+}  // namespace
+}  // namespace npu::cli
+
+// libsystemc owns main() and calls this.
+int sc_main(int argc, char** argv) {
+  using namespace npu::cli;
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
+      std::string(argv[1]) == "help") {
+    print_usage();
+    return argc < 2 ? kExitUsage : kExitOk;
+  }
+  const std::string name = argv[1];
+  for (const auto& command : command_registry()) {
+    if (command.name != name) continue;
+    std::vector<std::string> args(argv + 2, argv + argc);
+    try {
+      return command.run(args);
+    } catch (const boost::program_options::error& e) {
+      fmt::print(stderr, "npusim {}: {} (see npusim {} --help)\n", name, e.what(), name);
+      return kExitUsage;
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "npusim {}: error: {}\n", name, e.what());
+      return kExitError;
+    }
+  }
+  fmt::print(stderr, "npusim: unknown command '{}' (npusim --help lists them)\n", name);
+  return kExitUsage;
+}
