@@ -1,0 +1,189 @@
+// isa/ISA.md, generated from instruction_set.def (the test isa_tests checks it is current).
+#include "asm_common.h"
+#include "assembler.h"
+
+namespace npu::isa {
+namespace {
+
+// Markdown-safe inline text: '*' would start emphasis inside expressions like i3*stride.
+std::string md(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '*' || c == '|' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string default_text(const FieldInfo& fi) {
+  if (fi.kind == FieldKind::F) return text::format_float_bits(static_cast<std::uint32_t>(fi.default_bits));
+  return std::to_string(fi.default_bits);
+}
+
+const char* const kIntro = R"(# npusim instruction set
+
+> Generated from `isa/instruction_set.def` by `npu::isa::generate_isa_markdown()`; do not edit.
+> Regenerate with `build/bin/isa_doc_gen > isa/ISA.md` (or `npusim isa-doc > isa/ISA.md`).
+
+## Encoding
+
+Every instruction is 256 bits (32 bytes). Bit `i` of an instruction is bit `i % 8` of byte
+`i / 8` (little-endian bit order), and a field's value is stored with its least significant
+bit at the field's lowest bit.
+
+| bits | content |
+|---|---|
+| 0..7 | opcode |
+| 8..11 | `pop` mask: dependency tokens consumed before the instruction starts |
+| 12..15 | `push` mask: dependency tokens produced after the instruction finishes |
+| 16.. | the instruction's fields, in the order listed below, packed without gaps |
+
+All bits after an instruction's last field are zero; the decoder rejects an unknown opcode
+or any set bit beyond the last field. Field kinds:
+
+- **U** unsigned, range `[0, 2^w)`;
+- **S** signed two's complement, range `[-2^(w-1), 2^(w-1))`, sign-extended when decoded;
+- **F** IEEE-754 binary32 bits (always 32 bits wide).
+
+Setting a value outside its field's range is an error (`IsaError` naming the instruction,
+field, value and range), never a silent truncation.
+
+## Dependency tokens
+
+The controller dispatches instructions in program order to one queue per unit; the queues
+run concurrently. Bit `i` of a mask names unit `i`:
+
+)";
+
+const char* const kSyntax = R"(
+## Assembly syntax (`.npuasm`)
+
+One statement per line. `#` or `;` starts a comment that runs to the end of the line.
+
+- **Instruction**: `mnemonic field=value ... [pop=unit,unit] [push=unit]`. Omitted fields
+  take the table default; `pop`/`push` list units by name (`load`, `compute`, `vector`,
+  `store`) or `none`. A field given twice, a field the instruction does not have, an
+  unknown mnemonic or a value out of range is an error `origin:line:col: message`.
+- **Label**: `name:` on its own line or before an instruction names the index of the next
+  instruction (`Program::labels`).
+- **Values**: integers in decimal, `0x` hex or `0b` binary, `_` allowed between digits
+  (`0x1_0000`), negative with `-`; symbols defined by `.equ`; and left-to-right sums and
+  differences of products of these (`BASE+0x40`, `ROWS*64-1`). Float (`F`) fields take a
+  float literal (`0.5`, `-1e-3`, `inf`, `-inf`, hex floats), an integer expression, or raw
+  bits as `raw:0x7fc00000` (how the disassembler writes NaNs).
+- **Strings** (tensor names, layouts, labels) are bare if they contain only printable
+  characters other than `" # ; = , \`, otherwise quoted with `\"`, `\\`, `\xHH` escapes.
+
+| directive | meaning |
+|---|---|
+| `.equ NAME value` | defines symbol NAME (an integer expression) |
+| `.tensor name=A role=input dtype=int8 shape=1x56x56x64 layout=NHWC addr=0x10000 [size=N] [scale=0.5] [zero_point=0]` | a tensor table entry; `role` is `input`, `output`, `constant` or `intermediate`; `shape=scalar` for rank 0; `size` defaults to the product of the shape times the element size |
+| `.data addr=0x20000 [i8=1,2,-3] [i32=...] [f16=...] [f32=...] [hex=00ff...]` | a data segment written to DDR before the program starts; values are appended in order (fp16 converted from the float literals with round-to-nearest-even) |
+| `.hex 00ff...` | appends bytes to the last `.data` or `.section` |
+| `.section kind=100 [hex=...]` | an opaque section (kind >= 100) kept verbatim |
+
+`disassemble()` writes every field of every instruction explicitly, floats in their
+shortest round-trip form and data as hex, so `assemble(disassemble(p))` reproduces `p`
+bit-exactly (labels are written sorted by instruction index). An example line:
+
+```
+)";
+
+const char* const kContainer = R"(```
+
+## Program container (`.npuprog`)
+
+All integers little-endian.
+
+| offset | size | content |
+|---|---|---|
+| 0 | 8 | magic `NPUPROG\0` |
+| 8 | 4 | format version (u32, currently {version}); a newer version is rejected with a clear message |
+| 12 | 4 | section count N (u32) |
+| 16 | 8 | total file size in bytes (u64); a shorter file is reported as truncated |
+| 24 | 8 | FNV-1a 64 of bytes [0, 24) followed by bytes [32, file size); a mismatch is reported as corruption |
+| 32 | 20 N | section table: N x {kind u32, offset u64, size u64}; each section lies after the table and inside the file |
+
+| kind | section | payload |
+|---|---|---|
+| 1 | code | instructions, 32 bytes each, in program order |
+| 2 | data | u32 count, then per segment: u64 DDR address, u64 size, bytes |
+| 3 | tensor table | u32 count, then per tensor: string name, u8 role (0 input, 1 output, 2 constant, 3 intermediate), u8 dtype, u32 rank, rank x i64 dims, string layout, u64 DDR address, u64 size in bytes, f32 scale, i32 zero point |
+| 4 | labels | u32 count, then per label: string name, u32 instruction index (at most the instruction count) |
+| 5..99 | reserved | skipped by readers that do not know them |
+| >= 100 | opaque | owned by other libraries (e.g. the compiler's CPU segments), kept verbatim in `Program::extra` |
+
+Strings are a u32 byte length followed by the bytes. The loader checks every offset, size,
+count and string length against the bytes that are actually there; any error is an
+`IsaError` of the form `<origin>: <what is wrong>`.
+)";
+
+}  // namespace
+
+std::string generate_isa_markdown() {
+  std::string out = kIntro;
+  out += "| bit | unit | instructions |\n|---|---|---|\n";
+  for (int u = 0; u <= kQueueCount; ++u) {
+    std::string ops;
+    for (int o = 0; o < static_cast<int>(Opcode::kCount); ++o) {
+      const OpcodeInfo& info = opcode_info(static_cast<Opcode>(o));
+      if (static_cast<int>(info.unit) == u) ops += fmt::format("{}`{}`", ops.empty() ? "" : ", ", info.mnemonic);
+    }
+    out += fmt::format("| {} | {} | {} |\n", u < kQueueCount ? std::to_string(u) : "-",
+                       unit_name(static_cast<Unit>(u)), ops);
+  }
+  out += R"(
+An instruction with bit `i` set in `pop` waits until unit `i` has given its unit a token, and
+consumes it; one with bit `j` set in `push` gives unit `j` a token when it finishes. Tokens
+are counted per (producer, consumer) pair. With them a program expresses double buffering:
+`load ... push=compute` / `gemm ... pop=load push=load` lets the next load overwrite a buffer
+only after the gemm that read it. `control` instructions have no queue; their masks are
+normally zero.
+
+## Data types
+
+| code | name | bytes |
+|---|---|---|
+)";
+  for (DType t : text::kDTypes)
+    out += fmt::format("| {} | {} | {} |\n", static_cast<int>(t), dtype_name(t), dtype_bytes(t));
+
+  out += "\n## Instructions\n\n| opcode | mnemonic | unit | field bits used |\n|---|---|---|---|\n";
+  for (int o = 0; o < static_cast<int>(Opcode::kCount); ++o) {
+    const OpcodeInfo& info = opcode_info(static_cast<Opcode>(o));
+    out += fmt::format("| {} | [`{}`](#{}) | {} | {} |\n", o, info.mnemonic, info.mnemonic, unit_name(info.unit),
+                       info.used_bits - kHeaderBits);
+  }
+  for (int o = 0; o < static_cast<int>(Opcode::kCount); ++o) {
+    const OpcodeInfo& info = opcode_info(static_cast<Opcode>(o));
+    out += fmt::format("\n### {}\n\nOpcode {}, unit `{}`.\n\n{}\n\n**Timing:** {}\n\n", info.mnemonic, o,
+                       unit_name(info.unit), md(info.semantics), md(info.timing));
+    if (info.field_count == 0) {
+      out += "No fields; bits 16..255 are zero.\n";
+      continue;
+    }
+    out += "| field | bits | width | kind | default | description |\n|---|---|---|---|---|---|\n";
+    for (int i = 0; i < info.field_count; ++i) {
+      const FieldSlot& s = info.fields[i];
+      const FieldInfo& fi = field_info(s.field);
+      const char* kind = fi.kind == FieldKind::U ? "U" : fi.kind == FieldKind::S ? "S" : "F";
+      out += fmt::format("| `{}` | {}..{} | {} | {} | {} | {} |\n", fi.name, s.offset_bits,
+                         s.offset_bits + s.width_bits - 1, s.width_bits, kind, default_text(fi), md(fi.doc));
+    }
+    out += fmt::format("\nBits {}..255 are zero.\n", info.used_bits);
+  }
+  out += kSyntax;
+  Instruction example = make_instruction(Opcode::Gemm);
+  example.set(Field::m, 64);
+  example.set(Field::n, 64);
+  example.set(Field::k, 64);
+  example.pop = 1u << static_cast<int>(Unit::Load);
+  example.push = 1u << static_cast<int>(Unit::Vector);
+  out += disassemble(example) + "\n";
+  std::string container = kContainer;
+  container.replace(container.find("{version}"), 9, std::to_string(kProgramVersion));
+  out += container;
+  return out;
+}
+
+}  // namespace npu::isa

@@ -1,0 +1,9 @@
+// Prints isa/ISA.md. Usage: build/bin/isa_doc_gen > isa/ISA.md
+#include <iostream>
+
+#include "assembler.h"
+
+int main() {
+  std::cout << npu::isa::generate_isa_markdown();
+  return std::cout ? 0 : 1;
+}
