@@ -1,0 +1,109 @@
+// The compiler's one graph IR: every pass reads and writes this. Tensors carry shape, element
+// type, layout, quantisation parameters and (for weights) their data; nodes carry an ONNX-style
+// op type with attributes. Fused NPU layers are nodes of domain "npusim" (see fusion.h).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiled_model.h"
+
+namespace npu::compiler {
+
+// ONNX TensorProto element types we care about; other values pass through unchanged.
+enum ElemType : int {
+  kUndefined = 0, kFloat = 1, kUint8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kBool = 9,
+  kFloat16 = 10, kDouble = 11
+};
+const char* elem_type_name(int elem_type);
+
+enum class Layout : std::uint8_t { NCHW, NHWC };
+
+// real = scale * (q - zero_point). Weights are per output channel (channel_scales), zp 0.
+struct QuantParams {
+  float scale = 0.0f;  // 0: not quantised
+  std::int32_t zero_point = 0;
+  std::vector<float> channel_scales;
+  bool valid() const { return scale > 0.0f || !channel_scales.empty(); }
+};
+
+struct Tensor {
+  std::string name;
+  int elem_type = kFloat;
+  std::vector<std::int64_t> shape;
+  bool shape_known = false;
+  std::vector<std::string> dim_names;  // symbolic names of dynamic dims ("" when fixed)
+  Layout layout = Layout::NCHW;        // only meaningful for rank-4 tensors
+  QuantParams quant;
+  bool is_constant = false;
+  // Constant data: float types in `floats`, integer and bool types in `ints`.
+  std::vector<float> floats;
+  std::vector<std::int64_t> ints;
+
+  std::int64_t elements() const;
+};
+
+struct Attribute {
+  enum class Kind : std::uint8_t { Int, Float, String, Ints, Floats, Strings, Opaque };
+  Kind kind = Kind::Int;
+  std::int64_t i = 0;
+  float f = 0.0f;
+  std::string s;
+  std::vector<std::int64_t> ints;
+  std::vector<float> floats;
+  std::vector<std::string> strings;
+  std::string onnx_bytes;  // Opaque: a serialized onnx::AttributeProto kept for re-export
+};
+
+struct Node {
+  std::string name;
+  std::string op_type;
+  std::string domain;                  // "" = ONNX, "npusim" = fused NPU layer
+  std::vector<std::string> inputs;     // "" = absent optional input
+  std::vector<std::string> outputs;
+  std::map<std::string, Attribute> attributes;
+  std::vector<std::string> fused_nodes;  // original ONNX node names merged into this one
+  enum class Device : std::uint8_t { Unassigned, Npu, Cpu } device = Device::Unassigned;
+  std::string fallback_reason;
+
+  bool has(const std::string& a) const { return attributes.count(a) != 0; }
+  std::int64_t get_int(const std::string& a, std::int64_t fallback) const;
+  float get_float(const std::string& a, float fallback) const;
+  std::string get_string(const std::string& a, const std::string& fallback) const;
+  std::vector<std::int64_t> get_ints(const std::string& a,
+                                     std::vector<std::int64_t> fallback = {}) const;
+  void set_int(const std::string& a, std::int64_t v);
+  void set_float(const std::string& a, float v);
+  void set_string(const std::string& a, const std::string& v);
+  void set_ints(const std::string& a, const std::vector<std::int64_t>& v);
+};
+
+struct Graph {
+  std::string name;
+  std::string source;  // file it came from, for messages
+  std::int64_t opset = 13;
+  std::map<std::string, Tensor> tensors;
+  std::vector<Node> nodes;  // topological order
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+
+  Tensor& tensor(const std::string& name);  // throws CompileError when unknown
+  const Tensor& tensor(const std::string& name) const;
+  bool has_tensor(const std::string& name) const { return tensors.count(name) != 0; }
+  bool is_constant(const std::string& name) const;
+  // Index of the node producing `tensor`, or -1 (graph input, constant, absent).
+  int producer(const std::string& tensor) const;
+  std::vector<int> consumers(const std::string& tensor) const;
+  bool is_graph_output(const std::string& tensor) const;
+  Tensor& add_constant(const std::string& name, std::vector<std::int64_t> shape,
+                       std::vector<float> values);
+  std::string unique_name(const std::string& base) const;
+  // Re-sorts nodes topologically (passes may append); throws on a cycle.
+  void sort_topologically();
+};
+
+std::string shape_string(const std::vector<std::int64_t>& shape);
+
+}  // namespace npu::compiler

@@ -1,0 +1,176 @@
+// Graph IR -> ONNX ModelProto: pass dumps and CPU fallback steps.
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include "onnx_io.h"
+
+namespace npu::compiler {
+namespace {
+
+void write_value_info(const Tensor& t, onnx::ValueInfoProto* v, bool force_float) {
+  v->set_name(t.name);
+  auto* tt = v->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(force_float ? kFloat : (t.elem_type ? t.elem_type : kFloat));
+  if (!t.shape_known) return;
+  auto* shape = tt->mutable_shape();
+  for (std::size_t i = 0; i < t.shape.size(); ++i) {
+    if (t.shape[i] >= 0) shape->add_dim()->set_dim_value(t.shape[i]);
+    else shape->add_dim()->set_dim_param(i < t.dim_names.size() && !t.dim_names[i].empty() ? t.dim_names[i] : "N");
+  }
+}
+
+void write_constant(const Tensor& t, onnx::TensorProto* p) {
+  p->set_name(t.name);
+  for (auto d : t.shape) p->add_dims(d);
+  if (!t.floats.empty() || (t.ints.empty() && (t.elem_type == kFloat || t.elem_type == kFloat16 ||
+                                               t.elem_type == kDouble))) {
+    p->set_data_type(kFloat);
+    for (float f : t.floats) p->add_float_data(f);
+  } else if (t.elem_type == kInt32 || t.elem_type == kInt8 || t.elem_type == kUint8 ||
+             t.elem_type == kBool) {
+    p->set_data_type(t.elem_type);
+    for (auto i : t.ints) p->add_int32_data(static_cast<std::int32_t>(i));
+  } else {
+    p->set_data_type(kInt64);
+    for (auto i : t.ints) p->add_int64_data(i);
+  }
+}
+
+void write_attribute(const std::string& name, const Attribute& a, onnx::AttributeProto* p) {
+  if (a.kind == Attribute::Kind::Opaque || !a.onnx_bytes.empty()) {
+    p->ParseFromString(a.onnx_bytes);
+    p->set_name(name);
+    return;
+  }
+  p->set_name(name);
+  switch (a.kind) {
+    case Attribute::Kind::Int: p->set_type(onnx::AttributeProto::INT); p->set_i(a.i); break;
+    case Attribute::Kind::Float: p->set_type(onnx::AttributeProto::FLOAT); p->set_f(a.f); break;
+    case Attribute::Kind::String: p->set_type(onnx::AttributeProto::STRING); p->set_s(a.s); break;
+    case Attribute::Kind::Ints:
+      p->set_type(onnx::AttributeProto::INTS);
+      for (auto v : a.ints) p->add_ints(v);
+      break;
+    case Attribute::Kind::Floats:
+      p->set_type(onnx::AttributeProto::FLOATS);
+      for (auto v : a.floats) p->add_floats(v);
+      break;
+    case Attribute::Kind::Strings:
+      p->set_type(onnx::AttributeProto::STRINGS);
+      for (const auto& v : a.strings) p->add_strings(v);
+      break;
+    case Attribute::Kind::Opaque: break;
+  }
+}
+
+void write_node(const Node& n, onnx::NodeProto* p) {
+  p->set_name(n.name);
+  p->set_op_type(n.op_type);
+  if (!n.domain.empty()) p->set_domain(n.domain);
+  for (const auto& i : n.inputs) p->add_input(i);
+  for (const auto& o : n.outputs) p->add_output(o);
+  for (const auto& [name, a] : n.attributes) write_attribute(name, a, p->add_attribute());
+}
+
+onnx::ModelProto make_model(const std::string& name, std::int64_t opset, bool custom_domain) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.set_producer_name("npusim");
+  auto* op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+  if (custom_domain) {
+    auto* c = m.add_opset_import();
+    c->set_domain("npusim");
+    c->set_version(1);
+  }
+  m.mutable_graph()->set_name(name.empty() ? "graph" : name);
+  return m;
+}
+
+std::vector<std::uint8_t> to_bytes(const onnx::ModelProto& m) {
+  std::string s;
+  m.SerializeToString(&s);
+  return std::vector<std::uint8_t>(s.begin(), s.end());
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> export_onnx(const Graph& g) {
+  bool custom = false;
+  for (const auto& n : g.nodes) custom |= !n.domain.empty();
+  onnx::ModelProto m = make_model(g.name, g.opset, custom);
+  auto* gp = m.mutable_graph();
+  std::set<std::string> used;
+  for (const auto& n : g.nodes) {
+    write_node(n, gp->add_node());
+    for (const auto& i : n.inputs) used.insert(i);
+  }
+  for (const auto& in : g.inputs) write_value_info(g.tensor(in), gp->add_input(), false);
+  for (const auto& out : g.outputs) write_value_info(g.tensor(out), gp->add_output(), false);
+  for (const auto& [name, t] : g.tensors) {
+    if (t.is_constant) {
+      if (used.count(name) || g.is_graph_output(name)) write_constant(t, gp->add_initializer());
+    } else if (t.shape_known && used.count(name) && !g.is_graph_output(name) &&
+               std::find(g.inputs.begin(), g.inputs.end(), name) == g.inputs.end()) {
+      write_value_info(t, gp->add_value_info(), false);
+    }
+  }
+  return to_bytes(m);
+}
+
+void write_onnx(const Graph& g, const std::string& path) {
+  auto bytes = export_onnx(g);
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw CompileError(path + ": cannot write the graph dump");
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+Subgraph export_subgraph(const Graph& g, const std::vector<int>& node_indices,
+                         const std::string& name) {
+  onnx::ModelProto m = make_model(name, g.opset, false);
+  auto* gp = m.mutable_graph();
+  std::set<std::string> produced, consumed;
+  std::set<int> inside(node_indices.begin(), node_indices.end());
+  for (int i : node_indices) {
+    const Node& n = g.nodes[i];
+    for (const auto& o : n.outputs) if (!o.empty()) produced.insert(o);
+  }
+  Subgraph s;
+  for (int i : node_indices) {
+    const Node& n = g.nodes[i];
+    write_node(n, gp->add_node());
+    for (const auto& in : n.inputs) {
+      if (in.empty() || produced.count(in) || consumed.count(in)) continue;
+      consumed.insert(in);
+      const Tensor& t = g.tensor(in);
+      if (t.is_constant) {
+        write_constant(t, gp->add_initializer());
+      } else {
+        s.inputs.push_back(in);
+        // CPU steps are FP32 at their boundary (int64 shape tensors and the like excepted).
+        write_value_info(t, gp->add_input(), t.elem_type == kFloat16);
+      }
+    }
+  }
+  for (int i : node_indices) {
+    for (const auto& o : g.nodes[i].outputs) {
+      if (o.empty()) continue;
+      bool used_outside = g.is_graph_output(o);
+      for (int c : g.consumers(o)) used_outside |= !inside.count(c);
+      if (used_outside) {
+        s.outputs.push_back(o);
+        write_value_info(g.tensor(o), gp->add_output(), false);
+      } else if (g.tensor(o).shape_known) {
+        write_value_info(g.tensor(o), gp->add_value_info(), false);
+      }
+    }
+  }
+  s.onnx_model = to_bytes(m);
+  return s;
+}
+
+}  // namespace npu::compiler

@@ -1,0 +1,260 @@
+#include "partition.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "reference_interpreter.h"
+#include "shape_inference.h"
+
+namespace npu::compiler {
+namespace {
+
+// Field widths from isa/instruction_set.def that decide what one instruction can express.
+constexpr std::int64_t kConvKernelMax = 15;    // kernel_h/w: 4 bits
+constexpr std::int64_t kConvStrideMax = 7;     // stride_h/w: 3 bits
+constexpr std::int64_t kConvDilationMax = 7;   // dilation_h/w: 3 bits
+constexpr std::int64_t kPadMax = 15;           // pad_*: 4 bits
+constexpr std::int64_t kTileDimMax = 4095;     // in_h/in_w: 12 bits
+constexpr std::int64_t kChannelsMax = 65535;   // in_c/out_c/channels: 16 bits
+constexpr std::int64_t kPoolKernelMax = 255;   // pool kernel_h/w: 8 bits
+constexpr std::int64_t kPoolStrideMax = 15;    // pool stride_h/w: 4 bits
+
+std::string too_wide(const std::string& what, std::int64_t value, std::int64_t max, int bits) {
+  return what + " " + std::to_string(value) + " exceeds the ISA's " + std::to_string(bits) +
+         "-bit field (max " + std::to_string(max) + ")";
+}
+
+std::string check_window(const WindowGeometry& w, std::int64_t kmax, int kbits, std::int64_t smax,
+                         int sbits, bool dilation_allowed) {
+  if (w.kernel_h > kmax || w.kernel_w > kmax) return too_wide("kernel", std::max(w.kernel_h, w.kernel_w), kmax, kbits);
+  if (w.stride_h > smax || w.stride_w > smax) return too_wide("stride", std::max(w.stride_h, w.stride_w), smax, sbits);
+  if (!dilation_allowed && (w.dilation_h != 1 || w.dilation_w != 1)) return "dilations other than 1 have no pool instruction field";
+  if (w.dilation_h > kConvDilationMax || w.dilation_w > kConvDilationMax)
+    return too_wide("dilation", std::max(w.dilation_h, w.dilation_w), kConvDilationMax, 3);
+  std::int64_t pad = std::max({w.pad_top, w.pad_left, w.pad_bottom, w.pad_right});
+  if (pad > kPadMax) return too_wide("pad", pad, kPadMax, 4);
+  if (std::min({w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}) < 0) return "negative pads";
+  return "";
+}
+
+bool is_float(int t) { return t == kFloat || t == kFloat16; }
+
+}  // namespace
+
+std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
+  const std::string& op = n.op_type;
+  if (!n.domain.empty() && n.domain != "npusim") return "domain '" + n.domain + "' is not an NPU op set";
+  for (const auto& in : n.inputs) {
+    if (in.empty()) continue;
+    const Tensor& t = g.tensor(in);
+    if (!t.shape_known) return "input '" + in + "' has an unknown shape";
+    if (!is_float(t.elem_type)) return std::string("input '") + in + "' is " + elem_type_name(t.elem_type) + ", the NPU takes float models";
+  }
+  for (const auto& out : n.outputs) {
+    if (out.empty()) continue;
+    const Tensor& t = g.tensor(out);
+    if (!t.shape_known) return "output '" + out + "' has an unknown shape";
+    if (!is_float(t.elem_type)) return std::string("output '") + out + "' is " + elem_type_name(t.elem_type);
+    for (auto d : t.shape)
+      if (d == 0) return "empty tensor";
+  }
+  const Tensor* x = n.inputs.empty() || n.inputs[0].empty() ? nullptr : &g.tensor(n.inputs[0]);
+  if (!x) return "no data input";
+  const auto& xs = x->shape;
+  if (x->is_constant && op != "FusedGemm") return "input is a constant (nothing to run)";
+  bool int8 = precision == Precision::Int8;
+
+  if (op == "FusedConv") {
+    const Tensor& w = g.tensor(n.inputs[1]);
+    if (xs.size() != 4) return "only 2-D convolution maps to the conv instruction";
+    auto geo = window_geometry(n, xs, w.shape[2], w.shape[3]);
+    auto why = check_window(geo, kConvKernelMax, 4, kConvStrideMax, 3, true);
+    if (!why.empty()) return why;
+    if (xs[3] > kTileDimMax) return too_wide("input width", xs[3], kTileDimMax, 12);
+    if (xs[1] > kChannelsMax || w.shape[0] > kChannelsMax) return too_wide("channels", std::max(xs[1], w.shape[0]), kChannelsMax, 16);
+    std::string act = n.get_string("activation", "");
+    if (!int8 && act == "LeakyRelu") return "LeakyRelu has no fp16 activation function";
+    if (xs[0] != 1) return "batch " + std::to_string(xs[0]) + " (the NPU program is compiled for batch 1)";
+    return "";
+  }
+  if (op == "FusedGemm") {
+    if (xs.size() != 2) return "Gemm input is not 2-D";
+    if (xs[0] > kTileDimMax) return too_wide("rows", xs[0], kTileDimMax, 12);
+    if (xs[1] > kChannelsMax) return too_wide("inner dimension", xs[1], kChannelsMax, 16);
+    std::string act = n.get_string("activation", "");
+    if (!int8 && act == "LeakyRelu") return "LeakyRelu has no fp16 activation function";
+    return "";
+  }
+  if (op == "Relu" || op == "Clip" || op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" || op == "Tanh") {
+    if (op == "Clip")
+      for (std::size_t i = 1; i < n.inputs.size(); ++i)
+        if (!n.inputs[i].empty() && !g.is_constant(n.inputs[i])) return "Clip bounds are not constants";
+    if (x->elements() >= (1 << 24)) return "more than 2^24 elements (24-bit count field)";
+    return "";
+  }
+  if (op == "Add" || op == "Mul") {
+    if (n.inputs.size() != 2) return "needs two inputs";
+    const Tensor& y = g.tensor(n.inputs[1]);
+    if (x->is_constant || y.is_constant) return "a constant operand (the NPU adds two computed tensors)";
+    if (xs != y.shape) return "broadcast " + shape_string(xs) + " with " + shape_string(y.shape) + " has no element-wise instruction";
+    if (op == "Mul" && int8) return "int8 Mul needs a rescale the mul instruction lacks";
+    if (x->elements() >= (1 << 24)) return "more than 2^24 elements (24-bit count field)";
+    return "";
+  }
+  if (op == "MaxPool" || op == "AveragePool") {
+    if (xs.size() != 4) return "only 2-D pooling maps to the pool instruction";
+    if (n.outputs.size() > 1 && !n.outputs[1].empty()) return "MaxPool Indices output has no instruction";
+    auto k = n.get_ints("kernel_shape");
+    if (k.size() != 2) return "kernel_shape is not 2-D";
+    auto geo = window_geometry(n, xs, k[0], k[1]);
+    auto why = check_window(geo, kPoolKernelMax, 8, kPoolStrideMax, 4, false);
+    if (!why.empty()) return why;
+    if (geo.ceil_mode) {
+      Node floor_node = n;
+      floor_node.set_int("ceil_mode", 0);
+      auto floor_geo = window_geometry(floor_node, xs, k[0], k[1]);
+      if (floor_geo.out_h != geo.out_h || floor_geo.out_w != geo.out_w) return "ceil_mode=1 changes the output size; the pool instruction floors";
+    }
+    if (xs[3] > kTileDimMax) return too_wide("input width", xs[3], kTileDimMax, 12);
+    if (xs[0] != 1) return "batch " + std::to_string(xs[0]) + " (the NPU program is compiled for batch 1)";
+    return "";
+  }
+  if (op == "GlobalAveragePool") {
+    if (xs.size() != 4) return "only 4-D input";
+    if (xs[2] > kPoolKernelMax || xs[3] > kPoolKernelMax) return too_wide("window", std::max(xs[2], xs[3]), kPoolKernelMax, 8);
+    if (xs[0] != 1) return "batch " + std::to_string(xs[0]) + " (the NPU program is compiled for batch 1)";
+    return "";
+  }
+  if (op == "Concat") {
+    auto axis = n.get_int("axis", 0);
+    if (axis < 0) axis += static_cast<std::int64_t>(xs.size());
+    if (xs.size() != 4 || axis != 1) return "only channel concatenation of 4-D tensors";
+    if (xs[0] != 1) return "batch " + std::to_string(xs[0]) + " (the NPU program is compiled for batch 1)";
+    for (const auto& in : n.inputs)
+      if (g.is_constant(in)) return "a constant operand";
+    return "";
+  }
+  if (op == "Flatten" || op == "Reshape") {
+    const Tensor& out = g.tensor(n.outputs[0]);
+    // In NHWC memory the element order only matches NCHW's when H = W = 1 (or no spatial dims).
+    bool spatial = xs.size() == 4 && xs[2] * xs[3] != 1;
+    if (spatial || out.shape.size() > 2 || xs.size() == 3) return "reshape changes the element order of an NHWC tensor";
+    return "";
+  }
+  if (op == "Resize" || op == "Upsample") {
+    if (xs.size() != 4) return "only 4-D Resize";
+    std::string mode = n.get_string("mode", "nearest");
+    if (mode != "nearest") return "mode '" + mode + "' (only nearest is a DMA replication)";
+    const Tensor& out = g.tensor(n.outputs[0]);
+    if (out.shape[0] != xs[0] || out.shape[1] != xs[1]) return "Resize changes batch or channels";
+    std::string ctm = op == "Upsample" ? "asymmetric" : n.get_string("coordinate_transformation_mode", "half_pixel");
+    std::string nm = op == "Upsample" ? "floor" : n.get_string("nearest_mode", "round_prefer_floor");
+    for (int d = 2; d < 4; ++d) {
+      if (out.shape[d] % xs[d] != 0) return "non-integer scale factor";
+      std::int64_t s = out.shape[d] / xs[d];
+      for (std::int64_t o = 0; o < out.shape[d]; ++o)
+        if (nearest_source_index(ctm, nm, o, xs[d], out.shape[d]) != o / s)
+          return "coordinate mode '" + ctm + "'/'" + nm + "' is not a plain replication";
+    }
+    if (xs[0] != 1) return "batch " + std::to_string(xs[0]) + " (the NPU program is compiled for batch 1)";
+    return "";
+  }
+  if (op == "Softmax") {
+    if (int8) return "int8 Softmax (the softmax instruction is fp16/fp32)";
+    std::int64_t axis = n.get_int("axis", g.opset >= 13 ? -1 : 1);
+    if (axis < 0) axis += static_cast<std::int64_t>(xs.size());
+    bool last = axis == static_cast<std::int64_t>(xs.size()) - 1;
+    bool channel4d = xs.size() == 4 && axis == 1 && g.opset >= 13;  // innermost in NHWC
+    if (!(xs.size() == 2 && last) && !channel4d) return "softmax over a non-innermost axis";
+    std::int64_t cols = xs.size() == 2 ? xs[1] : xs[1];
+    if (cols > kChannelsMax) return too_wide("row length", cols, kChannelsMax, 16);
+    return "";
+  }
+  return "op " + op + " has no NPU instruction";
+}
+
+std::vector<Fallback> assign_devices(Graph& g, Precision precision, bool strict) {
+  std::vector<Fallback> fallbacks;
+  for (auto& n : g.nodes) {
+    std::string why = npu_rejection(g, n, precision);
+    n.device = why.empty() ? Node::Device::Npu : Node::Device::Cpu;
+    n.fallback_reason = why;
+    if (!why.empty()) {
+      if (strict)
+        throw CompileError(g.source + ": --strict: node '" + n.name + "' (" + n.op_type +
+                           ") would fall back to the CPU: " + why);
+      fallbacks.push_back({n.name, n.op_type, why});
+    }
+  }
+  // Kahn's algorithm preferring the device we are on: fewer NPU<->CPU switches.
+  std::map<std::string, int> producer;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    for (const auto& o : g.nodes[i].outputs) producer[o] = static_cast<int>(i);
+  std::vector<int> pending(g.nodes.size(), 0);
+  std::vector<std::vector<int>> users(g.nodes.size());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    std::set<int> deps;
+    for (const auto& in : g.nodes[i].inputs) {
+      auto it = producer.find(in);
+      if (it != producer.end() && it->second != static_cast<int>(i)) deps.insert(it->second);
+    }
+    pending[i] = static_cast<int>(deps.size());
+    for (int d : deps) users[d].push_back(static_cast<int>(i));
+  }
+  std::vector<int> ready, order;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (!pending[i]) ready.push_back(static_cast<int>(i));
+  Node::Device current = g.nodes.empty() ? Node::Device::Npu : g.nodes[0].device;
+  while (!ready.empty()) {
+    auto pick = std::find_if(ready.begin(), ready.end(), [&](int i) { return g.nodes[i].device == current; });
+    if (pick == ready.end()) pick = std::min_element(ready.begin(), ready.end());
+    int i = *pick;
+    ready.erase(pick);
+    current = g.nodes[i].device;
+    order.push_back(i);
+    for (int u : users[i])
+      if (--pending[u] == 0) ready.push_back(u);
+  }
+  std::vector<Node> sorted;
+  for (int i : order) sorted.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(sorted);
+  return fallbacks;
+}
+
+std::vector<StepNodes> group_steps(const Graph& g) {
+  std::vector<StepNodes> steps;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    if (steps.empty() || steps.back().device != g.nodes[i].device) {
+      steps.emplace_back();
+      steps.back().device = g.nodes[i].device;
+    }
+    steps.back().nodes.push_back(static_cast<int>(i));
+  }
+  for (auto& s : steps) {
+    std::set<int> inside(s.nodes.begin(), s.nodes.end());
+    std::set<std::string> produced, seen;
+    for (int i : s.nodes)
+      for (const auto& o : g.nodes[i].outputs) produced.insert(o);
+    for (int i : s.nodes) {
+      for (const auto& in : g.nodes[i].inputs)
+        if (!in.empty() && !produced.count(in) && !g.is_constant(in) && seen.insert(in).second)
+          s.inputs.push_back(in);
+      for (const auto& o : g.nodes[i].outputs) {
+        if (o.empty()) continue;
+        bool outside = g.is_graph_output(o);
+        for (int c : g.consumers(o)) outside |= !inside.count(c);
+        if (outside) s.outputs.push_back(o);
+      }
+    }
+  }
+  return steps;
+}
+
+std::uint32_t count_transitions(const std::vector<StepNodes>& steps) {
+  std::uint32_t t = 0;
+  for (std::size_t i = 1; i < steps.size(); ++i) t += steps[i].device != steps[i - 1].device;
+  return t;
+}
+
+}  // namespace npu::compiler

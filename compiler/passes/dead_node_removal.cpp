@@ -1,0 +1,60 @@
+#include <algorithm>
+#include <set>
+
+#include "passes.h"
+
+namespace npu::compiler {
+
+std::string remove_dead_nodes(Graph& g) {
+  int identities = 0;
+  // Identity and Dropout (inference) pass their input through: rewire their consumers.
+  for (std::size_t i = 0; i < g.nodes.size();) {
+    Node& n = g.nodes[i];
+    bool passthrough = (n.op_type == "Identity" || n.op_type == "Dropout") && n.domain.empty() &&
+                       !n.inputs.empty() && !g.is_graph_output(n.outputs[0]);
+    if (!passthrough || (n.outputs.size() > 1 && !n.outputs[1].empty())) {
+      ++i;
+      continue;
+    }
+    std::string from = n.outputs[0], to = n.inputs[0];
+    for (auto& m : g.nodes)
+      for (auto& in : m.inputs)
+        if (in == from) in = to;
+    g.nodes.erase(g.nodes.begin() + static_cast<long>(i));
+    ++identities;
+  }
+  std::set<std::string> live(g.outputs.begin(), g.outputs.end());
+  std::vector<bool> keep(g.nodes.size(), false);
+  for (int i = static_cast<int>(g.nodes.size()) - 1; i >= 0; --i) {
+    for (const auto& o : g.nodes[i].outputs)
+      if (!o.empty() && live.count(o)) keep[i] = true;
+    if (keep[i])
+      for (const auto& in : g.nodes[i].inputs) live.insert(in);
+  }
+  int removed = 0;
+  std::vector<Node> kept;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    if (keep[i]) kept.push_back(std::move(g.nodes[i]));
+    else ++removed;
+  }
+  g.nodes = std::move(kept);
+  std::set<std::string> referenced(g.inputs.begin(), g.inputs.end());
+  referenced.insert(g.outputs.begin(), g.outputs.end());
+  for (const auto& n : g.nodes) {
+    referenced.insert(n.inputs.begin(), n.inputs.end());
+    referenced.insert(n.outputs.begin(), n.outputs.end());
+  }
+  int constants = 0;
+  for (auto it = g.tensors.begin(); it != g.tensors.end();) {
+    if (!referenced.count(it->first)) {
+      if (it->second.is_constant) ++constants;
+      it = g.tensors.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return "removed " + std::to_string(identities) + " identity, " + std::to_string(removed) +
+         " unused nodes, " + std::to_string(constants) + " unused constants";
+}
+
+}  // namespace npu::compiler

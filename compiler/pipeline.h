@@ -1,0 +1,38 @@
+// The front half of compile(): import and the graph passes, each recorded as a PassSummary and
+// optionally dumped as ONNX. Exposed so tests and tools can stop after any stage.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "compiled_model.h"
+#include "graph.h"
+
+namespace npu::compiler {
+
+class PassPipeline {
+ public:
+  PassPipeline(const CompileOptions& options, std::vector<PassSummary>& summaries)
+      : options_(options), summaries_(summaries) {}
+  // Runs `pass` on the graph, records nodes before/after and its detail, dumps the result.
+  template <typename Pass>
+  void run(const std::string& name, Graph& graph, Pass&& pass) {
+    std::size_t before = graph.nodes.size();
+    std::string detail = pass(graph);
+    record(name, graph, before, detail);
+  }
+  void record(const std::string& name, const Graph& graph, std::size_t before, const std::string& detail);
+
+ private:
+  const CompileOptions& options_;
+  std::vector<PassSummary>& summaries_;
+  int index_ = 0;
+};
+
+// import, constant folding, dead-node removal, BatchNorm folding, fusion.
+Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& options,
+                          std::vector<PassSummary>& summaries);
+
+// "fusion: 70 -> 31 nodes (fused 20 layers ...)"
+std::string format_summary(const PassSummary& s);
+
+}  // namespace npu::compiler

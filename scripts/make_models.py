@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Writes fixed-seed random-weight ONNX models (opset 13) for npusim, with no network access.
+
+    python3 scripts/make_models.py --out DIR [--only NAME]
+
+Models: tiny_convnet (the bundled default, models/tiny_convnet.onnx), resnet18, resnet50,
+mobilenetv2, yolo_style. Weights are He-initialised and BatchNorm statistics are random but
+sane, so activations stay in a realistic range for quantisation.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 13
+
+
+class Builder:
+    """Accumulates nodes and initializers; names are unique and readable in Netron."""
+
+    def __init__(self, name, seed):
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+        self.nodes = []
+        self.inits = []
+        self.count = {}
+
+    def uid(self, base):
+        n = self.count.get(base, 0)
+        self.count[base] = n + 1
+        return f"{base}{n}" if n else base
+
+    def const(self, base, array):
+        name = self.uid(base)
+        self.inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def node(self, op, inputs, base, **attrs):
+        name = self.uid(base)
+        out = name + "_out"
+        self.nodes.append(helper.make_node(op, inputs, [out], name=name, **attrs))
+        return out
+
+    def conv(self, x, cin, cout, k, stride=1, group=1, bias=False, base="conv"):
+        fan_in = cin // group * k * k
+        w = self.rng.normal(0, np.sqrt(2.0 / fan_in), (cout, cin // group, k, k)).astype(np.float32)
+        inputs = [x, self.const(base + "_w", w)]
+        if bias:
+            inputs.append(self.const(base + "_b", self.rng.normal(0, 0.05, cout).astype(np.float32)))
+        p = k // 2
+        return self.node("Conv", inputs, base, kernel_shape=[k, k], strides=[stride, stride],
+                         pads=[p, p, p, p], group=group)
+
+    def bn(self, x, c, base="bn"):
+        scale = self.rng.uniform(0.5, 1.0, c).astype(np.float32)
+        shift = self.rng.normal(0, 0.1, c).astype(np.float32)
+        mean = self.rng.normal(0, 0.1, c).astype(np.float32)
+        var = self.rng.uniform(0.5, 1.5, c).astype(np.float32)
+        ins = [x] + [self.const(base + s, v) for s, v in
+                     (("_scale", scale), ("_shift", shift), ("_mean", mean), ("_var", var))]
+        return self.node("BatchNormalization", ins, base, epsilon=1e-5)
+
+    def cbr(self, x, cin, cout, k, stride=1, group=1, act="Relu", base="layer"):
+        y = self.bn(self.conv(x, cin, cout, k, stride, group, base=base + "_conv"), cout, base=base + "_bn")
+        if act == "Relu":
+            return self.node("Relu", [y], base + "_relu")
+        if act == "Relu6":
+            lo = self.const(base + "_min", np.array(0.0, np.float32))
+            hi = self.const(base + "_max", np.array(6.0, np.float32))
+            return self.node("Clip", [y, lo, hi], base + "_relu6")
+        if act == "SiLU":
+            s = self.node("Sigmoid", [y], base + "_sigmoid")
+            return self.node("Mul", [y, s], base + "_silu")
+        return y
+
+    def gemm(self, x, cin, cout, base="fc"):
+        w = self.rng.normal(0, np.sqrt(1.0 / cin), (cout, cin)).astype(np.float32)
+        b = self.rng.normal(0, 0.01, cout).astype(np.float32)
+        return self.node("Gemm", [x, self.const(base + "_w", w), self.const(base + "_b", b)], base, transB=1)
+
+    def model(self, inp, shape, outputs):
+        graph = helper.make_graph(
+            self.nodes, self.name,
+            [helper.make_tensor_value_info(inp, TensorProto.FLOAT, shape)],
+            [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
+            self.inits)
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="npusim-make_models")
+        m.ir_version = 8
+        m = onnx.shape_inference.infer_shapes(m)
+        onnx.checker.check_model(m)
+        return m
+
+
+def tiny_convnet():
+    b = Builder("tiny_convnet", 1)
+    x = b.cbr("input", 3, 8, 3, base="stem")
+    x = b.cbr(x, 8, 16, 3, stride=2, base="block1")
+    x = b.node("MaxPool", [x], "pool", kernel_shape=[2, 2], strides=[2, 2])
+    x = b.cbr(x, 16, 32, 3, base="block2")
+    x = b.node("GlobalAveragePool", [x], "gap")
+    x = b.node("Flatten", [x], "flatten", axis=1)
+    y = b.gemm(x, 32, 10)
+    return b.model("input", [1, 3, 32, 32], [y])
+
+
+def resnet(depth):
+    b = Builder(f"resnet{depth}", depth)
+    blocks = {18: [2, 2, 2, 2], 50: [3, 4, 6, 3]}[depth]
+    bottleneck = depth >= 50
+    x = b.cbr("input", 3, 64, 7, stride=2, base="stem")
+    x = b.node("MaxPool", [x], "stem_pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 64
+    for stage, n in enumerate(blocks):
+        width = 64 * 2 ** stage
+        cout = width * 4 if bottleneck else width
+        for i in range(n):
+            stride = 2 if i == 0 and stage > 0 else 1
+            base = f"s{stage + 1}b{i + 1}"
+            if bottleneck:
+                y = b.cbr(x, cin, width, 1, base=base + "_a")
+                y = b.cbr(y, width, width, 3, stride=stride, base=base + "_b")
+                y = b.cbr(y, width, cout, 1, act=None, base=base + "_c")
+            else:
+                y = b.cbr(x, cin, width, 3, stride=stride, base=base + "_a")
+                y = b.cbr(y, width, cout, 3, act=None, base=base + "_b")
+            if stride != 1 or cin != cout:
+                x = b.cbr(x, cin, cout, 1, stride=stride, act=None, base=base + "_down")
+            x = b.node("Relu", [b.node("Add", [y, x], base + "_add")], base + "_relu")
+            cin = cout
+    x = b.node("GlobalAveragePool", [x], "gap")
+    x = b.node("Flatten", [x], "flatten", axis=1)
+    y = b.gemm(x, cin, 1000)
+    return b.model("input", [1, 3, 224, 224], [y])
+
+
+def mobilenetv2():
+    b = Builder("mobilenetv2", 2)
+    x = b.cbr("input", 3, 32, 3, stride=2, act="Relu6", base="stem")
+    cin = 32
+    settings = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
+                (6, 160, 3, 2), (6, 320, 1, 1)]
+    idx = 0
+    for t, c, n, s in settings:
+        for i in range(n):
+            stride = s if i == 0 else 1
+            base = f"ir{idx}"
+            hidden = cin * t
+            y = x if t == 1 else b.cbr(x, cin, hidden, 1, act="Relu6", base=base + "_expand")
+            y = b.cbr(y, hidden, hidden, 3, stride=stride, group=hidden, act="Relu6", base=base + "_dw")
+            y = b.cbr(y, hidden, c, 1, act=None, base=base + "_project")
+            if stride == 1 and cin == c:
+                y = b.node("Add", [y, x], base + "_add")
+            x, cin = y, c
+            idx += 1
+    x = b.cbr(x, cin, 1280, 1, act="Relu6", base="head")
+    x = b.node("GlobalAveragePool", [x], "gap")
+    x = b.node("Flatten", [x], "flatten", axis=1)
+    y = b.gemm(x, 1280, 1000)
+    return b.model("input", [1, 3, 224, 224], [y])
+
+
+def yolo_style():
+    b = Builder("yolo_style", 5)
+
+    def c3(x, cin, cout, n, base):
+        hidden = cout // 2
+        a = b.cbr(x, cin, hidden, 1, act="SiLU", base=base + "_cv1")
+        for i in range(n):
+            y = b.cbr(a, hidden, hidden, 1, act="SiLU", base=f"{base}_m{i}_cv1")
+            y = b.cbr(y, hidden, hidden, 3, act="SiLU", base=f"{base}_m{i}_cv2")
+            a = b.node("Add", [a, y], f"{base}_m{i}_add")
+        c = b.cbr(x, cin, hidden, 1, act="SiLU", base=base + "_cv2")
+        cat = b.node("Concat", [a, c], base + "_cat", axis=1)
+        return b.cbr(cat, 2 * hidden, cout, 1, act="SiLU", base=base + "_cv3")
+
+    def sppf(x, c, base):
+        h = c // 2
+        a = b.cbr(x, c, h, 1, act="SiLU", base=base + "_cv1")
+        p1 = b.node("MaxPool", [a], base + "_pool", kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2])
+        p2 = b.node("MaxPool", [p1], base + "_pool", kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2])
+        p3 = b.node("MaxPool", [p2], base + "_pool", kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2])
+        cat = b.node("Concat", [a, p1, p2, p3], base + "_cat", axis=1)
+        return b.cbr(cat, 4 * h, c, 1, act="SiLU", base=base + "_cv2")
+
+    def upsample(x, base):
+        scales = b.const(base + "_scales", np.array([1, 1, 2, 2], np.float32))
+        return b.node("Resize", [x, "", scales], base, mode="nearest",
+                      coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+
+    x = b.cbr("input", 3, 16, 3, stride=2, act="SiLU", base="stem")
+    x = b.cbr(x, 16, 32, 3, stride=2, act="SiLU", base="down1")
+    x = c3(x, 32, 32, 1, "c3_1")
+    x = b.cbr(x, 32, 64, 3, stride=2, act="SiLU", base="down2")
+    p3 = c3(x, 64, 64, 2, "c3_2")
+    x = b.cbr(p3, 64, 128, 3, stride=2, act="SiLU", base="down3")
+    p4 = c3(x, 128, 128, 2, "c3_3")
+    x = b.cbr(p4, 128, 256, 3, stride=2, act="SiLU", base="down4")
+    x = c3(x, 256, 256, 1, "c3_4")
+    p5 = sppf(x, 256, "sppf")
+    # top-down neck
+    h5 = b.cbr(p5, 256, 128, 1, act="SiLU", base="neck_h5")
+    u = b.node("Concat", [upsample(h5, "up1"), p4], "neck_cat1", axis=1)
+    n4 = c3(u, 256, 128, 1, "neck_c3_1")
+    h4 = b.cbr(n4, 128, 64, 1, act="SiLU", base="neck_h4")
+    u = b.node("Concat", [upsample(h4, "up2"), p3], "neck_cat2", axis=1)
+    n3 = c3(u, 128, 64, 1, "neck_c3_2")
+    # bottom-up
+    d = b.cbr(n3, 64, 64, 3, stride=2, act="SiLU", base="pan_down1")
+    n4b = c3(b.node("Concat", [d, h4], "pan_cat1", axis=1), 128, 128, 1, "pan_c3_1")
+    d = b.cbr(n4b, 128, 128, 3, stride=2, act="SiLU", base="pan_down2")
+    n5b = c3(b.node("Concat", [d, h5], "pan_cat2", axis=1), 256, 256, 1, "pan_c3_2")
+    outputs = []
+    for i, (feat, c) in enumerate(((n3, 64), (n4b, 128), (n5b, 256))):
+        outputs.append(b.conv(feat, c, 3 * 85, 1, bias=True, base=f"head{i}"))
+    return b.model("input", [1, 3, 320, 320], outputs)
+
+
+MODELS = {
+    "tiny_convnet": tiny_convnet,
+    "resnet18": lambda: resnet(18),
+    "resnet50": lambda: resnet(50),
+    "mobilenetv2": mobilenetv2,
+    "yolo_style": yolo_style,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="directory to write <name>.onnx into")
+    ap.add_argument("--only", choices=sorted(MODELS), help="write just this model")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for name in [args.only] if args.only else MODELS:
+        model = MODELS[name]()
+        path = os.path.join(args.out, name + ".onnx")
+        onnx.save(model, path)
+        print(f"{path}: {len(model.graph.node)} nodes, {os.path.getsize(path)} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
