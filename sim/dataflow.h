@@ -1,0 +1,29 @@
+// Systolic-array dataflows: how many cycles one gemm of m x k by k x n takes on an R x C
+// array. The closed forms are SCALE-Sim's, so results can be cross-checked against it:
+//   folds * per-fold cycles, per-fold = fill + stream + drain.
+// The arithmetic result does not depend on the dataflow; only the timing does.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "hardware_config.h"
+
+namespace npu::sim {
+
+class DataflowModel {
+ public:
+  virtual ~DataflowModel() = default;
+  virtual const char* name() const = 0;
+  // Cycles of one int8 gemm C[m x n] += A[m x k] * B[k x n]; m, n, k >= 1.
+  virtual std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const = 0;
+};
+
+inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+// Picks the implementation for config.dataflow (one file each: dataflow_ws/os/is.cpp).
+std::unique_ptr<DataflowModel> make_dataflow(const MacArrayConfig& config);
+std::unique_ptr<DataflowModel> make_weight_stationary(int rows, int cols);
+std::unique_ptr<DataflowModel> make_output_stationary(int rows, int cols);
+std::unique_ptr<DataflowModel> make_input_stationary(int rows, int cols);
+
+}  // namespace npu::sim

@@ -1,0 +1,27 @@
+// Input stationary: a k x m block of A (transposed) is pinned (R rows of k, C columns of m);
+// the n columns of B stream through. Per fold: 2R + C + T - 2 with T = n, mirroring WS.
+#include "dataflow.h"
+
+namespace npu::sim {
+namespace {
+
+class InputStationary : public DataflowModel {
+ public:
+  InputStationary(int rows, int cols) : r_(rows), c_(cols) {}
+  const char* name() const override { return "is"; }
+  std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const override {
+    const std::uint64_t folds = ceil_div(k, r_) * ceil_div(m, c_);
+    return folds * (2 * r_ + c_ + n - 2);
+  }
+
+ private:
+  std::uint64_t r_, c_;
+};
+
+}  // namespace
+
+std::unique_ptr<DataflowModel> make_input_stationary(int rows, int cols) {
+  return std::make_unique<InputStationary>(rows, cols);
+}
+
+}  // namespace npu::sim

@@ -1,0 +1,28 @@
+// Output stationary: each PE owns one element of an R x C block of C (R rows of m, C columns
+// of n); A and B stream in for T = k steps. Per fold: T + R + C - 2 (skewed fill and drain;
+// the results leave while the next fold fills, as SCALE-Sim assumes).
+#include "dataflow.h"
+
+namespace npu::sim {
+namespace {
+
+class OutputStationary : public DataflowModel {
+ public:
+  OutputStationary(int rows, int cols) : r_(rows), c_(cols) {}
+  const char* name() const override { return "os"; }
+  std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const override {
+    const std::uint64_t folds = ceil_div(m, r_) * ceil_div(n, c_);
+    return folds * (k + r_ + c_ - 2);
+  }
+
+ private:
+  std::uint64_t r_, c_;
+};
+
+}  // namespace
+
+std::unique_ptr<DataflowModel> make_output_stationary(int rows, int cols) {
+  return std::make_unique<OutputStationary>(rows, cols);
+}
+
+}  // namespace npu::sim

@@ -1,0 +1,28 @@
+// Weight stationary: a k x n block of B is pinned in the array (R rows of k, C columns of n);
+// the m rows of A stream through. Per fold: R cycles to load weights, then T = m rows
+// streamed with R + C - 2 cycles of skew to fill and drain: 2R + C + T - 2.
+#include "dataflow.h"
+
+namespace npu::sim {
+namespace {
+
+class WeightStationary : public DataflowModel {
+ public:
+  WeightStationary(int rows, int cols) : r_(rows), c_(cols) {}
+  const char* name() const override { return "ws"; }
+  std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const override {
+    const std::uint64_t folds = ceil_div(k, r_) * ceil_div(n, c_);
+    return folds * (2 * r_ + c_ + m - 2);
+  }
+
+ private:
+  std::uint64_t r_, c_;
+};
+
+}  // namespace
+
+std::unique_ptr<DataflowModel> make_weight_stationary(int rows, int cols) {
+  return std::make_unique<WeightStationary>(rows, cols);
+}
+
+}  // namespace npu::sim

@@ -1,0 +1,37 @@
+// Name -> DDR model. An explicit table rather than self-registering statics: npusim_sim is
+// a static library, and the linker drops object files nothing refers to, which would
+// silently unregister a model.
+#include <fmt/format.h>
+
+#include "ddr_model.h"
+#include "simulator.h"
+
+namespace npu::sim {
+namespace {
+
+struct Entry {
+  const char* name;
+  DdrModelFactory make;
+};
+constexpr Entry kModels[] = {
+    {"simple", make_simple_ddr},
+    {"banked", make_banked_ddr},
+    {"ideal", make_ideal_ddr},
+};
+
+}  // namespace
+
+std::vector<std::string> ddr_model_names() {
+  std::vector<std::string> names;
+  for (const auto& e : kModels) names.emplace_back(e.name);
+  return names;
+}
+
+std::unique_ptr<DdrTimingModel> make_ddr_model(const DdrConfig& config) {
+  for (const auto& e : kModels)
+    if (config.model == e.name) return e.make(config);
+  throw SimError(fmt::format("ddr.model '{}' is unknown (known: {})", config.model,
+                             fmt::join(ddr_model_names(), ", ")));
+}
+
+}  // namespace npu::sim

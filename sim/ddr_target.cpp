@@ -1,0 +1,39 @@
+#include "ddr_target.h"
+
+#include "sim_time.h"
+#include "simulator.h"
+
+namespace npu::sim {
+
+DdrTarget::DdrTarget(sc_core::sc_module_name name, const HardwareConfig& config, DdrImage& image)
+    : sc_module(name),
+      socket("socket"),
+      image_(image),
+      model_(make_ddr_model(config.ddr)),
+      cycle_ns_(config.cycle_ns()),
+      capacity_(config.ddr.capacity_bytes) {
+  socket.register_b_transport(this, &DdrTarget::b_transport);
+}
+
+void DdrTarget::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+  const std::uint64_t addr = p.get_address(), len = p.get_data_length();
+  if (addr > capacity_ || len > capacity_ - addr) {
+    p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  const bool write = p.is_write();
+  const std::uint64_t issue_cycle = now_cycles() + to_cycles(delay);
+  const double issue_ns = static_cast<double>(issue_cycle) * cycle_ns_;
+  const double done_ns = model_->access(addr, len, write, issue_ns);
+  delay += cycles(ceil_cycles(done_ns - issue_ns, cycle_ns_));
+  if (unsigned char* data = p.get_data_ptr()) {
+    if (write)
+      image_.write(addr, data, len);
+    else
+      image_.read(addr, data, len);
+  }
+  (write ? bytes_written_ : bytes_read_) += len;
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace npu::sim

@@ -1,0 +1,95 @@
+#include "execution_unit.h"
+
+#include "scratchpad.h"
+#include "sim_time.h"
+#include "simulator.h"
+#include "vector_unit.h"
+
+namespace npu::sim {
+
+ExecutionUnit::ExecutionUnit(sc_core::sc_module_name name, isa::Unit unit, RunState& state, DmaEngine& dma,
+                             const MacArray& mac)
+    : sc_module(name),
+      sram_socket("sram_socket"),
+      unit_(unit),
+      id_(static_cast<int>(unit)),
+      state_(state),
+      dma_(dma),
+      mac_(mac) {
+  SC_HAS_PROCESS(ExecutionUnit);
+  SC_THREAD(run);
+  set_stack_size(512 * 1024);  // functional kernels run on this thread's stack
+}
+
+void ExecutionUnit::run() {
+  try {
+    if (!state_.options.timing_only && (unit_ == isa::Unit::Compute || unit_ == isa::Unit::Vector))
+      sram_ = scratchpad_pointer(sram_socket);
+    loop();
+  } catch (const sc_core::sc_unwind_exception&) {
+    throw;
+  } catch (const std::exception& e) {
+    state_.fail(e.what());
+  }
+}
+
+void ExecutionUnit::loop() {
+  UnitQueue& q = state_.queues[id_];
+  for (;;) {
+    while (q.empty()) {
+      q.unit_waiting = true;
+      sc_core::wait(q.pushed);
+      q.unit_waiting = false;
+    }
+    const UnitQueue::Entry e = q.front();
+    const std::uint64_t now = now_cycles();
+    if (e.ready_cycle > now) sc_core::wait(cycles(e.ready_cycle - now));
+    q.pop();
+    if (q.controller_waiting) q.popped.notify();
+    const PlannedOp& op = state_.plan.ops[e.op];
+    state_.unit_status[id_].op = e.op;
+    const std::uint64_t taken = now_cycles();
+    take_tokens(op);
+    const std::uint64_t stall = now_cycles() - taken;
+    if (unit_ == isa::Unit::Load || unit_ == isa::Unit::Store) {
+      state_.stats.dma_issued(op, stall);
+      dma_.submit(state_.plan.transfers[op.transfer]);
+      continue;
+    }
+    const std::uint64_t start = now_cycles();
+    execute(op);
+    sc_core::wait(cycles(op.cycles));
+    state_.stats.executed(op, start, now_cycles(), stall);
+    state_.finished(unit_, op.push);
+  }
+}
+
+void ExecutionUnit::take_tokens(const PlannedOp& op) {
+  TokenBoard& tokens = state_.tokens;
+  for (int src = 0; src < isa::kQueueCount; ++src) {
+    if (!(op.pop & (1u << src))) continue;
+    while (tokens.count[src][id_] == 0) {
+      state_.unit_status[id_].waiting_token_from = src;
+      tokens.waiting[id_] = true;
+      sc_core::wait(tokens.arrived[id_]);
+      tokens.waiting[id_] = false;
+    }
+    state_.unit_status[id_].waiting_token_from = -1;
+    --tokens.count[src][id_];
+  }
+}
+
+void ExecutionUnit::execute(const PlannedOp& op) {
+  if (state_.options.timing_only) return;
+  const isa::Instruction& inst = state_.program.code[op.index];
+  try {
+    if (unit_ == isa::Unit::Compute)
+      mac_.execute(inst, sram_);
+    else
+      execute_vector(inst, sram_);
+  } catch (const SimError& e) {
+    throw SimError(instruction_label(op.index, op.opcode) + ": " + e.what());
+  }
+}
+
+}  // namespace npu::sim

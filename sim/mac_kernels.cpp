@@ -1,0 +1,147 @@
+// Functional MAC-array kernels. Loop orders keep the innermost loop over contiguous output
+// columns (n, or out channels per group) so the compiler vectorises it; int32 sums use
+// unsigned arithmetic so overflow wraps (defined) exactly like a hardware accumulator.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "fp16.h"
+#include "mac_array.h"
+
+namespace npu::sim {
+namespace {
+
+template <typename T>
+T* at(std::uint8_t* sram, std::uint64_t addr) {
+  return reinterpret_cast<T*>(sram + addr);
+}
+
+std::vector<float> halves_to_floats(const std::uint8_t* src, std::uint64_t count) {
+  std::vector<float> out(count);
+  const auto* h = reinterpret_cast<const std::uint16_t*>(src);
+  for (std::uint64_t i = 0; i < count; ++i) out[i] = fp16::to_float(h[i]);
+  return out;
+}
+
+// acc[j] += a * b[j] for j < n. int8: wrapping int32 (as uint32); fp16: fp32.
+inline void axpy(std::uint32_t* acc, std::int8_t a, const std::int8_t* b, std::uint64_t n) {
+  const std::int32_t av = a;
+  for (std::uint64_t j = 0; j < n; ++j) acc[j] += static_cast<std::uint32_t>(av * b[j]);
+}
+inline void axpy(float* acc, float a, const float* b, std::uint64_t n) {
+  for (std::uint64_t j = 0; j < n; ++j) acc[j] += a * b[j];
+}
+
+template <typename In, typename Acc>
+void gemm_kernel(const In* a, const In* b, Acc* c, const GemmShape& s) {
+  for (std::uint64_t i = 0; i < s.m; ++i) {
+    Acc* crow = c + i * s.n;
+    if (!s.accumulate) std::fill(crow, crow + s.n, Acc{0});
+    const In* arow = a + i * s.k;
+    for (std::uint64_t p = 0; p < s.k; ++p) {
+      if (std::is_integral_v<In> && arow[p] == In{0}) continue;  // exact for integers only
+      axpy(crow, arow[p], b + p * s.n, s.n);
+    }
+  }
+}
+
+// General grouped convolution, NHWC input, weights [g][kh][kw][cin/g][cout/g], output
+// [out_h][out_w][out_c] accumulators. Padding positions read `pad`.
+template <typename In, typename Acc>
+void conv_kernel(const In* in, const In* w, Acc* out, const ConvShape& s, In pad) {
+  const std::uint64_t cin_g = s.in_c_per_group(), cout_g = s.out_c_per_group();
+  std::vector<In> pad_row(cin_g, pad);
+  for (std::uint64_t oy = 0; oy < s.out_h; ++oy)
+    for (std::uint64_t ox = 0; ox < s.out_w; ++ox) {
+      Acc* o = out + (oy * s.out_w + ox) * s.out_c;
+      if (!s.accumulate) std::fill(o, o + s.out_c, Acc{0});
+      for (std::uint64_t g = 0; g < s.groups; ++g) {
+        Acc* og = o + g * cout_g;
+        for (std::uint64_t ky = 0; ky < s.kernel_h; ++ky) {
+          const std::int64_t iy = static_cast<std::int64_t>(oy * s.stride_h + ky * s.dilation_h) -
+                                  static_cast<std::int64_t>(s.pad_top);
+          for (std::uint64_t kx = 0; kx < s.kernel_w; ++kx) {
+            const std::int64_t ix = static_cast<std::int64_t>(ox * s.stride_w + kx * s.dilation_w) -
+                                    static_cast<std::int64_t>(s.pad_left);
+            const bool inside = iy >= 0 && ix >= 0 && iy < static_cast<std::int64_t>(s.in_h) &&
+                                ix < static_cast<std::int64_t>(s.in_w);
+            const In* src = inside ? in + (static_cast<std::uint64_t>(iy) * s.in_w + static_cast<std::uint64_t>(ix)) * s.in_c + g * cin_g
+                                   : pad_row.data();
+            const In* wk = w + (((g * s.kernel_h + ky) * s.kernel_w + kx) * cin_g) * cout_g;
+            for (std::uint64_t ci = 0; ci < cin_g; ++ci)
+              if (!std::is_integral_v<In> || src[ci] != In{0}) axpy(og, src[ci], wk + ci * cout_g, cout_g);
+          }
+        }
+      }
+    }
+}
+
+// Depthwise (one input and one output channel per group): vectorise over channels instead,
+// with the weights transposed to [kh][kw][channels].
+template <typename In, typename Acc>
+void depthwise_kernel(const In* in, const In* w, Acc* out, const ConvShape& s, In pad) {
+  const std::uint64_t c = s.in_c, taps = s.kernel_h * s.kernel_w;
+  std::vector<In> wt(taps * c);
+  for (std::uint64_t ch = 0; ch < c; ++ch)
+    for (std::uint64_t t = 0; t < taps; ++t) wt[t * c + ch] = w[ch * taps + t];
+  std::vector<In> pad_row(c, pad);
+  for (std::uint64_t oy = 0; oy < s.out_h; ++oy)
+    for (std::uint64_t ox = 0; ox < s.out_w; ++ox) {
+      Acc* o = out + (oy * s.out_w + ox) * c;
+      if (!s.accumulate) std::fill(o, o + c, Acc{0});
+      for (std::uint64_t ky = 0; ky < s.kernel_h; ++ky) {
+        const std::int64_t iy = static_cast<std::int64_t>(oy * s.stride_h + ky * s.dilation_h) -
+                                static_cast<std::int64_t>(s.pad_top);
+        for (std::uint64_t kx = 0; kx < s.kernel_w; ++kx) {
+          const std::int64_t ix = static_cast<std::int64_t>(ox * s.stride_w + kx * s.dilation_w) -
+                                  static_cast<std::int64_t>(s.pad_left);
+          const bool inside = iy >= 0 && ix >= 0 && iy < static_cast<std::int64_t>(s.in_h) &&
+                              ix < static_cast<std::int64_t>(s.in_w);
+          const In* src = inside ? in + (static_cast<std::uint64_t>(iy) * s.in_w + static_cast<std::uint64_t>(ix)) * c
+                                 : pad_row.data();
+          const In* wk = wt.data() + (ky * s.kernel_w + kx) * c;
+          if constexpr (std::is_same_v<Acc, float>) {
+            for (std::uint64_t ch = 0; ch < c; ++ch) o[ch] += src[ch] * wk[ch];
+          } else {
+            for (std::uint64_t ch = 0; ch < c; ++ch)
+              o[ch] += static_cast<std::uint32_t>(static_cast<std::int32_t>(src[ch]) * wk[ch]);
+          }
+        }
+      }
+    }
+}
+
+template <typename In, typename Acc>
+void conv_dispatch(const In* in, const In* w, Acc* out, const ConvShape& s, In pad) {
+  if (s.in_c_per_group() == 1 && s.out_c_per_group() == 1)
+    depthwise_kernel(in, w, out, s, pad);
+  else
+    conv_kernel(in, w, out, s, pad);
+}
+
+}  // namespace
+
+void gemm_int8(const GemmShape& s, std::uint8_t* sram) {
+  gemm_kernel(at<const std::int8_t>(sram, s.a_addr), at<const std::int8_t>(sram, s.b_addr),
+              at<std::uint32_t>(sram, s.c_addr), s);
+}
+
+void gemm_fp16(const GemmShape& s, std::uint8_t* sram) {
+  const auto a = halves_to_floats(sram + s.a_addr, s.m * s.k);
+  const auto b = halves_to_floats(sram + s.b_addr, s.k * s.n);
+  gemm_kernel(a.data(), b.data(), at<float>(sram, s.c_addr), s);
+}
+
+void conv_int8(const ConvShape& s, std::uint8_t* sram) {
+  conv_dispatch(at<const std::int8_t>(sram, s.in_addr), at<const std::int8_t>(sram, s.w_addr),
+                at<std::uint32_t>(sram, s.out_addr), s, static_cast<std::int8_t>(s.pad_value));
+}
+
+void conv_fp16(const ConvShape& s, std::uint8_t* sram) {
+  const auto in = halves_to_floats(sram + s.in_addr, s.in_h * s.in_w * s.in_c);
+  const auto w = halves_to_floats(sram + s.w_addr, s.kernel_h * s.kernel_w * s.in_c_per_group() * s.out_c);
+  conv_dispatch(in.data(), w.data(), at<float>(sram, s.out_addr), s, 0.0f);  // fp16 pads with 0
+}
+
+}  // namespace npu::sim

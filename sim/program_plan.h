@@ -1,0 +1,54 @@
+// A program checked and decoded once before simulation: every field the timing model
+// needs per instruction is precomputed here, so the SystemC processes touch only small
+// structs (that is what keeps the model above a million instructions per second), and
+// every address/shape error is reported before time 0 with the instruction's index.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hardware_config.h"
+#include "mac_array.h"
+#include "program.h"
+
+namespace npu::sim {
+
+struct DmaTransfer {
+  std::uint32_t index = 0;  // instruction index
+  bool store = false;       // scratchpad -> DDR
+  std::uint32_t channel = 0;  // already taken modulo dma.channels
+  std::uint64_t ddr_addr = 0, sram_addr = 0;
+  std::uint64_t len0 = 0, count1 = 1, count2 = 1, count3 = 1;
+  std::uint64_t ddr_stride1 = 0, ddr_stride2 = 0, ddr_stride3 = 0;
+  std::uint64_t sram_stride1 = 0, sram_stride2 = 0, sram_stride3 = 0;
+  std::uint64_t bytes = 0;          // len0 * count1 * count2 * count3
+  std::uint64_t sram_cycles = 0;    // ceil(bytes / sram.port_bytes_per_cycle)
+  std::uint64_t bounce_cycles = 0;  // bounce_setup + ceil(bytes / bounce_bytes_per_cycle), or 0
+  std::uint8_t push = 0;            // tokens given when the transfer completes
+};
+
+struct PlannedOp {
+  isa::Opcode opcode = isa::Opcode::Halt;
+  isa::Unit unit = isa::Unit::Control;
+  std::uint8_t pop = 0, push = 0;
+  std::uint32_t index = 0;     // instruction index (== code.size() for the implicit halt)
+  std::uint32_t transfer = 0;  // DMA: index into ProgramPlan::transfers
+  std::uint64_t cycles = 0;    // compute and vector: execution cycles
+  std::uint64_t macs = 0;
+  bool fp16 = false;
+  std::uint64_t sram_read_bytes = 0, sram_write_bytes = 0;  // each operand once
+};
+
+struct ProgramPlan {
+  std::vector<PlannedOp> ops;  // up to and including the first halt; a halt is appended if none
+  std::vector<DmaTransfer> transfers;
+  std::uint64_t sram_peak_bytes = 0;
+};
+
+// Throws SimError "instruction #12 (conv): ..." for the first invalid instruction.
+ProgramPlan plan_program(const isa::Program& program, const HardwareConfig& config, const MacArray& mac);
+
+// "instruction #12 (conv)"
+std::string instruction_label(std::uint64_t index, isa::Opcode op);
+
+}  // namespace npu::sim

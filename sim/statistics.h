@@ -1,0 +1,63 @@
+// Counters behind every number the report shows: per-unit busy time (union of intervals
+// with at least one instruction of the unit running), token stalls, per-DMA-channel
+// traffic, MACs, scratchpad traffic, per-instruction timing and the optional trace.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "program_plan.h"
+#include "simulator.h"
+
+namespace npu::sim {
+
+// Busy time of a resource that may run several activities at once (load/store over DMA
+// channels): counts time with at least one active.
+class BusyTracker {
+ public:
+  void begin(std::uint64_t cycle) {
+    if (active_++ == 0) since_ = cycle;
+  }
+  void end(std::uint64_t cycle) {
+    if (--active_ == 0) busy_ += cycle - since_;
+  }
+  std::uint64_t busy_cycles() const { return busy_; }
+
+ private:
+  int active_ = 0;
+  std::uint64_t since_ = 0, busy_ = 0;
+};
+
+class Statistics {
+ public:
+  Statistics(const isa::Program& program, const ProgramPlan& plan, const HardwareConfig& config,
+             const SimOptions& options);
+
+  // A compute or vector instruction ran [start, end) after waiting `stall` for tokens.
+  void executed(const PlannedOp& op, std::uint64_t start, std::uint64_t end, std::uint64_t stall);
+  // A DMA instruction was handed to its channel after waiting `stall` for tokens.
+  void dma_issued(const PlannedOp& op, std::uint64_t stall);
+  void transfer_started(const DmaTransfer& t, std::uint64_t start);
+  void transfer_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t end);
+  // Barrier or halt: the controller waited [start, end) for the queues to drain.
+  void control(const PlannedOp& op, std::uint64_t start, std::uint64_t end);
+
+  // Everything except the DDR counters, which the DDR target owns.
+  void fill(SimResult& result, std::uint64_t end_cycle);  // moves the timings and trace out
+
+ private:
+  void trace(const PlannedOp& op, const char* track, std::uint64_t start, std::uint64_t end);
+  UnitStats& unit(isa::Unit u);
+
+  const isa::Program& program_;
+  const ProgramPlan& plan_;
+  const HardwareConfig& config_;
+  const SimOptions& options_;
+  UnitStats units_[isa::kQueueCount];
+  BusyTracker busy_[isa::kQueueCount];
+  std::vector<DmaChannelStats> channels_;
+  std::uint64_t int8_macs_ = 0, fp16_macs_ = 0, sram_read_ = 0, sram_written_ = 0;
+  std::vector<InstructionTiming> timings_;
+  std::vector<TraceEvent> trace_;
+};
+
+}  // namespace npu::sim

@@ -1,0 +1,74 @@
+#include "trace_writer.h"
+
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace npu::sim {
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20)
+          out += fmt::format("\\u{:04x}", c);
+        else
+          out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+// Fixed thread ids so tracks appear in pipeline order: load, compute, vector, store,
+// control, then DMA channels, then anything else in order of first use.
+int track_id(const std::string& track, std::map<std::string, int>& extra) {
+  static const std::map<std::string, int> fixed = {
+      {"load", 1}, {"compute", 2}, {"vector", 3}, {"store", 4}, {"control", 5}};
+  if (auto it = fixed.find(track); it != fixed.end()) return it->second;
+  if (track.rfind("dma", 0) == 0 && track.size() > 3 &&
+      track.find_first_not_of("0123456789", 3) == std::string::npos)
+    return 10 + std::stoi(track.substr(3));
+  auto [it, inserted] = extra.emplace(track, 1000 + static_cast<int>(extra.size()));
+  return it->second;
+}
+
+}  // namespace
+
+void write_chrome_trace(const SimResult& result, const HardwareConfig& config, std::ostream& out) {
+  const double us_per_cycle = 1.0 / config.clock.frequency_mhz;
+  std::map<std::string, int> extra;
+  std::map<int, std::string> names;
+  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  out << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":"
+      << json_string("npusim " + config.name) << "}}";
+  for (const TraceEvent& e : result.trace) {
+    const int tid = track_id(e.track, extra);
+    names.emplace(tid, e.track);
+    out << fmt::format(",\n{{\"name\":{},\"cat\":{},\"ph\":\"X\",\"pid\":1,\"tid\":{},\"ts\":{},\"dur\":{},\"args\":{{",
+                       json_string(e.name), json_string(e.track), tid,
+                       static_cast<double>(e.start_cycle) * us_per_cycle,
+                       static_cast<double>(e.duration_cycles) * us_per_cycle);
+    out << "\"instruction\":" << e.instruction_index << ",\"start_cycle\":" << e.start_cycle
+        << ",\"cycles\":" << e.duration_cycles;
+    for (const auto& [key, value] : e.args) out << "," << json_string(key) << ":" << value;
+    out << "}}";
+  }
+  for (const auto& [tid, name] : names) {
+    out << fmt::format(",\n{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":{},\"args\":{{\"name\":{}}}}}",
+                       tid, json_string(name));
+    out << fmt::format(",\n{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
+                       tid, tid);
+  }
+  out << "\n]}\n";
+}
+
+}  // namespace npu::sim

@@ -1,0 +1,214 @@
+// Vector-unit timing and the element-wise instructions.
+#include "vector_unit.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "dataflow.h"
+#include "simulator.h"
+#include "vector_elements.h"
+
+namespace npu::sim {
+
+using isa::DType;
+using isa::Field;
+using isa::Opcode;
+using vec::at;
+
+PoolShape PoolShape::of(const isa::Instruction& in) {
+  PoolShape s;
+  s.in_h = in.get(Field::in_h);
+  s.in_w = in.get(Field::in_w);
+  s.channels = in.get(Field::channels);
+  s.kernel_h = in.get(Field::kernel_h);
+  s.kernel_w = in.get(Field::kernel_w);
+  s.stride_h = in.get(Field::stride_h);
+  s.stride_w = in.get(Field::stride_w);
+  s.pad_top = in.get(Field::pad_top);
+  s.pad_left = in.get(Field::pad_left);
+  s.pad_bottom = in.get(Field::pad_bottom);
+  s.pad_right = in.get(Field::pad_right);
+  auto out_dim = [](std::uint64_t in, std::uint64_t pads, std::uint64_t k, std::uint64_t st) {
+    if (k == 0 || st == 0 || in + pads < k) return std::uint64_t{0};
+    return (in + pads - k) / st + 1;
+  };
+  s.out_h = out_dim(s.in_h, s.pad_top + s.pad_bottom, s.kernel_h, s.stride_h);
+  s.out_w = out_dim(s.in_w, s.pad_left + s.pad_right, s.kernel_w, s.stride_w);
+  return s;
+}
+
+std::uint64_t vector_elements(const isa::Instruction& in) {
+  switch (in.opcode) {
+    case Opcode::Pool: {
+      const PoolShape s = PoolShape::of(in);
+      return s.out_h * s.out_w * s.channels * s.kernel_h * s.kernel_w;
+    }
+    case Opcode::Softmax: return in.get(Field::rows) * in.get(Field::cols);
+    default: return in.get(Field::count);
+  }
+}
+
+std::uint64_t vector_cycles(const isa::Instruction& in, const VectorConfig& c) {
+  const std::uint64_t lanes = static_cast<std::uint64_t>(c.lanes);
+  const std::uint64_t latency = static_cast<std::uint64_t>(c.latency_cycles);
+  switch (in.opcode) {
+    case Opcode::Activation: return latency + 4 * ceil_div(in.get(Field::count), lanes);
+    case Opcode::Softmax: return latency + 3 * in.get(Field::rows) * ceil_div(in.get(Field::cols), lanes);
+    default: return latency + ceil_div(vector_elements(in), lanes);
+  }
+}
+
+namespace {
+
+DType dtype_of(const isa::Instruction& in, Field f) { return static_cast<DType>(in.get(f)); }
+
+void bias_add(const isa::Instruction& in, std::uint8_t* sram) {
+  const std::uint64_t count = in.get(Field::count), channels = in.get(Field::channels);
+  const std::uint64_t dst = in.get(Field::dst_addr), src = in.get(Field::src_addr), par = in.get(Field::param_addr);
+  if (dtype_of(in, Field::dtype) == DType::Int32) {
+    const auto* x = at<const std::int32_t>(sram, src);
+    const auto* p = at<const std::int32_t>(sram, par);
+    auto* y = at<std::int32_t>(sram, dst);
+    for (std::uint64_t i = 0; i < count; ++i)
+      y[i] = vec::sat32(static_cast<std::int64_t>(x[i]) + p[i % channels]);
+  } else {
+    const auto* x = at<const float>(sram, src);
+    const auto* p = at<const float>(sram, par);
+    auto* y = at<float>(sram, dst);
+    for (std::uint64_t i = 0; i < count; ++i) y[i] = x[i] + p[i % channels];
+  }
+}
+
+void requantize(const isa::Instruction& in, std::uint8_t* sram) {
+  const std::uint64_t count = in.get(Field::count), channels = in.get(Field::channels);
+  const auto* x = at<const std::int32_t>(sram, in.get(Field::src_addr));
+  const auto* p = at<const std::int32_t>(sram, in.get(Field::param_addr));  // {multiplier, shift} per channel
+  auto* y = at<std::int8_t>(sram, in.get(Field::dst_addr));
+  const std::int64_t zp = in.get(Field::zero_point), lo = in.get(Field::clamp_min), hi = in.get(Field::clamp_max);
+  for (std::uint64_t c = 0; c < channels; ++c)
+    if (p[2 * c + 1] < 0 || p[2 * c + 1] > 62)
+      throw SimError(fmt::format("requant parameter of channel {} has shift {} (must be 0..62)", c, p[2 * c + 1]));
+  // Reads x[i] before writing y[i] in order, so dst == src (in place) is safe.
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::uint64_t c = i % channels;
+    const std::int64_t mult = p[2 * c];
+    const int shift = p[2 * c + 1];
+    const std::int64_t round = shift ? std::int64_t{1} << (shift - 1) : 0;
+    const std::int64_t v = ((static_cast<std::int64_t>(x[i]) * mult + round) >> shift) + zp;
+    y[i] = static_cast<std::int8_t>(std::clamp(v, lo, hi));
+  }
+}
+
+bool overlaps(std::uint64_t a, std::uint64_t an, std::uint64_t b, std::uint64_t bn) {
+  return a < b + bn && b < a + an;
+}
+
+void cast(const isa::Instruction& in, std::uint8_t* sram) {
+  const DType st = dtype_of(in, Field::src_dtype), dt = dtype_of(in, Field::dst_dtype);
+  const std::uint64_t count = in.get(Field::count);
+  const std::uint64_t src = in.get(Field::src_addr), dst = in.get(Field::dst_addr);
+  const std::uint64_t sbytes = count * isa::dtype_bytes(st), dbytes = count * isa::dtype_bytes(dt);
+  std::vector<std::uint8_t> copy;
+  const std::uint8_t* s = sram + src;
+  if (src != dst && overlaps(src, sbytes, dst, dbytes)) {  // partially overlapping: read a snapshot
+    copy.assign(s, s + sbytes);
+    s = copy.data();
+  }
+  for (std::uint64_t i = 0; i < count; ++i) vec::store(sram + dst, dt, i, vec::load(s, st, i));
+}
+
+void clip(const isa::Instruction& in, std::uint8_t* sram) {
+  const DType t = dtype_of(in, Field::dtype);
+  const std::uint64_t count = in.get(Field::count);
+  const double lo = in.get_float(Field::lo), hi = in.get_float(Field::hi);
+  const std::uint8_t* s = sram + in.get(Field::src_addr);
+  std::uint8_t* d = sram + in.get(Field::dst_addr);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    double v = vec::load(s, t, i);
+    if (v < lo) v = lo;  // NaN compares false both ways and passes through
+    if (v > hi) v = hi;
+    vec::store(d, t, i, v);
+  }
+}
+
+template <typename T, typename Op>
+void eltwise(std::uint8_t* sram, std::uint64_t dst, std::uint64_t a, std::uint64_t b, std::uint64_t count, Op op) {
+  const T* x = at<const T>(sram, a);
+  const T* y = at<const T>(sram, b);
+  T* z = at<T>(sram, dst);
+  for (std::uint64_t i = 0; i < count; ++i) z[i] = op(x[i], y[i]);
+}
+
+void add_or_mul(const isa::Instruction& in, std::uint8_t* sram, bool mul) {
+  const std::uint64_t count = in.get(Field::count);
+  const std::uint64_t d = in.get(Field::dst_addr), a = in.get(Field::a_addr), b = in.get(Field::b_addr);
+  switch (dtype_of(in, Field::dtype)) {
+    case DType::Int8:
+      eltwise<std::int8_t>(sram, d, a, b, count, [mul](std::int8_t x, std::int8_t y) {
+        return vec::sat8(mul ? std::int64_t{x} * y : std::int64_t{x} + y);
+      });
+      break;
+    case DType::Int32:
+      eltwise<std::int32_t>(sram, d, a, b, count, [mul](std::int32_t x, std::int32_t y) {
+        return vec::sat32(mul ? std::int64_t{x} * y : std::int64_t{x} + y);
+      });
+      break;
+    case DType::Fp16:
+      eltwise<std::uint16_t>(sram, d, a, b, count, [mul](std::uint16_t x, std::uint16_t y) {
+        const float fx = fp16::to_float(x), fy = fp16::to_float(y);
+        return fp16::from_float(mul ? fx * fy : fx + fy);
+      });
+      break;
+    case DType::Fp32:
+      eltwise<float>(sram, d, a, b, count, [mul](float x, float y) { return mul ? x * y : x + y; });
+      break;
+  }
+}
+
+void quantized_add(const isa::Instruction& in, std::uint8_t* sram) {
+  const std::uint64_t count = in.get(Field::count);
+  const std::int64_t azp = in.get(Field::a_zero_point), bzp = in.get(Field::b_zero_point);
+  const std::int64_t am = in.get(Field::a_multiplier), bm = in.get(Field::b_multiplier);
+  const int shift = static_cast<int>(in.get(Field::shift));
+  const std::int64_t zp = in.get(Field::zero_point), lo = in.get(Field::clamp_min), hi = in.get(Field::clamp_max);
+  const std::int64_t round = shift ? std::int64_t{1} << (shift - 1) : 0;
+  const auto* a = at<const std::int8_t>(sram, in.get(Field::a_addr));
+  const auto* b = at<const std::int8_t>(sram, in.get(Field::b_addr));
+  auto* y = at<std::int8_t>(sram, in.get(Field::dst_addr));
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::int64_t v = (((a[i] - azp) * am + (b[i] - bzp) * bm + round) >> shift) + zp;
+    y[i] = static_cast<std::int8_t>(std::clamp(v, lo, hi));
+  }
+}
+
+void lookup(const isa::Instruction& in, std::uint8_t* sram) {
+  const std::uint64_t count = in.get(Field::count);
+  std::int8_t table[256];
+  std::memcpy(table, sram + in.get(Field::table_addr), 256);  // the table may overlap dst
+  const auto* x = at<const std::uint8_t>(sram, in.get(Field::src_addr));
+  auto* y = at<std::int8_t>(sram, in.get(Field::dst_addr));
+  for (std::uint64_t i = 0; i < count; ++i) y[i] = table[x[i]];
+}
+
+}  // namespace
+
+void execute_vector(const isa::Instruction& in, std::uint8_t* sram) {
+  switch (in.opcode) {
+    case Opcode::BiasAdd: return bias_add(in, sram);
+    case Opcode::Requantize: return requantize(in, sram);
+    case Opcode::Cast: return cast(in, sram);
+    case Opcode::Clip: return clip(in, sram);
+    case Opcode::Add: return add_or_mul(in, sram, false);
+    case Opcode::Mul: return add_or_mul(in, sram, true);
+    case Opcode::QuantizedAdd: return quantized_add(in, sram);
+    case Opcode::Pool: return execute_pool(in, sram);
+    case Opcode::Lut: return lookup(in, sram);
+    case Opcode::Activation: return execute_activation(in, sram);
+    case Opcode::Softmax: return execute_softmax(in, sram);
+    default: break;
+  }
+}
+
+}  // namespace npu::sim

@@ -1,0 +1,195 @@
+// Timing rules with hand-computed expectations (config: simtest::config(), 1 cycle = 1 ns).
+//
+// Common arithmetic: the controller spends 1 dispatch cycle per instruction, so instruction
+// i (0-based) is ready for its unit at cycle i+1 unless a queue was full. An idle unit
+// starts an instruction at its ready cycle; halt ends when everything has finished.
+#include <catch2/catch.hpp>
+
+#include "sim_test_util.h"
+
+using namespace simtest;
+using npu::Dataflow;
+
+namespace {
+
+// Ten identical gemm tiles back to back on the compute unit, then halt.
+npu::sim::SimResult gemm_stream(Dataflow df, bool fp16) {
+  auto c = config();
+  c.mac_array.dataflow = df;
+  std::vector<Instruction> code;
+  for (int i = 0; i < 10; ++i) code.push_back(gemm(0, 8192, 16384, 64, 32, 48, fp16));
+  code.push_back(halt());
+  return run(program(code), c);
+}
+
+}  // namespace
+
+TEST_CASE("compute-bound gemm stream follows the systolic formulas", "[timing]") {
+  // m=64, n=32, k=48 on 16x16:
+  //  WS: ceil(48/16)*ceil(32/16) = 6 folds * (2*16 + 16 + 64 - 2 = 110) = 660 cycles
+  //  OS: ceil(64/16)*ceil(32/16) = 8 folds * (48 + 16 + 16 - 2 = 78)    = 624 cycles
+  //  IS: ceil(48/16)*ceil(64/16) = 12 folds * (2*16 + 16 + 32 - 2 = 78) = 936 cycles
+  // The first gemm is ready at cycle 1 (one dispatch), the rest follow back to back
+  // (dispatch is far ahead), halt ends at 1 + 10 * tile.
+  auto ws = gemm_stream(Dataflow::WeightStationary, false);
+  CHECK(ws.cycles == 1 + 10 * 660);
+  CHECK(ws.compute.busy_cycles == 10 * 660);
+  CHECK(ws.compute.instructions == 10);
+  CHECK(ws.macs == 10ull * 64 * 32 * 48);
+  CHECK(ws.instructions[3].start_cycle == 1 + 3 * 660);
+  CHECK(ws.instructions[3].end_cycle == 1 + 4 * 660);
+  CHECK(ws.mac_utilization == Approx(10.0 * 64 * 32 * 48 / (256.0 * 6601)));
+  CHECK(ws.achieved_tops == Approx(2.0 * 10 * 64 * 32 * 48 / (6601e-9) / 1e12));
+
+  CHECK(gemm_stream(Dataflow::OutputStationary, false).cycles == 1 + 10 * 624);
+  CHECK(gemm_stream(Dataflow::InputStationary, false).cycles == 1 + 10 * 936);
+  // fp16 takes fp16_cycles_per_op = 2 int8 slots per MAC.
+  auto h = gemm_stream(Dataflow::WeightStationary, true);
+  CHECK(h.cycles == 1 + 10 * 1320);
+  CHECK(h.fp16_macs == 10ull * 64 * 32 * 48);
+}
+
+namespace {
+// len0 is a 16-bit field: big contiguous loads are `runs` back-to-back runs.
+Instruction contiguous_load(std::uint64_t bytes, int runs) {
+  auto l = load(0, 0, bytes / runs);
+  l.set(Field::count1, runs);
+  l.set(Field::ddr_stride1, static_cast<std::int64_t>(bytes / runs));
+  l.set(Field::sram_stride1, static_cast<std::int64_t>(bytes / runs));
+  return l;
+}
+}  // namespace
+
+TEST_CASE("a DMA-bound load costs setup + latency + bytes / bandwidth", "[timing][dma]") {
+  // One aligned 64 KiB load, ready at cycle 1.
+  //  (as 2 runs of 32 KiB: both are issued together and queue on the DDR channels, so this
+  //  is the same as one 64 KiB run)
+  //  DDR: 65536 B split evenly over 2 channels (256 B interleave) at 25.6 GB/s total:
+  //       latency 100 ns + 65536 / 25.6 = 2560 ns -> 2660 ns = 2660 cycles at 1 GHz
+  //  SRAM port: 65536 / 64 = 1024 cycles (hidden under DDR)
+  //  transfer = setup 32 + max(2660, 1024) = 2692; done at 1 + 2692.
+  auto c = config();
+  auto r = run(program({contiguous_load(65536, 2), halt()}), c);
+  CHECK(r.cycles == 1 + 32 + 2660);
+  CHECK(r.load.busy_cycles == 32 + 2660);
+  CHECK(r.ddr_bytes_read == 65536);
+  CHECK(r.ddr_bus_bytes == 65536);
+  REQUIRE(r.dma_channels.size() == 2);
+  CHECK(r.dma_channels[0].transfers == 1);
+  CHECK(r.dma_channels[0].busy_cycles == 2692);
+
+  // Half the bandwidth taken by other agents: 65536 / 12.8 = 5120 ns + 100.
+  c.ddr.other_agents_share = 0.5;
+  CHECK(run(program({contiguous_load(65536, 2), halt()}), c).cycles == 1 + 32 + 5220);
+
+  // Rounding: DDR time is rounded up to whole cycles once per transfer:
+  //   cycles = setup + ceil((latency_ns + B / bw_eff) * f_GHz)  (when above the SRAM time).
+  // 333 MHz, B = 66048 (258 interleave blocks, 129 per channel): 100 + 66048/25.6 = 2680 ns
+  // -> 2680 * 0.333 = 892.44 -> 893 cycles; SRAM 66048/256 = 258 cycles is hidden.
+  auto slow = config();
+  slow.clock.frequency_mhz = 333.0;
+  slow.sram.port_bytes_per_cycle = 256;
+  CHECK(run(program({contiguous_load(66048, 2), halt()}), slow).cycles == 1 + 32 + 893);
+
+  // SRAM-bound: a 16 B/cycle port makes 65536 B take 4096 cycles > 2660.
+  auto narrow = config();
+  narrow.sram.port_bytes_per_cycle = 16;
+  CHECK(run(program({contiguous_load(65536, 2), halt()}), narrow).cycles == 1 + 32 + 4096);
+
+  // Ideal DDR: only setup and the SRAM port remain.
+  auto ideal = config();
+  ideal.ddr.model = "ideal";
+  CHECK(run(program({contiguous_load(65536, 2), halt()}), ideal).cycles == 1 + 32 + 1024);
+}
+
+TEST_CASE("misaligned DMA pays the extra burst, below min alignment the bounce copy", "[timing][dma]") {
+  // Aligned 4096 B: 64 bursts, 32 per channel, 100 + 4096/25.6 = 260 ns -> 1 + 32 + 260.
+  auto c = config();
+  auto aligned = run(program({load(0, 0, 4096), halt()}), c);
+  CHECK(aligned.cycles == 293);
+  CHECK(aligned.ddr_bus_bytes == 4096);
+
+  // ddr_addr 32: bursts = ceil((32 + 4096) / 64) = 65. Interleave blocks 0..16, the last
+  // holding one burst, so channel 0 serves 8*4 + 1 = 33 bursts of 64 / 12.8 = 5 ns:
+  // 165 + 100 = 265 ns -> exactly one burst (5 cycles) more than aligned.
+  auto mid_burst = run(program({load(32, 0, 4096), halt()}), c);
+  CHECK(mid_burst.cycles == 293 + 5);
+  CHECK(mid_burst.ddr_bus_bytes == 65 * 64);
+  CHECK(mid_burst.dma_channels[0].bounce_copies == 0);
+
+  // ddr_addr 2 is below dma.min_alignment_bytes = 4: same 65 bursts (+5) plus the bounce
+  // copy 16 + 4096 / 16 = 272 cycles.
+  auto bounced = run(program({load(2, 0, 4096), halt()}), c);
+  CHECK(bounced.cycles == 293 + 5 + 272);
+  CHECK(bounced.dma_channels[0].bounce_copies == 1);
+
+  // A misaligned stride counts too: 2 runs of 2048 B, the second at 2048 + 2 = 2050.
+  auto strided = load(0, 0, 2048);
+  strided.set(Field::count1, 2);
+  strided.set(Field::ddr_stride1, 2050);
+  strided.set(Field::sram_stride1, 2048);
+  auto s = run(program({strided, halt()}), c);
+  CHECK(s.dma_channels[0].bounce_copies == 1);
+}
+
+TEST_CASE("double buffering overlaps loads with compute", "[timing][tokens]") {
+  // 8 tiles, two SRAM buffers. Load i (8192 B, DMA channel 0) pushes a token to compute;
+  // gemm i pops it and pushes a token back to load ("buffer free"); load i >= 2 pops that.
+  //   load   = 32 + (100 + 8192/25.6 = 420) = 452 cycles
+  //   gemm   = m=454, n=16, k=16 WS: 1 fold * (2*16 + 16 + 454 - 2) = 500 cycles
+  // Program order L0 G0 L1 G1 ... L7 G7 halt (ready cycles 1, 2, 3, ...).
+  //   L0 [1, 453]; G0 [453, 953]; L1 waits for channel 0: [453, 905]; G1 [953, 1453];
+  //   L2 waits for G0's token: [953, 1405]; G2 [1453, 1953]; ... G_i = [453+500i, 953+500i]
+  //   (L_i ends at 1405 + 500(i-2) < 1453 + 500(i-2), so compute never waits after G0).
+  //   Total = 953 + 500*7 = 4453 = 1 + 452 + 8*500, versus 8*(452+500) = 7616 serial.
+  std::vector<Instruction> code;
+  for (int i = 0; i < 8; ++i) {
+    const std::uint64_t buf = (i % 2) * 8192;
+    code.push_back(load(0x10000 + i * 8192, buf, 8192, 0, i >= 2 ? kCompute : 0, kCompute));
+    code.push_back(gemm(buf, 16384, 32768 + (i % 2) * 32768, 454, 16, 16, false, false, kLoad, kLoad));
+  }
+  code.push_back(halt());
+  auto r = run(program(code), config());
+  CHECK(r.cycles == 4453);
+  CHECK(static_cast<double>(r.cycles) < 0.6 * 7616);
+  CHECK(r.compute.busy_cycles == 8 * 500);
+  CHECK(r.load.busy_cycles == 452 + 452 + 6 * 452);
+  // Stalls: G0 waits 453 - 2 = 451; loads 2..7 each wait 500 for their buffer.
+  CHECK(r.compute.stall_cycles == 451);
+  CHECK(r.load.stall_cycles == 6 * 500);
+  CHECK(r.instructions[15].start_cycle == 453 + 500 * 7);  // G7
+  CHECK(r.instructions[14].start_cycle == 953 + 500 * 5);  // L7 waits for G5
+  CHECK(r.instructions[4].start_cycle == 953);               // L2
+}
+
+TEST_CASE("barrier waits for every unit; queue depth throttles dispatch", "[timing]") {
+  // load 4096 B ready at 1 ends at 293; barrier (instruction 1, dispatched at 2) waits for
+  // it; the gemm after it is dispatched at 293 + 1 and runs 660 cycles.
+  auto c = config();
+  auto r = run(program({load(0, 0, 4096), make(Opcode::Barrier), gemm(0, 8192, 16384, 64, 32, 48), halt()}), c);
+  CHECK(r.instructions[1].end_cycle == 293);
+  CHECK(r.instructions[2].start_cycle == 294);
+  CHECK(r.cycles == 294 + 660);
+
+  // dispatch_cycles = 100 and 3 tiny vector ops (4 + ceil(16/16) = 5 cycles each): each is
+  // ready at 100, 200, 300; halt at 400.
+  c.controller.dispatch_cycles = 100;
+  auto v = make(Opcode::Add);
+  v.set(Field::count, 16);
+  v.set(Field::a_addr, 0);
+  v.set(Field::b_addr, 64);
+  v.set(Field::dst_addr, 128);
+  auto rv = run(program({v, v, v, halt()}), c);
+  CHECK(rv.instructions[2].start_cycle == 300);
+  CHECK(rv.cycles == 400);
+
+  // queue_depth 1, dispatch 1: gemm 0 taken at 1; gemm 1 queued at 2; gemm 2 cannot be
+  // queued until gemm 1 leaves the queue at 661; dispatch then continues at 661.
+  c = config();
+  c.controller.queue_depth = 1;
+  auto g = gemm(0, 8192, 16384, 64, 32, 48);
+  auto rq = run(program({g, g, g, load(0, 0, 64), halt()}), c);
+  // load (instr 3) can only be dispatched after gemm 2 is queued at 661: ready at 662.
+  CHECK(rq.instructions[3].start_cycle == 662);
+  CHECK(rq.cycles == 1 + 3 * 660);
+}
