@@ -68,7 +68,7 @@ One statement per line. `#` or `;` starts a comment that runs to the end of the 
   instruction (`Program::labels`).
 - **Values**: integers in decimal, `0x` hex or `0b` binary, `_` allowed between digits
   (`0x1_0000`), negative with `-`; symbols defined by `.equ`; and left-to-right sums and
-  differences of products of these (`BASE+0x40`, `ROWS*64-1`). Float (`F`) fields take a
+  differences of products of these, written without spaces (`BASE+0x40`, `ROWS*64-1`). Float (`F`) fields take a
   float literal (`0.5`, `-1e-3`, `inf`, `-inf`, hex floats), an integer expression, or raw
   bits as `raw:0x7fc00000` (how the disassembler writes NaNs).
 - **Strings** (tensor names, layouts, labels) are bare if they contain only printable

@@ -136,3 +136,18 @@ TEST_CASE("disassemble(Instruction) writes every field on one line", "[isa][asm]
   c.push = 0b1100;
   CHECK(disassemble(c) == "clip dtype=0 dst_addr=0x0 src_addr=0x0 count=0 lo=-inf hi=6 pop=load push=vector,store");
 }
+
+TEST_CASE("assembler: garbage input gives IsaError, never a crash", "[isa][asm][fuzz]") {
+  std::mt19937_64 rng(3);
+  const std::string text = disassemble(rich_program());
+  const char alphabet[] = "abcdefxyz0123456789 =,:#;.\"\\-+*_\t\n";
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string t = text.substr(0, 2000);
+    for (int k = 0; k < 4; ++k) t[rng() % t.size()] = alphabet[rng() % (sizeof alphabet - 1)];
+    try {
+      assemble(t, "fuzz");
+    } catch (const IsaError& e) {
+      REQUIRE(std::string(e.what()).rfind("fuzz:", 0) == 0);
+    }
+  }
+}

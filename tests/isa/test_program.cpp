@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <random>
 
 #include "assembler.h"
 #include "program.h"
@@ -182,4 +183,27 @@ TEST_CASE("container: files", "[isa][container]") {
   CHECK_THROWS_WITH(load_program(path), Catch::StartsWith(path + ": cannot open"));
   CHECK_THROWS_WITH(save_program(p, "/nonexistent-dir/x.npuprog"),
                     Catch::StartsWith("/nonexistent-dir/x.npuprog: cannot open for writing"));
+}
+
+TEST_CASE("container: random corruption behind a valid checksum never crashes", "[isa][container][fuzz]") {
+  const std::vector<std::uint8_t> bytes = serialize(sample());
+  std::mt19937_64 rng(99);
+  int accepted = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    std::vector<std::uint8_t> f = bytes;
+    int flips = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < flips; ++k) {
+      std::size_t at = 32 + rng() % (f.size() - 32);
+      f[at] = rng() % 2 ? static_cast<std::uint8_t>(rng()) : static_cast<std::uint8_t>(f[at] ^ (1u << (rng() % 8)));
+    }
+    if (rng() % 8 == 0) f.resize(32 + rng() % (f.size() - 32));
+    reseal(f);
+    try {
+      deserialize(f.data(), f.size(), "fuzz");
+      ++accepted;
+    } catch (const IsaError& e) {
+      REQUIRE(std::string(e.what()).rfind("fuzz: ", 0) == 0);
+    }
+  }
+  CHECK(accepted < 20000);
 }
