@@ -242,6 +242,10 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
 ProgramPlan plan_program(const isa::Program& program, const HardwareConfig& config, const MacArray& mac) {
   ProgramPlan plan;
   plan.ops.reserve(program.code.size() + 1);
+  std::size_t dma_count = 0;
+  for (const auto& in : program.code)
+    dma_count += in.opcode == Opcode::Load || in.opcode == Opcode::Store;
+  plan.transfers.reserve(dma_count);
   for (std::size_t i = 0; i < program.code.size(); ++i) {
     const isa::Instruction& in = program.code[i];
     if (static_cast<int>(in.opcode) >= static_cast<int>(Opcode::kCount))

@@ -71,13 +71,15 @@ void bias_add(const isa::Instruction& in, std::uint8_t* sram) {
     const auto* x = at<const std::int32_t>(sram, src);
     const auto* p = at<const std::int32_t>(sram, par);
     auto* y = at<std::int32_t>(sram, dst);
-    for (std::uint64_t i = 0; i < count; ++i)
-      y[i] = vec::sat32(static_cast<std::int64_t>(x[i]) + p[i % channels]);
+    for (std::uint64_t row = 0; row < count; row += channels)  // rows of `channels`: no modulo
+      for (std::uint64_t c = 0, n = std::min(channels, count - row); c < n; ++c)
+        y[row + c] = vec::sat32(static_cast<std::int64_t>(x[row + c]) + p[c]);
   } else {
     const auto* x = at<const float>(sram, src);
     const auto* p = at<const float>(sram, par);
     auto* y = at<float>(sram, dst);
-    for (std::uint64_t i = 0; i < count; ++i) y[i] = x[i] + p[i % channels];
+    for (std::uint64_t row = 0; row < count; row += channels)
+      for (std::uint64_t c = 0, n = std::min(channels, count - row); c < n; ++c) y[row + c] = x[row + c] + p[c];
   }
 }
 
@@ -91,14 +93,14 @@ void requantize(const isa::Instruction& in, std::uint8_t* sram) {
     if (p[2 * c + 1] < 0 || p[2 * c + 1] > 62)
       throw SimError(fmt::format("requant parameter of channel {} has shift {} (must be 0..62)", c, p[2 * c + 1]));
   // Reads x[i] before writing y[i] in order, so dst == src (in place) is safe.
-  for (std::uint64_t i = 0; i < count; ++i) {
-    const std::uint64_t c = i % channels;
-    const std::int64_t mult = p[2 * c];
-    const int shift = p[2 * c + 1];
-    const std::int64_t round = shift ? std::int64_t{1} << (shift - 1) : 0;
-    const std::int64_t v = ((static_cast<std::int64_t>(x[i]) * mult + round) >> shift) + zp;
-    y[i] = static_cast<std::int8_t>(std::clamp(v, lo, hi));
-  }
+  for (std::uint64_t row = 0; row < count; row += channels)  // rows of `channels`: no modulo
+    for (std::uint64_t c = 0, n = std::min(channels, count - row); c < n; ++c) {
+      const std::int64_t mult = p[2 * c];
+      const int shift = p[2 * c + 1];
+      const std::int64_t round = shift ? std::int64_t{1} << (shift - 1) : 0;
+      const std::int64_t v = ((static_cast<std::int64_t>(x[row + c]) * mult + round) >> shift) + zp;
+      y[row + c] = static_cast<std::int8_t>(std::clamp(v, lo, hi));
+    }
 }
 
 bool overlaps(std::uint64_t a, std::uint64_t an, std::uint64_t b, std::uint64_t bn) {

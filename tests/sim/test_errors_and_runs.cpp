@@ -185,7 +185,7 @@ TEST_CASE("200 simulate() calls in one process give identical results", "[runs]"
   }
 }
 
-TEST_CASE("trace JSON parses; a unit's event durations sum to its busy cycles", "[trace]") {
+TEST_CASE("trace JSON parses and a unit's event durations sum to its busy cycles", "[trace]") {
   auto c = config();
   c.clock.frequency_mhz = 1200.0;  // fractional microseconds
   auto r = run(mixed_program(8), c, true, true);

@@ -162,7 +162,7 @@ TEST_CASE("double buffering overlaps loads with compute", "[timing][tokens]") {
   CHECK(r.instructions[4].start_cycle == 953);               // L2
 }
 
-TEST_CASE("barrier waits for every unit; queue depth throttles dispatch", "[timing]") {
+TEST_CASE("barrier waits for every unit and queue depth throttles dispatch", "[timing]") {
   // load 4096 B ready at 1 ends at 293; barrier (instruction 1, dispatched at 2) waits for
   // it; the gemm after it is dispatched at 293 + 1 and runs 660 cycles.
   auto c = config();
