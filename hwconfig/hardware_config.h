@@ -10,6 +10,8 @@ namespace npu {
 
 enum class Dataflow { WeightStationary, OutputStationary, InputStationary };
 const char* dataflow_name(Dataflow d);  // "ws" | "os" | "is"
+// Inverse of dataflow_name; nullopt for anything else.
+std::optional<Dataflow> dataflow_from_name(const std::string& name);
 
 struct ClockConfig {
   double frequency_mhz = 1000.0;
@@ -100,6 +102,11 @@ struct HardwareConfig {
   double peak_tops() const { return 2.0 * macs() * clock.frequency_mhz * 1e6 / 1e12; }
   double cycle_ns() const { return 1000.0 / clock.frequency_mhz; }
 };
+
+// Every field equal, including name, source_path and presence of energy/area. Doubles
+// compare exactly (dump writes the shortest text that reads back bit-identical).
+bool operator==(const HardwareConfig& a, const HardwareConfig& b);
+inline bool operator!=(const HardwareConfig& a, const HardwareConfig& b) { return !(a == b); }
 
 // Thrown for any invalid configuration; what() is one line naming file, key path and value.
 struct ConfigError : std::runtime_error {

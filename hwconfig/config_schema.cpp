@@ -1,0 +1,121 @@
+#include "config_schema.h"
+
+namespace npu::schema {
+
+std::string Field::path() const {
+  return *section ? std::string(section) + "." + key : std::string(key);
+}
+
+const std::vector<Section>& sections() {
+  static const std::vector<Section> s = {
+      {"clock", false},   {"ddr", false},  {"sram", false},   {"dma", false},
+      {"mac_array", false}, {"vector", false}, {"controller", false}, {"host", false},
+      {"energy", true},   {"area", true},
+  };
+  return s;
+}
+
+#define SLOT(expr) [](HardwareConfig& c) -> Slot { return Slot(&c.expr); }
+#define OPT_SLOT(sec, mem) \
+  [](HardwareConfig& c) -> Slot { return c.sec ? Slot(&c.sec->mem) : Slot(); }
+
+namespace {
+constexpr double kBig = 1e9;
+}  // namespace
+
+const std::vector<Field>& fields() {
+  using K = Kind;
+  // section, key, kind, required, min, min_exclusive, max, pow2, choices, unit, note, slot
+  static const std::vector<Field> f = {
+      {"", "name", K::Text, false, 0, false, 0, false, "", "", "", SLOT(name)},
+
+      {"clock", "frequency_mhz", K::Number, true, 0, true, 10000, false, "", "MHz", "",
+       SLOT(clock.frequency_mhz)},
+
+      {"ddr", "model", K::Choice, false, 0, false, 0, false, "simple|banked|ideal", "", "",
+       SLOT(ddr.model)},
+      {"ddr", "bandwidth_gbps", K::Number, true, 0, true, 1e5, false, "", "GB/s", "",
+       SLOT(ddr.bandwidth_gbps)},
+      {"ddr", "latency_ns", K::Number, false, 0, false, 1e6, false, "", "ns", "",
+       SLOT(ddr.latency_ns)},
+      {"ddr", "channels", K::Integer, false, 1, false, 64, false, "", "", "", SLOT(ddr.channels)},
+      {"ddr", "burst_bytes", K::Integer, false, 1, false, 4096, true, "", "bytes", "",
+       SLOT(ddr.burst_bytes)},
+      {"ddr", "interleave_bytes", K::Integer, false, 1, false, 1 << 20, true, "", "bytes", "",
+       SLOT(ddr.interleave_bytes)},
+      {"ddr", "banks", K::Integer, false, 1, false, 256, false, "", "", "", SLOT(ddr.banks)},
+      {"ddr", "row_bytes", K::Integer, false, 1, false, 1 << 20, true, "", "bytes", "",
+       SLOT(ddr.row_bytes)},
+      {"ddr", "row_miss_ns", K::Number, false, 0, false, 1e6, false, "", "ns", "",
+       SLOT(ddr.row_miss_ns)},
+      {"ddr", "other_agents_share", K::Number, false, 0, false, 0.95, false, "", "fraction", "",
+       SLOT(ddr.other_agents_share)},
+      {"ddr", "capacity_mib", K::MiB, false, 0, true, 1 << 20, false, "", "MiB", "",
+       SLOT(ddr.capacity_bytes)},
+
+      {"sram", "capacity_kib", K::KiB, true, 0, true, 16384, false, "", "KiB",
+       "the 16 MiB reach of the ISA's 24-bit SRAM addresses", SLOT(sram.capacity_bytes)},
+      {"sram", "banks", K::Integer, false, 1, false, 1024, true, "", "", "", SLOT(sram.banks)},
+      {"sram", "port_bytes_per_cycle", K::Integer, false, 1, false, 65536, false, "",
+       "bytes/cycle", "", SLOT(sram.port_bytes_per_cycle)},
+      {"sram", "alignment_bytes", K::Integer, false, 1, false, 4096, true, "", "bytes", "",
+       SLOT(sram.alignment_bytes)},
+
+      {"dma", "channels", K::Integer, false, 1, false, 64, false, "", "", "", SLOT(dma.channels)},
+      {"dma", "setup_cycles", K::Integer, false, 0, false, 1e6, false, "", "cycles", "",
+       SLOT(dma.setup_cycles)},
+      {"dma", "min_alignment_bytes", K::Integer, false, 1, false, 4096, true, "", "bytes", "",
+       SLOT(dma.min_alignment_bytes)},
+      {"dma", "bounce_setup_cycles", K::Integer, false, 0, false, 1e6, false, "", "cycles", "",
+       SLOT(dma.bounce_setup_cycles)},
+      {"dma", "bounce_bytes_per_cycle", K::Integer, false, 1, false, 65536, false, "",
+       "bytes/cycle", "", SLOT(dma.bounce_bytes_per_cycle)},
+
+      {"mac_array", "rows", K::Integer, true, 1, false, 4096, false, "", "PEs", "",
+       SLOT(mac_array.rows)},
+      {"mac_array", "cols", K::Integer, true, 1, false, 4096, false, "", "PEs", "",
+       SLOT(mac_array.cols)},
+      {"mac_array", "dataflow", K::Choice, false, 0, false, 0, false, "ws|os|is", "", "",
+       SLOT(mac_array.dataflow)},
+      {"mac_array", "fp16_cycles_per_op", K::Integer, false, 1, false, 64, false, "", "cycles",
+       "", SLOT(mac_array.fp16_cycles_per_op)},
+
+      {"vector", "lanes", K::Integer, false, 1, false, 65536, false, "", "elements/cycle", "",
+       SLOT(vector.lanes)},
+      {"vector", "latency_cycles", K::Integer, false, 0, false, 1e6, false, "", "cycles", "",
+       SLOT(vector.latency_cycles)},
+
+      {"controller", "queue_depth", K::Integer, false, 1, false, 65536, false, "",
+       "instructions", "", SLOT(controller.queue_depth)},
+      {"controller", "dispatch_cycles", K::Integer, false, 0, false, 1e6, false, "", "cycles", "",
+       SLOT(controller.dispatch_cycles)},
+
+      {"host", "gflops", K::Number, false, 0, true, 1e7, false, "", "GFLOP/s", "",
+       SLOT(host.gflops)},
+      {"host", "memcpy_gbps", K::Number, false, 0, true, 1e5, false, "", "GB/s", "",
+       SLOT(host.memcpy_gbps)},
+      {"host", "transition_us", K::Number, false, 0, false, 1e7, false, "", "us", "",
+       SLOT(host.transition_us)},
+
+      {"energy", "int8_mac_pj", K::Number, false, 0, false, kBig, false, "", "pJ", "",
+       OPT_SLOT(energy, int8_mac_pj)},
+      {"energy", "fp16_mac_pj", K::Number, false, 0, false, kBig, false, "", "pJ", "",
+       OPT_SLOT(energy, fp16_mac_pj)},
+      {"energy", "sram_byte_pj", K::Number, false, 0, false, kBig, false, "", "pJ", "",
+       OPT_SLOT(energy, sram_byte_pj)},
+      {"energy", "ddr_byte_pj", K::Number, false, 0, false, kBig, false, "", "pJ", "",
+       OPT_SLOT(energy, ddr_byte_pj)},
+      {"energy", "static_mw", K::Number, false, 0, false, kBig, false, "", "mW", "",
+       OPT_SLOT(energy, static_mw)},
+
+      {"area", "mm2_per_mac", K::Number, false, 0, false, kBig, false, "", "mm^2", "",
+       OPT_SLOT(area, mm2_per_mac)},
+      {"area", "mm2_per_sram_kib", K::Number, false, 0, false, kBig, false, "", "mm^2", "",
+       OPT_SLOT(area, mm2_per_sram_kib)},
+      {"area", "fixed_mm2", K::Number, false, 0, false, kBig, false, "", "mm^2", "",
+       OPT_SLOT(area, fixed_mm2)},
+  };
+  return f;
+}
+
+}  // namespace npu::schema

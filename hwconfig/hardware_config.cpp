@@ -1,0 +1,196 @@
+#include "hardware_config.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "config_internal.h"
+
+namespace npu {
+
+const char* dataflow_name(Dataflow d) {
+  switch (d) {
+    case Dataflow::WeightStationary: return "ws";
+    case Dataflow::OutputStationary: return "os";
+    case Dataflow::InputStationary: return "is";
+  }
+  return "?";
+}
+
+std::optional<Dataflow> dataflow_from_name(const std::string& name) {
+  if (name == "ws") return Dataflow::WeightStationary;
+  if (name == "os") return Dataflow::OutputStationary;
+  if (name == "is") return Dataflow::InputStationary;
+  return std::nullopt;
+}
+
+namespace detail {
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return ".nan";
+  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string quote(const std::string& s, std::size_t max_len) {
+  std::string out = "\"";
+  std::size_t n = 0;
+  for (unsigned char ch : s) {
+    if (n++ >= max_len) {
+      out += "...";
+      break;
+    }
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (ch < 0x20 || ch == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", ch);
+          out += buf;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string choices_list(const schema::Field& f) {
+  std::string out = f.choices;
+  for (auto& c : out)
+    if (c == '|') c = ',';
+  std::string spaced;
+  for (char c : out) {
+    spaced += c;
+    if (c == ',') spaced += ' ';
+  }
+  return spaced;
+}
+
+bool is_choice(const schema::Field& f, const std::string& value) {
+  std::string all = f.choices;
+  std::size_t start = 0;
+  while (start <= all.size()) {
+    std::size_t bar = all.find('|', start);
+    if (bar == std::string::npos) bar = all.size();
+    if (all.compare(start, bar - start, value) == 0 && bar - start == value.size()) return true;
+    start = bar + 1;
+  }
+  return false;
+}
+
+std::optional<std::string> range_problem(const schema::Field& f, double v) {
+  if (!std::isfinite(v)) return std::string("must be a finite number");
+  if (f.min_exclusive ? !(v > f.min) : !(v >= f.min))
+    return std::string(f.min_exclusive ? "must be > " : "must be >= ") + format_number(f.min);
+  if (v > f.max) {
+    std::string p = "must be <= " + format_number(f.max);
+    if (*f.note) p += std::string(", ") + f.note;
+    return p;
+  }
+  if (f.power_of_two) {
+    auto u = static_cast<unsigned long long>(v);
+    if (u == 0 || (u & (u - 1)) != 0) return std::string("must be a power of two");
+  }
+  return std::nullopt;
+}
+
+void fail(const std::string& file, const std::string& path, const std::string& problem,
+          const std::string& got) {
+  std::string msg = file.empty() ? std::string("<config>") : file;
+  if (!path.empty()) msg += ": " + path;
+  msg += ": " + problem;
+  if (!got.empty()) msg += " (got " + got + ")";
+  for (auto& c : msg)
+    if (c == '\n' || c == '\r') c = ' ';
+  throw ConfigError(msg);
+}
+
+}  // namespace detail
+
+namespace {
+
+using schema::Field;
+using schema::Kind;
+
+// Checks one field of a built struct; `file` names the source in the message.
+void check_field(const Field& f, const HardwareConfig& c, const std::string& file) {
+  schema::Slot slot = schema::slot_of(f, c);
+  if (std::holds_alternative<std::monostate>(slot)) return;  // optional section absent
+  const std::string path = f.path();
+  if (auto* s = std::get_if<std::string*>(&slot)) {
+    if (f.kind == Kind::Choice && !detail::is_choice(f, **s))
+      detail::fail(file, path, "must be one of " + detail::choices_list(f), detail::quote(**s));
+    return;
+  }
+  if (auto* d = std::get_if<Dataflow*>(&slot)) {
+    if (!dataflow_from_name(dataflow_name(**d)))
+      detail::fail(file, path, "must be one of " + detail::choices_list(f),
+                   std::to_string(static_cast<int>(**d)));
+    return;
+  }
+  double v = 0;
+  if (auto* i = std::get_if<int*>(&slot)) v = **i;
+  if (auto* x = std::get_if<double*>(&slot)) v = **x;
+  if (auto* u = std::get_if<std::uint64_t*>(&slot)) {
+    std::uint64_t unit = f.kind == Kind::MiB ? (1ull << 20) : 1024ull;
+    v = static_cast<double>(**u) / static_cast<double>(unit);
+    if (**u % unit != 0)
+      detail::fail(file, path,
+                   std::string("must be a whole number of ") + (f.kind == Kind::MiB ? "MiB" : "KiB"),
+                   detail::format_number(v));
+  }
+  if (auto problem = detail::range_problem(f, v))
+    detail::fail(file, path, *problem, detail::format_number(v));
+}
+
+}  // namespace
+
+void validate(const HardwareConfig& c) {
+  const std::string& file = c.source_path;
+  for (const auto& f : schema::fields()) check_field(f, c, file);
+
+  // Relations between keys.
+  if (c.ddr.interleave_bytes < c.ddr.burst_bytes)
+    detail::fail(file, "ddr.interleave_bytes",
+                 "must be >= ddr.burst_bytes (" + std::to_string(c.ddr.burst_bytes) + ")",
+                 std::to_string(c.ddr.interleave_bytes));
+  if (c.ddr.row_bytes < c.ddr.burst_bytes)
+    detail::fail(file, "ddr.row_bytes",
+                 "must be >= ddr.burst_bytes (" + std::to_string(c.ddr.burst_bytes) + ")",
+                 std::to_string(c.ddr.row_bytes));
+  if (c.sram.capacity_bytes % static_cast<std::uint64_t>(c.sram.alignment_bytes) != 0)
+    detail::fail(file, "sram.capacity_kib",
+                 "must be a multiple of sram.alignment_bytes (" +
+                     std::to_string(c.sram.alignment_bytes) + " bytes)",
+                 detail::format_number(static_cast<double>(c.sram.capacity_bytes) / 1024.0));
+}
+
+bool operator==(const HardwareConfig& a, const HardwareConfig& b) {
+  if (a.name != b.name || a.source_path != b.source_path) return false;
+  if (a.energy.has_value() != b.energy.has_value() || a.area.has_value() != b.area.has_value())
+    return false;
+  for (const auto& f : schema::fields()) {
+    schema::Slot x = schema::slot_of(f, a), y = schema::slot_of(f, b);
+    bool same = std::visit(
+        [&](auto p) {
+          using P = decltype(p);
+          if constexpr (std::is_same_v<P, std::monostate>) {
+            return std::holds_alternative<std::monostate>(y);
+          } else {
+            return *p == *std::get<P>(y);
+          }
+        },
+        x);
+    if (!same) return false;
+  }
+  return true;
+}
+
+}  // namespace npu
