@@ -1,8 +1,11 @@
 // compile(): the whole pipeline from an ONNX file to a program plus execution plan.
+#include "codegen.h"
 #include "compiled_model.h"
 #include "onnx_io.h"
 #include "partition.h"
+#include "passes/passes.h"
 #include "pipeline.h"
+#include "quantize.h"
 
 namespace npu::compiler {
 
@@ -10,18 +13,42 @@ CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config
                       const CompileOptions& options) {
   CompiledModel model;
   model.precision = options.precision;
-  Graph g = import_and_optimize(onnx_path, options, model.passes);
+  Graph unfused;
+  Graph g = import_and_optimize(onnx_path, options, model.passes, &unfused);
   model.model_inputs = g.inputs;
   model.model_outputs = g.outputs;
   PassPipeline pipeline(options, model.passes);
+
   std::size_t before = g.nodes.size();
   model.fallbacks = assign_devices(g, options.precision, options.strict);
-  auto steps = group_steps(g);
-  model.npu_cpu_transitions = count_transitions(steps);
   pipeline.record("partition", g, before,
                   std::to_string(g.nodes.size() - model.fallbacks.size()) + " npu, " +
-                      std::to_string(model.fallbacks.size()) + " cpu nodes, " +
-                      std::to_string(model.npu_cpu_transitions) + " transitions");
+                      std::to_string(model.fallbacks.size()) + " cpu nodes");
+
+  if (options.precision == Precision::Int8) {
+    before = g.nodes.size();
+    auto samples = calibration_inputs(unfused, options, model.warnings);
+    auto ranges = measure_ranges(unfused, samples);
+    auto moved = assign_quantization(g, ranges);
+    for (const auto& name : moved)
+      for (const auto& n : g.nodes)
+        if (n.name == name) {
+          if (options.strict)
+            throw CompileError(g.source + ": --strict: node '" + n.name + "' (" + n.op_type +
+                               ") would fall back to the CPU: " + n.fallback_reason);
+          model.fallbacks.push_back({n.name, n.op_type, n.fallback_reason});
+        }
+    if (!moved.empty()) assign_quantization(g, ranges);
+    pipeline.record("quantization", g, before,
+                    "int8 per-channel weights, per-tensor activations from " + std::to_string(samples.size()) +
+                        " calibration samples");
+  }
+
+  int transposes = 0;
+  pipeline.run("layout", g, [&](Graph& x) { return convert_layout(x, transposes); });
+
+  auto steps = group_steps(g);
+  model.npu_cpu_transitions = count_transitions(steps);
   for (std::size_t s = 0; s < steps.size(); ++s) {
     Step step;
     if (steps[s].device == Node::Device::Cpu) {
@@ -30,7 +57,13 @@ CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config
       step.cpu.onnx_model = std::move(sub.onnx_model);
       step.cpu.inputs = sub.inputs;
       step.cpu.outputs = sub.outputs;
-      for (int i : steps[s].nodes) step.cpu.node_names.push_back(g.nodes[i].name);
+      for (int i : steps[s].nodes) {
+        step.cpu.node_names.push_back(g.nodes[i].name);
+        std::uint64_t elements = 0;
+        for (const auto& o : g.nodes[i].outputs)
+          if (!o.empty() && g.tensor(o).shape_known) elements += static_cast<std::uint64_t>(g.tensor(o).elements());
+        step.cpu.flops += 2 * node_macs(g, g.nodes[i]) + elements;
+      }
     } else {
       step.kind = Step::Kind::Npu;
       step.npu.inputs = steps[s].inputs;
@@ -38,7 +71,12 @@ CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config
     }
     model.steps.push_back(std::move(step));
   }
-  (void)config;
+  before = g.nodes.size();
+  generate_program(g, steps, config, options.precision, model);
+  pipeline.record("codegen", g, before,
+                  std::to_string(model.program.code.size()) + " instructions in " + std::to_string(steps.size()) +
+                      " steps, " + std::to_string(model.npu_cpu_transitions) + " NPU<->CPU transitions");
+  attach_plan(model);
   return model;
 }
 

@@ -26,6 +26,10 @@ struct CompileOptions {
 
 // NPU tensors are described by program.tensors (dtype, layout, DDR address, quant params).
 // Tensors the runtime exchanges with the host are named after the ONNX value they carry.
+// 4-D NPU tensors are stored NHWC (TensorEntry.shape is then [N,H,W,C]); the runtime does the
+// NCHW<->NHWC transpose (and, for int8, quantise/dequantise with scale and zero_point, round
+// half to even) when it moves a value between the host and DDR: these are the boundary
+// transposes the layout pass counts.
 struct NpuStep {
   std::uint32_t first_instruction = 0;  // [first, end) of program.code; ends with halt
   std::uint32_t end_instruction = 0;
@@ -97,5 +101,7 @@ CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config
 // The plan travels in program.extra as section kPlanSectionKind.
 void attach_plan(CompiledModel& model);
 CompiledModel load_compiled(const std::string& npuprog_path);
+// The same from a program already in memory (e.g. isa::deserialize'd); `origin` names it in errors.
+CompiledModel plan_from_program(isa::Program program, const std::string& origin);
 
 }  // namespace npu::compiler

@@ -97,6 +97,83 @@ std::vector<std::uint8_t> to_bytes(const onnx::ModelProto& m) {
   return std::vector<std::uint8_t>(s.begin(), s.end());
 }
 
+// A fused NPU layer as plain ONNX nodes, for CPU steps (ONNX Runtime or our kernels run them).
+// Clip bounds become initializers appended to `extra`.
+std::vector<Node> expand_fused(const Graph& g, const Node& n, std::vector<Tensor>& extra) {
+  std::vector<Node> out;
+  Node core;
+  core.name = n.name;
+  core.op_type = n.op_type == "FusedConv" ? "Conv" : "Gemm";
+  core.inputs = {n.inputs[0], n.inputs[1]};
+  if (n.inputs.size() > 2 && !n.inputs[2].empty()) core.inputs.push_back(n.inputs[2]);
+  for (const char* a : {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"})
+    if (n.has(a)) core.attributes[a] = n.attributes.at(a);
+  std::string value = n.name + "_conv";
+  core.outputs = {value};
+  out.push_back(core);
+  auto activation = [&](const std::string& act, float alpha, float beta, const std::string& tag) {
+    if (act.empty()) return;
+    std::string in = value;
+    value = n.name + "_" + tag;
+    Node a;
+    a.name = n.name + "_" + tag;
+    a.inputs = {in};
+    a.outputs = {value};
+    if (act == "SiLU" || act == "HardSwish") {
+      Node s;
+      s.name = a.name + "_gate";
+      s.op_type = act == "SiLU" ? "Sigmoid" : "HardSigmoid";
+      if (act == "HardSwish") {
+        s.set_float("alpha", 1.0f / 6.0f);
+        s.set_float("beta", 0.5f);
+      }
+      s.inputs = {in};
+      s.outputs = {a.name + "_gate_out"};
+      out.push_back(s);
+      a.op_type = "Mul";
+      a.inputs = {in, s.outputs[0]};
+    } else if (act == "Clip") {
+      a.op_type = "Clip";
+      if (g.opset < 11) {
+        a.set_float("min", alpha);
+        a.set_float("max", beta);
+      } else {
+        for (float v : {alpha, beta}) {
+          Tensor t;
+          t.name = a.name + (extra.size() % 2 ? "_max" : "_min") + std::to_string(extra.size());
+          t.is_constant = true;
+          t.shape_known = true;
+          t.floats = {v};
+          extra.push_back(t);
+          a.inputs.push_back(t.name);
+        }
+      }
+    } else {
+      a.op_type = act;
+      if (act == "HardSigmoid") {
+        a.set_float("alpha", alpha);
+        a.set_float("beta", beta);
+      } else if (act == "LeakyRelu") {
+        a.set_float("alpha", alpha);
+      }
+    }
+    out.push_back(a);
+  };
+  activation(n.get_string("activation", ""), n.get_float("act_alpha", 0), n.get_float("act_beta", 0), "act");
+  if (n.inputs.size() > 3 && !n.inputs[3].empty()) {
+    Node add;
+    add.name = n.name + "_add";
+    add.op_type = "Add";
+    add.inputs = {value, n.inputs[3]};
+    value = add.name + "_out";
+    add.outputs = {value};
+    out.push_back(add);
+    activation(n.get_string("post_activation", ""), n.get_float("post_alpha", 0), n.get_float("post_beta", 0), "post");
+  }
+  out.back().outputs = n.outputs;
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> export_onnx(const Graph& g) {
@@ -140,9 +217,14 @@ Subgraph export_subgraph(const Graph& g, const std::vector<int>& node_indices,
     for (const auto& o : n.outputs) if (!o.empty()) produced.insert(o);
   }
   Subgraph s;
+  std::vector<Tensor> extra;
   for (int i : node_indices) {
     const Node& n = g.nodes[i];
-    write_node(n, gp->add_node());
+    if (n.domain == "npusim") {
+      for (const auto& part : expand_fused(g, n, extra)) write_node(part, gp->add_node());
+    } else {
+      write_node(n, gp->add_node());
+    }
     for (const auto& in : n.inputs) {
       if (in.empty() || produced.count(in) || consumed.count(in)) continue;
       consumed.insert(in);
@@ -169,6 +251,7 @@ Subgraph export_subgraph(const Graph& g, const std::vector<int>& node_indices,
       }
     }
   }
+  for (const auto& t : extra) write_constant(t, gp->add_initializer());
   s.onnx_model = to_bytes(m);
   return s;
 }

@@ -22,7 +22,7 @@ void PassPipeline::record(const std::string& name, const Graph& graph, std::size
 }
 
 Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& options,
-                          std::vector<PassSummary>& summaries) {
+                          std::vector<PassSummary>& summaries, Graph* before_fusion) {
   PassPipeline pipeline(options, summaries);
   Graph g = import_onnx(onnx_path, options.input_shapes);
   pipeline.record("import", g, g.nodes.size(),
@@ -35,6 +35,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   });
   pipeline.run("dead-node-removal", g, remove_dead_nodes);
   pipeline.run("batchnorm-folding", g, fold_batchnorm);
+  if (before_fusion) *before_fusion = g;
   pipeline.run("fusion", g, [](Graph& x) {
     auto d = fuse_layers(x);
     remove_dead_nodes(x);

@@ -28,9 +28,11 @@ class PassPipeline {
   int index_ = 0;
 };
 
-// import, constant folding, dead-node removal, BatchNorm folding, fusion.
+// import, constant folding, dead-node removal, BatchNorm folding, fusion. `before_fusion`
+// (optional) receives the graph as it was just before fusion: calibration runs on it so the
+// values that fusion hides (a conv's pre-activation output) still get measured.
 Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& options,
-                          std::vector<PassSummary>& summaries);
+                          std::vector<PassSummary>& summaries, Graph* before_fusion = nullptr);
 
 // "fusion: 70 -> 31 nodes (fused 20 layers ...)"
 std::string format_summary(const PassSummary& s);

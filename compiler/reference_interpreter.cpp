@@ -490,7 +490,7 @@ std::vector<FloatTensor> evaluate_node(const Graph& g, const Node& n,
   fail(g, n, "the reference interpreter has no kernel for this op");
 }
 
-TensorMap run_reference(const Graph& g, const TensorMap& inputs) {
+TensorMap run_reference(const Graph& g, const TensorMap& inputs, bool best_effort) {
   TensorMap values = inputs;
   for (const auto& [name, t] : g.tensors)
     if (t.is_constant) values[name] = constant_as_float(t);
@@ -498,13 +498,25 @@ TensorMap run_reference(const Graph& g, const TensorMap& inputs) {
     if (!values.count(in)) throw CompileError(g.source + ": no value given for input '" + in + "'");
   for (const auto& n : g.nodes) {
     std::vector<const FloatTensor*> args;
+    bool missing = false;
     for (const auto& i : n.inputs) {
       if (i.empty()) { args.push_back(nullptr); continue; }
       auto it = values.find(i);
-      if (it == values.end()) throw CompileError(g.source + ": node '" + n.name + "' input '" + i + "' has no value");
+      if (it == values.end()) {
+        if (!best_effort) throw CompileError(g.source + ": node '" + n.name + "' input '" + i + "' has no value");
+        missing = true;
+        break;
+      }
       args.push_back(&it->second);
     }
-    auto outs = evaluate_node(g, n, args);
+    if (missing || (best_effort && !reference_supports(n))) continue;
+    std::vector<FloatTensor> outs;
+    try {
+      outs = evaluate_node(g, n, args);
+    } catch (const CompileError&) {
+      if (!best_effort) throw;
+      continue;
+    }
     for (std::size_t o = 0; o < outs.size() && o < n.outputs.size(); ++o)
       if (!n.outputs[o].empty()) values[n.outputs[o]] = std::move(outs[o]);
   }

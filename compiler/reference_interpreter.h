@@ -27,7 +27,9 @@ std::vector<FloatTensor> evaluate_node(const Graph& graph, const Node& node,
 
 // Runs the whole graph. Returns every value computed (graph outputs included), which is what
 // calibration reads activation ranges from.
-TensorMap run_reference(const Graph& graph, const TensorMap& inputs);
+// best_effort: a node the interpreter cannot run (or whose inputs are missing) is skipped and
+// its outputs stay absent, instead of throwing.
+TensorMap run_reference(const Graph& graph, const TensorMap& inputs, bool best_effort = false);
 
 // Source index of output position `o` for nearest Resize along one axis (ONNX formulas).
 // Returns -1 for an unsupported coordinate_transformation_mode.

@@ -156,6 +156,9 @@ std::string fuse_layers(Graph& g) {
       }
     }
     Node fusedn = n;
+    // Names of the values the fused node no longer materialises; calibration measures them on
+    // the graph before fusion to quantise the epilogue's intermediate steps.
+    fusedn.set_string("acc_value", out);
     fusedn.domain = "npusim";
     fusedn.op_type = conv ? "FusedConv" : "FusedGemm";
     fusedn.inputs.resize(4);
@@ -169,6 +172,7 @@ std::string fuse_layers(Graph& g) {
         fused_names.push_back(g.nodes[k].name);
       }
       out = act.output;
+      fusedn.set_string("act_value", out);
       pattern += "+" + act.name;
     }
     // Residual: Add(out, r) with r computed elsewhere, same shape.

@@ -1,0 +1,170 @@
+#include "codegen.h"
+
+#include <algorithm>
+#include <set>
+
+#include "codegen_context.h"
+
+namespace npu::compiler {
+
+void nhwc_extents(const std::vector<std::int64_t>& s, std::int64_t& h, std::int64_t& w, std::int64_t& c) {
+  h = w = c = 1;
+  if (s.size() == 4) {
+    h = s[2];
+    w = s[3];
+    c = s[1];
+  } else if (s.size() == 2) {
+    h = s[0];
+    c = s[1];
+  } else if (!s.empty()) {
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) h *= s[i];
+    c = s.back();
+  }
+}
+
+CodegenContext::CodegenContext(const Graph& g, const HardwareConfig& c, Precision p)
+    : graph(g), config(c), precision(p) {
+  alignment = static_cast<std::uint64_t>(std::max(1, c.sram.alignment_bytes));
+  sram_bytes = std::min<std::uint64_t>(c.sram.capacity_bytes, (1ull << 24)) / alignment * alignment;
+}
+
+std::uint64_t CodegenContext::allocate(std::uint64_t bytes) {
+  std::uint64_t a = next_ddr_;
+  next_ddr_ = (next_ddr_ + bytes + 63) / 64 * 64;
+  if (next_ddr_ > config.ddr.capacity_bytes)
+    throw CompileError(graph.source + ": the program needs " + std::to_string(next_ddr_) +
+                       " bytes of DDR; the config has " + std::to_string(config.ddr.capacity_bytes));
+  return a;
+}
+
+const DdrTensor& CodegenContext::tensor(const std::string& name) {
+  auto it = tensors_.find(name);
+  if (it != tensors_.end()) return it->second;
+  const Tensor& t = graph.tensor(name);
+  DdrTensor d;
+  nhwc_extents(t.shape, d.h, d.w, d.c);
+  d.elem = elem_bytes();
+  d.quant = t.quant;
+  d.addr = allocate(static_cast<std::uint64_t>(d.bytes()));
+  return tensors_[name] = d;
+}
+
+void CodegenContext::alias(const std::string& name, const std::string& same_as) {
+  DdrTensor d = tensor(same_as);
+  const Tensor& t = graph.tensor(name);
+  nhwc_extents(t.shape, d.h, d.w, d.c);
+  d.quant = t.quant;
+  tensors_[name] = d;
+}
+
+std::uint64_t CodegenContext::add_data(std::vector<std::uint8_t> bytes) {
+  std::uint64_t a = allocate(bytes.size());
+  program_.data.push_back({a, std::move(bytes)});
+  return a;
+}
+
+std::uint64_t node_macs(const Graph& g, const Node& n) {
+  const std::string& op = n.op_type;
+  if (op != "Conv" && op != "FusedConv" && op != "Gemm" && op != "FusedGemm" && op != "MatMul") return 0;
+  if (n.inputs.size() < 2 || n.outputs.empty()) return 0;
+  const Tensor& w = g.tensor(n.inputs[1]);
+  const Tensor& y = g.tensor(n.outputs[0]);
+  if (!w.shape_known || !y.shape_known) return 0;
+  if (op == "Conv" || op == "FusedConv") {
+    std::int64_t per_output = w.elements() / std::max<std::int64_t>(w.shape[0], 1);
+    return static_cast<std::uint64_t>(y.elements() * per_output);
+  }
+  const Tensor& x = g.tensor(n.inputs[0]);
+  std::int64_t k = x.shape.empty() ? 1 : x.shape.back();
+  return static_cast<std::uint64_t>(y.elements() * k);
+}
+
+void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const HardwareConfig& config,
+                      Precision precision, CompiledModel& model) {
+  CodegenContext ctx(g, config, precision);
+  isa::Program& program = ctx.program();
+  std::set<std::string> step_inputs, step_outputs;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    if (steps[s].device != Node::Device::Npu) {
+      for (int i : steps[s].nodes) {
+        const Node& n = g.nodes[i];
+        LayerRecord rec;
+        rec.name = n.name;
+        rec.op = n.op_type;
+        rec.device = "cpu";
+        rec.macs = node_macs(g, n);
+        rec.fused_nodes = n.fused_nodes;
+        model.layers.push_back(rec);
+      }
+      continue;
+    }
+    NpuStep& step = model.steps.at(s).npu;
+    step.first_instruction = static_cast<std::uint32_t>(program.code.size());
+    for (const auto& in : steps[s].inputs) {
+      ctx.tensor(in);
+      step_inputs.insert(in);
+    }
+    for (int i : steps[s].nodes) {
+      const Node& n = g.nodes[i];
+      const std::string& op = n.op_type;
+      LayerCode code;
+      if (op == "Flatten" || op == "Reshape") {
+        ctx.alias(n.outputs[0], n.inputs[0]);  // same bytes in NHWC when H = W = 1
+      } else if (op == "FusedConv" || op == "FusedGemm") {
+        code = generate_conv(ctx, n);
+      } else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") {
+        code = generate_pool(ctx, n);
+      } else if (op == "Concat") {
+        code = generate_concat(ctx, n);
+      } else if (op == "Resize" || op == "Upsample") {
+        code = generate_resize(ctx, n);
+      } else if (op == "Softmax") {
+        code = generate_softmax(ctx, n);
+      } else {
+        code = generate_elementwise(ctx, n);
+      }
+      LayerRecord rec;
+      rec.name = n.name;
+      rec.op = n.get_string("pattern", op);
+      rec.device = "npu";
+      rec.macs = code.macs;
+      rec.planned_ddr_bytes = code.planned_ddr_bytes;
+      rec.fused_nodes = n.fused_nodes;
+      rec.first_instruction = static_cast<std::uint32_t>(program.code.size());
+      program.code.insert(program.code.end(), code.code.begin(), code.code.end());
+      // Layers communicate through DDR: the next layer may only start once this one's stores land.
+      if (!code.code.empty()) program.code.push_back(isa::make_instruction(isa::Opcode::Barrier));
+      rec.end_instruction = static_cast<std::uint32_t>(program.code.size());
+      model.layers.push_back(rec);
+    }
+    program.code.push_back(isa::make_instruction(isa::Opcode::Halt));
+    step.end_instruction = static_cast<std::uint32_t>(program.code.size());
+    for (const auto& o : steps[s].outputs) step_outputs.insert(o);
+  }
+  for (const auto& [name, d] : ctx.placed()) {
+    const Tensor& t = g.tensor(name);
+    isa::TensorEntry e;
+    e.name = name;
+    e.role = step_outputs.count(name) ? isa::TensorRole::Output
+             : step_inputs.count(name) ? isa::TensorRole::Input
+                                       : isa::TensorRole::Intermediate;
+    e.dtype = precision == Precision::Int8 ? isa::DType::Int8 : isa::DType::Fp16;
+    if (t.shape.size() == 4) {
+      e.shape = {t.shape[0], t.shape[2], t.shape[3], t.shape[1]};
+      e.layout = "NHWC";
+    } else {
+      e.shape = t.shape;
+      e.layout = t.shape.size() == 2 ? "NC" : "ND";
+    }
+    e.ddr_addr = d.addr;
+    e.size_bytes = static_cast<std::uint64_t>(d.bytes());
+    if (precision == Precision::Int8) {
+      e.scale = d.quant.scale;
+      e.zero_point = d.quant.zero_point;
+    }
+    program.tensors.push_back(e);
+  }
+  model.program = std::move(program);
+}
+
+}  // namespace npu::compiler

@@ -1,0 +1,337 @@
+// Code for fused Conv / Gemm layers: the MAC array accumulates a tile, the vector unit runs
+// the epilogue (bias, requantise or cast, activation, residual add) on the accumulators in
+// SRAM, and only the final int8/fp16 result is stored to DDR.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "codegen_context.h"
+#include "half.h"
+#include "instruction_stream.h"
+#include "quant_math.h"
+#include "quantize.h"
+#include "reference_interpreter.h"
+#include "shape_inference.h"
+#include "sram_tiling.h"
+
+namespace npu::compiler {
+namespace {
+
+template <typename T>
+void append(std::vector<std::uint8_t>& out, T v) {
+  std::uint8_t b[sizeof(T)];
+  std::memcpy(b, &v, sizeof(T));
+  out.insert(out.end(), b, b + sizeof(T));
+}
+
+bool lut_activation(const std::string& a) { return !a.empty() && a != "Relu" && a != "Clip"; }
+
+int act_function(const std::string& a) {
+  if (a == "Sigmoid") return 0;
+  if (a == "Tanh") return 1;
+  if (a == "HardSigmoid") return 2;
+  if (a == "HardSwish") return 3;
+  if (a == "SiLU") return 4;
+  throw CompileError("activation " + a + " has no fp16 act function");
+}
+
+// Clamp bounds in the int8 domain of `q` for Relu / Clip (full range otherwise).
+void clamp_bounds(const std::string& act, float lo, float hi, const QuantParams& q, std::int32_t& qlo,
+                  std::int32_t& qhi) {
+  qlo = -128;
+  qhi = 127;
+  if (act == "Relu") qlo = std::max(-128, q.zero_point);
+  if (act == "Clip") {
+    if (std::isfinite(lo)) qlo = quantize_value(lo, q.scale, q.zero_point);
+    if (std::isfinite(hi)) qhi = quantize_value(hi, q.scale, q.zero_point);
+  }
+}
+
+QuantParams attr_quant(const Node& n, const std::string& prefix, const QuantParams& fallback) {
+  if (!n.has(prefix + "_scale")) return fallback;
+  QuantParams q;
+  q.scale = n.get_float(prefix + "_scale", 1.0f);
+  q.zero_point = static_cast<std::int32_t>(n.get_int(prefix + "_zero_point", 0));
+  return q;
+}
+
+// DMA box for rows [row0, row0+rows) of an NHWC tensor, channels [c0, c0+count).
+DmaBox rows_box(std::uint64_t ddr_base, std::uint64_t sram, std::int64_t row0, std::int64_t rows, std::int64_t w,
+                std::int64_t c_total, std::int64_t c0, std::int64_t count, std::int64_t es) {
+  DmaBox b;
+  b.sram_addr = sram;
+  std::uint64_t row_bytes = static_cast<std::uint64_t>(w * c_total * es);
+  b.ddr_addr = ddr_base + static_cast<std::uint64_t>(row0) * row_bytes + static_cast<std::uint64_t>(c0 * es);
+  if (count == c_total && row_bytes <= kDmaLen0Max) {
+    b.run_bytes = row_bytes;
+    b.runs = static_cast<std::uint64_t>(rows);
+    b.ddr_stride = b.sram_stride = row_bytes;
+  } else {
+    b.run_bytes = static_cast<std::uint64_t>(count * es);
+    b.runs = static_cast<std::uint64_t>(w);
+    b.ddr_stride = static_cast<std::uint64_t>(c_total * es);
+    b.sram_stride = b.run_bytes;
+    b.reps = static_cast<std::uint64_t>(rows);
+    b.ddr_rep_stride = row_bytes;
+    b.sram_rep_stride = static_cast<std::uint64_t>(w * count * es);
+  }
+  return b;
+}
+
+}  // namespace
+
+LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph;
+  const bool gemm = n.op_type == "FusedGemm";
+  const Tensor& xt = g.tensor(n.inputs[0]);
+  const Tensor& wt = g.tensor(n.inputs[1]);
+  const std::string& bias_name = n.inputs.size() > 2 ? n.inputs[2] : std::string();
+  const std::string& res_name = n.inputs.size() > 3 ? n.inputs[3] : std::string();
+  const bool residual = !res_name.empty();
+  const DdrTensor& x = ctx.tensor(n.inputs[0]);
+  const DdrTensor& y = ctx.tensor(n.outputs[0]);
+  const DdrTensor* r = residual ? &ctx.tensor(res_name) : nullptr;
+  const std::int64_t es = ctx.elem_bytes();
+
+  ConvShape s;
+  s.name = n.name;
+  s.gemm = gemm;
+  s.h = x.h;
+  s.w = x.w;
+  s.c = x.c;
+  s.oc = y.c;
+  s.oh = y.h;
+  s.ow = y.w;
+  WindowGeometry geo;
+  if (!gemm) {
+    geo = window_geometry(n, xt.shape, wt.shape[2], wt.shape[3]);
+    s.groups = n.get_int("group", 1);
+  }
+  s.kh = geo.kernel_h;
+  s.kw = geo.kernel_w;
+  s.sh = geo.stride_h;
+  s.dh = geo.dilation_h;
+  s.elem = es;
+  s.residual = residual;
+  std::string act = n.get_string("activation", "");
+  std::string post = n.get_string("post_activation", "");
+  s.lut = ctx.int8() && lut_activation(act);
+  TilePlan plan = plan_conv_tiles(s, ctx.sram_bytes, ctx.alignment);
+
+  // ---- constant data: packed weights per chunk, epilogue parameters per chunk ----
+  const std::int64_t icg = s.c / s.groups, ocg = s.oc / s.groups;
+  const std::int64_t KH = s.kh, KW = s.kw;
+  std::vector<float> wf = wt.floats;  // Conv: [OC][icg][KH][KW]; Gemm: [K][N]
+  auto w_at = [&](std::int64_t o, std::int64_t i, std::int64_t kh, std::int64_t kw) -> std::size_t {
+    return gemm ? static_cast<std::size_t>(i * s.oc + o) : static_cast<std::size_t>(((o * icg + i) * KH + kh) * KW + kw);
+  };
+  QuantizedWeights qw;
+  float sx = x.quant.scale;
+  if (ctx.int8()) qw = gemm ? quantize_weights(wf, s.oc, 1) : quantize_weights(wf, s.oc, icg * KH * KW);
+  std::vector<float> bias(static_cast<std::size_t>(s.oc), 0.0f);
+  if (!bias_name.empty()) bias = g.tensor(bias_name).floats;
+
+  std::vector<std::uint8_t> weights_blob, params_blob;
+  std::vector<std::uint64_t> chunk_w_offset;
+  QuantParams out_q = y.quant;
+  QuantParams acc_q = attr_quant(n, "acc", out_q);
+  QuantParams act_q = attr_quant(n, "act", out_q);
+  // The int8 value the requant step produces, and its clamp.
+  QuantParams requant_q = s.lut ? acc_q : (residual ? (act.empty() ? acc_q : act_q) : out_q);
+  std::int32_t rq_lo = -128, rq_hi = 127;
+  if (!s.lut) clamp_bounds(act, n.get_float("act_alpha", 0), n.get_float("act_beta", 0), requant_q, rq_lo, rq_hi);
+  for (const auto& ch : plan.chunks) {
+    chunk_w_offset.push_back(weights_blob.size());
+    std::int64_t g0 = ch.first_unit, gu = ch.units;
+    auto push_w = [&](std::size_t idx) {
+      if (ctx.int8()) weights_blob.push_back(static_cast<std::uint8_t>(qw.values[idx]));
+      else append<std::uint16_t>(weights_blob, float_to_half(wf[idx]));
+    };
+    if (s.groups == 1) {  // [kh][kw][C][chunk_oc]
+      for (std::int64_t kh = 0; kh < KH; ++kh)
+        for (std::int64_t kw = 0; kw < KW; ++kw)
+          for (std::int64_t i = 0; i < s.c; ++i)
+            for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) push_w(w_at(o, i, kh, kw));
+    } else {  // [group][kh][kw][icg][ocg]
+      for (std::int64_t gi = g0; gi < g0 + gu; ++gi)
+        for (std::int64_t kh = 0; kh < KH; ++kh)
+          for (std::int64_t kw = 0; kw < KW; ++kw)
+            for (std::int64_t i = 0; i < icg; ++i)
+              for (std::int64_t o = gi * ocg; o < (gi + 1) * ocg; ++o) push_w(w_at(o, i, kh, kw));
+    }
+    while (weights_blob.size() % 64) weights_blob.push_back(0);
+    // Parameters: bias block then (int8) requant block, each aligned, as the SRAM image.
+    std::size_t start = params_blob.size();
+    for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) {
+      if (ctx.int8()) {
+        double sw = qw.channel_scales[o];
+        std::int64_t wsum = 0;
+        for (std::int64_t i = 0; i < (gemm ? s.c : icg); ++i)
+          for (std::int64_t kh = 0; kh < KH; ++kh)
+            for (std::int64_t kw = 0; kw < KW; ++kw) wsum += qw.values[w_at(o, i, kh, kw)];
+        // The conv instruction reads pad_value = zx for padding and does not subtract the input
+        // zero point, so the bias absorbs -zx * sum(w) for every position.
+        double bq = std::nearbyint(bias[o] / (sx * sw)) - static_cast<double>(x.quant.zero_point) * wsum;
+        bq = std::clamp(bq, -2147483648.0, 2147483647.0);
+        append<std::int32_t>(params_blob, static_cast<std::int32_t>(bq));
+      } else {
+        append<float>(params_blob, bias[o]);
+      }
+    }
+    while ((params_blob.size() - start) % ctx.alignment) params_blob.push_back(0);
+    if (ctx.int8()) {
+      for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) {
+        FixedPoint f = to_fixed_point(static_cast<double>(sx) * qw.channel_scales[o] / requant_q.scale);
+        append<std::int32_t>(params_blob, f.multiplier);
+        append<std::int32_t>(params_blob, f.shift);
+      }
+      while ((params_blob.size() - start) % ctx.alignment) params_blob.push_back(0);
+    }
+  }
+  std::uint64_t weights_ddr = ctx.add_data(weights_blob);
+  std::uint64_t params_ddr = ctx.add_data(params_blob);
+  std::uint64_t lut_ddr = 0;
+  QuantParams lut_out_q = residual ? act_q : out_q;
+  if (s.lut) {
+    float a = n.get_float("act_alpha", 0), b = n.get_float("act_beta", 0);
+    auto table = make_lut([&](float v) { return apply_activation(act, a, b, v); }, acc_q.scale, acc_q.zero_point,
+                          lut_out_q.scale, lut_out_q.zero_point);
+    lut_ddr = ctx.add_data(std::vector<std::uint8_t>(table.begin(), table.end()));
+  }
+  QaddParams qadd;
+  if (residual && ctx.int8()) {
+    QuantParams pre = requant_q;
+    if (s.lut) pre = lut_out_q;
+    qadd = make_qadd(pre.scale, pre.zero_point, r->quant.scale, r->quant.zero_point, out_q.scale, out_q.zero_point);
+    clamp_bounds(post, n.get_float("post_alpha", 0), n.get_float("post_beta", 0), out_q, qadd.clamp_min, qadd.clamp_max);
+  }
+
+  // ---- instructions ----
+  LayerStream stream({Unit::Load, Unit::Compute, Unit::Vector, Unit::Store}, residual);
+  const SramLayout& m = plan.sram;
+  int weight_loads = 0, input_loads = 0;
+  std::int64_t last_chunk = -1, last_rows = -1;
+  LayerCode out;
+  std::uint64_t params_offset = 0;
+  std::vector<std::uint64_t> chunk_param_offset;
+  for (const auto& ch : plan.chunks) {
+    chunk_param_offset.push_back(params_offset);
+    params_offset += m.params_per_chunk(ch.oc);
+  }
+  for (std::size_t t = 0; t < plan.tiles.size(); ++t) {
+    const auto& tile = plan.tiles[t];
+    const auto& ch = plan.chunks[tile.chunk];
+    TileStages& st = stream.new_tile();
+    if (t == 0) {
+      emit_linear_load(st.load, params_ddr, m.params, params_blob.size());
+      if (s.lut) emit_dma(st.load, Opcode::Load, DmaBox{lut_ddr, m.lut, 256});
+    }
+    std::uint64_t w_slot = m.weights[weight_loads % 2];
+    if (tile.chunk != last_chunk) {
+      w_slot = m.weights[weight_loads % 2];
+      std::uint64_t bytes = (tile.chunk + 1 < static_cast<std::int64_t>(plan.chunks.size()) ? chunk_w_offset[tile.chunk + 1]
+                                                                                          : weights_blob.size()) -
+                            chunk_w_offset[tile.chunk];
+      emit_linear_load(st.load, weights_ddr + chunk_w_offset[tile.chunk], w_slot, bytes);
+      out.planned_ddr_bytes += bytes;
+      ++weight_loads;
+      last_chunk = tile.chunk;
+      last_rows = -1;  // grouped convs load a channel subset per chunk
+    } else {
+      w_slot = m.weights[(weight_loads - 1) % 2];
+    }
+    // Input rows with halo, clipped to the tensor; the rest is the instruction's padding.
+    std::int64_t start = tile.row0 * s.sh - geo.pad_top;
+    std::int64_t end = (tile.row0 + tile.rows - 1) * s.sh - geo.pad_top + s.dh * (KH - 1);
+    std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::min<std::int64_t>(s.h - 1, end) + 1;
+    if (ih1 <= ih0) throw CompileError(g.source + ": layer '" + n.name + "': a tile lies entirely in padding");
+    std::int64_t cin0 = s.groups == 1 ? 0 : ch.first_unit * icg;
+    std::int64_t cin = s.groups == 1 ? s.c : ch.units * icg;
+    std::int64_t key = tile.row0 * 1000003 + cin0;
+    if (key != last_rows || s.groups != 1) {
+      ++input_loads;
+      emit_dma(st.load, Opcode::Load, rows_box(x.addr, m.input[(input_loads - 1) % 2], ih0, ih1 - ih0, s.w, s.c, cin0, cin, es));
+      out.planned_ddr_bytes += static_cast<std::uint64_t>((ih1 - ih0) * s.w * cin * es);
+      last_rows = key;
+    }
+    std::uint64_t in_slot = m.input[(input_loads - 1) % 2];
+    std::uint64_t acc = m.acc[t % 2], res_slot = m.residual[t % 2], o_slot = m.output[t % 2];
+    if (residual) {
+      emit_dma(st.load, Opcode::Load, rows_box(r->addr, res_slot, tile.row0, tile.rows, s.ow, s.oc, ch.first_oc, ch.oc, es));
+      out.planned_ddr_bytes += static_cast<std::uint64_t>(tile.rows * s.ow * ch.oc * es);
+    }
+    std::int64_t mac_dtype = ctx.int8() ? 0 : 1;
+    if (gemm) {
+      st.compute.push_back(make(Opcode::Gemm, {{Field::mac_dtype, mac_dtype}, {Field::a_addr, static_cast<std::int64_t>(in_slot)},
+                                               {Field::b_addr, static_cast<std::int64_t>(w_slot)}, {Field::c_addr, static_cast<std::int64_t>(acc)},
+                                               {Field::m, tile.rows}, {Field::n, ch.oc}, {Field::k, s.c}}));
+    } else {
+      st.compute.push_back(make(Opcode::Conv,
+                                {{Field::mac_dtype, mac_dtype}, {Field::in_addr, static_cast<std::int64_t>(in_slot)},
+                                 {Field::w_addr, static_cast<std::int64_t>(w_slot)}, {Field::out_addr, static_cast<std::int64_t>(acc)},
+                                 {Field::in_h, ih1 - ih0}, {Field::in_w, s.w}, {Field::in_c, cin}, {Field::out_c, ch.oc},
+                                 {Field::kernel_h, KH}, {Field::kernel_w, KW}, {Field::stride_h, geo.stride_h},
+                                 {Field::stride_w, geo.stride_w}, {Field::dilation_h, geo.dilation_h},
+                                 {Field::dilation_w, geo.dilation_w}, {Field::pad_top, ih0 - start},
+                                 {Field::pad_left, geo.pad_left}, {Field::pad_bottom, end - (ih1 - 1)},
+                                 {Field::pad_right, geo.pad_right}, {Field::groups, s.groups == 1 ? 1 : ch.units},
+                                 {Field::pad_value, ctx.int8() ? x.quant.zero_point : 0}}));
+    }
+    std::int64_t count = tile.rows * s.ow * ch.oc;
+    std::uint64_t pbase = m.params + chunk_param_offset[tile.chunk];
+    auto addr = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
+    if (ctx.int8()) {
+      st.vector.push_back(make(Opcode::BiasAdd, {{Field::dtype, 1}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
+                                                 {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch.oc}}));
+      st.vector.push_back(make(Opcode::Requantize,
+                               {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(acc)},
+                                {Field::param_addr, addr(pbase + ctx.align(static_cast<std::uint64_t>(4 * ch.oc)))},
+                                {Field::count, count}, {Field::channels, ch.oc}, {Field::zero_point, requant_q.zero_point},
+                                {Field::clamp_min, rq_lo}, {Field::clamp_max, rq_hi}}));
+      if (s.lut)
+        st.vector.push_back(make(Opcode::Lut, {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(o_slot)},
+                                               {Field::table_addr, addr(m.lut)}, {Field::count, count}}));
+      if (residual)
+        st.vector.push_back(make(Opcode::QuantizedAdd,
+                                 {{Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)}, {Field::b_addr, addr(res_slot)},
+                                  {Field::count, count}, {Field::a_zero_point, qadd.a_zero_point},
+                                  {Field::b_zero_point, qadd.b_zero_point}, {Field::zero_point, qadd.zero_point},
+                                  {Field::a_multiplier, qadd.a_multiplier}, {Field::b_multiplier, qadd.b_multiplier},
+                                  {Field::shift, qadd.shift}, {Field::clamp_min, qadd.clamp_min}, {Field::clamp_max, qadd.clamp_max}}));
+    } else {
+      st.vector.push_back(make(Opcode::BiasAdd, {{Field::dtype, 3}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
+                                                 {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch.oc}}));
+      auto clip = [&](const std::string& a, float lo, float hi, std::int64_t dtype, std::uint64_t where) {
+        Instruction in = make(Opcode::Clip, {{Field::dtype, dtype}, {Field::dst_addr, addr(where)}, {Field::src_addr, addr(where)},
+                                             {Field::count, count}});
+        in.set_float(Field::lo, a == "Relu" ? 0.0f : lo);
+        in.set_float(Field::hi, a == "Relu" ? std::numeric_limits<float>::infinity() : hi);
+        st.vector.push_back(in);
+      };
+      if (act == "Relu" || act == "Clip") {
+        clip(act, n.get_float("act_alpha", 0), n.get_float("act_beta", 0), 3, acc);
+      } else if (!act.empty()) {
+        Instruction in = make(Opcode::Activation, {{Field::dtype, 3}, {Field::function, act_function(act)},
+                                                   {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)}, {Field::count, count}});
+        in.set_float(Field::alpha, n.get_float("act_alpha", 0));
+        in.set_float(Field::beta, n.get_float("act_beta", 0));
+        st.vector.push_back(in);
+      }
+      st.vector.push_back(make(Opcode::Cast, {{Field::src_dtype, 3}, {Field::dst_dtype, 2}, {Field::dst_addr, addr(o_slot)},
+                                              {Field::src_addr, addr(acc)}, {Field::count, count}}));
+      if (residual) {
+        st.vector.push_back(make(Opcode::Add, {{Field::dtype, 2}, {Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)},
+                                               {Field::b_addr, addr(res_slot)}, {Field::count, count}}));
+        if (post == "Relu" || post == "Clip") clip(post, n.get_float("post_alpha", 0), n.get_float("post_beta", 0), 2, o_slot);
+      }
+    }
+    emit_dma(st.store, Opcode::Store, rows_box(y.addr, o_slot, tile.row0, tile.rows, s.ow, s.oc, ch.first_oc, ch.oc, es));
+    out.planned_ddr_bytes += static_cast<std::uint64_t>(count * es);
+  }
+  out.planned_ddr_bytes += params_blob.size() + (s.lut ? 256 : 0);
+  out.code = stream.finish();
+  out.macs = static_cast<std::uint64_t>(s.oh * s.ow * s.oc * icg * KH * KW);
+  return out;
+}
+
+}  // namespace npu::compiler

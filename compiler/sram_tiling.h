@@ -1,0 +1,54 @@
+// Tiling of a Conv/Gemm layer against the scratchpad: how many output channels (or groups)
+// and output rows one tile holds, in which order tiles run, and where each double-buffered
+// slot sits in SRAM. The order that moves fewer DDR bytes wins: channel chunks outermost keep
+// each weight chunk resident while the input streams; rows outermost keep the input rows
+// resident while weight chunks stream.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npu::compiler {
+
+struct ConvShape {
+  std::string name;
+  bool gemm = false;
+  std::int64_t h = 1, w = 1, c = 1, oc = 1, oh = 1, ow = 1;
+  std::int64_t kh = 1, kw = 1, sh = 1, dh = 1, groups = 1;
+  std::int64_t elem = 1;  // bytes per element of activations and weights
+  bool residual = false;
+  bool lut = false;
+};
+
+struct SramLayout {
+  std::uint64_t params = 0, lut = 0;
+  std::uint64_t weights[2] = {0, 0}, input[2] = {0, 0}, acc[2] = {0, 0}, output[2] = {0, 0}, residual[2] = {0, 0};
+  std::uint64_t total = 0;
+  bool int8 = true;
+  std::uint64_t alignment = 64;
+  // Bytes of one chunk's parameter block (bias [+ requant]), aligned.
+  std::uint64_t params_per_chunk(std::int64_t oc) const;
+};
+
+struct TileChunk {
+  std::int64_t first_unit = 0, units = 0;  // units: output channels (groups == 1) or groups
+  std::int64_t first_oc = 0, oc = 0;
+};
+struct ConvTile {
+  std::int64_t chunk = 0;
+  std::int64_t row0 = 0, rows = 0;  // output rows
+};
+
+struct TilePlan {
+  std::vector<TileChunk> chunks;
+  std::vector<ConvTile> tiles;
+  SramLayout sram;
+  bool rows_outer = false;
+  std::uint64_t ddr_bytes = 0;  // the estimate the choice minimised
+};
+
+// Throws CompileError naming the layer and sizes when even one output row of one channel
+// (or group) does not fit with double buffers.
+TilePlan plan_conv_tiles(const ConvShape& shape, std::uint64_t sram_bytes, std::uint64_t alignment);
+
+}  // namespace npu::compiler

@@ -1,0 +1,94 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "compiled_model.h"
+#include "pipeline.h"
+
+using namespace npu;
+using namespace npu::compiler;
+
+namespace {
+
+const std::string kTinyModel = std::string(NPUSIM_SOURCE_DIR) + "/models/tiny_convnet.onnx";
+
+HardwareConfig default_config() { return load_hardware_config(std::string(NPUSIM_SOURCE_DIR) + "/configs/default.yaml"); }
+
+}  // namespace
+
+TEST_CASE("the tiny model compiles to one NPU step ending in halt", "[compiler][codegen]") {
+  for (Precision p : {Precision::Int8, Precision::Fp16}) {
+    CompileOptions o;
+    o.precision = p;
+    CompiledModel m = compile(kTinyModel, default_config(), o);
+    REQUIRE(m.steps.size() == 1);
+    CHECK(m.steps[0].kind == Step::Kind::Npu);
+    CHECK(m.fallbacks.empty());
+    CHECK(m.npu_cpu_transitions == 0);
+    const auto& s = m.steps[0].npu;
+    REQUIRE(s.end_instruction == m.program.code.size());
+    CHECK(m.program.code.back().opcode == isa::Opcode::Halt);
+    CHECK(s.inputs == std::vector<std::string>{"input"});
+    CHECK(s.outputs == m.model_outputs);
+    // conv x3 (with BN and ReLU fused), maxpool, gap, flatten, gemm
+    REQUIRE(m.layers.size() == 7);
+    CHECK(m.layers[0].op == "Conv+Relu");
+    CHECK(m.layers[0].macs == 32 * 32 * 8 * 27);
+    CHECK(m.layers[0].fused_nodes.size() == 3);
+    if (p == Precision::Int8) {
+      CHECK(m.warnings.size() == 1);
+      for (const auto& t : m.program.tensors) CHECK(t.scale > 0);
+    }
+    for (const auto& t : m.program.tensors)
+      if (t.name == "input") {
+        CHECK(t.layout == "NHWC");
+        CHECK(t.shape == std::vector<std::int64_t>{1, 32, 32, 3});
+        CHECK(t.role == isa::TensorRole::Input);
+      }
+  }
+}
+
+TEST_CASE("the plan survives save and load", "[compiler][plan]") {
+  CompileOptions o;
+  o.precision = Precision::Fp16;
+  CompiledModel m = compile(kTinyModel, default_config(), o);
+  auto path = std::filesystem::temp_directory_path() / "npusim_tiny_test.npuprog";
+  isa::save_program(m.program, path.string());
+  CompiledModel back = load_compiled(path.string());
+  CHECK(back.precision == Precision::Fp16);
+  CHECK(back.steps.size() == m.steps.size());
+  CHECK(back.layers.size() == m.layers.size());
+  CHECK(back.layers[0].name == m.layers[0].name);
+  CHECK(back.passes.size() == m.passes.size());
+  CHECK(back.model_inputs == m.model_inputs);
+  CHECK(back.program.code.size() == m.program.code.size());
+  // a corrupted plan section is one clear error
+  isa::Program bad = m.program;
+  for (auto& sec : bad.extra)
+    if (sec.kind == kPlanSectionKind) sec.bytes.resize(sec.bytes.size() / 2);
+  CHECK_THROWS_WITH(plan_from_program(bad, "bad.npuprog"), Catch::Contains("bad.npuprog") && Catch::Contains("truncated"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("explain summaries cover every pass and dumps are written", "[compiler][passes]") {
+  CompileOptions o;
+  o.dump_dir = (std::filesystem::temp_directory_path() / "npusim_dumps").string();
+  std::filesystem::remove_all(o.dump_dir);
+  CompiledModel m = compile(kTinyModel, default_config(), o);
+  std::vector<std::string> names;
+  for (const auto& p : m.passes) names.push_back(p.pass);
+  CHECK(names == std::vector<std::string>{"import", "constant-folding", "dead-node-removal", "batchnorm-folding",
+                                          "fusion", "partition", "quantization", "layout", "codegen"});
+  CHECK(m.passes[0].nodes_after == 13);
+  CHECK(m.passes[3].nodes_after == 10);  // 3 BN folded
+  CHECK(m.passes[4].nodes_after == 7);   // 3 Relu fused
+  CHECK(format_summary(m.passes[4]).rfind("fusion: 10 -> 7 nodes", 0) == 0);
+  CHECK(std::filesystem::exists(std::filesystem::path(o.dump_dir) / "05-fusion.onnx"));
+  std::filesystem::remove_all(o.dump_dir);
+}
+
+TEST_CASE("a layer whose smallest tile cannot fit SRAM is an error naming it", "[compiler][tiling][errors]") {
+  HardwareConfig c = default_config();
+  c.sram.capacity_bytes = 4096;
+  CompileOptions o;
+  CHECK_THROWS_WITH(compile(kTinyModel, c, o), Catch::Contains("smallest tile") && Catch::Contains("bytes of SRAM"));
+}
