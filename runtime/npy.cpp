@@ -58,7 +58,8 @@ NpyArray read_npy(const std::string& path) {
     throw fail("Fortran-order arrays are not supported; save with np.ascontiguousarray");
   if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) throw fail("no 'shape' in header");
   const std::string dims = m[1];
-  for (std::sregex_iterator it(dims.begin(), dims.end(), std::regex(R"(\d+)")), end; it != end; ++it)
+  const std::regex number(R"(\d+)");  // sregex_iterator keeps a pointer: no temporary
+  for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it)
     array.shape.push_back(std::stoll(it->str()));
 
   const std::size_t expected = array.element_count() * array.element_bytes();
