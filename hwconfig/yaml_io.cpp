@@ -219,10 +219,12 @@ Layer load_layer(const YAML::Node& root, const std::string& file,
 
   std::optional<YAML::Node> base;
   std::set<std::string> seen;
-  for (auto it = root.begin(); it != root.end(); ++it) {
-    const std::string key = key_text(it->first, file, "");
+  // yaml-cpp iterators hand out temporaries: copy the nodes (cheap handles), never bind
+  // references into `it->second`.
+  for (const auto& entry : root) {
+    const std::string key = key_text(entry.first, file, "");
     if (!seen.insert(key).second) fail(file, key, "duplicate key");
-    const YAML::Node& value = it->second;
+    const YAML::Node value = entry.second;
     if (key == "base") {
       base = value;
     } else if (is_section(key)) {
@@ -230,11 +232,11 @@ Layer load_layer(const YAML::Node& root, const std::string& file,
       if (value.IsNull()) continue;
       if (!value.IsMap()) fail(file, key, "expected a mapping of keys", describe(value));
       std::set<std::string> seen_sub;
-      for (auto sub = value.begin(); sub != value.end(); ++sub) {
-        const std::string sub_key = key_text(sub->first, file, key);
+      for (const auto& sub : value) {
+        const std::string sub_key = key_text(sub.first, file, key);
         if (!seen_sub.insert(sub_key).second) fail(file, key + "." + sub_key, "duplicate key");
         if (!find_field(key, sub_key)) unknown_key(file, key, sub_key);
-        layer.values[key + "." + sub_key] = Leaf{sub->second, file};
+        layer.values[key + "." + sub_key] = Leaf{sub.second, file};
       }
     } else if (find_field("", key)) {
       layer.values[key] = Leaf{value, file};
