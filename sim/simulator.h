@@ -89,7 +89,10 @@ struct SimError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Each call elaborates a fresh SystemC design, so it may be called many times per process.
+// Each call elaborates a fresh SystemC design, so it may be called many times per process;
+// calls must not overlap (the SystemC kernel is process-global: one simulate() at a time).
+// Throws SimError for a bad program, bad config (validate() fails) or deadlock. Timing
+// rules: sim/README.md.
 SimResult simulate(const isa::Program& program, const HardwareConfig& config, DdrImage& ddr,
                    const SimOptions& options = {});
 

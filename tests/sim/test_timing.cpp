@@ -227,3 +227,37 @@ TEST_CASE("banked DDR pays row misses once per row and bank", "[timing][ddr]") {
   auto r2 = run(program({load(0, 0, 256 * 2), load(8 * 2048, 0, 256 * 2), halt()}), c);
   CHECK(r2.ddr_row_misses == 4);
 }
+
+TEST_CASE("conv timing is the per-group gemm times groups", "[timing]") {
+  auto conv = [](int h, int w, int c, int o, int groups) {
+    auto i = make(Opcode::Conv);
+    i.set(Field::in_addr, 0);
+    i.set(Field::w_addr, 0x10000);
+    i.set(Field::out_addr, 0x20000);
+    i.set(Field::in_h, h);
+    i.set(Field::in_w, w);
+    i.set(Field::in_c, c);
+    i.set(Field::out_c, o);
+    i.set(Field::kernel_h, 3);
+    i.set(Field::kernel_w, 3);
+    i.set(Field::pad_top, 1);
+    i.set(Field::pad_left, 1);
+    i.set(Field::pad_bottom, 1);
+    i.set(Field::pad_right, 1);
+    i.set(Field::groups, groups);
+    return i;
+  };
+  // 8x8x32 -> 64, 3x3, pad 1: m = 64, k = 3*3*32 = 288, n = 64.
+  //  WS: ceil(288/16) * ceil(64/16) = 72 folds * (32 + 16 + 64 - 2 = 110) = 7920.
+  auto r = run(program({conv(8, 8, 32, 64, 1), halt()}), config());
+  CHECK(r.compute.busy_cycles == 7920);
+  CHECK(r.cycles == 1 + 7920);
+  CHECK(r.macs == 64ull * 64 * 288);
+  // Depthwise 12x10x16: per group m = 120, k = 9, n = 1: 1 fold * (32 + 16 + 120 - 2 = 166),
+  // times 16 groups = 2656.
+  CHECK(run(program({conv(12, 10, 16, 16, 16), halt()}), config()).compute.busy_cycles == 2656);
+  // OS, same standard conv: ceil(64/16) * ceil(64/16) = 16 folds * (288 + 16 + 16 - 2 = 318) = 5088.
+  auto os = config();
+  os.mac_array.dataflow = npu::Dataflow::OutputStationary;
+  CHECK(run(program({conv(8, 8, 32, 64, 1), halt()}), os).compute.busy_cycles == 5088);
+}
