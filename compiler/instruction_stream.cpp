@@ -38,10 +38,14 @@ void emit_dma(std::vector<Instruction>& out, Opcode op, const DmaBox& box) {
   if (b.run_bytes > kDmaLen0Max)
     throw CompileError("a DMA run of " + std::to_string(b.run_bytes) + " bytes exceeds the 16-bit len0 field");
   std::uint64_t channel = op == Opcode::Load ? 0 : 1;
-  for (std::uint64_t r0 = 0; r0 < b.reps; r0 += kDmaCountMax) {
-    std::uint64_t reps = std::min<std::uint64_t>(kDmaCountMax, b.reps - r0);
-    for (std::uint64_t i0 = 0; i0 < b.runs; i0 += kDmaCountMax) {
-      std::uint64_t runs = std::min<std::uint64_t>(kDmaCountMax, b.runs - i0);
+  // Split counts beyond the 10-bit field at a multiple of 64 so that every piece's SRAM
+  // address stays as aligned as the box's (the scratchpad checks instruction base addresses).
+  constexpr std::uint64_t kSplit = 960;
+  auto piece = [&](std::uint64_t left) { return left <= kDmaCountMax ? left : kSplit; };
+  for (std::uint64_t r0 = 0, reps = 0; r0 < b.reps; r0 += reps) {
+    reps = piece(b.reps - r0);
+    for (std::uint64_t i0 = 0, runs = 0; i0 < b.runs; i0 += runs) {
+      runs = piece(b.runs - i0);
       Instruction in = make(op, {{Field::channel, static_cast<std::int64_t>(channel)},
                                  {Field::ddr_addr, static_cast<std::int64_t>(b.ddr_addr + r0 * b.ddr_rep_stride + i0 * b.ddr_stride)},
                                  {Field::sram_addr, static_cast<std::int64_t>(b.sram_addr + r0 * b.sram_rep_stride + i0 * b.sram_stride)},
