@@ -6,6 +6,8 @@
 #include <boost/program_options/errors.hpp>
 #include <fmt/core.h>
 
+#include <systemc>  // declares sc_main extern "C", as libsystemc expects
+
 #include "command.h"
 
 namespace npu::cli {
