@@ -1,0 +1,135 @@
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <fmt/core.h>
+
+#include "command.h"
+#include "compiled_model_io.h"
+#include "hardware_config.h"
+#include "input_check.h"
+#include "options.h"
+#include "session.h"
+#include "tensor_file.h"
+#include "trace_writer.h"
+
+namespace npu::cli {
+namespace {
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!(out << text)) throw std::runtime_error(path + ": cannot write file");
+}
+
+// --input NAME=FILE, or --input FILE.pb when the TensorProto carries the name.
+struct GivenInputs {
+  std::map<std::string, runtime::HostTensor> tensors;
+  std::map<std::string, std::string> files;
+};
+
+GivenInputs read_inputs(const std::vector<std::string>& args) {
+  GivenInputs given;
+  for (const auto& arg : args) {
+    const auto eq = arg.find('=');
+    std::string name, path = arg;
+    if (eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      path = arg.substr(eq + 1);
+      if (name.empty() || path.empty()) throw std::runtime_error(fmt::format("--input '{}': expected NAME=FILE", arg));
+    }
+    auto file = runtime::read_tensor_file(path);
+    if (name.empty()) name = file.name;
+    if (name.empty())
+      throw std::runtime_error(fmt::format("--input {}: the file carries no tensor name; give NAME={}", path, path));
+    if (given.tensors.count(name)) throw std::runtime_error(fmt::format("--input {}: given twice", name));
+    given.tensors[name] = std::move(file.tensor);
+    given.files[name] = path;
+  }
+  return given;
+}
+
+int run_model(const std::vector<std::string>& args) {
+  po::options_description opts("run options");
+  opts.add_options()
+      ("model", po::value<std::string>()->required(), "ONNX model (compiled on the fly) or .npuprog")
+      ("config,c", po::value<std::string>()->required(), "hardware config YAML (configs/*.yaml)")
+      ("input,i", po::value<std::vector<std::string>>()->composing(),
+       "NAME=FILE (.npy or TensorProto .pb), repeatable; none given: deterministic random inputs")
+      ("save-outputs", po::value<std::string>(), "write each output to DIR/<output-name>.npy")
+      ("json", po::value<std::string>(), "write the report (summary + per-layer) as JSON")
+      ("trace", po::value<std::string>(), "write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
+      ("timing-only", po::bool_switch(), "cycles only: no arithmetic, no outputs")
+      ("precision", po::value<std::string>()->default_value("int8"), "when compiling ONNX: int8 or fp16")
+      ("calib", po::value<std::string>(), "when compiling ONNX: directory of .npy calibration inputs")
+      ("strict", po::bool_switch(), "when compiling ONNX: any CPU fallback is an error")
+      ("input-shape", po::value<std::vector<std::string>>()->composing(), "when compiling ONNX: NAME=1x3x224x224")
+      ("device", po::value<std::string>()->default_value("sim"), "NPU back end")
+      ("seed", po::value<std::uint64_t>()->default_value(1), "seed for generated inputs")
+      ("quiet,q", po::bool_switch(), "print nothing but errors");
+  po::positional_options_description pos;
+  pos.add("model", 1);
+  auto vm = parse_command_line(
+      "npusim run MODEL.onnx|MODEL.npuprog --config CFG [--input NAME=FILE ...] [--save-outputs DIR] [--json OUT] "
+      "[--trace OUT.json] [--timing-only]",
+      opts, pos, args);
+  if (!vm) return kExitOk;
+
+  const auto config = load_hardware_config((*vm)["config"].as<std::string>());
+  compiler::CompileOptions compile_options;
+  compile_options.precision = runtime::parse_precision((*vm)["precision"].as<std::string>());
+  if (vm->count("calib")) compile_options.calibration_dir = (*vm)["calib"].as<std::string>();
+  if (vm->count("input-shape"))
+    compile_options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
+  compile_options.strict = (*vm)["strict"].as<bool>();
+
+  runtime::SessionOptions session_options;
+  session_options.device = (*vm)["device"].as<std::string>();
+  session_options.timing_only = (*vm)["timing-only"].as<bool>();
+  session_options.record_trace = vm->count("trace") > 0;
+  if (session_options.timing_only && vm->count("save-outputs"))
+    throw std::runtime_error("--save-outputs needs a functional run (drop --timing-only)");
+
+  const std::string model_path = (*vm)["model"].as<std::string>();
+  auto given = read_inputs(vm->count("input") ? (*vm)["input"].as<std::vector<std::string>>()
+                                              : std::vector<std::string>{});
+  auto model = runtime::load_or_compile(model_path, config, compile_options);
+  runtime::Session session(std::move(model), config, session_options, model_path);
+
+  std::vector<std::string> notes;
+  if (given.tensors.empty()) {
+    // No inputs at all: a timing or smoke run. Partial inputs are an error (check_inputs).
+    const auto seed = (*vm)["seed"].as<std::uint64_t>();
+    for (std::size_t i = 0; i < session.inputs().size(); ++i) {
+      const auto& desc = session.inputs()[i];
+      given.tensors[desc.name] = runtime::random_input(desc, seed + i);
+      notes.push_back(fmt::format("input {}: random {} (seed {}; give --input {}=FILE for real data)", desc.name,
+                                  runtime::describe(desc), seed + i, desc.name));
+    }
+  } else {
+    for (const auto& [name, path] : given.files) notes.push_back(fmt::format("input {}: from {}", name, path));
+  }
+
+  auto result = session.run(given.tensors, given.files);
+  result.report.notes.insert(result.report.notes.begin(), notes.begin(), notes.end());
+
+  if (!(*vm)["quiet"].as<bool>()) fmt::print("{}", runtime::format_model_report(result.report, config));
+  if (vm->count("json"))
+    write_text((*vm)["json"].as<std::string>(), runtime::model_report_json(result.report, config).dump(2) + "\n");
+  if (vm->count("trace")) {
+    std::ofstream out((*vm)["trace"].as<std::string>());
+    sim::write_chrome_trace(result.report.npu, config, out);
+    if (!out) throw std::runtime_error((*vm)["trace"].as<std::string>() + ": cannot write file");
+  }
+  if (vm->count("save-outputs")) {
+    const std::filesystem::path dir = (*vm)["save-outputs"].as<std::string>();
+    std::filesystem::create_directories(dir);
+    for (const auto& [name, tensor] : result.outputs)
+      runtime::write_tensor_npy((dir / (name + ".npy")).string(), tensor);
+  }
+  return kExitOk;
+}
+
+const CommandRegistration run_command({"run", "compile (if ONNX) and run a model: outputs, latency, per-layer report", run_model});
+
+}  // namespace
+}  // namespace npu::cli

@@ -1,0 +1,23 @@
+// How long the host CPU takes for what the NPU does not do, from the config's host model:
+// CPU steps at host.gflops, each NPU<->CPU switch at host.transition_us, and the tensors
+// that cross between them at host.memcpy_gbps.
+#pragma once
+#include <cstdint>
+
+#include "hardware_config.h"
+
+namespace npu::runtime {
+
+struct HostTime {
+  double compute_us = 0;     // CPU steps: flops / gflops
+  double transition_us = 0;  // transitions * host.transition_us
+  double transfer_us = 0;    // bytes / memcpy_gbps
+  double total_us() const { return compute_us + transition_us + transfer_us; }
+};
+
+double cpu_compute_us(std::uint64_t flops, const HostConfig& host);
+double transfer_us(std::uint64_t bytes, const HostConfig& host);
+HostTime host_time(std::uint64_t cpu_flops, std::uint32_t transitions, std::uint64_t transfer_bytes,
+                   const HostConfig& host);
+
+}  // namespace npu::runtime

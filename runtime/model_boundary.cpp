@@ -1,0 +1,66 @@
+#include "model_boundary.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "tensor_conversion.h"
+
+namespace npu::runtime {
+
+namespace {
+
+const TensorDesc* find_desc(const std::vector<TensorDesc>& descs, const std::string& name) {
+  for (const auto& d : descs)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  for (const auto& n : names)
+    if (n == name) return true;
+  return false;
+}
+
+}  // namespace
+
+const isa::TensorEntry* find_npu_tensor(const isa::Program& program, const std::string& name) {
+  for (const auto& t : program.tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+ModelBoundary model_boundary(const compiler::CompiledModel& model) {
+  ModelBoundary boundary;
+  auto& cpu_infos = boundary.cpu_steps;
+  cpu_infos.resize(model.steps.size());
+  for (std::size_t i = 0; i < model.steps.size(); ++i)
+    if (model.steps[i].kind == compiler::Step::Kind::Cpu)
+      cpu_infos[i] = read_onnx_model_info(model.steps[i].cpu.onnx_model, fmt::format("CPU step {}", i));
+
+  auto describe_value = [&](const std::string& name, bool as_input) -> TensorDesc {
+    // The ONNX declaration of a CPU step wins: it carries the model's own dtype.
+    for (std::size_t i = 0; i < model.steps.size(); ++i) {
+      if (model.steps[i].kind != compiler::Step::Kind::Cpu) continue;
+      if (const auto* d = find_desc(as_input ? cpu_infos[i].inputs : cpu_infos[i].outputs, name)) return *d;
+    }
+    for (const auto& step : model.steps) {
+      if (step.kind != compiler::Step::Kind::Npu) continue;
+      if (!contains(as_input ? step.npu.inputs : step.npu.outputs, name)) continue;
+      if (const auto* entry = find_npu_tensor(model.program, name)) return host_view_of(*entry, ElementType::Float32);
+      throw std::runtime_error(fmt::format("model {} '{}' is missing from the program's tensor table",
+                                           as_input ? "input" : "output", name));
+    }
+    throw std::runtime_error(fmt::format("model {} '{}' is not {} by any step of the compiled model",
+                                         as_input ? "input" : "output", name, as_input ? "read" : "written"));
+  };
+
+  for (const auto& name : model.model_inputs) boundary.inputs.push_back(describe_value(name, true));
+  for (const auto& name : model.model_outputs) {
+    // A model output may also be an input of a later step; it is written by exactly one.
+    boundary.outputs.push_back(describe_value(name, false));
+  }
+  return boundary;
+}
+
+}  // namespace npu::runtime

@@ -1,0 +1,26 @@
+// What a compiled model takes and gives at its boundary, in ONNX terms (NCHW, the ONNX dtype):
+// the descriptors the runtime checks user inputs against and returns outputs as.
+#pragma once
+#include <vector>
+
+#include "compiled_model.h"
+#include "onnx_model_info.h"
+#include "tensor.h"
+
+namespace npu::runtime {
+
+struct ModelBoundary {
+  std::vector<TensorDesc> inputs;   // in model.model_inputs order
+  std::vector<TensorDesc> outputs;  // in model.model_outputs order
+  std::vector<OnnxModelInfo> cpu_steps;  // per step index: a CPU step's declared inputs/outputs
+};
+
+// A value read by a CPU step takes that step's ONNX declaration (exact dtype and shape); a
+// value only the NPU touches takes the NPU tensor's shape in ONNX order, as float32 (the NPU's
+// int8/fp16 tensors stand for float values). Throws naming a boundary tensor no step touches.
+ModelBoundary model_boundary(const compiler::CompiledModel& model);
+
+// The program's NPU tensor of that name, or nullptr.
+const isa::TensorEntry* find_npu_tensor(const isa::Program& program, const std::string& name);
+
+}  // namespace npu::runtime

@@ -1,0 +1,131 @@
+#include "model_report.h"
+
+#include <fmt/format.h>
+
+#include "sim_report.h"
+
+namespace npu::runtime {
+
+namespace {
+
+nlohmann::json layer_json(const LayerTiming& l) {
+  nlohmann::json j = {
+      {"name", l.name},
+      {"op", l.op},
+      {"device", l.device},
+      {"macs", l.macs},
+      {"cycles", l.cycles},
+      {"compute_cycles", l.compute_cycles},
+      {"vector_cycles", l.vector_cycles},
+      {"dma_cycles", l.dma_cycles},
+      {"ddr_bytes", l.ddr_bytes},
+      {"planned_ddr_bytes", l.planned_ddr_bytes},
+      {"start_cycle", l.start_cycle},
+      {"bound", l.bound()},
+  };
+  if (l.device == "cpu") j["host_us"] = l.host_us;
+  return j;
+}
+
+nlohmann::json step_json(const StepReport& s) {
+  nlohmann::json j = {{"kind", s.kind}, {"start_us", s.start_us}};
+  if (s.kind == "npu") {
+    j["first_instruction"] = s.first_instruction;
+    j["end_instruction"] = s.end_instruction;
+    j["cycles"] = s.cycles;
+  } else {
+    j["nodes"] = s.nodes;
+    j["host_us"] = s.host_us;
+  }
+  return j;
+}
+
+std::string si(double v) {
+  if (v >= 1e9) return fmt::format("{:.2f}G", v / 1e9);
+  if (v >= 1e6) return fmt::format("{:.2f}M", v / 1e6);
+  if (v >= 1e3) return fmt::format("{:.1f}k", v / 1e3);
+  return fmt::format("{:.0f}", v);
+}
+
+std::string clip(const std::string& s, std::size_t width) {
+  return s.size() <= width ? s : s.substr(0, width - 1) + "~";
+}
+
+}  // namespace
+
+nlohmann::json model_report_json(const ModelReport& r, const HardwareConfig& config) {
+  nlohmann::json j = sim_report_json(r.npu, config);
+  j["model"] = r.model;
+  j["precision"] = r.precision;
+  j["device"] = r.device;
+  j["timing_only"] = r.timing_only;
+  j["npu_latency_us"] = r.npu.latency_us;
+  j["latency_us"] = r.latency_us();
+  j["host"] = {
+      {"time_us", r.host.total_us()},
+      {"compute_us", r.host.compute_us},
+      {"transition_us", r.host.transition_us},
+      {"transfer_us", r.host.transfer_us},
+      {"cpu_flops", r.cpu_flops},
+      {"gflops", config.host.gflops},
+      {"memcpy_gbps", config.host.memcpy_gbps},
+      {"us_per_transition", config.host.transition_us},
+  };
+  j["transitions"] = r.transitions;
+  j["transfer_bytes"] = r.transfer_bytes;
+  j["io_bytes"] = r.io_bytes;
+
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : r.steps) steps.push_back(step_json(s));
+  j["steps"] = steps;
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& l : r.layers) layers.push_back(layer_json(l));
+  j["layers"] = layers;
+  nlohmann::json fallbacks = nlohmann::json::array();
+  for (const auto& f : r.fallbacks) fallbacks.push_back({{"node", f.node}, {"op", f.op}, {"reason", f.reason}});
+  j["fallbacks"] = fallbacks;
+  nlohmann::json conversions = nlohmann::json::array();
+  for (const auto& c : r.conversions)
+    conversions.push_back({{"tensor", c.tensor}, {"role", c.role}, {"from", c.from}, {"to", c.to},
+                           {"detail", c.detail}, {"bytes", c.bytes}, {"converted", c.converted}, {"text", c.text()}});
+  j["conversions"] = conversions;
+  j["notes"] = r.notes;
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+std::string format_model_report(const ModelReport& r, const HardwareConfig& config) {
+  std::string s;
+  auto line = [&](auto&&... args) {
+    s += fmt::format(std::forward<decltype(args)>(args)...);
+    s += '\n';
+  };
+  for (const auto& w : r.warnings) line("warning: {}", w);
+  for (const auto& n : r.notes) line("{}", n);
+  for (const auto& c : r.conversions) line("{}", c.text());
+  if (!r.model.empty()) line("model             {} ({}{})", r.model, r.precision, r.timing_only ? ", timing only" : "");
+  s += format_sim_report(r.npu, config);
+  line("host              {:.3f} us: CPU steps {:.3f} us ({} flops at {} GFLOP/s), {} transitions {:.3f} us, "
+       "{} B transferred {:.3f} us",
+       r.host.total_us(), r.host.compute_us, r.cpu_flops, config.host.gflops, r.transitions, r.host.transition_us,
+       r.transfer_bytes, r.host.transfer_us);
+  line("end to end        {:.3f} us (NPU {:.3f} us + host {:.3f} us)", r.latency_us(), r.npu.latency_us,
+       r.host.total_us());
+  if (!r.fallbacks.empty()) {
+    line("fallbacks         {} node(s) on the CPU:", r.fallbacks.size());
+    for (const auto& f : r.fallbacks) line("  {} ({}): {}", f.node, f.op, f.reason);
+  }
+  if (r.layers.empty()) return s;
+  line("");
+  line("{:<28} {:<18} {:<4} {:>9} {:>10} {:>10} {:>10} {:>10} {:>7} {:<7}", "layer", "op", "dev", "MACs", "cycles",
+       "compute", "vector", "DDR bytes", "MAC/B", "bound");
+  for (const auto& l : r.layers) {
+    const std::string intensity = l.ddr_bytes ? fmt::format("{:.1f}", static_cast<double>(l.macs) / l.ddr_bytes) : "-";
+    line("{:<28} {:<18} {:<4} {:>9} {:>10} {:>10} {:>10} {:>10} {:>7} {:<7}", clip(l.name, 28), clip(l.op, 18),
+         l.device, si(static_cast<double>(l.macs)), l.cycles, l.compute_cycles, l.vector_cycles,
+         si(static_cast<double>(l.ddr_bytes)), intensity, l.bound());
+  }
+  return s;
+}
+
+}  // namespace npu::runtime

@@ -1,0 +1,45 @@
+#include "onnx_model_info.h"
+
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+namespace npu::runtime {
+
+namespace {
+
+TensorDesc desc_of(const onnx::ValueInfoProto& value, const std::string& origin) {
+  TensorDesc d;
+  d.name = value.name();
+  if (!value.type().has_tensor_type())
+    throw std::runtime_error(fmt::format("{}: value '{}' is not a tensor (sequences and maps are not supported)", origin,
+                                         value.name()));
+  const auto& tensor = value.type().tensor_type();
+  const auto dtype = element_type_from_onnx(tensor.elem_type());
+  if (!dtype)
+    throw std::runtime_error(fmt::format("{}: value '{}' has element type {}, which the runtime cannot hold", origin,
+                                         value.name(), tensor.elem_type()));
+  d.dtype = *dtype;
+  for (const auto& dim : tensor.shape().dim()) d.shape.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  if (d.shape.size() == 4) d.layout = "NCHW";
+  return d;
+}
+
+}  // namespace
+
+OnnxModelInfo read_onnx_model_info(const std::vector<std::uint8_t>& model_bytes, const std::string& origin) {
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size())) || !model.has_graph())
+    throw std::runtime_error(origin + ": not a valid ONNX model");
+  std::set<std::string> initializers;
+  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  OnnxModelInfo info;
+  for (const auto& in : model.graph().input())
+    if (!initializers.count(in.name())) info.inputs.push_back(desc_of(in, origin));
+  for (const auto& out : model.graph().output()) info.outputs.push_back(desc_of(out, origin));
+  return info;
+}
+
+}  // namespace npu::runtime

@@ -1,0 +1,20 @@
+// The boundary of a serialized ONNX model: names, element types and shapes of its graph
+// inputs and outputs (the CPU steps' models, whose descriptors the runtime checks against).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensor.h"
+
+namespace npu::runtime {
+
+struct OnnxModelInfo {
+  std::vector<TensorDesc> inputs;   // graph inputs that are not initializers; -1 for dynamic dims
+  std::vector<TensorDesc> outputs;
+};
+
+// Throws "<origin>: <what is wrong>" when the bytes are not an ONNX model.
+OnnxModelInfo read_onnx_model_info(const std::vector<std::uint8_t>& model_bytes, const std::string& origin);
+
+}  // namespace npu::runtime

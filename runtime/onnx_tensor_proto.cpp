@@ -1,0 +1,79 @@
+// ONNX TensorProto (.pb) → HostTensor, with ONNX's own protobuf schema (libonnx).
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include "tensor_file.h"
+
+namespace npu::runtime {
+
+namespace {
+
+// Typed repeated fields store small integer types widened to int32 (fp16 as its bit
+// pattern), as onnx.numpy_helper does.
+template <typename Repeated>
+void copy_widened(const Repeated& values, HostTensor& t, const std::string& origin) {
+  if (static_cast<std::uint64_t>(values.size()) != t.element_count())
+    throw std::runtime_error(fmt::format("{}: TensorProto holds {} values for shape {}", origin, values.size(),
+                                         shape_text(t.shape)));
+  const std::size_t elem = element_bytes(t.dtype);
+  for (int i = 0; i < values.size(); ++i) {
+    const auto v = values.Get(i);
+    switch (t.dtype) {
+      case ElementType::Float32: { const float f = static_cast<float>(v); std::memcpy(&t.bytes[i * elem], &f, 4); break; }
+      case ElementType::Float64: { const double d = static_cast<double>(v); std::memcpy(&t.bytes[i * elem], &d, 8); break; }
+      default: {
+        // Integers: the low `elem` bytes of the little-endian value are the element.
+        const auto wide = static_cast<std::uint64_t>(v);
+        std::memcpy(&t.bytes[i * elem], &wide, elem);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TensorFile parse_onnx_tensor(const std::string& bytes, const std::string& origin) {
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes))
+    throw std::runtime_error(origin + ": neither a .npy file nor an ONNX TensorProto");
+  if (proto.has_data_location() && proto.data_location() == onnx::TensorProto::EXTERNAL)
+    throw std::runtime_error(origin + ": TensorProto with external data is not supported");
+  const auto dtype = element_type_from_onnx(proto.data_type());
+  if (!dtype)
+    throw std::runtime_error(fmt::format("{}: TensorProto element type {} is not supported (not a numeric tensor)",
+                                         origin, proto.data_type()));
+  std::vector<std::int64_t> shape(proto.dims().begin(), proto.dims().end());
+  for (auto d : shape)
+    if (d < 0) throw std::runtime_error(fmt::format("{}: TensorProto has a negative dimension {}", origin, d));
+  TensorFile file{make_host_tensor(*dtype, shape), proto.name()};
+  HostTensor& t = file.tensor;
+
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != t.bytes.size())
+      throw std::runtime_error(fmt::format("{}: TensorProto raw_data has {} bytes, shape {} of {} needs {}", origin,
+                                           proto.raw_data().size(), shape_text(shape), element_type_name(*dtype),
+                                           t.bytes.size()));
+    std::memcpy(t.bytes.data(), proto.raw_data().data(), t.bytes.size());
+    return file;
+  }
+  switch (*dtype) {
+    case ElementType::Float32: {
+      if (static_cast<std::uint64_t>(proto.float_data_size()) != t.element_count())
+        throw std::runtime_error(fmt::format("{}: TensorProto holds {} floats for shape {}", origin,
+                                             proto.float_data_size(), shape_text(shape)));
+      std::memcpy(t.bytes.data(), proto.float_data().data(), t.bytes.size());
+      break;
+    }
+    case ElementType::Float64: copy_widened(proto.double_data(), t, origin); break;
+    case ElementType::Int64: copy_widened(proto.int64_data(), t, origin); break;
+    case ElementType::UInt32:
+    case ElementType::UInt64: copy_widened(proto.uint64_data(), t, origin); break;
+    default: copy_widened(proto.int32_data(), t, origin); break;  // int8..int32, uint8/16, bool, fp16 bits
+  }
+  return file;
+}
+
+}  // namespace npu::runtime

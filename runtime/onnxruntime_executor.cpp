@@ -1,0 +1,117 @@
+// CPU steps on ONNX Runtime, called through pybind11's embedded interpreter: the Python
+// package is what scripts/requirements.txt installs, and no ORT C/C++ headers exist here.
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <pybind11/embed.h>
+
+#include "cpu_executor.h"
+#include "python_interpreter.h"
+
+namespace py = pybind11;
+
+namespace npu::runtime {
+
+namespace {
+
+// Arrays cross through numpy's Python API (frombuffer, tobytes), not pybind11/numpy.h: the
+// Debian pybind11 (2.10) reads numpy's C structs with the pre-2.0 layout and gets item sizes
+// wrong under numpy 2.
+py::object to_numpy(const py::module_& numpy, const HostTensor& t) {
+  const py::bytes data(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
+  py::tuple shape(t.shape.size());
+  for (std::size_t i = 0; i < t.shape.size(); ++i) shape[i] = py::int_(t.shape[i]);
+  // frombuffer gives a read-only view of the bytes object; copy so ORT may own it.
+  return numpy.attr("frombuffer")(data, py::arg("dtype") = npy_descr(t.dtype)).attr("reshape")(shape).attr("copy")();
+}
+
+HostTensor from_numpy(const py::module_& numpy, const py::handle& value, const std::string& name) {
+  const py::object array = numpy.attr("ascontiguousarray")(value);
+  const std::string kind = py::str(array.attr("dtype").attr("str"));  // e.g. "<f4", "|b1"
+  const auto dtype = element_type_from_npy(kind.substr(1));
+  if (!dtype || kind[0] == '>')
+    throw std::runtime_error(fmt::format("CPU step output {}: numpy dtype {} is not supported", name, kind));
+  HostTensor t;
+  t.dtype = *dtype;
+  for (const auto& d : py::tuple(array.attr("shape"))) t.shape.push_back(d.cast<std::int64_t>());
+  const std::string bytes = py::bytes(array.attr("tobytes")());
+  t.bytes.assign(bytes.begin(), bytes.end());
+  return t;
+}
+
+class OnnxRuntimeExecutor : public CpuExecutor {
+ public:
+  ~OnnxRuntimeExecutor() override {
+    if (sessions_.empty()) return;
+    py::gil_scoped_acquire gil;
+    sessions_.clear();
+  }
+
+  std::string name() const override { return "onnxruntime"; }
+
+  std::vector<HostTensor> run(std::size_t step_index, const compiler::CpuStep& step,
+                              const std::vector<HostTensor>& inputs) override {
+    ensure_python_interpreter();
+    py::gil_scoped_acquire gil;
+    try {
+      py::object& session = session_for(step_index, step);
+      const py::module_ numpy = py::module_::import("numpy");
+      py::dict feed;
+      for (std::size_t i = 0; i < inputs.size(); ++i) feed[py::str(step.inputs.at(i))] = to_numpy(numpy, inputs[i]);
+      py::list names;
+      for (const auto& n : step.outputs) names.append(n);
+      const py::list results = session.attr("run")(names, feed);
+      std::vector<HostTensor> outputs;
+      for (std::size_t i = 0; i < step.outputs.size(); ++i) outputs.push_back(from_numpy(numpy, results[i], step.outputs[i]));
+      return outputs;
+    } catch (const py::error_already_set& e) {
+      // Python's message can span lines; the CLI promises one.
+      std::string what = e.what();
+      for (auto& c : what)
+        if (c == '\n') c = ' ';
+      throw std::runtime_error(fmt::format("CPU step {} (nodes {}): onnxruntime failed: {}", step_index,
+                                           nodes_text(step), what));
+    }
+  }
+
+ private:
+  std::map<std::size_t, py::object> sessions_;
+
+  static std::string nodes_text(const compiler::CpuStep& step) {
+    std::string s;
+    for (std::size_t i = 0; i < step.node_names.size() && i < 3; ++i) s += (i ? ", " : "") + step.node_names[i];
+    if (step.node_names.size() > 3) s += fmt::format(", … {} in all", step.node_names.size());
+    return s;
+  }
+
+  py::object& session_for(std::size_t step_index, const compiler::CpuStep& step) {
+    auto it = sessions_.find(step_index);
+    if (it != sessions_.end()) return it->second;
+    py::module_ ort;
+    try {
+      ort = py::module_::import("onnxruntime");
+    } catch (const py::error_already_set& e) {
+      throw std::runtime_error(fmt::format(
+          "CPU fallback needs the Python package onnxruntime (pip install -r scripts/requirements.txt): {}",
+          e.what()));
+    }
+    py::object options = ort.attr("SessionOptions")();
+    // The runtime reports its own time model; one thread keeps runs reproducible and light.
+    options.attr("intra_op_num_threads") = 1;
+    options.attr("inter_op_num_threads") = 1;
+    options.attr("log_severity_level") = 3;
+    const py::bytes model(reinterpret_cast<const char*>(step.onnx_model.data()), step.onnx_model.size());
+    py::list providers;
+    providers.append("CPUExecutionProvider");
+    py::object session = ort.attr("InferenceSession")(model, py::arg("sess_options") = options,
+                                                       py::arg("providers") = providers);
+    return sessions_.emplace(step_index, std::move(session)).first->second;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<CpuExecutor> make_onnxruntime_executor() { return std::make_unique<OnnxRuntimeExecutor>(); }
+
+}  // namespace npu::runtime

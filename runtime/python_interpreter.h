@@ -1,0 +1,13 @@
+// The one embedded Python interpreter of the process, shared by everything in the runtime
+// that calls Python (ONNX Runtime for CPU steps).
+#pragma once
+
+namespace npu::runtime {
+
+// Starts the interpreter unless one is already running (the runtime may itself be loaded
+// into Python as a module) and leaves the GIL released, so callers take it with
+// pybind11::gil_scoped_acquire. Never finalizes: extension modules such as onnxruntime do not
+// survive Py_Finalize cleanly, and the process is ending anyway.
+void ensure_python_interpreter();
+
+}  // namespace npu::runtime

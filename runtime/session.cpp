@@ -1,0 +1,247 @@
+#include "session.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "compiled_model_io.h"
+#include "input_check.h"
+#include "sim_totals.h"
+#include "tensor_conversion.h"
+
+namespace npu::runtime {
+
+namespace {
+
+// Where each tensor of one run currently is, and what moving it cost.
+class Run {
+ public:
+  Run(const compiler::CompiledModel& model, const HardwareConfig& config, const SessionOptions& options,
+      const ModelBoundary& boundary, Device& device, CpuExecutor& cpu, ModelReport& report)
+      : model_(model), config_(config), options_(options), boundary_(boundary), device_(device), cpu_(cpu),
+        report_(report) {}
+
+  void add_model_inputs(const std::map<std::string, HostTensor>& inputs) {
+    for (const auto& [name, tensor] : inputs) {
+      host_[name] = tensor;
+      model_inputs_.insert(name);
+    }
+  }
+
+  void npu_step(std::size_t index, const compiler::NpuStep& step) {
+    switch_to(StepKind::Npu);
+    for (const auto& name : step.inputs) place_on_npu(index, name);
+    const auto result = device_.run(step.first_instruction, step.end_instruction,
+                                    {options_.timing_only, options_.record_trace});
+    add_step(report_.npu, result, step.first_instruction, timeline_cycle_);
+
+    StepReport row{"npu", step.first_instruction, step.end_instruction, {}, result.cycles, 0.0, timeline_us()};
+    report_.steps.push_back(row);
+    timeline_cycle_ += result.cycles;
+    for (const auto& name : step.outputs) {
+      on_npu_.insert(name);
+      host_.erase(name);  // the NPU's copy is now the current one
+    }
+  }
+
+  void cpu_step(std::size_t index, const compiler::CpuStep& step) {
+    switch_to(StepKind::Cpu);
+    std::vector<HostTensor> inputs;
+    for (const auto& name : step.inputs) inputs.push_back(fetch_to_host(name, "to cpu", cpu_dtype(index, name)));
+    const double compute_us = cpu_compute_us(step.flops, config_.host);
+    report_.cpu_flops += step.flops;
+    report_.host.compute_us += compute_us;
+    report_.steps.push_back({"cpu", 0, 0, step.node_names, 0, compute_us, timeline_us()});
+    add_host_trace_event("cpu", fmt::format("CPU step {}", index), compute_us);
+
+    if (options_.timing_only) {
+      for (const auto& name : step.outputs) host_[name] = HostTensor{};  // present, contents unknown
+    } else {
+      auto outputs = cpu_.run(index, step, inputs);
+      for (std::size_t i = 0; i < step.outputs.size(); ++i) host_[step.outputs[i]] = std::move(outputs.at(i));
+    }
+    for (const auto& name : step.outputs) {
+      on_npu_.erase(name);
+      from_cpu_.insert(name);
+    }
+  }
+
+  std::vector<std::pair<std::string, HostTensor>> collect_outputs() {
+    std::vector<std::pair<std::string, HostTensor>> outputs;
+    for (const auto& desc : boundary_.outputs) {
+      auto tensor = fetch_to_host(desc.name, "output", desc.dtype);
+      if (!options_.timing_only) outputs.emplace_back(desc.name, std::move(tensor));
+    }
+    return outputs;
+  }
+
+  void finish() {
+    report_.transitions = transitions_;
+    report_.host.transition_us = transitions_ * config_.host.transition_us;
+    report_.host.transfer_us = transfer_us(report_.transfer_bytes, config_.host);
+    finish_totals(report_.npu, config_);
+  }
+
+ private:
+  enum class StepKind { None, Npu, Cpu };
+
+  const compiler::CompiledModel& model_;
+  const HardwareConfig& config_;
+  const SessionOptions& options_;
+  const ModelBoundary& boundary_;
+  Device& device_;
+  CpuExecutor& cpu_;
+  ModelReport& report_;
+
+  std::map<std::string, HostTensor> host_;  // current host copies, by ONNX name
+  std::set<std::string> on_npu_;            // current copies in the device's DDR
+  std::set<std::string> model_inputs_;
+  std::set<std::string> from_cpu_;          // written by a CPU step
+  StepKind last_ = StepKind::None;
+  std::uint32_t transitions_ = 0;
+  std::uint64_t timeline_cycle_ = 0;
+
+  double timeline_us() const { return static_cast<double>(timeline_cycle_) / config_.clock.frequency_mhz; }
+
+  void add_host_trace_event(const std::string& track, const std::string& name, double us) {
+    const auto cycles = static_cast<std::uint64_t>(std::llround(us * config_.clock.frequency_mhz));
+    if (options_.record_trace) {
+      sim::TraceEvent e;
+      e.track = track;
+      e.name = name;
+      e.start_cycle = timeline_cycle_;
+      e.duration_cycles = cycles;
+      report_.npu.trace.push_back(std::move(e));
+    }
+    timeline_cycle_ += cycles;
+  }
+
+  void switch_to(StepKind kind) {
+    if (last_ != StepKind::None && last_ != kind) {
+      ++transitions_;
+      add_host_trace_event("host", kind == StepKind::Npu ? "CPU→NPU" : "NPU→CPU", config_.host.transition_us);
+    }
+    last_ = kind;
+  }
+
+  ElementType cpu_dtype(std::size_t step_index, const std::string& name) const {
+    for (const auto& d : boundary_.cpu_steps.at(step_index).inputs)
+      if (d.name == name) return d.dtype;
+    return ElementType::Float32;  // CPU steps are FP32 models
+  }
+
+  // A tensor crossing between the host and the NPU: model I/O or a CPU<->NPU transfer.
+  void count_transfer(const std::string& name, std::uint64_t bytes) {
+    if (model_inputs_.count(name)) report_.io_bytes += bytes;
+    else report_.transfer_bytes += bytes;
+    if (!model_inputs_.count(name)) add_host_trace_event("host", "copy " + name, transfer_us(bytes, config_.host));
+  }
+
+  void place_on_npu(std::size_t step_index, const std::string& name) {
+    if (on_npu_.count(name)) return;
+    const auto* entry = find_npu_tensor(model_.program, name);
+    if (!entry) throw std::runtime_error(fmt::format("NPU step {} reads '{}', which the program's tensor table lacks",
+                                                     step_index, name));
+    if (entry->role == isa::TensorRole::Constant) return;  // placed with the program's data
+    const auto it = host_.find(name);
+    if (it == host_.end())
+      throw std::runtime_error(fmt::format("NPU step {} reads '{}', which no input or earlier step provides",
+                                           step_index, name));
+    count_transfer(name, entry->size_bytes);
+    if (!options_.timing_only) {
+      Conversion record;
+      const auto bytes = to_npu(it->second, *entry, model_inputs_.count(name) ? "input" : "to npu", &record);
+      device_.write_tensor(*entry, bytes);
+      report_.conversions.push_back(record);
+    }
+    on_npu_.insert(name);
+  }
+
+  HostTensor fetch_to_host(const std::string& name, const std::string& role, ElementType dtype) {
+    if (const auto it = host_.find(name); it != host_.end()) return it->second;
+    if (!on_npu_.count(name))
+      throw std::runtime_error(fmt::format("'{}' is needed but no input or earlier step provides it", name));
+    const auto* entry = find_npu_tensor(model_.program, name);
+    if (!entry) throw std::runtime_error(fmt::format("'{}' is missing from the program's tensor table", name));
+    if (role == "output") report_.io_bytes += entry->size_bytes;
+    else count_transfer(name, entry->size_bytes);
+    HostTensor tensor;
+    if (!options_.timing_only) {
+      Conversion record;
+      tensor = from_npu(device_.read_tensor(*entry), *entry, dtype, role, &record);
+      report_.conversions.push_back(record);
+    }
+    host_[name] = tensor;
+    return tensor;
+  }
+};
+
+// CPU layers share their step's host time by MACs (evenly when none has MACs).
+void assign_cpu_layer_time(const compiler::CompiledModel& model, const HardwareConfig& config,
+                           std::vector<LayerTiming>& layers) {
+  for (const auto& step : model.steps) {
+    if (step.kind != compiler::Step::Kind::Cpu) continue;
+    const std::set<std::string> nodes(step.cpu.node_names.begin(), step.cpu.node_names.end());
+    std::vector<LayerTiming*> members;
+    std::uint64_t macs = 0;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const auto& record = model.layers[i];
+      bool member = record.device == "cpu" && nodes.count(record.name);
+      for (const auto& n : record.fused_nodes) member |= record.device == "cpu" && nodes.count(n);
+      if (!member) continue;
+      members.push_back(&layers[i]);
+      macs += layers[i].macs;
+    }
+    const double step_us = cpu_compute_us(step.cpu.flops, config.host);
+    for (auto* layer : members) {
+      layer->host_us = macs ? step_us * static_cast<double>(layer->macs) / static_cast<double>(macs)
+                            : step_us / static_cast<double>(members.size());
+      layer->cycles = static_cast<std::uint64_t>(std::llround(layer->host_us * config.clock.frequency_mhz));
+    }
+  }
+}
+
+}  // namespace
+
+Session::Session(compiler::CompiledModel model, HardwareConfig config, SessionOptions options, std::string model_path)
+    : model_(std::move(model)), config_(std::move(config)), options_(std::move(options)),
+      model_path_(std::move(model_path)) {
+  boundary_ = model_boundary(model_);
+  device_ = make_device(options_.device, config_);
+  device_->load(model_.program);
+  cpu_ = make_onnxruntime_executor();
+}
+
+Session::~Session() = default;
+
+RunResult Session::run(const std::map<std::string, HostTensor>& inputs,
+                       const std::map<std::string, std::string>& origins) {
+  check_inputs(boundary_.inputs, inputs, origins);
+  RunResult result;
+  ModelReport& report = result.report;
+  report.model = model_path_;
+  report.precision = precision_name(model_.precision);
+  report.device = device_->name();
+  report.timing_only = options_.timing_only;
+  report.fallbacks = model_.fallbacks;
+  report.warnings = model_.warnings;
+
+  Run run(model_, config_, options_, boundary_, *device_, *cpu_, report);
+  run.add_model_inputs(inputs);
+  for (std::size_t i = 0; i < model_.steps.size(); ++i) {
+    const auto& step = model_.steps[i];
+    if (step.kind == compiler::Step::Kind::Npu) run.npu_step(i, step.npu);
+    else run.cpu_step(i, step.cpu);
+  }
+  result.outputs = run.collect_outputs();
+  run.finish();
+
+  report.layers = attribute_layers(model_.layers, model_.program, report.npu.instructions);
+  assign_cpu_layer_time(model_, config_, report.layers);
+  return result;
+}
+
+}  // namespace npu::runtime

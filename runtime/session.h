@@ -1,0 +1,60 @@
+// A loaded model ready to run: NPU steps on a device, CPU steps on the fallback executor,
+// host tensors kept by ONNX name in between, and a report of where the time went.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiled_model.h"
+#include "cpu_executor.h"
+#include "device.h"
+#include "hardware_config.h"
+#include "model_boundary.h"
+#include "model_report.h"
+#include "tensor.h"
+
+namespace npu::runtime {
+
+struct SessionOptions {
+  std::string device = "sim";
+  bool timing_only = false;   // cycles only: no arithmetic, no data moved, no outputs
+  bool record_trace = false;  // fill report.npu.trace (Chrome/Perfetto)
+};
+
+struct RunResult {
+  std::vector<std::pair<std::string, HostTensor>> outputs;  // model outputs in order (empty when timing only)
+  ModelReport report;
+};
+
+class Session {
+ public:
+  Session(compiler::CompiledModel model, HardwareConfig config, SessionOptions options = {},
+          std::string model_path = "");
+  ~Session();
+
+  const compiler::CompiledModel& model() const { return model_; }
+  const HardwareConfig& config() const { return config_; }
+  const std::vector<TensorDesc>& inputs() const { return boundary_.inputs; }
+  const std::vector<TensorDesc>& outputs() const { return boundary_.outputs; }
+
+  // Checks every input against inputs() (throws one line naming the input), then runs.
+  // `origins` (name → file) lets error messages name the file an input came from.
+  RunResult run(const std::map<std::string, HostTensor>& inputs, const std::map<std::string, std::string>& origins = {});
+
+  // Replaces ONNX Runtime, e.g. with a test double.
+  void set_cpu_executor(std::unique_ptr<CpuExecutor> executor) { cpu_ = std::move(executor); }
+
+ private:
+  compiler::CompiledModel model_;
+  HardwareConfig config_;
+  SessionOptions options_;
+  std::string model_path_;
+  ModelBoundary boundary_;
+  std::unique_ptr<Device> device_;
+  std::unique_ptr<CpuExecutor> cpu_;
+};
+
+}  // namespace npu::runtime

@@ -1,0 +1,66 @@
+#include "sim_totals.h"
+
+namespace npu::runtime {
+
+namespace {
+
+void add_unit(sim::UnitStats& a, const sim::UnitStats& b) {
+  a.instructions += b.instructions;
+  a.busy_cycles += b.busy_cycles;
+  a.stall_cycles += b.stall_cycles;
+}
+
+}  // namespace
+
+void add_step(sim::SimResult& total, const sim::SimResult& step, std::uint32_t first_instruction,
+              std::uint64_t timeline_cycle) {
+  total.cycles += step.cycles;
+  total.macs += step.macs;
+  total.int8_macs += step.int8_macs;
+  total.fp16_macs += step.fp16_macs;
+  total.mac_array_busy_cycles += step.mac_array_busy_cycles;
+  total.ddr_bytes_read += step.ddr_bytes_read;
+  total.ddr_bytes_written += step.ddr_bytes_written;
+  total.ddr_bus_bytes += step.ddr_bus_bytes;
+  total.ddr_row_misses += step.ddr_row_misses;
+  total.sram_bytes_read += step.sram_bytes_read;
+  total.sram_bytes_written += step.sram_bytes_written;
+  if (step.sram_peak_bytes > total.sram_peak_bytes) total.sram_peak_bytes = step.sram_peak_bytes;
+  add_unit(total.load, step.load);
+  add_unit(total.compute, step.compute);
+  add_unit(total.vector, step.vector);
+  add_unit(total.store, step.store);
+  if (total.dma_channels.size() < step.dma_channels.size()) total.dma_channels.resize(step.dma_channels.size());
+  for (std::size_t i = 0; i < step.dma_channels.size(); ++i) {
+    auto& a = total.dma_channels[i];
+    const auto& b = step.dma_channels[i];
+    a.transfers += b.transfers;
+    a.bytes += b.bytes;
+    a.busy_cycles += b.busy_cycles;
+    a.bounce_copies += b.bounce_copies;
+  }
+  if (total.instructions.size() < first_instruction + step.instructions.size())
+    total.instructions.resize(first_instruction + step.instructions.size());
+  for (std::size_t i = 0; i < step.instructions.size(); ++i) {
+    auto t = step.instructions[i];
+    t.start_cycle += timeline_cycle;
+    t.end_cycle += timeline_cycle;
+    total.instructions[first_instruction + i] = t;
+  }
+  for (auto e : step.trace) {
+    e.start_cycle += timeline_cycle;
+    e.instruction_index += first_instruction;
+    total.trace.push_back(std::move(e));
+  }
+}
+
+void finish_totals(sim::SimResult& total, const HardwareConfig& config) {
+  total.clock_mhz = config.clock.frequency_mhz;
+  total.latency_us = static_cast<double>(total.cycles) / config.clock.frequency_mhz;
+  total.peak_tops = config.peak_tops();
+  total.achieved_tops = total.latency_us > 0 ? 2.0 * static_cast<double>(total.macs) / (total.latency_us * 1e6) : 0.0;
+  const double slots = static_cast<double>(config.macs()) * static_cast<double>(total.cycles);
+  total.mac_utilization = slots > 0 ? static_cast<double>(total.macs) / slots : 0.0;
+}
+
+}  // namespace npu::runtime

@@ -1,0 +1,47 @@
+// Moving tensors between the host's ONNX view (NCHW, float32, ...) and the NPU's view
+// (NHWC, int8 with scale/zero point, fp16) — and saying exactly what was done.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "program.h"
+#include "tensor.h"
+
+namespace npu::runtime {
+
+// One conversion or copy the runtime made, for the report:
+// "input x: converted float32 NCHW → int8 NHWC (quantised, scale 0.0123, zp -3), 602112 bytes"
+struct Conversion {
+  std::string tensor;
+  std::string role;      // "input", "output", "to npu", "to cpu"
+  std::string from;      // "float32 NCHW"
+  std::string to;        // "int8 NHWC"
+  std::string detail;    // "quantised, scale 0.0123, zp -3"; empty for a plain copy
+  std::uint64_t bytes = 0;  // bytes written at the destination
+  bool converted = false;   // false: copied unchanged
+
+  std::string text() const;
+};
+
+// The descriptor of an NPU tensor of the program (its DDR shape, layout and quantisation).
+TensorDesc npu_tensor_desc(const isa::TensorEntry& entry);
+// What the host sees of the same tensor: ONNX order (NHWC → NCHW) and `host_dtype`.
+TensorDesc host_view_of(const isa::TensorEntry& entry, ElementType host_dtype);
+
+// Host tensor (ONNX order) → bytes for DDR in the entry's dtype and layout. The host tensor's
+// shape must already have been checked against host_view_of(entry).
+std::vector<std::uint8_t> to_npu(const HostTensor& host, const isa::TensorEntry& entry, const std::string& role,
+                                 Conversion* record);
+
+// DDR bytes of an NPU tensor → host tensor in ONNX order, dequantised/widened to `host_dtype`.
+HostTensor from_npu(const std::vector<std::uint8_t>& bytes, const isa::TensorEntry& entry, ElementType host_dtype,
+                    const std::string& role, Conversion* record);
+
+// Element-wise conversion between host types (used when a CPU step wants another dtype).
+HostTensor cast(const HostTensor& tensor, ElementType to);
+
+// Quantisation the runtime applies to int8 inputs: q = clamp(round_half_even(x / scale) + zp).
+std::int8_t quantize_int8(float x, float scale, std::int32_t zero_point);
+
+}  // namespace npu::runtime

@@ -1,0 +1,19 @@
+#include "tensor_file.h"
+
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+namespace npu::runtime {
+
+TensorFile read_tensor_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open file");
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.rfind("\x93NUMPY", 0) == 0) return {from_npy(read_npy(path), path), ""};
+  return parse_onnx_tensor(bytes, path);
+}
+
+void write_tensor_npy(const std::string& path, const HostTensor& tensor) { write_npy(path, to_npy(tensor)); }
+
+}  // namespace npu::runtime

@@ -1,0 +1,21 @@
+// Tensor files a user hands the runtime: NumPy .npy, or ONNX TensorProto .pb (the format of
+// ONNX's node tests). Outputs are always written as .npy.
+#pragma once
+#include <string>
+
+#include "tensor.h"
+
+namespace npu::runtime {
+
+struct TensorFile {
+  HostTensor tensor;
+  std::string name;  // the TensorProto's name; empty for .npy
+};
+
+// Picks the format by content (.npy magic), else parses a TensorProto. Throws one line
+// "<path>: <what is wrong>".
+TensorFile read_tensor_file(const std::string& path);
+TensorFile parse_onnx_tensor(const std::string& bytes, const std::string& origin);
+void write_tensor_npy(const std::string& path, const HostTensor& tensor);
+
+}  // namespace npu::runtime
