@@ -12,6 +12,16 @@
 namespace npu::cli {
 namespace {
 
+void write_to_output_or_stdout(const po::variables_map& vm, const std::string& text) {
+  if (!vm.count("output")) {
+    std::cout << text;
+    return;
+  }
+  const auto path = vm["output"].as<std::string>();
+  std::ofstream out(path);
+  if (!(out << text)) throw std::runtime_error(path + ": cannot write file");
+}
+
 int run_asm(const std::vector<std::string>& args) {
   po::options_description opts("asm options");
   opts.add_options()("input", po::value<std::string>()->required(), "assembly file (.npuasm)")(
@@ -40,13 +50,7 @@ int run_disasm(const std::vector<std::string>& args) {
   pos.add("input", 1);
   auto vm = parse_command_line("npusim disasm PROGRAM.npuprog [-o OUT.npuasm]", opts, pos, args);
   if (!vm) return kExitOk;
-  const auto text = isa::disassemble(isa::load_program((*vm)["input"].as<std::string>()));
-  if (vm->count("output")) {
-    std::ofstream out((*vm)["output"].as<std::string>());
-    if (!(out << text)) throw std::runtime_error((*vm)["output"].as<std::string>() + ": cannot write file");
-  } else {
-    std::cout << text;
-  }
+  write_to_output_or_stdout(*vm, isa::disassemble(isa::load_program((*vm)["input"].as<std::string>())));
   return kExitOk;
 }
 
@@ -55,13 +59,7 @@ int run_isa_doc(const std::vector<std::string>& args) {
   opts.add_options()("output,o", po::value<std::string>(), "write here instead of stdout (isa/ISA.md)");
   auto vm = parse_command_line("npusim isa-doc [-o isa/ISA.md]", opts, {}, args);
   if (!vm) return kExitOk;
-  const auto text = isa::generate_isa_markdown();
-  if (vm->count("output")) {
-    std::ofstream out((*vm)["output"].as<std::string>());
-    if (!(out << text)) throw std::runtime_error((*vm)["output"].as<std::string>() + ": cannot write file");
-  } else {
-    std::cout << text;
-  }
+  write_to_output_or_stdout(*vm, isa::generate_isa_markdown());
   return kExitOk;
 }
 
