@@ -10,12 +10,21 @@
 
 namespace npu::sim {
 
+// How many times one gemm streams each input operand out of the scratchpad (energy counters):
+// the stationary operand is read once, a streamed operand once per fold of the other output
+// dimension. Partial sums stay in the array's accumulators across the k folds, so C is
+// written once (and read once when the gemm accumulates).
+struct OperandPasses {
+  std::uint64_t a = 1, b = 1;
+};
+
 class DataflowModel {
  public:
   virtual ~DataflowModel() = default;
   virtual const char* name() const = 0;
   // Cycles of one int8 gemm C[m x n] += A[m x k] * B[k x n]; m, n, k >= 1.
   virtual std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const = 0;
+  virtual OperandPasses operand_passes(std::uint64_t m, std::uint64_t n, std::uint64_t k) const = 0;
 };
 
 inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }

@@ -1,5 +1,6 @@
 // Input stationary: a k x m block of A (transposed) is pinned (R rows of k, C columns of m);
 // the n columns of B stream through. Per fold: 2R + C + T - 2 with T = n, mirroring WS.
+// SRAM reads: A once (stationary); B once per column fold of m, ceil(m/C) times.
 #include "dataflow.h"
 
 namespace npu::sim {
@@ -12,6 +13,9 @@ class InputStationary : public DataflowModel {
   std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const override {
     const std::uint64_t folds = ceil_div(k, r_) * ceil_div(m, c_);
     return folds * (2 * r_ + c_ + n - 2);
+  }
+  OperandPasses operand_passes(std::uint64_t m, std::uint64_t, std::uint64_t) const override {
+    return {1, ceil_div(m, c_)};
   }
 
  private:

@@ -1,6 +1,7 @@
 // Output stationary: each PE owns one element of an R x C block of C (R rows of m, C columns
 // of n); A and B stream in for T = k steps. Per fold: T + R + C - 2 (skewed fill and drain;
 // the results leave while the next fold fills, as SCALE-Sim assumes).
+// SRAM reads: A once per column fold (ceil(n/C)), B once per row fold (ceil(m/R)).
 #include "dataflow.h"
 
 namespace npu::sim {
@@ -13,6 +14,9 @@ class OutputStationary : public DataflowModel {
   std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const override {
     const std::uint64_t folds = ceil_div(m, r_) * ceil_div(n, c_);
     return folds * (k + r_ + c_ - 2);
+  }
+  OperandPasses operand_passes(std::uint64_t m, std::uint64_t n, std::uint64_t) const override {
+    return {ceil_div(n, c_), ceil_div(m, r_)};
   }
 
  private:

@@ -1,6 +1,7 @@
 // Weight stationary: a k x n block of B is pinned in the array (R rows of k, C columns of n);
 // the m rows of A stream through. Per fold: R cycles to load weights, then T = m rows
 // streamed with R + C - 2 cycles of skew to fill and drain: 2R + C + T - 2.
+// SRAM reads: B once (stationary); A once per column fold, ceil(n/C) times.
 #include "dataflow.h"
 
 namespace npu::sim {
@@ -13,6 +14,9 @@ class WeightStationary : public DataflowModel {
   std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const override {
     const std::uint64_t folds = ceil_div(k, r_) * ceil_div(n, c_);
     return folds * (2 * r_ + c_ + m - 2);
+  }
+  OperandPasses operand_passes(std::uint64_t, std::uint64_t n, std::uint64_t) const override {
+    return {ceil_div(n, c_), 1};
   }
 
  private:

@@ -52,13 +52,16 @@ void ExecutionUnit::loop() {
     take_tokens(op);
     const std::uint64_t stall = now_cycles() - taken;
     if (unit_ == isa::Unit::Load || unit_ == isa::Unit::Store) {
-      state_.stats.dma_issued(op, stall);
-      dma_.submit(state_.plan.transfers[op.transfer]);
+      const std::uint64_t tokens_taken = now_cycles();
+      dma_.submit(state_.plan.transfers[op.transfer]);  // waits while the channel is busy
+      state_.stats.dma_issued(op, stall, now_cycles() - tokens_taken);
       continue;
     }
     const std::uint64_t start = now_cycles();
+    if (state_.signals) state_.signals->unit(unit_, true);
     execute(op);
     sc_core::wait(cycles(op.cycles));
+    if (state_.signals) state_.signals->unit(unit_, false);
     state_.stats.executed(op, start, now_cycles(), stall);
     state_.finished(unit_, op.push);
   }

@@ -62,6 +62,25 @@ std::uint64_t MacArray::conv_cycles(const ConvShape& s) const {
   return s.groups * dataflow_->gemm_cycles(s.gemm_m(), s.gemm_n(), s.gemm_k()) * (s.fp16 ? fp16_factor_ : 1);
 }
 
+namespace {
+// C[m x n] = A[m x k] * B[k x n] (+ C), element size es, 4-byte accumulators.
+SramTraffic traffic(const OperandPasses& p, std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint64_t es,
+                    bool accumulate) {
+  const std::uint64_t c = m * n * 4;
+  return {m * k * es * p.a + k * n * es * p.b + (accumulate ? c : 0), c};
+}
+}  // namespace
+
+SramTraffic MacArray::gemm_traffic(const GemmShape& s) const {
+  return traffic(dataflow_->operand_passes(s.m, s.n, s.k), s.m, s.n, s.k, s.fp16 ? 2 : 1, s.accumulate);
+}
+
+SramTraffic MacArray::conv_traffic(const ConvShape& s) const {
+  const std::uint64_t m = s.gemm_m(), n = s.gemm_n(), k = s.gemm_k();
+  const SramTraffic g = traffic(dataflow_->operand_passes(m, n, k), m, n, k, s.fp16 ? 2 : 1, s.accumulate);
+  return {g.read * s.groups, g.written * s.groups};
+}
+
 void MacArray::execute(const isa::Instruction& inst, std::uint8_t* sram) const {
   if (inst.opcode == isa::Opcode::Gemm) {
     const GemmShape s = GemmShape::of(inst);

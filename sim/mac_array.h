@@ -37,6 +37,11 @@ struct ConvShape {
   static ConvShape of(const isa::Instruction& inst);
 };
 
+// Scratchpad bytes one compute instruction moves, as the array streams its operands.
+struct SramTraffic {
+  std::uint64_t read = 0, written = 0;
+};
+
 class MacArray {
  public:
   explicit MacArray(const MacArrayConfig& config);
@@ -44,6 +49,11 @@ class MacArray {
   std::uint64_t gemm_cycles(const GemmShape& s) const;
   // The per-group gemm's cycles times groups.
   std::uint64_t conv_cycles(const ConvShape& s) const;
+  // read = A bytes * passes.a + B bytes * passes.b (+ C when accumulating), written = C, with
+  // C as int32/fp32 accumulators. Conv: the per-group gemm (A is the im2col view, padded
+  // positions included) times groups.
+  SramTraffic gemm_traffic(const GemmShape& s) const;
+  SramTraffic conv_traffic(const ConvShape& s) const;
   // Functional execution on the scratchpad bytes (addresses already validated).
   void execute(const isa::Instruction& inst, std::uint8_t* sram) const;
 

@@ -16,14 +16,26 @@ NpuTop::NpuTop(sc_core::sc_module_name name, RunState& state, const MacArray& ma
   dma_.ddr_socket.bind(ddr_.socket);
   dma_.sram_socket.bind(sram_.socket);
   for (ExecutionUnit* u : {&load_, &compute_, &vector_, &store_}) u->sram_socket.bind(sram_.socket);
+  if (!state.options.vcd_path.empty()) {
+    signals_ = std::make_unique<BusySignals>("busy", state.config.dma.channels, state.options.vcd_path);
+    state.signals = signals_.get();
+  }
 }
 
 void NpuTop::transfer_started(const DmaTransfer& t, std::uint64_t start_cycle) {
   state_.stats.transfer_started(t, start_cycle);
+  if (state_.signals) {
+    state_.signals->unit(t.store ? isa::Unit::Store : isa::Unit::Load, true);
+    state_.signals->channel(t.channel, true);
+  }
 }
 
 void NpuTop::transfer_finished(const DmaTransfer& t, std::uint64_t start_cycle, std::uint64_t end_cycle) {
   state_.stats.transfer_finished(t, start_cycle, end_cycle);
+  if (state_.signals) {
+    state_.signals->unit(t.store ? isa::Unit::Store : isa::Unit::Load, false);
+    state_.signals->channel(t.channel, false);
+  }
   state_.finished(t.store ? isa::Unit::Store : isa::Unit::Load, t.push);
 }
 

@@ -8,6 +8,7 @@
 
 #include <systemc>
 
+#include "busy_signals.h"
 #include "controller.h"
 #include "ddr_target.h"
 #include "dma_engine.h"
@@ -35,6 +36,7 @@ class NpuTop : public sc_core::sc_module, private DmaListener {
   DmaEngine dma_;
   Controller controller_;
   ExecutionUnit load_, compute_, vector_, store_;
+  std::unique_ptr<BusySignals> signals_;  // VCD only
 };
 
 }  // namespace npu::sim

@@ -70,6 +70,22 @@ class Checker {
   std::uint64_t& peak_;
 };
 
+// Whole bursts over all runs, ceil((addr % burst + len0) / burst) each: the same count every
+// DDR model adds to bus_bytes(), known per transfer here so the energy and bandwidth counters
+// can attribute it. When every stride is a multiple of the burst, all runs look alike.
+std::uint64_t bus_bytes(const DmaTransfer& t, std::uint64_t burst) {
+  auto run_bursts = [&](std::uint64_t addr) { return (addr % burst + t.len0 + burst - 1) / burst; };
+  const std::uint64_t runs = t.count1 * t.count2 * t.count3;
+  if (t.ddr_stride1 % burst == 0 && t.ddr_stride2 % burst == 0 && t.ddr_stride3 % burst == 0)
+    return runs * run_bursts(t.ddr_addr) * burst;
+  std::uint64_t bursts = 0;
+  for (std::uint64_t i3 = 0; i3 < t.count3; ++i3)
+    for (std::uint64_t i2 = 0; i2 < t.count2; ++i2)
+      for (std::uint64_t i1 = 0; i1 < t.count1; ++i1)
+        bursts += run_bursts(t.ddr_addr + i3 * t.ddr_stride3 + i2 * t.ddr_stride2 + i1 * t.ddr_stride1);
+  return bursts * burst;
+}
+
 DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instruction& in, std::uint32_t index) {
   DmaTransfer t;
   t.index = index;
@@ -99,6 +115,7 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
   if (t.ddr_addr + ddr_span > c.ddr.capacity_bytes)
     ck.fail("ddr_addr {:#x} + {} bytes exceeds DDR capacity {}", t.ddr_addr, ddr_span, c.ddr.capacity_bytes);
 
+  t.bus_bytes = bus_bytes(t, static_cast<std::uint64_t>(c.ddr.burst_bytes));
   t.sram_cycles = ceil_div(t.bytes, static_cast<std::uint64_t>(c.sram.port_bytes_per_cycle));
   // Any run whose DDR address is below the DMA's alignment goes through the bounce buffer.
   const auto a = static_cast<std::uint64_t>(c.dma.min_alignment_bytes);
@@ -108,6 +125,12 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
     t.bounce_cycles = static_cast<std::uint64_t>(c.dma.bounce_setup_cycles) +
                       ceil_div(t.bytes, static_cast<std::uint64_t>(c.dma.bounce_bytes_per_cycle));
   return t;
+}
+
+// The checks above counted each operand once; the array streams some of them several times.
+void set_traffic(PlannedOp& op, const SramTraffic& t) {
+  op.sram_read_bytes = t.read;
+  op.sram_write_bytes = t.written;
 }
 
 void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, PlannedOp& op) {
@@ -125,6 +148,7 @@ void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, 
     op.cycles = mac.gemm_cycles(s);
     op.macs = s.m * s.n * s.k;
     op.fp16 = s.fp16;
+    set_traffic(op, mac.gemm_traffic(s));
     return;
   }
   const ConvShape s = ConvShape::of(in);
@@ -144,6 +168,7 @@ void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, 
   op.cycles = mac.conv_cycles(s);
   op.macs = s.macs();
   op.fp16 = s.fp16;
+  set_traffic(op, mac.conv_traffic(s));
 }
 
 void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& c, PlannedOp& op) {

@@ -24,6 +24,7 @@ struct DmaTransfer {
   std::uint64_t bytes = 0;          // len0 * count1 * count2 * count3
   std::uint64_t sram_cycles = 0;    // ceil(bytes / sram.port_bytes_per_cycle)
   std::uint64_t bounce_cycles = 0;  // bounce_setup + ceil(bytes / bounce_bytes_per_cycle), or 0
+  std::uint64_t bus_bytes = 0;      // whole DDR bursts of all runs (what the DDR models count)
   std::uint8_t push = 0;            // tokens given when the transfer completes
 };
 
@@ -36,7 +37,9 @@ struct PlannedOp {
   std::uint64_t cycles = 0;    // compute and vector: execution cycles
   std::uint64_t macs = 0;
   bool fp16 = false;
-  std::uint64_t sram_read_bytes = 0, sram_write_bytes = 0;  // each operand once
+  // Scratchpad traffic (sim/README.md "Energy"): DMA the bytes moved, compute as the array
+  // streams the operands (MacArray::gemm_traffic), vector each operand once.
+  std::uint64_t sram_read_bytes = 0, sram_write_bytes = 0;
 };
 
 struct ProgramPlan {

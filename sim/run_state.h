@@ -8,6 +8,7 @@
 
 #include <systemc>
 
+#include "busy_signals.h"
 #include "program_plan.h"
 #include "statistics.h"
 
@@ -71,6 +72,7 @@ struct RunState {
   const HardwareConfig& config;
   const SimOptions& options;
   Statistics stats;
+  BusySignals* signals = nullptr;  // VCD busy lines, only when SimOptions::vcd_path is set
   UnitQueue queues[isa::kQueueCount];
   TokenBoard tokens;
 

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,21 +25,41 @@ class DdrImage {
   std::uint8_t* page(std::uint64_t index);
 };
 
+// What the caller knows about one instruction (the runtime: its layer, from the compiler's
+// LayerRecord ranges, and the tile it computes); copied into that instruction's trace events.
+struct InstructionLabel {
+  std::string layer;                         // empty: no layer arg
+  std::map<std::string, std::int64_t> tile;  // tile coordinates, e.g. {"oh", 2}, {"oc", 1}
+};
+
 struct SimOptions {
   bool timing_only = false;     // skip arithmetic and data movement; cycles are identical
-  bool record_trace = false;    // fill SimResult::trace
+  bool record_trace = false;    // fill SimResult::trace and SimResult::ddr_bandwidth
   bool record_instructions = true;  // fill SimResult::instructions
+  // Indexed by instruction; may be shorter than the program (the rest are unlabelled).
+  // Read only when record_trace is set.
+  std::vector<InstructionLabel> instruction_labels;
+  // Non-empty: write a VCD of the unit and DMA-channel busy signals (sc_trace) to this path
+  // (".vcd" is appended unless the path ends with it). One VCD time unit = one cycle.
+  std::string vcd_path;
 };
 
 struct UnitStats {
   std::uint64_t instructions = 0;
   std::uint64_t busy_cycles = 0;   // cycles with at least one instruction of this unit running
   std::uint64_t stall_cycles = 0;  // cycles spent waiting for dependency tokens
+  // Load/store only: cycles the unit waited for its transfer's DMA channel to be free
+  // (after its tokens arrived, before the transfer started).
+  std::uint64_t channel_wait_cycles = 0;
+  // Scratchpad traffic caused by this unit's instructions (rules: sim/README.md "Energy").
+  std::uint64_t sram_bytes_read = 0;
+  std::uint64_t sram_bytes_written = 0;
 };
 
 struct DmaChannelStats {
   std::uint64_t transfers = 0;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;        // bytes requested by the transfers
+  std::uint64_t bus_bytes = 0;    // whole DDR bursts the transfers moved
   std::uint64_t busy_cycles = 0;
   std::uint64_t bounce_copies = 0;
 };
@@ -47,16 +68,36 @@ struct DmaChannelStats {
 struct InstructionTiming {
   std::uint64_t start_cycle = 0;
   std::uint64_t end_cycle = 0;
-  std::uint64_t stall_cycles = 0;  // waiting for tokens before start
+  std::uint64_t stall_cycles = 0;         // waiting for tokens before start
+  std::uint64_t channel_wait_cycles = 0;  // load/store: waiting for the DMA channel after the tokens
 };
 
 struct TraceEvent {
-  std::string track;   // "load", "compute", "vector", "store", "dma0", ...
-  std::string name;    // mnemonic
+  std::string track;   // "load", "compute", "vector", "store", "control", "dma0", ...
+  std::string name;    // mnemonic; "load"/"store" on the load/store unit tracks (busy spans)
   std::uint64_t start_cycle = 0;
   std::uint64_t duration_cycles = 0;
   std::uint64_t instruction_index = 0;
-  std::map<std::string, std::int64_t> args;  // bytes, m/n/k, ...
+  std::map<std::string, std::int64_t> args;  // bytes, m/n/k, tile coordinates ("tile_oh"), ...
+  std::string layer;                         // from SimOptions::instruction_labels
+};
+
+// A step of the DDR-bandwidth counter: `gbps` holds from `cycle` until the next sample.
+struct CounterSample {
+  std::uint64_t cycle = 0;
+  double gbps = 0;
+};
+
+// Energy from the run's counters and the config's energy table (formulas: sim/README.md).
+struct EnergyBreakdown {
+  double mac_int8_uj = 0;  // int8_macs * int8_mac_pj
+  double mac_fp16_uj = 0;  // fp16_macs * fp16_mac_pj
+  double sram_uj = 0;      // (sram_bytes_read + sram_bytes_written) * sram_byte_pj
+  double ddr_uj = 0;       // ddr_bus_bytes * ddr_byte_pj
+  double static_uj = 0;    // static_mw * latency
+  double total_uj = 0;
+  double average_power_mw = 0;  // total / latency
+  double tops_per_watt = 0;     // 2 * macs / total energy
 };
 
 struct SimResult {
@@ -74,14 +115,21 @@ struct SimResult {
   std::uint64_t ddr_bytes_written = 0;
   std::uint64_t ddr_bus_bytes = 0;       // whole bursts moved, including misalignment waste
   std::uint64_t ddr_row_misses = 0;
-  std::uint64_t sram_bytes_read = 0;
+  std::uint64_t sram_bytes_read = 0;     // all units: sum of UnitStats::sram_bytes_read
   std::uint64_t sram_bytes_written = 0;
   std::uint64_t sram_peak_bytes = 0;     // highest scratchpad address touched + 1
   UnitStats load, compute, vector, store;
   std::vector<DmaChannelStats> dma_channels;
   std::vector<InstructionTiming> instructions;
   std::vector<TraceEvent> trace;
+  std::vector<CounterSample> ddr_bandwidth;  // record_trace only; see sim/README.md "Trace"
+  std::optional<EnergyBreakdown> energy;     // absent when the config has no energy table
 };
+
+// The energy of a result's counters under `energy` (simulate() fills SimResult::energy with
+// it; a caller that sums results over several runs can apply it to the sums). Uses cycles,
+// clock_mhz, int8/fp16 MACs, SRAM and DDR bus bytes.
+EnergyBreakdown energy_of(const SimResult& result, const EnergyConfig& energy);
 
 // Bad program or config at run time (SRAM overflow, misalignment, deadlock, ...): one line
 // naming the instruction index and mnemonic.

@@ -1,12 +1,15 @@
 // Counters behind every number the report shows: per-unit busy time (union of intervals
-// with at least one instruction of the unit running), token stalls, per-DMA-channel
-// traffic, MACs, scratchpad traffic, per-instruction timing and the optional trace.
+// with at least one instruction of the unit running), token stalls and DMA-channel waits,
+// per-unit scratchpad traffic, per-DMA-channel traffic, MACs, per-instruction timing, and
+// (record_trace only) the trace events. Energy is derived from these in fill().
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "program_plan.h"
 #include "simulator.h"
+#include "trace_recorder.h"
 
 namespace npu::sim {
 
@@ -17,9 +20,13 @@ class BusyTracker {
   void begin(std::uint64_t cycle) {
     if (active_++ == 0) since_ = cycle;
   }
-  void end(std::uint64_t cycle) {
-    if (--active_ == 0) busy_ += cycle - since_;
+  // True when this ended a busy span [since(), cycle).
+  bool end(std::uint64_t cycle) {
+    if (--active_ != 0) return false;
+    busy_ += cycle - since_;
+    return true;
   }
+  std::uint64_t since() const { return since_; }
   std::uint64_t busy_cycles() const { return busy_; }
 
  private:
@@ -34,8 +41,9 @@ class Statistics {
 
   // A compute or vector instruction ran [start, end) after waiting `stall` for tokens.
   void executed(const PlannedOp& op, std::uint64_t start, std::uint64_t end, std::uint64_t stall);
-  // A DMA instruction was handed to its channel after waiting `stall` for tokens.
-  void dma_issued(const PlannedOp& op, std::uint64_t stall);
+  // A DMA instruction was handed to its channel after waiting `stall` for tokens and then
+  // `channel_wait` for the channel.
+  void dma_issued(const PlannedOp& op, std::uint64_t stall, std::uint64_t channel_wait);
   void transfer_started(const DmaTransfer& t, std::uint64_t start);
   void transfer_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t end);
   // Barrier or halt: the controller waited [start, end) for the queues to drain.
@@ -45,19 +53,21 @@ class Statistics {
   void fill(SimResult& result, std::uint64_t end_cycle);  // moves the timings and trace out
 
  private:
-  void trace(const PlannedOp& op, const char* track, std::uint64_t start, std::uint64_t end);
-  UnitStats& unit(isa::Unit u);
+  UnitStats& unit(isa::Unit u) { return units_[static_cast<int>(u)]; }
 
-  const isa::Program& program_;
   const ProgramPlan& plan_;
   const HardwareConfig& config_;
-  const SimOptions& options_;
   UnitStats units_[isa::kQueueCount];
   BusyTracker busy_[isa::kQueueCount];
   std::vector<DmaChannelStats> channels_;
-  std::uint64_t int8_macs_ = 0, fp16_macs_ = 0, sram_read_ = 0, sram_written_ = 0;
+  std::uint64_t int8_macs_ = 0, fp16_macs_ = 0;
   std::vector<InstructionTiming> timings_;
-  std::vector<TraceEvent> trace_;
+  std::unique_ptr<TraceRecorder> trace_;  // record_trace only
+  // The load/store busy span being traced: transfers, bytes, first instruction.
+  struct Span {
+    std::uint64_t transfers = 0, bytes = 0;
+    std::uint32_t first = 0;
+  } span_[2];
 };
 
 }  // namespace npu::sim

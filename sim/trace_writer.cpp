@@ -47,6 +47,12 @@ void write_chrome_trace(const SimResult& result, const HardwareConfig& config, s
   const double us_per_cycle = 1.0 / config.clock.frequency_mhz;
   std::map<std::string, int> extra;
   std::map<int, std::string> names;
+  // Every unit and DMA channel gets its track, even when idle in this run.
+  for (const char* unit : {"load", "compute", "vector", "store"}) names.emplace(track_id(unit, extra), unit);
+  for (int c = 0; c < config.dma.channels; ++c) {
+    const std::string track = "dma" + std::to_string(c);
+    names.emplace(track_id(track, extra), track);
+  }
   out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   out << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":"
       << json_string("npusim " + config.name) << "}}";
@@ -59,9 +65,14 @@ void write_chrome_trace(const SimResult& result, const HardwareConfig& config, s
                        static_cast<double>(e.duration_cycles) * us_per_cycle);
     out << "\"instruction\":" << e.instruction_index << ",\"start_cycle\":" << e.start_cycle
         << ",\"cycles\":" << e.duration_cycles;
+    if (!e.layer.empty()) out << ",\"layer\":" << json_string(e.layer);
     for (const auto& [key, value] : e.args) out << "," << json_string(key) << ":" << value;
     out << "}}";
   }
+  // Counter track: Perfetto draws each sample's value until the next one.
+  for (const CounterSample& s : result.ddr_bandwidth)
+    out << fmt::format(",\n{{\"name\":\"DDR bandwidth\",\"ph\":\"C\",\"pid\":1,\"ts\":{},\"args\":{{\"GB/s\":{}}}}}",
+                       static_cast<double>(s.cycle) * us_per_cycle, s.gbps);
   for (const auto& [tid, name] : names) {
     out << fmt::format(",\n{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":{},\"args\":{{\"name\":{}}}}}",
                        tid, json_string(name));

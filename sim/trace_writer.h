@@ -1,6 +1,8 @@
 // Chrome / Perfetto trace JSON (open in ui.perfetto.dev or chrome://tracing): one track
-// (thread) per unit and per DMA channel, one complete ("X") event per instruction or
-// transfer; times in microseconds, converted from cycles at the configured clock.
+// (thread, named by thread_name metadata) per unit and per DMA channel, complete ("X")
+// events as recorded (trace_recorder.h: instructions, transfers, load/store busy spans)
+// with the layer name and numeric args, and a "DDR bandwidth" counter ("C") track in GB/s.
+// Times (ts, dur) in microseconds, converted from cycles at the configured clock.
 #pragma once
 #include <ostream>
 

@@ -1,0 +1,27 @@
+// Energy from counters only, so it is the same for timing-only and functional runs and a
+// caller can re-apply it to counters summed over several runs. Each part is computed as
+// (count * pJ) * 1e-6: scaling one pJ figure by 2 scales its part by exactly 2 in floating
+// point (the DDR-doubling test relies on it).
+#include "simulator.h"
+
+namespace npu::sim {
+namespace {
+double uj(std::uint64_t count, double pj) { return static_cast<double>(count) * pj * 1e-6; }
+}  // namespace
+
+EnergyBreakdown energy_of(const SimResult& r, const EnergyConfig& e) {
+  EnergyBreakdown b;
+  b.mac_int8_uj = uj(r.int8_macs, e.int8_mac_pj);
+  b.mac_fp16_uj = uj(r.fp16_macs, e.fp16_mac_pj);
+  b.sram_uj = uj(r.sram_bytes_read + r.sram_bytes_written, e.sram_byte_pj);
+  b.ddr_uj = uj(r.ddr_bus_bytes, e.ddr_byte_pj);
+  const double latency_us = r.clock_mhz > 0 ? static_cast<double>(r.cycles) / r.clock_mhz : 0.0;
+  b.static_uj = e.static_mw * latency_us * 1e-3;  // mW * us = nJ
+  b.total_uj = b.mac_int8_uj + b.mac_fp16_uj + b.sram_uj + b.ddr_uj + b.static_uj;
+  if (latency_us > 0) b.average_power_mw = b.total_uj / latency_us * 1e3;  // uJ/us = W
+  // TOPS/W = (ops / 1e12) / J = 2 * macs / (1e12 * total_uj * 1e-6)
+  if (b.total_uj > 0) b.tops_per_watt = 2.0 * static_cast<double>(r.macs) / (b.total_uj * 1e6);
+  return b;
+}
+
+}  // namespace npu::sim
