@@ -8,6 +8,7 @@
 #include "codegen_context.h"
 #include "half.h"
 #include "instruction_stream.h"
+#include "int8_layer_params.h"
 #include "quant_math.h"
 #include "quantize.h"
 #include "reference_interpreter.h"
@@ -24,8 +25,6 @@ void append(std::vector<std::uint8_t>& out, T v) {
   out.insert(out.end(), b, b + sizeof(T));
 }
 
-bool lut_activation(const std::string& a) { return !a.empty() && a != "Relu" && a != "Clip"; }
-
 int act_function(const std::string& a) {
   if (a == "Sigmoid") return 0;
   if (a == "Tanh") return 1;
@@ -33,26 +32,6 @@ int act_function(const std::string& a) {
   if (a == "HardSwish") return 3;
   if (a == "SiLU") return 4;
   throw CompileError("activation " + a + " has no fp16 act function");
-}
-
-// Clamp bounds in the int8 domain of `q` for Relu / Clip (full range otherwise).
-void clamp_bounds(const std::string& act, float lo, float hi, const QuantParams& q, std::int32_t& qlo,
-                  std::int32_t& qhi) {
-  qlo = -128;
-  qhi = 127;
-  if (act == "Relu") qlo = std::max(-128, q.zero_point);
-  if (act == "Clip") {
-    if (std::isfinite(lo)) qlo = quantize_value(lo, q.scale, q.zero_point);
-    if (std::isfinite(hi)) qhi = quantize_value(hi, q.scale, q.zero_point);
-  }
-}
-
-QuantParams attr_quant(const Node& n, const std::string& prefix, const QuantParams& fallback) {
-  if (!n.has(prefix + "_scale")) return fallback;
-  QuantParams q;
-  q.scale = n.get_float(prefix + "_scale", 1.0f);
-  q.zero_point = static_cast<std::int32_t>(n.get_int(prefix + "_zero_point", 0));
-  return q;
 }
 
 // DMA box for rows [row0, row0+rows) of an NHWC tensor, channels [c0, c0+count).
@@ -115,7 +94,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   s.residual = residual;
   std::string act = n.get_string("activation", "");
   std::string post = n.get_string("post_activation", "");
-  s.lut = ctx.int8() && lut_activation(act);
+  s.lut = ctx.int8() && is_lut_activation(act);
   TilePlan plan = plan_conv_tiles(s, ctx.sram_bytes, ctx.alignment);
 
   // ---- constant data: packed weights per chunk, epilogue parameters per chunk ----
@@ -125,26 +104,18 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   auto w_at = [&](std::int64_t o, std::int64_t i, std::int64_t kh, std::int64_t kw) -> std::size_t {
     return gemm ? static_cast<std::size_t>(i * s.oc + o) : static_cast<std::size_t>(((o * icg + i) * KH + kh) * KW + kw);
   };
-  QuantizedWeights qw;
-  float sx = x.quant.scale;
-  if (ctx.int8()) qw = gemm ? quantize_weights(wf, s.oc, 1) : quantize_weights(wf, s.oc, icg * KH * KW);
+  Int8ConvParams q;
+  if (ctx.int8()) q = int8_conv_params(g, n);
   std::vector<float> bias(static_cast<std::size_t>(s.oc), 0.0f);
   if (!bias_name.empty()) bias = g.tensor(bias_name).floats;
 
   std::vector<std::uint8_t> weights_blob, params_blob;
   std::vector<std::uint64_t> chunk_w_offset;
-  QuantParams out_q = y.quant;
-  QuantParams acc_q = attr_quant(n, "acc", out_q);
-  QuantParams act_q = attr_quant(n, "act", out_q);
-  // The int8 value the requant step produces, and its clamp.
-  QuantParams requant_q = s.lut ? acc_q : (residual ? (act.empty() ? acc_q : act_q) : out_q);
-  std::int32_t rq_lo = -128, rq_hi = 127;
-  if (!s.lut) clamp_bounds(act, n.get_float("act_alpha", 0), n.get_float("act_beta", 0), requant_q, rq_lo, rq_hi);
   for (const auto& ch : plan.chunks) {
     chunk_w_offset.push_back(weights_blob.size());
     std::int64_t g0 = ch.first_unit, gu = ch.units;
     auto push_w = [&](std::size_t idx) {
-      if (ctx.int8()) weights_blob.push_back(static_cast<std::uint8_t>(qw.values[idx]));
+      if (ctx.int8()) weights_blob.push_back(static_cast<std::uint8_t>(q.weights[idx]));
       else append<std::uint16_t>(weights_blob, float_to_half(wf[idx]));
     };
     if (s.groups == 1) {  // [kh][kw][C][chunk_oc]
@@ -164,16 +135,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
     std::size_t start = params_blob.size();
     for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) {
       if (ctx.int8()) {
-        double sw = qw.channel_scales[o];
-        std::int64_t wsum = 0;
-        for (std::int64_t i = 0; i < (gemm ? s.c : icg); ++i)
-          for (std::int64_t kh = 0; kh < KH; ++kh)
-            for (std::int64_t kw = 0; kw < KW; ++kw) wsum += qw.values[w_at(o, i, kh, kw)];
-        // The conv instruction reads pad_value = zx for padding and does not subtract the input
-        // zero point, so the bias absorbs -zx * sum(w) for every position.
-        double bq = std::nearbyint(bias[o] / (sx * sw)) - static_cast<double>(x.quant.zero_point) * wsum;
-        bq = std::clamp(bq, -2147483648.0, 2147483647.0);
-        append<std::int32_t>(params_blob, static_cast<std::int32_t>(bq));
+        append<std::int32_t>(params_blob, q.bias[o]);
       } else {
         append<float>(params_blob, bias[o]);
       }
@@ -181,9 +143,8 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
     while ((params_blob.size() - start) % ctx.alignment) params_blob.push_back(0);
     if (ctx.int8()) {
       for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) {
-        FixedPoint f = to_fixed_point(static_cast<double>(sx) * qw.channel_scales[o] / requant_q.scale);
-        append<std::int32_t>(params_blob, f.multiplier);
-        append<std::int32_t>(params_blob, f.shift);
+        append<std::int32_t>(params_blob, q.requant[o].multiplier);
+        append<std::int32_t>(params_blob, q.requant[o].shift);
       }
       while ((params_blob.size() - start) % ctx.alignment) params_blob.push_back(0);
     }
@@ -191,20 +152,8 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   std::uint64_t weights_ddr = ctx.add_data(weights_blob);
   std::uint64_t params_ddr = ctx.add_data(params_blob);
   std::uint64_t lut_ddr = 0;
-  QuantParams lut_out_q = residual ? act_q : out_q;
-  if (s.lut) {
-    float a = n.get_float("act_alpha", 0), b = n.get_float("act_beta", 0);
-    auto table = make_lut([&](float v) { return apply_activation(act, a, b, v); }, acc_q.scale, acc_q.zero_point,
-                          lut_out_q.scale, lut_out_q.zero_point);
-    lut_ddr = ctx.add_data(std::vector<std::uint8_t>(table.begin(), table.end()));
-  }
-  QaddParams qadd;
-  if (residual && ctx.int8()) {
-    QuantParams pre = requant_q;
-    if (s.lut) pre = lut_out_q;
-    qadd = make_qadd(pre.scale, pre.zero_point, r->quant.scale, r->quant.zero_point, out_q.scale, out_q.zero_point);
-    clamp_bounds(post, n.get_float("post_alpha", 0), n.get_float("post_beta", 0), out_q, qadd.clamp_min, qadd.clamp_max);
-  }
+  if (s.lut) lut_ddr = ctx.add_data(std::vector<std::uint8_t>(q.lut.begin(), q.lut.end()));
+  const QaddParams& qadd = q.qadd;
 
   // ---- instructions ----
   LayerStream stream({Unit::Load, Unit::Compute, Unit::Vector, Unit::Store}, residual);
@@ -275,7 +224,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
                                  {Field::dilation_w, geo.dilation_w}, {Field::pad_top, ih0 - start},
                                  {Field::pad_left, geo.pad_left}, {Field::pad_bottom, end - (ih1 - 1)},
                                  {Field::pad_right, geo.pad_right}, {Field::groups, s.groups == 1 ? 1 : ch.units},
-                                 {Field::pad_value, ctx.int8() ? x.quant.zero_point : 0}}));
+                                 {Field::pad_value, ctx.int8() ? q.input_zero_point : 0}}));
     }
     std::int64_t count = tile.rows * s.ow * ch.oc;
     std::uint64_t pbase = m.params + chunk_param_offset[tile.chunk];
@@ -286,8 +235,8 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       st.vector.push_back(make(Opcode::Requantize,
                                {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(acc)},
                                 {Field::param_addr, addr(pbase + ctx.align(static_cast<std::uint64_t>(4 * ch.oc)))},
-                                {Field::count, count}, {Field::channels, ch.oc}, {Field::zero_point, requant_q.zero_point},
-                                {Field::clamp_min, rq_lo}, {Field::clamp_max, rq_hi}}));
+                                {Field::count, count}, {Field::channels, ch.oc}, {Field::zero_point, q.requant_zero_point},
+                                {Field::clamp_min, q.clamp_min}, {Field::clamp_max, q.clamp_max}}));
       if (s.lut)
         st.vector.push_back(make(Opcode::Lut, {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(o_slot)},
                                                {Field::table_addr, addr(m.lut)}, {Field::count, count}}));

@@ -4,6 +4,7 @@
 
 #include "codegen_context.h"
 #include "instruction_stream.h"
+#include "int8_layer_params.h"
 #include "quant_math.h"
 #include "reference_interpreter.h"
 #include "shape_inference.h"
@@ -67,17 +68,10 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
     o_slot[i] = at; at += slot;
   }
   LayerCode out;
-  std::uint64_t lut_ddr = 0;
-  if (lut) {
-    float alpha = n.get_float("alpha", 0.2f), beta = n.get_float("beta", 0.5f);
-    auto table = make_lut([&](float v) { return apply_activation(op, alpha, beta, v); }, a.quant.scale,
-                          a.quant.zero_point, y.quant.scale, y.quant.zero_point);
-    lut_ddr = ctx.add_data(std::vector<std::uint8_t>(table.begin(), table.end()));
-  }
-  QaddParams qadd;
-  if (binary && ctx.int8())
-    qadd = make_qadd(a.quant.scale, a.quant.zero_point, b->quant.scale, b->quant.zero_point, y.quant.scale,
-                     y.quant.zero_point);
+  Int8ElementwiseParams q;
+  if (ctx.int8()) q = int8_elementwise_params(g, n);
+  std::uint64_t lut_ddr = lut ? ctx.add_data(std::vector<std::uint8_t>(q.lut.begin(), q.lut.end())) : 0;
+  const QaddParams& qadd = q.qadd;
   LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
   for (std::int64_t e0 = 0, t = 0; e0 < total; e0 += chunk, ++t) {
     std::int64_t count = std::min(chunk, total - e0);
@@ -91,8 +85,8 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
       float lo = op == "Relu" ? 0.0f : clip_bound(g, n, 1, "min", -std::numeric_limits<float>::infinity());
       float hi = op == "Relu" ? std::numeric_limits<float>::infinity() : clip_bound(g, n, 2, "max", std::numeric_limits<float>::infinity());
       if (ctx.int8()) {  // same parameters in and out: clip in the integer domain
-        lo = std::isfinite(lo) ? quantize_value(lo, a.quant.scale, a.quant.zero_point) : -128.0f;
-        hi = std::isfinite(hi) ? quantize_value(hi, a.quant.scale, a.quant.zero_point) : 127.0f;
+        lo = static_cast<float>(q.lo);
+        hi = static_cast<float>(q.hi);
       }
       Instruction in = make(Opcode::Clip, {{Field::dtype, ctx.int8() ? 0 : 2}, {Field::dst_addr, addr(dst)},
                                            {Field::src_addr, addr(src)}, {Field::count, count}});

@@ -9,9 +9,7 @@
 
 namespace npu::compiler {
 
-CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config,
-                      const CompileOptions& options) {
-  CompiledModel model;
+Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model) {
   model.precision = options.precision;
   Graph unfused;
   Graph g = import_and_optimize(onnx_path, options, model.passes, &unfused);
@@ -46,6 +44,12 @@ CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config
 
   int transposes = 0;
   pipeline.run("layout", g, [&](Graph& x) { return convert_layout(x, transposes); });
+  return g;
+}
+
+void generate_code(const Graph& g, const HardwareConfig& config, const CompileOptions& options,
+                   CompiledModel& model) {
+  PassPipeline pipeline(options, model.passes);
 
   auto steps = group_steps(g);
   model.npu_cpu_transitions = count_transitions(steps);
@@ -71,12 +75,19 @@ CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config
     }
     model.steps.push_back(std::move(step));
   }
-  before = g.nodes.size();
+  std::size_t before = g.nodes.size();
   generate_program(g, steps, config, options.precision, model);
   pipeline.record("codegen", g, before,
                   std::to_string(model.program.code.size()) + " instructions in " + std::to_string(steps.size()) +
                       " steps, " + std::to_string(model.npu_cpu_transitions) + " NPU<->CPU transitions");
   attach_plan(model);
+}
+
+CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config,
+                      const CompileOptions& options) {
+  CompiledModel model;
+  Graph g = lower_graph(onnx_path, options, model);
+  generate_code(g, config, options, model);
   return model;
 }
 

@@ -12,7 +12,7 @@ namespace npu::compiler {
 class PassPipeline {
  public:
   PassPipeline(const CompileOptions& options, std::vector<PassSummary>& summaries)
-      : options_(options), summaries_(summaries) {}
+      : options_(options), summaries_(summaries), index_(static_cast<int>(summaries.size())) {}
   // Runs `pass` on the graph, records nodes before/after and its detail, dumps the result.
   template <typename Pass>
   void run(const std::string& name, Graph& graph, Pass&& pass) {
@@ -25,7 +25,7 @@ class PassPipeline {
  private:
   const CompileOptions& options_;
   std::vector<PassSummary>& summaries_;
-  int index_ = 0;
+  int index_;  // continues the numbering of dumps across pipelines
 };
 
 // import, constant folding, dead-node removal, BatchNorm folding, fusion. `before_fusion`
@@ -33,6 +33,13 @@ class PassPipeline {
 // values that fusion hides (a conv's pre-activation output) still get measured.
 Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& options,
                           std::vector<PassSummary>& summaries, Graph* before_fusion = nullptr);
+
+// compile() in two halves, for tools that need the graph codegen sees (the integer reference):
+// lower_graph imports, optimises, partitions, quantises (int8) and converts the layout, filling
+// model's passes, fallbacks, warnings and boundary names; generate_code emits the program and plan.
+Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model);
+void generate_code(const Graph& graph, const HardwareConfig& config, const CompileOptions& options,
+                   CompiledModel& model);
 
 // "fusion: 70 -> 31 nodes (fused 20 layers ...)"
 std::string format_summary(const PassSummary& s);

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Writes fixed-seed random-weight ONNX models (opset 13) for npusim, with no network access.
 
-    python3 scripts/make_models.py --out DIR [--only NAME]
+    python3 scripts/make_models.py --out DIR [--only NAME] [--input-size N]
 
 Models: tiny_convnet (the bundled default, models/tiny_convnet.onnx), resnet18, resnet50,
 mobilenetv2, yolo_style. Weights are He-initialised and BatchNorm statistics are random but
-sane, so activations stay in a realistic range for quantisation.
+sane, so activations stay in a realistic range for quantisation. --input-size N makes the
+image input N x N (the weights stay the same) for fast tests.
 """
 import argparse
 import os
@@ -16,6 +17,12 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 13
+INPUT_SIZE = {}  # model name -> N for an N x N input instead of the default (--input-size)
+
+
+def image_shape(name, default):
+    n = INPUT_SIZE.get(name, default)
+    return [1, 3, n, n]
 
 
 class Builder:
@@ -104,7 +111,7 @@ def tiny_convnet():
     x = b.node("GlobalAveragePool", [x], "gap")
     x = b.node("Flatten", [x], "flatten", axis=1)
     y = b.gemm(x, 32, 10)
-    return b.model("input", [1, 3, 32, 32], [y])
+    return b.model("input", image_shape("tiny_convnet", 32), [y])
 
 
 def resnet(depth):
@@ -134,7 +141,7 @@ def resnet(depth):
     x = b.node("GlobalAveragePool", [x], "gap")
     x = b.node("Flatten", [x], "flatten", axis=1)
     y = b.gemm(x, cin, 1000)
-    return b.model("input", [1, 3, 224, 224], [y])
+    return b.model("input", image_shape(f"resnet{depth}", 224), [y])
 
 
 def mobilenetv2():
@@ -160,7 +167,7 @@ def mobilenetv2():
     x = b.node("GlobalAveragePool", [x], "gap")
     x = b.node("Flatten", [x], "flatten", axis=1)
     y = b.gemm(x, 1280, 1000)
-    return b.model("input", [1, 3, 224, 224], [y])
+    return b.model("input", image_shape("mobilenetv2", 224), [y])
 
 
 def yolo_style():
@@ -216,7 +223,7 @@ def yolo_style():
     outputs = []
     for i, (feat, c) in enumerate(((n3, 64), (n4b, 128), (n5b, 256))):
         outputs.append(b.conv(feat, c, 3 * 85, 1, bias=True, base=f"head{i}"))
-    return b.model("input", [1, 3, 320, 320], outputs)
+    return b.model("input", image_shape("yolo_style", 320), outputs)
 
 
 MODELS = {
@@ -231,10 +238,15 @@ MODELS = {
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="directory to write <name>.onnx into")
-    ap.add_argument("--only", choices=sorted(MODELS), help="write just this model")
+    ap.add_argument("--only", choices=sorted(MODELS), action="append",
+                    help="write just this model (repeatable)")
+    ap.add_argument("--input-size", type=int, metavar="N",
+                    help="N x N image input instead of each model's default (same weights)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    for name in [args.only] if args.only else MODELS:
+    for name in args.only or MODELS:
+        if args.input_size:
+            INPUT_SIZE[name] = args.input_size
         model = MODELS[name]()
         path = os.path.join(args.out, name + ".onnx")
         onnx.save(model, path)

@@ -1,0 +1,48 @@
+// The integer parameters of each INT8 NPU layer, derived in one place from the quantised graph.
+// Codegen packs them into the program and the integer reference executes with them, so the
+// simulated NPU and the reference can only differ in how the arithmetic is carried out.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "graph.h"
+#include "quant_math.h"
+
+namespace npu::compiler {
+
+// A fused Conv/Gemm layer: conv int8 x int8 -> int32, bias, requant, optional lut, optional
+// residual qadd.
+struct Int8ConvParams {
+  // Same element order as the float weights: Conv [OC][IC/groups][KH][KW], Gemm [K][N].
+  std::vector<std::int8_t> weights;
+  std::vector<float> channel_scales;           // per output channel
+  std::vector<std::int32_t> bias;              // per output channel, includes -zx * sum(w)
+  std::vector<FixedPoint> requant;             // per output channel
+  std::int32_t input_zero_point = 0;           // the conv instruction's pad_value
+  std::int32_t requant_zero_point = 0;
+  std::int32_t clamp_min = -128, clamp_max = 127;  // fused Relu/Clip on the requant
+  std::vector<std::int8_t> lut;                // 256 entries when a table activation follows
+  bool residual = false;
+  QaddParams qadd;                             // residual add (+ post Relu/Clip in its clamp)
+};
+// `node` is a FusedConv or FusedGemm of a quantised graph.
+Int8ConvParams int8_conv_params(const Graph& graph, const Node& node);
+
+// A layer without the MAC array: Relu/Clip clip in the integer domain (input and output share
+// parameters), table activations use a lut, Add is a qadd.
+struct Int8ElementwiseParams {
+  enum class Kind : std::uint8_t { Clip, Lut, Qadd } kind = Kind::Clip;
+  std::int32_t lo = -128, hi = 127;
+  std::vector<std::int8_t> lut;
+  QaddParams qadd;
+};
+Int8ElementwiseParams int8_elementwise_params(const Graph& graph, const Node& node);
+
+// Clamp bounds in the int8 domain of `q` for a fused Relu / Clip(lo, hi) (full range otherwise).
+void int8_clamp_bounds(const std::string& activation, float lo, float hi, const QuantParams& q,
+                       std::int32_t& qlo, std::int32_t& qhi);
+
+// Whether a fused activation needs a table (everything but Relu and Clip).
+bool is_lut_activation(const std::string& activation);
+
+}  // namespace npu::compiler
