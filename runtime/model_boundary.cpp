@@ -51,8 +51,12 @@ ModelBoundary model_boundary(const compiler::CompiledModel& model) {
       throw std::runtime_error(fmt::format("model {} '{}' is missing from the program's tensor table",
                                            as_input ? "input" : "output", name));
     }
-    throw std::runtime_error(fmt::format("model {} '{}' is not {} by any step of the compiled model",
-                                         as_input ? "input" : "output", name, as_input ? "read" : "written"));
+    // Nothing reads it (only its shape mattered, folded away) or nothing computes it (a model
+    // input passed through): the session resolves it by name at run time.
+    TensorDesc unknown;
+    unknown.name = name;
+    unknown.constrained = false;
+    return unknown;
   };
 
   for (const auto& name : model.model_inputs) boundary.inputs.push_back(describe_value(name, true));
@@ -61,6 +65,26 @@ ModelBoundary model_boundary(const compiler::CompiledModel& model) {
     boundary.outputs.push_back(describe_value(name, false));
   }
   return boundary;
+}
+
+namespace {
+
+TensorDesc refine(const TensorDesc& compiled, const TensorDesc& declared) {
+  TensorDesc d = declared;
+  if (compiled.constrained && compiled.shape.size() == declared.shape.size())
+    for (std::size_t i = 0; i < d.shape.size(); ++i)
+      if (d.shape[i] < 0) d.shape[i] = compiled.shape[i];
+  if (d.layout.empty()) d.layout = compiled.layout;
+  return d;
+}
+
+}  // namespace
+
+void apply_declared_boundary(ModelBoundary& boundary, const OnnxModelInfo& declared) {
+  for (auto& d : boundary.inputs)
+    if (const auto* decl = find_desc(declared.inputs, d.name)) d = refine(d, *decl);
+  for (auto& d : boundary.outputs)
+    if (const auto* decl = find_desc(declared.outputs, d.name)) d = refine(d, *decl);
 }
 
 }  // namespace npu::runtime

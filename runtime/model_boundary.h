@@ -17,8 +17,13 @@ struct ModelBoundary {
 
 // A value read by a CPU step takes that step's ONNX declaration (exact dtype and shape); a
 // value only the NPU touches takes the NPU tensor's shape in ONNX order, as float32 (the NPU's
-// int8/fp16 tensors stand for float values). Throws naming a boundary tensor no step touches.
+// int8/fp16 tensors stand for float values). A value no step touches is left unconstrained.
 ModelBoundary model_boundary(const compiler::CompiledModel& model);
+
+// The original ONNX file's declarations refine that: they give the exact element type (a
+// float16 input stays float16) and the exact shape (a scalar stays rank 0), where the
+// compiled model only knows what its steps use. Dynamic dims take the compiled shape.
+void apply_declared_boundary(ModelBoundary& boundary, const OnnxModelInfo& declared);
 
 // The program's NPU tensor of that name, or nullptr.
 const isa::TensorEntry* find_npu_tensor(const isa::Program& program, const std::string& name);

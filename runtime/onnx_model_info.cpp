@@ -1,5 +1,7 @@
 #include "onnx_model_info.h"
 
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 
@@ -40,6 +42,13 @@ OnnxModelInfo read_onnx_model_info(const std::vector<std::uint8_t>& model_bytes,
     if (!initializers.count(in.name())) info.inputs.push_back(desc_of(in, origin));
   for (const auto& out : model.graph().output()) info.outputs.push_back(desc_of(out, origin));
   return info;
+}
+
+OnnxModelInfo read_onnx_model_file_info(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open file");
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return read_onnx_model_info(bytes, path);
 }
 
 }  // namespace npu::runtime

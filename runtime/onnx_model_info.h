@@ -16,5 +16,6 @@ struct OnnxModelInfo {
 
 // Throws "<origin>: <what is wrong>" when the bytes are not an ONNX model.
 OnnxModelInfo read_onnx_model_info(const std::vector<std::uint8_t>& model_bytes, const std::string& origin);
+OnnxModelInfo read_onnx_model_file_info(const std::string& path);
 
 }  // namespace npu::runtime

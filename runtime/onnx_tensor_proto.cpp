@@ -1,4 +1,5 @@
 // ONNX TensorProto (.pb) → HostTensor, with ONNX's own protobuf schema (libonnx).
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -46,16 +47,34 @@ TensorFile parse_onnx_tensor(const std::string& bytes, const std::string& origin
     throw std::runtime_error(fmt::format("{}: TensorProto element type {} is not supported (not a numeric tensor)",
                                          origin, proto.data_type()));
   std::vector<std::int64_t> shape(proto.dims().begin(), proto.dims().end());
-  for (auto d : shape)
+  // Count before allocating: other protos (SequenceProto, OptionalProto) parse as TensorProtos
+  // with nonsense dims, and a file must never make us allocate what it does not hold.
+  std::uint64_t count = 1;
+  for (auto d : shape) {
     if (d < 0) throw std::runtime_error(fmt::format("{}: TensorProto has a negative dimension {}", origin, d));
+    if (d > 0 && count > (std::uint64_t{1} << 40) / static_cast<std::uint64_t>(d))
+      throw std::runtime_error(fmt::format("{}: TensorProto shape {} is implausibly large", origin, shape_text(shape)));
+    count *= static_cast<std::uint64_t>(d);
+  }
+  const std::uint64_t bytes_needed = count * element_bytes(*dtype);
+  const std::uint64_t values = proto.has_raw_data() ? proto.raw_data().size() / element_bytes(*dtype)
+                               : std::max<std::uint64_t>({static_cast<std::uint64_t>(proto.float_data_size()),
+                                                          static_cast<std::uint64_t>(proto.int32_data_size()),
+                                                          static_cast<std::uint64_t>(proto.int64_data_size()),
+                                                          static_cast<std::uint64_t>(proto.double_data_size()),
+                                                          static_cast<std::uint64_t>(proto.uint64_data_size())});
+  if (proto.has_raw_data() ? proto.raw_data().size() != bytes_needed : values != count)
+    throw std::runtime_error(fmt::format(
+        "{}: TensorProto holds {} for shape {} of {} (needs {}); only plain tensors are supported, not sequences "
+        "or optionals",
+        origin, proto.has_raw_data() ? fmt::format("raw_data of {} bytes", proto.raw_data().size())
+                                     : fmt::format("{} values", values),
+        shape_text(shape), element_type_name(*dtype),
+        proto.has_raw_data() ? fmt::format("{} bytes", bytes_needed) : fmt::format("{} values", count)));
   TensorFile file{make_host_tensor(*dtype, shape), proto.name()};
   HostTensor& t = file.tensor;
 
   if (proto.has_raw_data()) {
-    if (proto.raw_data().size() != t.bytes.size())
-      throw std::runtime_error(fmt::format("{}: TensorProto raw_data has {} bytes, shape {} of {} needs {}", origin,
-                                           proto.raw_data().size(), shape_text(shape), element_type_name(*dtype),
-                                           t.bytes.size()));
     std::memcpy(t.bytes.data(), proto.raw_data().data(), t.bytes.size());
     return file;
   }

@@ -27,7 +27,8 @@ py::object to_numpy(const py::module_& numpy, const HostTensor& t) {
 }
 
 HostTensor from_numpy(const py::module_& numpy, const py::handle& value, const std::string& name) {
-  const py::object array = numpy.attr("ascontiguousarray")(value);
+  // asarray(order="C"), not ascontiguousarray: the latter turns 0-d scalars into shape (1,).
+  const py::object array = numpy.attr("asarray")(value, py::arg("order") = "C");
   const std::string kind = py::str(array.attr("dtype").attr("str"));  // e.g. "<f4", "|b1"
   const auto dtype = element_type_from_npy(kind.substr(1));
   if (!dtype || kind[0] == '>')

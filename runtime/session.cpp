@@ -50,7 +50,20 @@ class Run {
   void cpu_step(std::size_t index, const compiler::CpuStep& step) {
     switch_to(StepKind::Cpu);
     std::vector<HostTensor> inputs;
-    for (const auto& name : step.inputs) inputs.push_back(fetch_to_host(name, "to cpu", cpu_dtype(index, name)));
+    for (const auto& name : step.inputs) {
+      const ElementType wanted = cpu_dtype(index, name);
+      HostTensor tensor = fetch_to_host(name, "to cpu", wanted);
+      if (!options_.timing_only && tensor.dtype != wanted) {
+        // The CPU step's model declares another type (CPU steps compute in FP32 where the
+        // model had float16): convert, and say so.
+        Conversion record{name, "to cpu", std::string(element_type_name(tensor.dtype)),
+                          std::string(element_type_name(wanted)), "cast", 0, true};
+        tensor = cast(tensor, wanted);
+        record.bytes = tensor.bytes.size();
+        report_.conversions.push_back(record);
+      }
+      inputs.push_back(std::move(tensor));
+    }
     const double compute_us = cpu_compute_us(step.flops, config_.host);
     report_.cpu_flops += step.flops;
     report_.host.compute_us += compute_us;
@@ -72,8 +85,12 @@ class Run {
   std::vector<std::pair<std::string, HostTensor>> collect_outputs() {
     std::vector<std::pair<std::string, HostTensor>> outputs;
     for (const auto& desc : boundary_.outputs) {
-      auto tensor = fetch_to_host(desc.name, "output", desc.dtype);
-      if (!options_.timing_only) outputs.emplace_back(desc.name, std::move(tensor));
+      if (!host_.count(desc.name) && !on_npu_.count(desc.name))
+        throw std::runtime_error(fmt::format("model output '{}' is computed by no step of the compiled model",
+                                             desc.name));
+      auto tensor = fetch_to_host(desc.name, "output", desc.constrained ? desc.dtype : ElementType::Float32);
+      if (options_.timing_only) continue;
+      outputs.emplace_back(desc.name, as_declared(std::move(tensor), desc));
     }
     return outputs;
   }
@@ -103,6 +120,17 @@ class Run {
   StepKind last_ = StepKind::None;
   std::uint32_t transitions_ = 0;
   std::uint64_t timeline_cycle_ = 0;
+
+  // The declared ONNX type and shape, where the computed tensor only differs in how it is
+  // described (an NPU output in float32 for a float16 model output, a scalar held as [1]).
+  static HostTensor as_declared(HostTensor tensor, const TensorDesc& desc) {
+    if (!desc.constrained) return tensor;
+    if (tensor.dtype != desc.dtype) tensor = cast(tensor, desc.dtype);
+    const bool static_shape = std::all_of(desc.shape.begin(), desc.shape.end(), [](std::int64_t d) { return d >= 0; });
+    if (static_shape && tensor.shape != desc.shape && desc.element_count() == tensor.element_count())
+      tensor.shape = desc.shape;
+    return tensor;
+  }
 
   double timeline_us() const { return static_cast<double>(timeline_cycle_) / config_.clock.frequency_mhz; }
 

@@ -44,6 +44,10 @@ class Session {
   // `origins` (name → file) lets error messages name the file an input came from.
   RunResult run(const std::map<std::string, HostTensor>& inputs, const std::map<std::string, std::string>& origins = {});
 
+  // The original ONNX file's input/output declarations (exact dtypes and ranks), when the
+  // model was compiled from one; see apply_declared_boundary.
+  void declare_boundary(const OnnxModelInfo& declared) { apply_declared_boundary(boundary_, declared); }
+
   // Replaces ONNX Runtime, e.g. with a test double.
   void set_cpu_executor(std::unique_ptr<CpuExecutor> executor) { cpu_ = std::move(executor); }
 

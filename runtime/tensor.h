@@ -36,6 +36,7 @@ struct TensorDesc {
   TensorDevice device = TensorDevice::Host;
   float scale = 0.0f;                     // int8 NPU tensors: real = scale * (q - zero_point)
   std::int32_t zero_point = 0;
+  bool constrained = true;                // false: nothing is known (no step reads it); anything goes
 
   std::uint64_t element_count() const;
   std::uint64_t size_bytes() const { return element_count() * element_bytes(dtype); }

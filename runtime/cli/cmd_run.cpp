@@ -8,6 +8,7 @@
 #include "compiled_model_io.h"
 #include "hardware_config.h"
 #include "input_check.h"
+#include "onnx_model_info.h"
 #include "options.h"
 #include "session.h"
 #include "tensor_file.h"
@@ -92,8 +93,10 @@ int run_model(const std::vector<std::string>& args) {
   const std::string model_path = (*vm)["model"].as<std::string>();
   auto given = read_inputs(vm->count("input") ? (*vm)["input"].as<std::vector<std::string>>()
                                               : std::vector<std::string>{});
-  auto model = runtime::load_or_compile(model_path, config, compile_options);
+  bool compiled = false;
+  auto model = runtime::load_or_compile(model_path, config, compile_options, &compiled);
   runtime::Session session(std::move(model), config, session_options, model_path);
+  if (compiled) session.declare_boundary(runtime::read_onnx_model_file_info(model_path));
 
   std::vector<std::string> notes;
   if (given.tensors.empty()) {

@@ -110,7 +110,7 @@ TEST_CASE("bad tensor files fail with one line naming the file", "[tensor_file]"
   short_raw.add_dims(4);
   short_raw.set_raw_data(std::string(8, '\0'));
   REQUIRE_THROWS_WITH(parse_onnx_tensor(short_raw.SerializeAsString(), "short.pb"),
-                      Catch::Contains("short.pb") && Catch::Contains("raw_data has 8 bytes"));
+                      Catch::Contains("short.pb") && Catch::Contains("raw_data of 8 bytes"));
 
   const auto truncated = temp_file("truncated.npy");
   HostTensor t = make_host_tensor(ElementType::Float32, {100});
