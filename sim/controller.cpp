@@ -40,6 +40,10 @@ void Controller::dispatch() {
       if (op.opcode == isa::Opcode::Halt) {
         state_.halted = true;
         state_.end_cycle = vt;
+        // sc_stop() ends the run before the kernel traces the current time step: give the
+        // VCD one more cycle so the final busy-signal values reach the file (the result
+        // keeps end_cycle; nothing else is left to run).
+        if (state_.signals) sc_core::wait(cycles(1));
         sc_core::sc_stop();
         return;
       }

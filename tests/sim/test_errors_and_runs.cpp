@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mixed_program.h"
 #include "sim_test_util.h"
 #include "trace_writer.h"
 
@@ -40,41 +41,6 @@ Instruction conv_at(std::uint64_t in_addr) {
   i.set(Field::pad_bottom, 1);
   i.set(Field::pad_right, 1);
   return i;
-}
-
-// A mixed program: double-buffered loads, gemms, vector ops, stores, all with tokens.
-Program mixed_program(int tiles) {
-  std::vector<Instruction> code;
-  for (int i = 0; i < tiles; ++i) {
-    const std::uint64_t buf = (i % 2) * 8192;
-    code.push_back(load(0x10000 + (i % 7) * 8200, buf, 8192, i % 3, i >= 2 ? kCompute : 0, kCompute));
-    code.push_back(gemm(buf, 16384, 32768 + (i % 2) * 16384, 64, 32, 64, i % 4 == 3, false, kLoad,
-                        static_cast<std::uint8_t>(kLoad | kVector)));
-    auto rq = make(Opcode::Requantize, kCompute | (i >= 2 ? kStore : 0), kStore);
-    rq.set(Field::src_addr, 32768 + (i % 2) * 16384);
-    rq.set(Field::param_addr, 20480);
-    rq.set(Field::dst_addr, 65536 + (i % 2) * 4096);
-    rq.set(Field::count, 2048);
-    rq.set(Field::channels, 32);
-    rq.set(Field::clamp_min, -128);
-    rq.set(Field::clamp_max, 127);
-    code.push_back(rq);
-    code.push_back(store(0x200000 + i * 2048 + (i % 5), 65536 + (i % 2) * 4096, 2048, 1, kVector, kVector));
-  }
-  code.push_back(halt());
-  return program(code);
-}
-
-bool same_timing(const npu::sim::SimResult& a, const npu::sim::SimResult& b) {
-  if (a.cycles != b.cycles || a.instructions.size() != b.instructions.size()) return false;
-  for (std::size_t i = 0; i < a.instructions.size(); ++i)
-    if (a.instructions[i].start_cycle != b.instructions[i].start_cycle ||
-        a.instructions[i].end_cycle != b.instructions[i].end_cycle ||
-        a.instructions[i].stall_cycles != b.instructions[i].stall_cycles)
-      return false;
-  return a.load.busy_cycles == b.load.busy_cycles && a.compute.busy_cycles == b.compute.busy_cycles &&
-         a.vector.busy_cycles == b.vector.busy_cycles && a.store.busy_cycles == b.store.busy_cycles &&
-         a.ddr_bus_bytes == b.ddr_bus_bytes && a.macs == b.macs && a.load.stall_cycles == b.load.stall_cycles;
 }
 
 }  // namespace
