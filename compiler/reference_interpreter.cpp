@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "float_gemm.h"
 #include "shape_inference.h"
 
 namespace npu::compiler {
@@ -66,39 +67,80 @@ FloatTensor binary(const FloatTensor& a, const FloatTensor& b, const std::functi
   return out;
 }
 
+// Depthwise and other thin groups: too few output channels per group for a gemm to pay off.
+void conv_direct(const WindowGeometry& geo, const float* in, const float* w, float* out, std::int64_t cg,
+                 std::int64_t H, std::int64_t W) {
+  const std::int64_t OH = geo.out_h, OW = geo.out_w, KH = geo.kernel_h, KW = geo.kernel_w;
+  for (std::int64_t c = 0; c < cg; ++c, in += H * W)
+    for (std::int64_t kh = 0; kh < KH; ++kh)
+      for (std::int64_t kw = 0; kw < KW; ++kw) {
+        float wv = w[(c * KH + kh) * KW + kw];
+        if (wv == 0.0f) continue;
+        for (std::int64_t oh = 0; oh < OH; ++oh) {
+          std::int64_t ih = oh * geo.stride_h - geo.pad_top + kh * geo.dilation_h;
+          if (ih < 0 || ih >= H) continue;
+          const float* row = in + ih * W;
+          float* orow = out + oh * OW;
+          for (std::int64_t ow = 0; ow < OW; ++ow) {
+            std::int64_t iw = ow * geo.stride_w - geo.pad_left + kw * geo.dilation_w;
+            if (iw >= 0 && iw < W) orow[ow] += wv * row[iw];
+          }
+        }
+      }
+}
+
+// col[(c * KH + kh) * KW + kw][oh * OW + ow] = input pixel under that tap (0 in the padding).
+void im2col(const WindowGeometry& geo, const float* in, std::int64_t cg, std::int64_t H, std::int64_t W,
+            std::vector<float>& col) {
+  const std::int64_t OH = geo.out_h, OW = geo.out_w, KH = geo.kernel_h, KW = geo.kernel_w;
+  col.assign(static_cast<std::size_t>(cg * KH * KW * OH * OW), 0.0f);
+  float* dst = col.data();
+  for (std::int64_t c = 0; c < cg; ++c)
+    for (std::int64_t kh = 0; kh < KH; ++kh)
+      for (std::int64_t kw = 0; kw < KW; ++kw, dst += OH * OW)
+        for (std::int64_t oh = 0; oh < OH; ++oh) {
+          std::int64_t ih = oh * geo.stride_h - geo.pad_top + kh * geo.dilation_h;
+          if (ih < 0 || ih >= H) continue;
+          const float* row = in + (c * H + ih) * W;
+          float* orow = dst + oh * OW;
+          for (std::int64_t ow = 0; ow < OW; ++ow) {
+            std::int64_t iw = ow * geo.stride_w - geo.pad_left + kw * geo.dilation_w;
+            if (iw >= 0 && iw < W) orow[ow] = row[iw];
+          }
+        }
+}
+
+// Per group: Y[mg x OH*OW] = W[mg x cg*KH*KW] * im2col(X); a 1x1 stride-1 unpadded conv needs no
+// im2col (the input already is that matrix).
 FloatTensor conv(const Graph& g, const Node& n, const FloatTensor& x, const FloatTensor& w,
                  const FloatTensor* b) {
   auto geo = window_geometry(n, x.shape, w.shape[2], w.shape[3]);
   std::int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
   std::int64_t M = w.shape[0], group = n.get_int("group", 1), cg = C / group, mg = M / group;
-  std::int64_t OH = geo.out_h, OW = geo.out_w, KH = geo.kernel_h, KW = geo.kernel_w;
+  std::int64_t OH = geo.out_h, OW = geo.out_w, K = cg * geo.kernel_h * geo.kernel_w, P = OH * OW;
+  const bool pointwise = geo.kernel_h == 1 && geo.kernel_w == 1 && geo.stride_h == 1 && geo.stride_w == 1 &&
+                         geo.pad_top == 0 && geo.pad_left == 0 && geo.pad_bottom == 0 && geo.pad_right == 0;
   FloatTensor y;
   y.shape = {N, M, OH, OW};
-  y.data.assign(count(y.shape), 0.0f);
+  y.data.resize(count(y.shape));
+  for (std::int64_t m = 0; m < N * M; ++m)
+    std::fill_n(&y.data[m * P], P, b ? b->data[m % M] : 0.0f);
+  std::vector<float> col;
   for (std::int64_t nn = 0; nn < N; ++nn)
-    for (std::int64_t m = 0; m < M; ++m) {
-      float* out = &y.data[((nn * M + m) * OH) * OW];
-      float bias = b ? b->data[m] : 0.0f;
-      for (std::int64_t i = 0; i < OH * OW; ++i) out[i] = bias;
-      std::int64_t grp = m / mg;
-      for (std::int64_t c = 0; c < cg; ++c) {
-        const float* in = &x.data[((nn * C + grp * cg + c) * H) * W];
-        for (std::int64_t kh = 0; kh < KH; ++kh)
-          for (std::int64_t kw = 0; kw < KW; ++kw) {
-            float wv = w.data[((m * cg + c) * KH + kh) * KW + kw];
-            if (wv == 0.0f) continue;
-            for (std::int64_t oh = 0; oh < OH; ++oh) {
-              std::int64_t ih = oh * geo.stride_h - geo.pad_top + kh * geo.dilation_h;
-              if (ih < 0 || ih >= H) continue;
-              const float* row = in + ih * W;
-              float* orow = out + oh * OW;
-              for (std::int64_t ow = 0; ow < OW; ++ow) {
-                std::int64_t iw = ow * geo.stride_w - geo.pad_left + kw * geo.dilation_w;
-                if (iw >= 0 && iw < W) orow[ow] += wv * row[iw];
-              }
-            }
-          }
+    for (std::int64_t grp = 0; grp < group; ++grp) {
+      const float* in = &x.data[(nn * C + grp * cg) * H * W];
+      const float* wg = &w.data[grp * mg * K];
+      float* out = &y.data[(nn * M + grp * mg) * P];
+      if (mg < 4) {
+        for (std::int64_t m = 0; m < mg; ++m) conv_direct(geo, in, wg + m * K, out + m * P, cg, H, W);
+        continue;
       }
+      const float* B = in;
+      if (!pointwise) {
+        im2col(geo, in, cg, H, W, col);
+        B = col.data();
+      }
+      gemm_accumulate(mg, P, K, wg, K, B, P, out, P);
     }
   return y;
 }
