@@ -134,7 +134,9 @@ std::vector<CounterSample> TraceRecorder::bandwidth() const {
     active += steps[i].active;
     if (i + 1 < steps.size() && steps[i + 1].cycle == steps[i].cycle) continue;  // one sample per cycle
     if (active == 0) rate = 0;  // no rounding residue between bursts of activity
-    out.push_back({steps[i].cycle, rate * gbps_per_byte_per_cycle});
+    const double gbps = rate * gbps_per_byte_per_cycle;
+    if (!out.empty() && out.back().gbps == gbps) continue;  // e.g. one transfer ends as a like one starts
+    out.push_back({steps[i].cycle, gbps});
   }
   return out;
 }
