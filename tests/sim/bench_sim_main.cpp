@@ -1,5 +1,5 @@
 // bench_sim: simulation speed on a synthetic stream of tiles (not a test).
-//   bench_sim [tiles=50000] [timing|functional|both]  -> 4 instructions per tile (load, gemm, requant, store) with
+//   bench_sim [tiles=50000] [timing|functional|both|traced]  (traced: timing-only with record_trace and energy)  -> 4 instructions per tile (load, gemm, requant, store) with
 //   double-buffering tokens; prints simulated instructions/s and cycles/s, timing-only and
 //   functional.
 #include <chrono>
@@ -72,10 +72,11 @@ npu::isa::Program stream(int tiles) {
   return p;
 }
 
-void measure(const npu::isa::Program& p, const npu::HardwareConfig& c, bool timing_only) {
+void measure(const npu::isa::Program& p, const npu::HardwareConfig& c, bool timing_only, bool traced = false) {
   npu::sim::DdrImage ddr;
   npu::sim::SimOptions o;
   o.timing_only = timing_only;
+  o.record_trace = traced;
   // Requant parameters: multiplier 1 << 30, shift 38 (a plausible scale).
   std::vector<std::int32_t> params;
   for (int ch = 0; ch < 32; ++ch) params.insert(params.end(), {1 << 30, 38});
@@ -87,7 +88,7 @@ void measure(const npu::isa::Program& p, const npu::HardwareConfig& c, bool timi
   const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%-12s %7zu instr %10llu cycles | wall %.3f s %9.0f instr/s %11.0f cycles/s | cpu %.3f s %9.0f instr/s\n",
-              timing_only ? "timing-only" : "functional", p.code.size(), static_cast<unsigned long long>(r.cycles), s,
+              traced ? "traced" : timing_only ? "timing-only" : "functional", p.code.size(), static_cast<unsigned long long>(r.cycles), s,
               static_cast<double>(p.code.size()) / s, static_cast<double>(r.cycles) / s, cpu,
               static_cast<double>(p.code.size()) / cpu);
 }
@@ -101,6 +102,12 @@ int sc_main(int argc, char** argv) {
   c.dma.channels = 4;
   const std::string mode = argc > 2 ? argv[2] : "both";
   const auto p = stream(tiles);
+  if (mode == "traced") {
+    c.energy = npu::EnergyConfig{};
+    measure(p, c, true, true);
+    measure(p, c, true, true);
+    return 0;
+  }
   if (mode != "functional") {
     measure(p, c, true);  // the first run also warms up allocators and page tables
     measure(p, c, true);
