@@ -14,6 +14,14 @@ TensorFile read_tensor_file(const std::string& path) {
   return parse_onnx_tensor(bytes, path);
 }
 
+std::string npy_file_name(const std::string& tensor_name) {
+  std::string name = tensor_name.empty() ? "_" : tensor_name;
+  for (auto& c : name)
+    if (c == '/' || c == '\\' || c == ':' || c == '\0') c = '_';
+  if (name == "." || name == "..") name = "_" + name;
+  return name + ".npy";
+}
+
 void write_tensor_npy(const std::string& path, const HostTensor& tensor) { write_npy(path, to_npy(tensor)); }
 
 }  // namespace npu::runtime

@@ -18,4 +18,8 @@ TensorFile read_tensor_file(const std::string& path);
 TensorFile parse_onnx_tensor(const std::string& bytes, const std::string& origin);
 void write_tensor_npy(const std::string& path, const HostTensor& tensor);
 
+// "<output-name>.npy", with characters a file name cannot hold ('/', '\\', ':', NUL) as '_':
+// exported models name tensors like "save_infer_model/scale_0.tmp_1".
+std::string npy_file_name(const std::string& tensor_name);
+
 }  // namespace npu::runtime

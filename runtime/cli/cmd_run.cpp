@@ -127,7 +127,7 @@ int run_model(const std::vector<std::string>& args) {
     const std::filesystem::path dir = (*vm)["save-outputs"].as<std::string>();
     std::filesystem::create_directories(dir);
     for (const auto& [name, tensor] : result.outputs)
-      runtime::write_tensor_npy((dir / (name + ".npy")).string(), tensor);
+      runtime::write_tensor_npy((dir / runtime::npy_file_name(name)).string(), tensor);
   }
   return kExitOk;
 }
