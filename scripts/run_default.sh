@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job on the bundled default: set up, build, then simulate the bundled example
-# program on configs/default.yaml and print the report.
+# The main job on the bundled default: set up, build, then compile the bundled model
+# (models/tiny_convnet.onnx, INT8) for configs/default.yaml, run it on the simulated NPU and
+# print the report. Extra arguments go to `npusim run` (e.g. --json out.json --trace t.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
-build/bin/npusim sim examples/gemm_int8_double_buffered.npuasm --config configs/default.yaml "$@"
+build/bin/npusim run models/tiny_convnet.onnx --config configs/default.yaml "$@"
