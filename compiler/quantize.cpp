@@ -82,8 +82,9 @@ std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& 
 
 ValueRanges measure_ranges(const Graph& g, const std::vector<TensorMap>& inputs) {
   ValueRanges ranges;
+  const TensorMap constants = reference_constants(g);
   for (const auto& sample : inputs) {
-    TensorMap values = run_reference(g, sample, /*best_effort=*/true);
+    TensorMap values = run_reference(g, sample, /*best_effort=*/true, &constants);
     for (const auto& [name, t] : values) {
       if (g.is_constant(name) || t.data.empty()) continue;
       auto [lo, hi] = std::minmax_element(t.data.begin(), t.data.end());

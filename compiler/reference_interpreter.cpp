@@ -532,10 +532,18 @@ std::vector<FloatTensor> evaluate_node(const Graph& g, const Node& n,
   fail(g, n, "the reference interpreter has no kernel for this op");
 }
 
-TensorMap run_reference(const Graph& g, const TensorMap& inputs, bool best_effort) {
-  TensorMap values = inputs;
+TensorMap reference_constants(const Graph& g) {
+  TensorMap constants;
   for (const auto& [name, t] : g.tensors)
-    if (t.is_constant) values[name] = constant_as_float(t);
+    if (t.is_constant) constants[name] = constant_as_float(t);
+  return constants;
+}
+
+TensorMap run_reference(const Graph& g, const TensorMap& inputs, bool best_effort, const TensorMap* constants) {
+  TensorMap values = inputs;
+  if (!constants)
+    for (const auto& [name, t] : g.tensors)
+      if (t.is_constant) values[name] = constant_as_float(t);
   for (const auto& in : g.inputs)
     if (!values.count(in)) throw CompileError(g.source + ": no value given for input '" + in + "'");
   for (const auto& n : g.nodes) {
@@ -544,6 +552,13 @@ TensorMap run_reference(const Graph& g, const TensorMap& inputs, bool best_effor
     for (const auto& i : n.inputs) {
       if (i.empty()) { args.push_back(nullptr); continue; }
       auto it = values.find(i);
+      if (it == values.end() && constants) {
+        auto c = constants->find(i);
+        if (c != constants->end()) {
+          args.push_back(&c->second);
+          continue;
+        }
+      }
       if (it == values.end()) {
         if (!best_effort) throw CompileError(g.source + ": node '" + n.name + "' input '" + i + "' has no value");
         missing = true;

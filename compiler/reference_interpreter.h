@@ -29,7 +29,11 @@ std::vector<FloatTensor> evaluate_node(const Graph& graph, const Node& node,
 // calibration reads activation ranges from.
 // best_effort: a node the interpreter cannot run (or whose inputs are missing) is skipped and
 // its outputs stay absent, instead of throwing.
-TensorMap run_reference(const Graph& graph, const TensorMap& inputs, bool best_effort = false);
+// constants: from reference_constants(graph), for callers that run the graph many times
+// (calibration); the weights are then not copied per run, and the result leaves them out.
+TensorMap run_reference(const Graph& graph, const TensorMap& inputs, bool best_effort = false,
+                        const TensorMap* constants = nullptr);
+TensorMap reference_constants(const Graph& graph);
 
 // Source index of output position `o` for nearest Resize along one axis (ONNX formulas).
 // Returns -1 for an unsupported coordinate_transformation_mode.
