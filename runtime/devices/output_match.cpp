@@ -1,0 +1,69 @@
+#include "devices/output_match.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "fp16.h"  // sim/fp16.h, as the rest of the runtime
+
+namespace npu::runtime {
+
+namespace {
+
+std::vector<double> as_doubles(const HostTensor& t) {
+  std::vector<double> v(t.element_count());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    switch (t.dtype) {
+      case ElementType::Float32: v[i] = t.data<float>()[i]; break;
+      case ElementType::Float16: v[i] = sim::fp16::to_float(t.data<std::uint16_t>()[i]); break;
+      case ElementType::Float64: v[i] = t.data<double>()[i]; break;
+      case ElementType::Int8: v[i] = t.data<std::int8_t>()[i]; break;
+      case ElementType::UInt8: v[i] = t.data<std::uint8_t>()[i]; break;
+      case ElementType::Int16: v[i] = t.data<std::int16_t>()[i]; break;
+      case ElementType::UInt16: v[i] = t.data<std::uint16_t>()[i]; break;
+      case ElementType::Int32: v[i] = t.data<std::int32_t>()[i]; break;
+      case ElementType::UInt32: v[i] = t.data<std::uint32_t>()[i]; break;
+      case ElementType::Int64: v[i] = static_cast<double>(t.data<std::int64_t>()[i]); break;
+      case ElementType::UInt64: v[i] = static_cast<double>(t.data<std::uint64_t>()[i]); break;
+      case ElementType::Bool: v[i] = t.bytes[i] ? 1.0 : 0.0; break;
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+OutputMatch match_output(const std::string& name, const HostTensor& reference, const HostTensor& value) {
+  OutputMatch m;
+  m.output = name;
+  if (reference.element_count() != value.element_count()) {
+    m.problem = fmt::format("shape {} vs reference {}", shape_text(value.shape), shape_text(reference.shape));
+    return m;
+  }
+  const auto a = as_doubles(reference), b = as_doubles(value);
+  double dot = 0, na = 0, nb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+    m.max_abs_error = std::max(m.max_abs_error, std::abs(a[i] - b[i]));
+  }
+  m.cosine = (na == 0 && nb == 0) ? 1.0 : (na == 0 || nb == 0) ? 0.0 : dot / std::sqrt(na * nb);
+  return m;
+}
+
+LatencyStats latency_stats(std::vector<double> runs_us) {
+  LatencyStats s;
+  s.runs_us = runs_us;
+  if (runs_us.empty()) return s;
+  std::sort(runs_us.begin(), runs_us.end());
+  const std::size_t n = runs_us.size();
+  s.median_us = n % 2 ? runs_us[n / 2] : (runs_us[n / 2 - 1] + runs_us[n / 2]) / 2;
+  const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n)));
+  s.p90_us = runs_us[std::max<std::size_t>(rank, 1) - 1];
+  return s;
+}
+
+}  // namespace npu::runtime
