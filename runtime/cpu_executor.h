@@ -27,4 +27,9 @@ class CpuExecutor {
 // missing, when the package cannot be imported.
 std::unique_ptr<CpuExecutor> make_onnxruntime_executor();
 
+// Our own kernels for single element-wise integer nodes ONNX Runtime's CPU provider lacks
+// (Add/Sub/Mul/Div uint8, Max/Min int8/int16/uint8/uint16, BitShift uint16, Pow with
+// unsigned exponents); every other step goes to `next`.
+std::unique_ptr<CpuExecutor> make_reference_kernels(std::unique_ptr<CpuExecutor> next);
+
 }  // namespace npu::runtime

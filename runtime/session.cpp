@@ -240,7 +240,7 @@ Session::Session(compiler::CompiledModel model, HardwareConfig config, SessionOp
   boundary_ = model_boundary(model_);
   device_ = make_device(options_.device, config_);
   device_->load(model_.program);
-  cpu_ = make_onnxruntime_executor();
+  cpu_ = make_reference_kernels(make_onnxruntime_executor());
 }
 
 Session::~Session() = default;
