@@ -1,0 +1,43 @@
+"""Hardware configs from files, dicts or edits of other configs. Everything goes through the
+C++ loader, so every rule and message is the one configs/README.md documents."""
+import os
+
+import yaml
+
+from . import _core
+
+Config = _core.Config
+
+
+def load_config(source):
+    """A Config from a YAML path, a dict in the YAML file's shape, or a Config (returned as is)."""
+    if isinstance(source, Config):
+        return source
+    if isinstance(source, dict):
+        return _core.parse_config(yaml.safe_dump(source, sort_keys=False), "<dict>")
+    if isinstance(source, (str, os.PathLike)):
+        return _core.load_config_file(os.fspath(source))
+    raise TypeError(f"load_config: expected a path, a dict or a Config, got {type(source).__name__}")
+
+
+def config_to_dict(config):
+    """Every key of the config, nested by section, in YAML units (capacity_kib, not bytes)."""
+    return yaml.safe_load(config.yaml())
+
+
+def with_values(config, values, origin="<edited>"):
+    """A copy of `config` with `values` ({"mac_array.rows": 64, ...}) replaced, re-validated.
+    Optional sections (energy, area) appear when one of their keys is set."""
+    tree = config_to_dict(config)
+    for path, value in values.items():
+        node = tree
+        *sections, key = path.split(".")
+        for section in sections:
+            node = node.setdefault(section, {})
+        node[key] = value
+    return _core.parse_config(yaml.safe_dump(tree, sort_keys=False), origin)
+
+
+def config_keys():
+    """The schema table: one dict per key (path, kind, min, max, choices, unit, ...)."""
+    return _core.config_keys()

@@ -1,0 +1,78 @@
+"""Compile a model for a config and run it: `npusim.compile(...)` then `session.run(...)`."""
+import os
+
+import numpy as np
+
+from . import _core
+from .config import load_config
+from .report import Report
+
+
+def _shape_args(input_shapes):
+    """{"x": (1, 3, 64, 64)} / {"x": "1x3x64x64"} / ["x=1x3x64x64"] -> ["x=1x3x64x64"]."""
+    if not input_shapes:
+        return []
+    if isinstance(input_shapes, dict):
+        out = []
+        for name, shape in input_shapes.items():
+            text = shape if isinstance(shape, str) else "x".join(str(int(d)) for d in shape)
+            out.append(f"{name}={text}")
+        return out
+    return [str(s) for s in input_shapes]
+
+
+def compile(model, config, precision="int8", calib=None, strict=False, input_shapes=None, device="sim"):
+    """Compiles an ONNX model (or loads a .npuprog) for `config` and returns a Session.
+
+    config: a path, a dict or a Config. precision: "int8" (calibrated on `calib`, a directory
+    of .npy files, or on generated inputs) or "fp16". strict: any CPU fallback is an error.
+    input_shapes fixes dynamic dims: {"input": (1, 3, 224, 224)}."""
+    config = load_config(config)
+    path = os.fspath(model)
+    compiled, from_onnx = _core.compile_model(path, config, precision, os.fspath(calib) if calib else "",
+                                              bool(strict), _shape_args(input_shapes))
+    return Session(compiled, config, path, from_onnx, device)
+
+
+class Session:
+    """A compiled model bound to a hardware config; run it as often as you like."""
+
+    def __init__(self, compiled, config, model_path="", declare_onnx_boundary=False, device="sim"):
+        self._args = (model_path, declare_onnx_boundary, device)
+        self._core = _core.Session(compiled, load_config(config), model_path, declare_onnx_boundary, device)
+
+    @property
+    def compiled(self):
+        """The CompiledModel (program + plan); .to_bytes() gives the .npuprog contents."""
+        return self._core.model
+
+    @property
+    def config(self):
+        return self._core.config
+
+    @property
+    def inputs(self):
+        """[{name, dtype, shape, layout}] the model expects."""
+        return self._core.inputs()
+
+    @property
+    def outputs(self):
+        return self._core.outputs()
+
+    def with_config(self, config):
+        """The same program on other hardware, without compiling again. Only valid when the
+        compiler would produce the same program for `config` (see npusim.sweep_compile)."""
+        return Session(self.compiled, config, *self._args)
+
+    def run(self, inputs=None, timing_only=False, seed=1):
+        """Runs once. inputs: {name: array}; none given: deterministic random inputs (as the
+        CLI). Returns (outputs {name: numpy array}, Report). Timing-only runs do no arithmetic
+        and return no outputs, with the same cycle counts."""
+        given = []
+        for name, value in (inputs or {}).items():
+            array = np.asarray(value, order="C")  # no copy when already C-contiguous
+            given.append((name, array.dtype.str, list(array.shape), array))
+        raw_outputs, report_json = self._core.run(given, bool(timing_only), int(seed))
+        outputs = {name: np.frombuffer(buffer, dtype=np.dtype(dtype)).reshape(shape)  # views, no copy
+                   for name, dtype, shape, buffer in raw_outputs}
+        return outputs, Report.from_json(report_json)

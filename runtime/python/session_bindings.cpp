@@ -1,0 +1,246 @@
+// Compiling and running models from Python. Arrays cross as raw bytes plus a numpy dtype
+// string (buffer protocol both ways), never through pybind11/numpy.h: the Debian pybind11
+// 2.10 reads numpy's C structs with the pre-2.0 layout and gets item sizes wrong under
+// numpy 2. Outputs are handed over without a copy: numpy views the bytes of a TensorBuffer
+// that owns the runtime's HostTensor.
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "compiled_model.h"
+#include "compiled_model_io.h"
+#include "input_check.h"
+#include "model_report.h"
+#include "onnx_model_info.h"
+#include "program.h"
+#include "session.h"
+
+namespace py = pybind11;
+
+namespace npu::python {
+namespace {
+
+using compiler::CompiledModel;
+
+// simulate() may not overlap with itself (one SystemC kernel per process); Python threads
+// may call run() concurrently once the GIL is released, so runs take turns here.
+std::mutex& simulation_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::shared_ptr<CompiledModel> compile_model(const std::string& path, const HardwareConfig& config,
+                                             const std::string& precision, const std::string& calib, bool strict,
+                                             const std::vector<std::string>& input_shapes, bool* from_onnx) {
+  compiler::CompileOptions options;
+  options.precision = runtime::parse_precision(precision);
+  options.calibration_dir = calib;
+  options.strict = strict;
+  options.input_shapes = input_shapes;
+  return std::make_shared<CompiledModel>(runtime::load_or_compile(path, config, options, from_onnx));
+}
+
+py::bytes program_bytes(const CompiledModel& model) {
+  std::vector<std::uint8_t> bytes;
+  {
+    py::gil_scoped_release release;
+    CompiledModel copy = model;  // attach_plan writes into the program
+    compiler::attach_plan(copy);
+    bytes = isa::serialize(copy.program);
+  }
+  return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+std::shared_ptr<CompiledModel> model_from_bytes(const py::bytes& data, const std::string& origin) {
+  std::string_view view = data;
+  py::gil_scoped_release release;
+  return std::make_shared<CompiledModel>(compiler::plan_from_program(
+      isa::deserialize(reinterpret_cast<const std::uint8_t*>(view.data()), view.size(), origin), origin));
+}
+
+py::dict describe_tensor(const runtime::TensorDesc& d) {
+  py::dict out;
+  out["name"] = d.name;
+  out["dtype"] = std::string(runtime::element_type_name(d.dtype));
+  out["shape"] = d.shape;
+  out["layout"] = d.layout;
+  return out;
+}
+
+// One input from Python: (name, numpy dtype.str such as "<f4", shape, C-contiguous buffer).
+runtime::HostTensor host_tensor_from(const std::string& name, const std::string& dtype,
+                                     const std::vector<std::int64_t>& shape, const py::buffer& data) {
+  const auto type = dtype.size() > 1 && dtype[0] != '>' ? runtime::element_type_from_npy(dtype.substr(1)) : std::nullopt;
+  if (!type) throw std::runtime_error(fmt::format("input {}: numpy dtype {} is not supported", name, dtype));
+  runtime::HostTensor t = runtime::make_host_tensor(*type, shape);
+  const py::buffer_info info = data.request();
+  const auto given = static_cast<std::size_t>(info.size * info.itemsize);
+  if (given != t.bytes.size())
+    throw std::runtime_error(fmt::format("input {}: {} bytes for shape {} of {}", name, given,
+                                         runtime::shape_text(shape), dtype));
+  if (given) std::memcpy(t.bytes.data(), info.ptr, given);
+  return t;
+}
+
+class PySession {
+ public:
+  PySession(std::shared_ptr<CompiledModel> model, HardwareConfig config, std::string model_path,
+            bool declare_onnx_boundary, std::string device)
+      : model_(std::move(model)), config_(std::move(config)), model_path_(std::move(model_path)),
+        device_(std::move(device)) {
+    // As `npusim run` does for ONNX files: the file's own declarations refine the boundary.
+    if (declare_onnx_boundary) declared_ = runtime::read_onnx_model_file_info(model_path_);
+    session(false);  // builds the device now, so a bad device fails at compile() time
+  }
+
+  const HardwareConfig& config() const { return config_; }
+  const std::shared_ptr<CompiledModel>& model() const { return model_; }
+
+  py::list inputs() {
+    py::list out;
+    for (const auto& d : session(false).inputs()) out.append(describe_tensor(d));
+    return out;
+  }
+  py::list outputs() {
+    py::list out;
+    for (const auto& d : session(false).outputs()) out.append(describe_tensor(d));
+    return out;
+  }
+
+  // Returns ([(name, dtype, shape, TensorBuffer)], report JSON text).
+  py::tuple run(const py::list& inputs, bool timing_only, std::uint64_t seed) {
+    std::map<std::string, runtime::HostTensor> given;
+    for (const auto& item : inputs) {
+      const auto t = item.cast<py::tuple>();
+      const auto name = t[0].cast<std::string>();
+      if (given.count(name)) throw std::runtime_error(fmt::format("input {}: given twice", name));
+      given[name] = host_tensor_from(name, t[1].cast<std::string>(), t[2].cast<std::vector<std::int64_t>>(),
+                                     t[3].cast<py::buffer>());
+    }
+    runtime::RunResult result;
+    std::string report;
+    {
+      py::gil_scoped_release release;  // ONNX Runtime steps take the GIL back themselves
+      std::lock_guard<std::mutex> lock(simulation_mutex());
+      runtime::Session& s = session(timing_only);
+      std::vector<std::string> notes;
+      if (given.empty()) {
+        // No inputs: a timing or smoke run, with the CLI's deterministic random inputs.
+        for (std::size_t i = 0; i < s.inputs().size(); ++i) {
+          const auto& desc = s.inputs()[i];
+          given[desc.name] = runtime::random_input(desc, seed + i);
+          notes.push_back(fmt::format("input {}: random {} (seed {}; pass inputs={{'{}': array}} for real data)",
+                                      desc.name, runtime::describe(desc), seed + i, desc.name));
+        }
+      } else {
+        for (const auto& entry : given) notes.push_back(fmt::format("input {}: from a numpy array", entry.first));
+      }
+      result = s.run(given);
+      result.report.notes.insert(result.report.notes.begin(), notes.begin(), notes.end());
+      report = report_json(result.report).dump();
+    }
+    py::list outputs;
+    for (auto& [name, tensor] : result.outputs) {
+      const std::string dtype(runtime::element_type_name(tensor.dtype));
+      const auto shape = tensor.shape;
+      outputs.append(py::make_tuple(name, dtype, shape, py::cast(std::move(tensor))));
+    }
+    return py::make_tuple(outputs, report);
+  }
+
+ private:
+  std::shared_ptr<CompiledModel> model_;
+  HardwareConfig config_;
+  std::string model_path_;
+  std::string device_;
+  std::optional<runtime::OnnxModelInfo> declared_;
+  std::unique_ptr<runtime::Session> sessions_[2];  // [timing_only]
+
+  // The CLI's JSON, plus the sim's energy of the summed NPU counters while the runtime's
+  // report does not carry it yet (sim/simulator.h: energy_of applies to sums).
+  nlohmann::json report_json(const runtime::ModelReport& r) const {
+    auto j = runtime::model_report_json(r, config_);
+    if (!j.contains("energy") && config_.energy) {
+      const auto e = sim::energy_of(r.npu, *config_.energy);
+      j["energy"] = {{"mac_int8_uj", e.mac_int8_uj}, {"mac_fp16_uj", e.mac_fp16_uj}, {"sram_uj", e.sram_uj},
+                     {"ddr_uj", e.ddr_uj},           {"static_uj", e.static_uj},     {"total_uj", e.total_uj},
+                     {"average_power_mw", e.average_power_mw}, {"tops_per_watt", e.tops_per_watt}};
+    }
+    return j;
+  }
+
+  // Timing-only is a session option in the runtime; the two variants are built on demand.
+  runtime::Session& session(bool timing_only) {
+    auto& s = sessions_[timing_only ? 1 : 0];
+    if (!s) {
+      runtime::SessionOptions options;
+      options.device = device_;
+      options.timing_only = timing_only;
+      s = std::make_unique<runtime::Session>(*model_, config_, options, model_path_);
+      if (declared_) s->declare_boundary(*declared_);
+    }
+    return *s;
+  }
+};
+
+}  // namespace
+
+void bind_session(py::module_& m) {
+  // A run's output bytes; numpy.frombuffer views them, keeping this object alive.
+  py::class_<runtime::HostTensor>(m, "TensorBuffer", py::buffer_protocol())
+      .def_buffer([](runtime::HostTensor& t) {
+        return py::buffer_info(t.bytes.data(), 1, py::format_descriptor<std::uint8_t>::format(), 1,
+                               {static_cast<py::ssize_t>(t.bytes.size())}, {1}, /*readonly=*/false);
+      });
+
+  py::class_<CompiledModel, std::shared_ptr<CompiledModel>>(m, "CompiledModel",
+                                                             "A compiled program with its execution plan")
+      .def_property_readonly("instructions", [](const CompiledModel& c) { return c.program.code.size(); })
+      .def_property_readonly("precision", [](const CompiledModel& c) { return runtime::precision_name(c.precision); })
+      .def_readonly("warnings", &CompiledModel::warnings)
+      .def_readonly("model_inputs", &CompiledModel::model_inputs)
+      .def_readonly("model_outputs", &CompiledModel::model_outputs)
+      .def_property_readonly("fallbacks", [](const CompiledModel& c) {
+        py::list out;
+        for (const auto& f : c.fallbacks) out.append(py::dict(py::arg("node") = f.node, py::arg("op") = f.op,
+                                                              py::arg("reason") = f.reason));
+        return out;
+      })
+      .def("to_bytes", &program_bytes, "the .npuprog file contents (program + plan)")
+      .def("save", [](CompiledModel& c, const std::string& path) {
+        CompiledModel copy = c;
+        runtime::save_compiled_model(copy, path);
+      });
+
+  m.def("compile_model",
+        [](const std::string& path, const HardwareConfig& config, const std::string& precision,
+           const std::string& calib, bool strict, const std::vector<std::string>& input_shapes) {
+          bool from_onnx = false;
+          std::shared_ptr<CompiledModel> model;
+          {
+            py::gil_scoped_release release;
+            model = compile_model(path, config, precision, calib, strict, input_shapes, &from_onnx);
+          }
+          return py::make_tuple(model, from_onnx);
+        },
+        py::arg("path"), py::arg("config"), py::arg("precision"), py::arg("calib"), py::arg("strict"),
+        py::arg("input_shapes"));
+  m.def("model_from_bytes", &model_from_bytes, py::arg("data"), py::arg("origin"));
+
+  py::class_<PySession>(m, "Session")
+      .def(py::init<std::shared_ptr<CompiledModel>, HardwareConfig, std::string, bool, std::string>(),
+           py::arg("model"), py::arg("config"), py::arg("model_path"), py::arg("declare_onnx_boundary"),
+           py::arg("device"))
+      .def_property_readonly("config", &PySession::config)
+      .def_property_readonly("model", &PySession::model)
+      .def("inputs", &PySession::inputs)
+      .def("outputs", &PySession::outputs)
+      .def("run", &PySession::run, py::arg("inputs"), py::arg("timing_only"), py::arg("seed"));
+}
+
+}  // namespace npu::python

@@ -1,0 +1,123 @@
+"""The Python package against the CLI: same outputs, cycles and error lines; many runs in
+one process; zero-copy outputs; the report's per-layer frame."""
+import json
+import os
+import pathlib
+import pickle
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, os.environ.get("NPUSIM_PYTHONPATH", str(ROOT / "build" / "python")))
+import npusim  # noqa: E402
+from conftest import run_npusim  # noqa: E402
+
+TINY = ROOT / "models" / "tiny_convnet.onnx"
+
+
+def tiny_input(session, seed=0):
+    desc = session.inputs[0]
+    return desc["name"], np.random.default_rng(seed).standard_normal(desc["shape"]).astype(np.float32)
+
+
+@pytest.mark.parametrize("config,precision", [("default", "int8"), ("tiny-8x8", "fp16")])
+def test_outputs_and_cycles_equal_the_cli(tmp_path, config, precision):
+    cfg = ROOT / "configs" / f"{config}.yaml"
+    session = npusim.compile(TINY, cfg, precision=precision)
+    name, x = tiny_input(session)
+    np.save(tmp_path / "x.npy", x)
+    cli = run_npusim("run", TINY, "-c", cfg, "--precision", precision, "--input", f"{name}={tmp_path / 'x.npy'}",
+                 "--save-outputs", tmp_path / "out", "--json", tmp_path / "r.json", "-q")
+    assert cli.code == 0, cli.err
+    cli_report = json.loads((tmp_path / "r.json").read_text())
+
+    outputs, report = session.run({name: x})
+    for out_name, array in outputs.items():
+        expected = np.load(tmp_path / "out" / f"{out_name.replace('/', '_')}.npy")
+        assert array.dtype == expected.dtype and array.shape == expected.shape
+        np.testing.assert_array_equal(array, expected)
+    for key in ("cycles", "latency_us", "macs", "mac_utilization", "ddr", "sram", "layers", "steps"):
+        assert report[key] == cli_report[key], key
+
+    _, timing = session.run({name: x}, timing_only=True)
+    assert timing["cycles"] == cli_report["cycles"] and timing["timing_only"]
+
+
+def test_fifty_runs_in_one_process():
+    base = npusim.compile(TINY, ROOT / "configs" / "default.yaml")
+    other = base.with_config(ROOT / "configs" / "seed-5.7tops.yaml")
+    name, x = tiny_input(base)
+    first_out, first = base.run({name: x})
+    other_cycles = other.run(timing_only=True)[1]["cycles"]
+    for i in range(50):
+        if i % 2:
+            assert other.run(timing_only=True)[1]["cycles"] == other_cycles
+        else:
+            out, report = base.run({name: x})
+            assert report["cycles"] == first["cycles"]
+            for k in out:
+                np.testing.assert_array_equal(out[k], first_out[k])
+
+
+def test_outputs_are_writable_views_of_the_runtime_buffer():
+    session = npusim.compile(TINY, ROOT / "configs" / "default.yaml")
+    outputs, _ = session.run(dict([tiny_input(session)]))
+    array = next(iter(outputs.values()))
+    assert not array.flags.owndata and array.base is not None and array.flags.writeable
+    array[...] = 0  # the caller owns it now
+
+
+def test_report_layers_frame():
+    session = npusim.compile(TINY, ROOT / "configs" / "default.yaml")
+    _, report = session.run(timing_only=True)
+    frame = report.layers_frame()
+    assert len(frame) == len(report["layers"]) > 0
+    assert {"name", "op", "macs"} <= set(frame.columns)
+    assert report["energy"]["total_uj"] > 0  # default.yaml has an energy table
+
+
+def test_config_from_dict_edits_and_pickle():
+    cfg = npusim.load_config(ROOT / "configs" / "default.yaml")
+    tree = npusim.config_to_dict(cfg)
+    assert npusim.load_config(tree).yaml() == cfg.yaml()
+    bigger = npusim.with_values(cfg, {"mac_array.rows": 64, "sram.capacity_kib": 2048})
+    assert bigger.macs == 64 * 32 and "capacity_kib: 2048" in bigger.yaml()
+    assert pickle.loads(pickle.dumps(bigger)) == bigger
+
+
+def test_errors_carry_the_cli_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((ROOT / "configs" / "default.yaml").read_text().replace("capacity_kib: 1024", "capacity_kib: -4"))
+    cli = run_npusim("run", TINY, "-c", bad, "-q")
+    cli_line = cli.err.strip().split(": error: ", 1)[1]
+    with pytest.raises(npusim.ConfigError) as err:
+        npusim.compile(TINY, bad)
+    assert str(err.value) == cli_line and isinstance(err.value, ValueError)
+
+    with pytest.raises(npusim.Error, match="cannot open file"):
+        npusim.compile(tmp_path / "missing.onnx", ROOT / "configs" / "default.yaml")
+    session = npusim.compile(TINY, ROOT / "configs" / "default.yaml")
+    with pytest.raises(npusim.Error, match="input"):
+        session.run({"input": np.zeros((1, 3, 8, 8), np.float32)})
+    with pytest.raises(npusim.Error, match="nope"):
+        session.run({"nope": np.zeros((1, 3, 32, 32), np.float32)})
+
+
+def test_runs_from_threads_take_turns():
+    session = npusim.compile(TINY, ROOT / "configs" / "default.yaml")
+    expected = session.run(timing_only=True)[1]["cycles"]
+    seen = []
+
+    def work():
+        for _ in range(5):
+            seen.append(session.run(timing_only=True)[1]["cycles"])
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == [expected] * 15
