@@ -89,12 +89,13 @@ runtime::HostTensor host_tensor_from(const std::string& name, const std::string&
 
 class PySession {
  public:
+  // `declared`: the ONNX file's own input/output declarations, which refine the boundary as
+  // `npusim run` does for ONNX files; read once per file by the caller (parsing a large
+  // model costs more than a timing-only run) and shared by every session of that model.
   PySession(std::shared_ptr<CompiledModel> model, HardwareConfig config, std::string model_path,
-            bool declare_onnx_boundary, std::string device)
+            std::shared_ptr<runtime::OnnxModelInfo> declared, std::string device)
       : model_(std::move(model)), config_(std::move(config)), model_path_(std::move(model_path)),
-        device_(std::move(device)) {
-    // As `npusim run` does for ONNX files: the file's own declarations refine the boundary.
-    if (declare_onnx_boundary) declared_ = runtime::read_onnx_model_file_info(model_path_);
+        device_(std::move(device)), declared_(std::move(declared)) {
     session(false);  // builds the device now, so a bad device fails at compile() time
   }
 
@@ -158,7 +159,7 @@ class PySession {
   HardwareConfig config_;
   std::string model_path_;
   std::string device_;
-  std::optional<runtime::OnnxModelInfo> declared_;
+  std::shared_ptr<runtime::OnnxModelInfo> declared_;  // null: none
   std::unique_ptr<runtime::Session> sessions_[2];  // [timing_only]
 
   // The CLI's JSON, plus the sim's energy of the summed NPU counters while the runtime's
@@ -232,9 +233,19 @@ void bind_session(py::module_& m) {
         py::arg("input_shapes"));
   m.def("model_from_bytes", &model_from_bytes, py::arg("data"), py::arg("origin"));
 
+  py::class_<runtime::OnnxModelInfo, std::shared_ptr<runtime::OnnxModelInfo>>(m, "OnnxBoundary",
+                                                                            "an ONNX file's declared inputs/outputs");
+  m.def("read_onnx_boundary",
+        [](const std::string& path) {
+          py::gil_scoped_release release;
+          return std::make_shared<runtime::OnnxModelInfo>(runtime::read_onnx_model_file_info(path));
+        },
+        py::arg("path"));
+
   py::class_<PySession>(m, "Session")
-      .def(py::init<std::shared_ptr<CompiledModel>, HardwareConfig, std::string, bool, std::string>(),
-           py::arg("model"), py::arg("config"), py::arg("model_path"), py::arg("declare_onnx_boundary"),
+      .def(py::init<std::shared_ptr<CompiledModel>, HardwareConfig, std::string,
+                    std::shared_ptr<runtime::OnnxModelInfo>, std::string>(),
+           py::arg("model"), py::arg("config"), py::arg("model_path"), py::arg("declared").none(true),
            py::arg("device"))
       .def_property_readonly("config", &PySession::config)
       .def_property_readonly("model", &PySession::model)

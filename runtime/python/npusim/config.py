@@ -1,12 +1,28 @@
 """Hardware configs from files, dicts or edits of other configs. Everything goes through the
 C++ loader, so every rule and message is the one configs/README.md documents."""
 import os
+import re
 
 import yaml
 
 from . import _core
 
 Config = _core.Config
+
+
+class _Yaml12Loader(yaml.SafeLoader):
+    """PyYAML follows YAML 1.1, where 3e-04 (no dot) is a string; the C++ loader and
+    configs/README.md read it as a number, so exponent floats resolve as numbers here too."""
+
+
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"))
+
+
+def load_yaml(text):
+    return yaml.load(text, Loader=_Yaml12Loader)
 
 
 def load_config(source):
@@ -22,7 +38,7 @@ def load_config(source):
 
 def config_to_dict(config):
     """Every key of the config, nested by section, in YAML units (capacity_kib, not bytes)."""
-    return yaml.safe_load(config.yaml())
+    return load_yaml(config.yaml())
 
 
 def with_values(config, values, origin="<edited>"):

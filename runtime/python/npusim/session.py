@@ -21,6 +21,16 @@ def _shape_args(input_shapes):
     return [str(s) for s in input_shapes]
 
 
+def program_from_bytes(data, origin="<bytes>"):
+    """A CompiledModel from .npuprog contents (CompiledModel.to_bytes())."""
+    return _core.model_from_bytes(data, origin)
+
+
+def read_onnx_boundary(path):
+    """An ONNX file's declared inputs and outputs, for Session(..., declared=...)."""
+    return _core.read_onnx_boundary(os.fspath(path))
+
+
 def compile(model, config, precision="int8", calib=None, strict=False, input_shapes=None, device="sim"):
     """Compiles an ONNX model (or loads a .npuprog) for `config` and returns a Session.
 
@@ -31,15 +41,19 @@ def compile(model, config, precision="int8", calib=None, strict=False, input_sha
     path = os.fspath(model)
     compiled, from_onnx = _core.compile_model(path, config, precision, os.fspath(calib) if calib else "",
                                               bool(strict), _shape_args(input_shapes))
-    return Session(compiled, config, path, from_onnx, device)
+    # As `npusim run`: an ONNX file's own declarations (exact dtypes, ranks) refine the boundary.
+    declared = _core.read_onnx_boundary(path) if from_onnx else None
+    return Session(compiled, config, path, declared, device)
 
 
 class Session:
     """A compiled model bound to a hardware config; run it as often as you like."""
 
-    def __init__(self, compiled, config, model_path="", declare_onnx_boundary=False, device="sim"):
-        self._args = (model_path, declare_onnx_boundary, device)
-        self._core = _core.Session(compiled, load_config(config), model_path, declare_onnx_boundary, device)
+    def __init__(self, compiled, config, model_path="", declared=None, device="sim"):
+        """compiled: a CompiledModel (compile() or npusim.program_from_bytes); declared: the
+        ONNX file's boundary (npusim.read_onnx_boundary), or None for a .npuprog."""
+        self._args = (model_path, declared, device)
+        self._core = _core.Session(compiled, load_config(config), model_path, declared, device)
 
     @property
     def compiled(self):

@@ -1,0 +1,34 @@
+"""Which design points can share one compiled program. The compiler reads only a few config
+keys (today: SRAM capacity and alignment, DDR capacity); points that differ only in keys it
+does not read get the same program, so a sweep compiles once per distinct value of the rest.
+tests/python/test_sweep_compile.py changes each key listed here and checks that the
+compiled program stays byte-identical, so a compiler that starts reading one fails there."""
+import hashlib
+import json
+
+# Keys that change timing, energy or area but not the program.
+TIMING_ONLY_KEYS = frozenset({
+    "clock.frequency_mhz",
+    "ddr.model", "ddr.bandwidth_gbps", "ddr.latency_ns", "ddr.channels", "ddr.burst_bytes",
+    "ddr.interleave_bytes", "ddr.banks", "ddr.row_bytes", "ddr.row_miss_ns", "ddr.other_agents_share",
+    "sram.banks", "sram.port_bytes_per_cycle",
+    "dma.channels", "dma.setup_cycles", "dma.min_alignment_bytes", "dma.bounce_setup_cycles",
+    "dma.bounce_bytes_per_cycle",
+    "mac_array.rows", "mac_array.cols", "mac_array.dataflow", "mac_array.fp16_cycles_per_op",
+    "vector.lanes", "vector.latency_cycles",
+    "controller.queue_depth", "controller.dispatch_cycles",
+    "host.gflops", "host.memcpy_gbps", "host.transition_us",
+})
+TIMING_ONLY_SECTIONS = ("energy.", "area.")
+
+
+def compiler_reads(path):
+    return path != "name" and path not in TIMING_ONLY_KEYS and not path.startswith(TIMING_ONLY_SECTIONS)
+
+
+def compile_key(model, config_values):
+    """Points with equal keys get the same program. config_values: {key path: value}."""
+    relevant = {p: v for p, v in config_values.items() if compiler_reads(p)}
+    key = {"model": model.path, "precision": model.precision, "input_shapes": model.input_shapes,
+           "calib": model.calib, "strict": model.strict, "config": relevant}
+    return hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]

@@ -1,0 +1,137 @@
+"""Runs a sweep on Dask: one compile task per compile key, one task per design point that
+depends on it, rows stored as they finish. A LocalCluster of process workers (one thread
+each: one simulation at a time per process) by default, or any running scheduler."""
+import contextlib
+import hashlib
+import logging
+import os
+import pathlib
+import subprocess
+import sys
+
+from . import config_key_paths
+from .config import config_to_dict, with_values
+from .errors import Error
+from .sweep_compile import compile_key
+from .sweep_points import sweep_points
+from .sweep_results import ResultStore
+from .sweep_spec import load_sweep_spec
+from .sweep_worker import compile_program, run_point
+
+
+def _find_make_models(spec_path):
+    """scripts/make_models.py of the checkout the spec or this package lives in."""
+    starts = [pathlib.Path(spec_path).resolve().parent, pathlib.Path(__file__).resolve().parent, pathlib.Path.cwd()]
+    for start in starts:
+        for d in [start, *start.parents]:
+            script = d / "scripts" / "make_models.py"
+            if script.is_file():
+                return script
+    return None
+
+
+def generate_models(spec, directory):
+    """Writes the spec's `generate:` models (once; they are deterministic) and fills in paths."""
+    for i, model in enumerate(spec.models):
+        if not model.generate:
+            continue
+        target = pathlib.Path(directory) / f"{model.label}.onnx"
+        model.path = str(target)
+        if target.exists():
+            continue
+        script = _find_make_models(spec.path)
+        if script is None:
+            raise Error(f"{spec.path}: models[{i}].generate: scripts/make_models.py not found; give a path instead")
+        work = target.with_name(target.name + ".tmp")
+        cmd = [sys.executable, str(script), "--out", str(work), "--only", model.generate]
+        if model.input_size:
+            cmd += ["--input-size", str(model.input_size)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            last = (proc.stderr.strip().splitlines() or ["failed"])[-1]
+            raise Error(f"{spec.path}: models[{i}].generate: {model.generate}: {last}")
+        os.replace(work / f"{model.generate}.onnx", target)
+        work.rmdir()
+
+
+def fingerprint(spec):
+    """What must not change between a sweep and its resumption."""
+    return {"base config": hashlib.sha1(spec.base_config.yaml().encode()).hexdigest(),
+            "timing_only": spec.timing_only}
+
+
+@contextlib.contextmanager
+def dask_client(workers=None, scheduler=None):
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler:
+        with Client(scheduler) as client:
+            yield client
+        return
+    # Workers import npusim from wherever this process found it (e.g. PYTHONPATH=build/python).
+    package_parent = str(pathlib.Path(__file__).resolve().parent.parent)
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if package_parent not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([package_parent, *filter(None, paths)])
+    with LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        yield client
+
+
+def _progress(total, initial, name, enabled):
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, desc=name, unit="pt", disable=not enabled, smoothing=0.1,
+                file=sys.stderr, dynamic_ncols=True)
+
+
+def run_sweep(spec_path, out, workers=None, scheduler=None, restart=False, progress=True, flush_seconds=2.0,
+              client=None):
+    """Runs (or resumes) the sweep of `spec_path` into `out` and returns the results table."""
+    spec = load_sweep_spec(spec_path)
+    points = sweep_points(spec)
+    store = ResultStore(out, fingerprint(spec), restart=restart, flush_seconds=flush_seconds)
+    done = store.done_ids()
+    todo = [p for p in points if p.id not in done]
+    order = {p.id: p.index for p in points}
+    leading = ["point_id", "model", "precision", *(c for a in spec.axes for c in a.columns), "status", "error"]
+    if not todo:
+        return store.finish(order, leading)
+
+    generate_models(spec, store.parts / "models")
+    base_tree = config_to_dict(spec.base_config)
+    base_values = config_key_paths.flatten(base_tree)
+    tasks, compile_for = [], {}
+    with _progress(len(points), len(points) - len(todo), spec.name, progress) as bar:
+        for p in todo:
+            row = {"point_id": p.id, "model": p.model.label, "precision": p.model.precision, **p.design.values}
+            try:
+                config = with_values(spec.base_config, p.design.overrides, origin=f"{spec.path} point {p.id}")
+            except Error as e:  # e.g. SRAM not a multiple of its alignment: this point only
+                store.add({**row, "status": "failed", "error": f"config: {e}"})
+                bar.update()
+                continue
+            key = compile_key(p.model, {**base_values, **p.design.overrides})
+            compile_for.setdefault(key, (p.model, config.yaml()))
+            tasks.append(({"row": row, "config_yaml": config.yaml(), "model_path": p.model.path,
+                           "compile_key": key}, key))
+        try:
+            with (contextlib.nullcontext(client) if client else dask_client(workers, scheduler)) as dask:
+                _run_on_dask(dask, tasks, compile_for, spec.timing_only, store, bar)
+        finally:
+            store.flush()
+    return store.finish(order, leading)
+
+
+def _run_on_dask(client, tasks, compile_for, timing_only, store, bar):
+    from dask.distributed import as_completed
+
+    compiled = {key: client.submit(compile_program, model, config_yaml, key=f"compile-{key}", pure=False)
+                for key, (model, config_yaml) in compile_for.items()}
+    futures = [client.submit(run_point, point, compiled[key], timing_only, key=f"point-{point['row']['point_id']}",
+                             pure=False) for point, key in tasks]
+    del compiled  # each program is freed once its last point has run
+    for future in as_completed(futures):
+        store.add(future.result())
+        future.release()
+        bar.update()

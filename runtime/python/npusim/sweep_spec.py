@@ -1,0 +1,208 @@
+"""Sweep specifications (configs/sweeps/*.yaml): a base config, the models, the axes, the
+constraints and how to sample. Every problem is one SweepSpecError line naming the spec file
+and the key: "<spec>: axes.rows: 0 is outside [1, 4096] for mac_array.rows"."""
+import os
+import pathlib
+from dataclasses import dataclass, field
+
+import yaml
+
+from . import config_key_paths as config_keys
+from .config import config_to_dict, load_config, load_yaml
+from .errors import Error, SweepSpecError
+from .safe_expression import Expression, ExpressionError
+from .sweep_axes import AxisError, parse_axis
+
+TOP_LEVEL_KEYS = {"name", "base", "models", "axes", "constraints", "sampling", "timing_only", "precision"}
+MODEL_KEYS = {"name", "path", "generate", "input_size", "precision", "input_shapes", "calib", "strict"}
+SAMPLING_METHODS = ("grid", "random", "lhs")
+
+
+@dataclass
+class ModelEntry:
+    label: str                 # the `model` column of the results
+    path: str = ""             # ONNX file (absolute), or "" until `generate` has made it
+    generate: str = ""         # a scripts/make_models.py model name
+    input_size: int = 0        # make_models.py --input-size
+    precision: str = "int8"
+    input_shapes: dict = field(default_factory=dict)
+    calib: str = ""
+    strict: bool = False
+
+
+@dataclass
+class Sampling:
+    method: str = "grid"
+    points: int = 0            # random / lhs
+    seed: int = 0
+
+
+@dataclass
+class SweepSpec:
+    path: str
+    name: str
+    base_config: object        # npusim.Config
+    base_values: dict          # {key path: value} of the base config
+    models: list
+    axes: list
+    constraints: list          # [(text, Expression)]
+    sampling: Sampling
+    timing_only: bool = True
+
+
+def _fail(spec_path, key, problem):
+    raise SweepSpecError(f"{spec_path}: {key}: {problem}")
+
+
+def _read_yaml(path):
+    try:
+        text = pathlib.Path(path).read_text()
+    except OSError as e:
+        raise SweepSpecError(f"{path}: cannot read file ({e.strerror})") from None
+    try:
+        tree = load_yaml(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise SweepSpecError(f"{path}{where}: invalid YAML: {problem}") from None
+    if not isinstance(tree, dict):
+        raise SweepSpecError(f"{path}: expected a mapping with base, models and axes (got {type(tree).__name__})")
+    return tree
+
+
+def _relative(spec_dir, value):
+    return str((spec_dir / os.path.expanduser(value)).resolve())
+
+
+def _parse_model(spec_path, spec_dir, index, entry, default_precision):
+    key = f"models[{index}]"
+    if isinstance(entry, str):
+        entry = {"path": entry}
+    if not isinstance(entry, dict):
+        _fail(spec_path, key, f"expected a mapping with path or generate (got {entry!r})")
+    unknown = set(entry) - MODEL_KEYS
+    if unknown:
+        _fail(spec_path, f"{key}.{sorted(unknown)[0]}", f"unknown key (a model has {', '.join(sorted(MODEL_KEYS))})")
+    if ("path" in entry) == ("generate" in entry):
+        _fail(spec_path, key, "give exactly one of path (an ONNX file) or generate (a scripts/make_models.py name)")
+    m = ModelEntry(label="", precision=entry.get("precision", default_precision))
+    if m.precision not in ("int8", "fp16"):
+        _fail(spec_path, f"{key}.precision", f"expected int8 or fp16 (got {m.precision!r})")
+    if "path" in entry:
+        if not isinstance(entry["path"], str):
+            _fail(spec_path, f"{key}.path", f"expected a file path (got {entry['path']!r})")
+        m.path = _relative(spec_dir, entry["path"])
+        if not os.path.isfile(m.path):
+            _fail(spec_path, f"{key}.path", f"no such file {m.path}")
+        m.label = pathlib.Path(m.path).stem
+    else:
+        m.generate = str(entry["generate"])
+        size = entry.get("input_size", 0)
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            _fail(spec_path, f"{key}.input_size", f"expected a positive integer (got {size!r})")
+        m.input_size = size
+        m.label = f"{m.generate}-{size}" if size else m.generate
+    shapes = entry.get("input_shapes", {})
+    if not isinstance(shapes, dict):
+        _fail(spec_path, f"{key}.input_shapes", "expected a mapping input name -> shape (1x3x224x224 or a list)")
+    for name, shape in shapes.items():
+        ok = isinstance(shape, str) or (isinstance(shape, list) and all(isinstance(d, int) and d > 0 for d in shape))
+        if not ok:
+            _fail(spec_path, f"{key}.input_shapes.{name}", f"expected 1x3x224x224 or [1, 3, 224, 224] (got {shape!r})")
+    m.input_shapes = {str(k): (v if isinstance(v, str) else "x".join(map(str, v))) for k, v in shapes.items()}
+    if "calib" in entry:
+        m.calib = _relative(spec_dir, str(entry["calib"]))
+    if not isinstance(entry.get("strict", False), bool):
+        _fail(spec_path, f"{key}.strict", f"expected true or false (got {entry['strict']!r})")
+    m.strict = entry.get("strict", False)
+    m.label = str(entry.get("name", m.label))
+    return m
+
+
+def _parse_sampling(spec_path, tree):
+    raw = tree.get("sampling", {"method": "grid"})
+    if isinstance(raw, str):
+        raw = {"method": raw}
+    if not isinstance(raw, dict):
+        _fail(spec_path, "sampling", f"expected grid, random or lhs, or a mapping {{method, points, seed}} (got {raw!r})")
+    unknown = set(raw) - {"method", "points", "seed"}
+    if unknown:
+        _fail(spec_path, f"sampling.{sorted(unknown)[0]}", "unknown key (sampling has method, points, seed)")
+    s = Sampling(method=raw.get("method", "grid"), points=raw.get("points", 0), seed=raw.get("seed", 0))
+    if s.method not in SAMPLING_METHODS:
+        _fail(spec_path, "sampling.method", f"expected one of {', '.join(SAMPLING_METHODS)} (got {s.method!r})")
+    for k in ("points", "seed"):
+        v = getattr(s, k)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            _fail(spec_path, f"sampling.{k}", f"expected a non-negative integer (got {v!r})")
+    if s.method != "grid" and s.points < 1:
+        _fail(spec_path, "sampling.points", f"{s.method} sampling needs points: N")
+    return s
+
+
+def load_sweep_spec(path):
+    """Reads and checks a sweep spec; relative paths in it are relative to the spec file."""
+    spec_path = str(path)
+    tree = _read_yaml(spec_path)
+    spec_dir = pathlib.Path(spec_path).resolve().parent
+    unknown = set(tree) - TOP_LEVEL_KEYS
+    if unknown:
+        _fail(spec_path, sorted(unknown)[0], f"unknown key (a sweep spec has {', '.join(sorted(TOP_LEVEL_KEYS))})")
+
+    base = tree.get("base")
+    if base is None:
+        _fail(spec_path, "base", "missing: the config every point starts from (a path or a mapping)")
+    try:
+        base_config = load_config(_relative(spec_dir, base) if isinstance(base, str) else base)
+    except (Error, TypeError) as e:
+        _fail(spec_path, "base", str(e))
+    base_values = config_keys.flatten(config_to_dict(base_config))
+
+    timing_only = tree.get("timing_only", True)
+    if not isinstance(timing_only, bool):
+        _fail(spec_path, "timing_only", f"expected true or false (got {timing_only!r})")
+
+    models = tree.get("models")
+    if not isinstance(models, list) or not models:
+        _fail(spec_path, "models", "expected a non-empty list of models ({path: FILE.onnx} or {generate: NAME})")
+    default_precision = tree.get("precision", "int8")
+    parsed_models = [_parse_model(spec_path, spec_dir, i, m, default_precision) for i, m in enumerate(models)]
+    labels = [m.label for m in parsed_models]
+    for label in labels:
+        if labels.count(label) > 1:
+            _fail(spec_path, "models", f"two models are called {label}; give one a name:")
+
+    axes_tree = tree.get("axes", {})
+    if not isinstance(axes_tree, dict):
+        _fail(spec_path, "axes", f"expected a mapping key -> values (got {axes_tree!r})")
+    axes, seen_paths = [], {}
+    for name, axis_spec in axes_tree.items():
+        try:
+            axis = parse_axis(str(name), axis_spec)
+        except (AxisError, config_keys.UnknownKey) as e:
+            _fail(spec_path, f"axes.{name}", str(e))
+        for column, key_path in zip(axis.columns, axis.paths):
+            if key_path in seen_paths:
+                _fail(spec_path, f"axes.{name}", f"{key_path} is already swept by axes.{seen_paths[key_path]}")
+            seen_paths[key_path] = name
+        axes.append(axis)
+
+    raw_constraints = tree.get("constraints", [])
+    if isinstance(raw_constraints, str):
+        raw_constraints = [raw_constraints]
+    if not isinstance(raw_constraints, list):
+        _fail(spec_path, "constraints", f"expected a list of expressions (got {raw_constraints!r})")
+    constraints = []
+    for i, text in enumerate(raw_constraints):
+        if not isinstance(text, str):
+            _fail(spec_path, f"constraints[{i}]", f"expected an expression in quotes (got {text!r})")
+        try:
+            constraints.append((text, Expression(text)))
+        except ExpressionError as e:
+            _fail(spec_path, f"constraints[{i}]", f"'{text}': {e}")
+
+    spec = SweepSpec(path=spec_path, name=str(tree.get("name", pathlib.Path(spec_path).stem)),
+                     base_config=base_config, base_values=base_values, models=parsed_models, axes=axes,
+                     constraints=constraints, sampling=_parse_sampling(spec_path, tree), timing_only=timing_only)
+    return spec
