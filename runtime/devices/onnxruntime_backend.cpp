@@ -13,6 +13,8 @@
 // the code path that ort:qnn uses. Plugin providers (ORT >= 1.23) are registered from their
 // package's library and bound to one of the devices they offer; an ORT build that has the
 // provider compiled in is used directly.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -75,6 +77,29 @@ std::string onnxruntime_requirement(const std::string& package) {
   }
   return "a newer onnxruntime";
 }
+
+// Vendor libraries print banners on stdout while a session loads them (QNN's HTP backend
+// does), which would land in the middle of npusim's table or piped JSON: for that span,
+// stdout goes to stderr.
+class StdoutToStderr {
+ public:
+  StdoutToStderr() {
+    std::fflush(stdout);
+    saved_ = ::dup(STDOUT_FILENO);
+    if (saved_ >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  ~StdoutToStderr() {
+    if (saved_ < 0) return;
+    std::fflush(stdout);
+    ::dup2(saved_, STDOUT_FILENO);
+    ::close(saved_);
+  }
+  StdoutToStderr(const StdoutToStderr&) = delete;
+  StdoutToStderr& operator=(const StdoutToStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
 
 // Plugin libraries register once per process, whichever backend object asks first.
 std::set<std::string>& registered_plugins() {
@@ -172,8 +197,12 @@ class OnnxRuntimeBackend : public InferenceBackend {
     }
     ep_device_ = chosen;
     const std::string type = py::str(chosen.attr("device").attr("type"));
-    a.versions.push_back(fmt::format("{} device: {} ({})", ep, type.substr(type.rfind('.') + 1),
-                                     py::str(chosen.attr("device").attr("vendor")).cast<std::string>()));
+    const std::string kind = type.substr(type.rfind('.') + 1);
+    // On a PC, onnxruntime-qnn's HTP backend is Qualcomm's emulator running on the host CPU.
+    const bool emulated = ep == "QNNExecutionProvider" && kind == "CPU";
+    a.versions.push_back(fmt::format("{} device: {} ({}){}", ep, kind,
+                                     py::str(chosen.attr("device").attr("vendor")).cast<std::string>(),
+                                     emulated ? ", HTP emulator: outputs are the HTP's, latency is not a phone's" : ""));
     a.available = true;
     return a;
   }
@@ -254,6 +283,7 @@ class OnnxRuntimeBackend : public InferenceBackend {
   }
 
   py::object make_session(const std::string& path, bool strict, bool profile = false) {
+    const StdoutToStderr quiet;
     const auto ort = py::module_::import("onnxruntime");
     py::object so = ort.attr("SessionOptions")();
     so.attr("log_severity_level") = 4;  // npusim reports failures itself, in one line

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "fp16.h"  // sim/fp16.h, as the rest of the runtime
+#include "fp16.h"  // isa/fp16.h: the rounding the simulator uses
 
 namespace npu::runtime {
 
@@ -17,7 +17,7 @@ std::vector<double> as_doubles(const HostTensor& t) {
   for (std::size_t i = 0; i < v.size(); ++i) {
     switch (t.dtype) {
       case ElementType::Float32: v[i] = t.data<float>()[i]; break;
-      case ElementType::Float16: v[i] = sim::fp16::to_float(t.data<std::uint16_t>()[i]); break;
+      case ElementType::Float16: v[i] = isa::half_to_float(t.data<std::uint16_t>()[i]); break;
       case ElementType::Float64: v[i] = t.data<double>()[i]; break;
       case ElementType::Int8: v[i] = t.data<std::int8_t>()[i]; break;
       case ElementType::UInt8: v[i] = t.data<std::uint8_t>()[i]; break;
