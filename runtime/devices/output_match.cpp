@@ -6,7 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "fp16.h"  // isa/fp16.h: the rounding the simulator uses
+// By path: while sim/fp16.h exists, a bare "fp16.h" finds it before isa/fp16.h.
+#include "../../isa/fp16.h"
 
 namespace npu::runtime {
 
