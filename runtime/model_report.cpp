@@ -2,30 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "report_layers.h"
 #include "sim_report.h"
 
 namespace npu::runtime {
 
 namespace {
-
-nlohmann::json layer_json(const LayerTiming& l) {
-  nlohmann::json j = {
-      {"name", l.name},
-      {"op", l.op},
-      {"device", l.device},
-      {"macs", l.macs},
-      {"cycles", l.cycles},
-      {"compute_cycles", l.compute_cycles},
-      {"vector_cycles", l.vector_cycles},
-      {"dma_cycles", l.dma_cycles},
-      {"ddr_bytes", l.ddr_bytes},
-      {"planned_ddr_bytes", l.planned_ddr_bytes},
-      {"start_cycle", l.start_cycle},
-      {"bound", l.bound()},
-  };
-  if (l.device == "cpu") j["host_us"] = l.host_us;
-  return j;
-}
 
 nlohmann::json step_json(const StepReport& s) {
   nlohmann::json j = {{"kind", s.kind}, {"start_us", s.start_us}};
@@ -40,16 +22,7 @@ nlohmann::json step_json(const StepReport& s) {
   return j;
 }
 
-std::string si(double v) {
-  if (v >= 1e9) return fmt::format("{:.2f}G", v / 1e9);
-  if (v >= 1e6) return fmt::format("{:.2f}M", v / 1e6);
-  if (v >= 1e3) return fmt::format("{:.1f}k", v / 1e3);
-  return fmt::format("{:.0f}", v);
-}
-
-std::string clip(const std::string& s, std::size_t width) {
-  return s.size() <= width ? s : s.substr(0, width - 1) + "~";
-}
+double share(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
 
 }  // namespace
 
@@ -71,6 +44,15 @@ nlohmann::json model_report_json(const ModelReport& r, const HardwareConfig& con
       {"memcpy_gbps", config.host.memcpy_gbps},
       {"us_per_transition", config.host.transition_us},
   };
+  const double total = r.latency_us();
+  j["time"] = {
+      {"npu_us", r.npu.latency_us},
+      {"cpu_fallback_us", r.host.compute_us},
+      {"transfer_us", r.host.transfer_us + r.host.transition_us},
+      {"npu_share", share(r.npu.latency_us, total)},
+      {"cpu_fallback_share", share(r.host.compute_us, total)},
+      {"transfer_share", share(r.host.transfer_us + r.host.transition_us, total)},
+  };
   j["transitions"] = r.transitions;
   j["transfer_bytes"] = r.transfer_bytes;
   j["io_bytes"] = r.io_bytes;
@@ -79,7 +61,7 @@ nlohmann::json model_report_json(const ModelReport& r, const HardwareConfig& con
   for (const auto& s : r.steps) steps.push_back(step_json(s));
   j["steps"] = steps;
   nlohmann::json layers = nlohmann::json::array();
-  for (const auto& l : r.layers) layers.push_back(layer_json(l));
+  for (const auto& l : r.layers) layers.push_back(layer_json(l, config));
   j["layers"] = layers;
   nlohmann::json fallbacks = nlohmann::json::array();
   for (const auto& f : r.fallbacks) fallbacks.push_back({{"node", f.node}, {"op", f.op}, {"reason", f.reason}});
@@ -94,7 +76,7 @@ nlohmann::json model_report_json(const ModelReport& r, const HardwareConfig& con
   return j;
 }
 
-std::string format_model_report(const ModelReport& r, const HardwareConfig& config) {
+std::string format_model_report(const ModelReport& r, const HardwareConfig& config, const ReportFormat& format) {
   std::string s;
   auto line = [&](auto&&... args) {
     s += fmt::format(std::forward<decltype(args)>(args)...);
@@ -109,22 +91,19 @@ std::string format_model_report(const ModelReport& r, const HardwareConfig& conf
        "{} B transferred {:.3f} us",
        r.host.total_us(), r.host.compute_us, r.cpu_flops, config.host.gflops, r.transitions, r.host.transition_us,
        r.transfer_bytes, r.host.transfer_us);
-  line("end to end        {:.3f} us (NPU {:.3f} us + host {:.3f} us)", r.latency_us(), r.npu.latency_us,
-       r.host.total_us());
+  const double total = r.latency_us();
+  const double moving = r.host.transfer_us + r.host.transition_us;
+  line("end to end        {:.3f} us: NPU {:.3f} us ({:.1f}%), CPU fallback {:.3f} us ({:.1f}%), "
+       "transitions + transfers {:.3f} us ({:.1f}%)",
+       total, r.npu.latency_us, 100 * share(r.npu.latency_us, total), r.host.compute_us,
+       100 * share(r.host.compute_us, total), moving, 100 * share(moving, total));
   if (!r.fallbacks.empty()) {
     line("fallbacks         {} node(s) on the CPU:", r.fallbacks.size());
     for (const auto& f : r.fallbacks) line("  {} ({}): {}", f.node, f.op, f.reason);
   }
-  if (r.layers.empty()) return s;
+  if (!format.layers || r.layers.empty()) return s;
   line("");
-  line("{:<28} {:<18} {:<4} {:>9} {:>10} {:>10} {:>10} {:>10} {:>7} {:<7}", "layer", "op", "dev", "MACs", "cycles",
-       "compute", "vector", "DDR bytes", "MAC/B", "bound");
-  for (const auto& l : r.layers) {
-    const std::string intensity = l.ddr_bytes ? fmt::format("{:.1f}", static_cast<double>(l.macs) / l.ddr_bytes) : "-";
-    line("{:<28} {:<18} {:<4} {:>9} {:>10} {:>10} {:>10} {:>10} {:>7} {:<7}", clip(l.name, 28), clip(l.op, 18),
-         l.device, si(static_cast<double>(l.macs)), l.cycles, l.compute_cycles, l.vector_cycles,
-         si(static_cast<double>(l.ddr_bytes)), intensity, l.bound());
-  }
+  s += format_layer_table(r.layers, config, format.top);
   return s;
 }
 

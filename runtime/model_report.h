@@ -47,10 +47,17 @@ struct ModelReport {
   double latency_us() const { return npu.latency_us + host.total_us(); }
 };
 
-// sim_report_json's keys (cycles, macs, ddr, unit busy cycles … summed over NPU steps) with
-// latency_us end to end (NPU + host), plus npu_latency_us, host, steps, layers, fallbacks,
-// transitions, transfer_bytes, io_bytes, conversions, notes and warnings.
+// sim_report_json's keys (cycles, macs, ddr, energy, unit busy cycles … summed over NPU
+// steps) with latency_us end to end (NPU + host), plus npu_latency_us, host, time (NPU vs
+// CPU fallback vs transitions and transfers), steps, layers (report_layers.h: layer_json),
+// fallbacks, transitions, transfer_bytes, io_bytes, conversions, notes and warnings.
 nlohmann::json model_report_json(const ModelReport& report, const HardwareConfig& config);
-std::string format_model_report(const ModelReport& report, const HardwareConfig& config);
+
+struct ReportFormat {
+  bool layers = true;    // the per-layer table after the summary
+  std::size_t top = 0;   // 0: every layer in program order; N: the N costliest by cycles
+};
+std::string format_model_report(const ModelReport& report, const HardwareConfig& config,
+                                const ReportFormat& format = {});
 
 }  // namespace npu::runtime

@@ -8,6 +8,32 @@ void add_unit(sim::UnitStats& a, const sim::UnitStats& b) {
   a.instructions += b.instructions;
   a.busy_cycles += b.busy_cycles;
   a.stall_cycles += b.stall_cycles;
+  a.channel_wait_cycles += b.channel_wait_cycles;
+  a.sram_bytes_read += b.sram_bytes_read;
+  a.sram_bytes_written += b.sram_bytes_written;
+}
+
+void add_channel(sim::DmaChannelStats& a, const sim::DmaChannelStats& b) {
+  a.transfers += b.transfers;
+  a.bytes += b.bytes;
+  a.bus_bytes += b.bus_bytes;
+  a.busy_cycles += b.busy_cycles;
+  a.bounce_copies += b.bounce_copies;
+}
+
+// A step's counter starts at 0 and ends at 0 (sim/trace_recorder.cpp); between steps the
+// held value is therefore 0 already, and a sample repeating the last value adds nothing.
+void add_bandwidth(std::vector<sim::CounterSample>& total, const std::vector<sim::CounterSample>& step,
+                   std::uint64_t timeline_cycle) {
+  for (auto s : step) {
+    s.cycle += timeline_cycle;
+    if (!total.empty() && total.back().gbps == s.gbps) continue;
+    if (!total.empty() && total.back().cycle == s.cycle) {
+      total.back() = s;  // same instant: the later step's value holds from here
+      continue;
+    }
+    total.push_back(s);
+  }
 }
 
 }  // namespace
@@ -31,14 +57,7 @@ void add_step(sim::SimResult& total, const sim::SimResult& step, std::uint32_t f
   add_unit(total.vector, step.vector);
   add_unit(total.store, step.store);
   if (total.dma_channels.size() < step.dma_channels.size()) total.dma_channels.resize(step.dma_channels.size());
-  for (std::size_t i = 0; i < step.dma_channels.size(); ++i) {
-    auto& a = total.dma_channels[i];
-    const auto& b = step.dma_channels[i];
-    a.transfers += b.transfers;
-    a.bytes += b.bytes;
-    a.busy_cycles += b.busy_cycles;
-    a.bounce_copies += b.bounce_copies;
-  }
+  for (std::size_t i = 0; i < step.dma_channels.size(); ++i) add_channel(total.dma_channels[i], step.dma_channels[i]);
   if (total.instructions.size() < first_instruction + step.instructions.size())
     total.instructions.resize(first_instruction + step.instructions.size());
   for (std::size_t i = 0; i < step.instructions.size(); ++i) {
@@ -52,6 +71,7 @@ void add_step(sim::SimResult& total, const sim::SimResult& step, std::uint32_t f
     e.instruction_index += first_instruction;
     total.trace.push_back(std::move(e));
   }
+  add_bandwidth(total.ddr_bandwidth, step.ddr_bandwidth, timeline_cycle);
 }
 
 void finish_totals(sim::SimResult& total, const HardwareConfig& config) {
@@ -61,6 +81,8 @@ void finish_totals(sim::SimResult& total, const HardwareConfig& config) {
   total.achieved_tops = total.latency_us > 0 ? 2.0 * static_cast<double>(total.macs) / (total.latency_us * 1e6) : 0.0;
   const double slots = static_cast<double>(config.macs()) * static_cast<double>(total.cycles);
   total.mac_utilization = slots > 0 ? static_cast<double>(total.macs) / slots : 0.0;
+  if (config.energy) total.energy = sim::energy_of(total, *config.energy);
+  else total.energy.reset();
 }
 
 }  // namespace npu::runtime

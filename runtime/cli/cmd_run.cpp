@@ -10,6 +10,9 @@
 #include "input_check.h"
 #include "onnx_model_info.h"
 #include "options.h"
+#include "report_layers.h"
+#include "report_trace.h"
+#include "report_vcd.h"
 #include "session.h"
 #include "tensor_file.h"
 #include "trace_writer.h"
@@ -57,8 +60,13 @@ int run_model(const std::vector<std::string>& args) {
       ("input,i", po::value<std::vector<std::string>>()->composing(),
        "NAME=FILE (.npy or TensorProto .pb), repeatable; none given: deterministic random inputs")
       ("save-outputs", po::value<std::string>(), "write each output to DIR/<output-name>.npy")
+      ("report", po::bool_switch(), "print the summary and per-layer table (the default; --quiet turns it off)")
+      ("top", po::value<std::size_t>()->default_value(0), "per-layer table: only the N costliest layers by cycles")
       ("json", po::value<std::string>(), "write the report (summary + per-layer) as JSON")
-      ("trace", po::value<std::string>(), "write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
+      ("csv", po::value<std::string>(), "write the per-layer table as CSV")
+      ("trace", po::value<std::string>(),
+       "write a Chrome/Perfetto trace: unit and DMA-channel tracks, layer and tile in args, DDR bandwidth counter")
+      ("vcd", po::value<std::string>(), "write a VCD of unit and DMA-channel busy signals per NPU step (GTKWave)")
       ("timing-only", po::bool_switch(), "cycles only: no arithmetic, no outputs")
       ("precision", po::value<std::string>()->default_value("int8"), "when compiling ONNX: int8 or fp16")
       ("calib", po::value<std::string>(), "when compiling ONNX: directory of .npy calibration inputs")
@@ -71,7 +79,7 @@ int run_model(const std::vector<std::string>& args) {
   pos.add("model", 1);
   auto vm = parse_command_line(
       "npusim run MODEL.onnx|MODEL.npuprog --config CFG [--input NAME=FILE ...] [--save-outputs DIR] [--json OUT] "
-      "[--trace OUT.json] [--timing-only]",
+      "[--csv OUT] [--top N] [--trace OUT.json] [--vcd OUT.vcd] [--timing-only]",
       opts, pos, args);
   if (!vm) return kExitOk;
 
@@ -115,13 +123,23 @@ int run_model(const std::vector<std::string>& args) {
   auto result = session.run(given.tensors, given.files);
   result.report.notes.insert(result.report.notes.begin(), notes.begin(), notes.end());
 
-  if (!(*vm)["quiet"].as<bool>()) fmt::print("{}", runtime::format_model_report(result.report, config));
+  runtime::ReportFormat format;
+  format.top = (*vm)["top"].as<std::size_t>();
+  if (!(*vm)["quiet"].as<bool>()) fmt::print("{}", runtime::format_model_report(result.report, config, format));
   if (vm->count("json"))
     write_text((*vm)["json"].as<std::string>(), runtime::model_report_json(result.report, config).dump(2) + "\n");
+  if (vm->count("csv")) write_text((*vm)["csv"].as<std::string>(), runtime::layers_csv(result.report.layers, config));
   if (vm->count("trace")) {
+    runtime::label_trace(result.report.npu.trace,
+                         runtime::instruction_labels(session.model().layers, session.model().program));
     std::ofstream out((*vm)["trace"].as<std::string>());
     sim::write_chrome_trace(result.report.npu, config, out);
     if (!out) throw std::runtime_error((*vm)["trace"].as<std::string>() + ": cannot write file");
+  }
+  if (vm->count("vcd")) {
+    const auto files = runtime::write_step_vcds(session.model(), config, (*vm)["vcd"].as<std::string>());
+    if (!(*vm)["quiet"].as<bool>())
+      for (const auto& f : files) fmt::print("vcd               {}\n", f);
   }
   if (vm->count("save-outputs")) {
     const std::filesystem::path dir = (*vm)["save-outputs"].as<std::string>();
