@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "codegen_context.h"
-#include "half.h"
+#include "fp16.h"
 #include "instruction_stream.h"
 #include "int8_layer_params.h"
 #include "quant_math.h"
@@ -116,7 +116,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
     std::int64_t g0 = ch.first_unit, gu = ch.units;
     auto push_w = [&](std::size_t idx) {
       if (ctx.int8()) weights_blob.push_back(static_cast<std::uint8_t>(q.weights[idx]));
-      else append<std::uint16_t>(weights_blob, float_to_half(wf[idx]));
+      else append<std::uint16_t>(weights_blob, isa::float_to_half(wf[idx]));
     };
     if (s.groups == 1) {  // [kh][kw][C][chunk_oc]
       for (std::int64_t kh = 0; kh < KH; ++kh)

@@ -5,7 +5,7 @@
 #include <iterator>
 #include <sstream>
 
-#include "half.h"
+#include "fp16.h"
 
 namespace npu::compiler {
 
@@ -73,7 +73,7 @@ FloatTensor read_npy(const std::string& path) {
     for (std::int64_t i = 0; i < n; ++i) {
       std::uint16_t h;
       std::memcpy(&h, data + i * 2, 2);
-      t.data[i] = half_to_float(h);
+      t.data[i] = isa::half_to_float(h);
     }
   } else {
     throw CompileError(path + ": dtype '" + descr + "' is not supported");

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "half.h"
+#include "fp16.h"
 #include "onnx_io.h"
 #include "shape_inference.h"
 
@@ -53,8 +53,8 @@ void read_tensor_proto(const onnx::TensorProto& p, Tensor& t, const std::string&
       else { check_count(p.double_data_size()); for (double d : p.double_data()) t.floats.push_back(static_cast<float>(d)); }
       break;
     case kFloat16:
-      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.floats.push_back(half_to_float(read_raw<std::uint16_t>(raw, i))); }
-      else { check_count(p.int32_data_size()); for (int v : p.int32_data()) t.floats.push_back(half_to_float(static_cast<std::uint16_t>(v))); }
+      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.floats.push_back(isa::half_to_float(read_raw<std::uint16_t>(raw, i))); }
+      else { check_count(p.int32_data_size()); for (int v : p.int32_data()) t.floats.push_back(isa::half_to_float(static_cast<std::uint16_t>(v))); }
       break;
     case kInt64:
       if (has_raw) { check_raw(8); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int64_t>(raw, i)); }

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "fp16.h"  // sim/fp16.h: round exactly as the simulator does
+#include "fp16.h"  // isa/fp16.h: the rounding the simulator uses
 
 namespace npu::runtime {
 
@@ -62,7 +62,7 @@ HostTensor random_input(const TensorDesc& desc, std::uint64_t seed) {
       case ElementType::Float32: { const float v = static_cast<float>(real(rng)); std::memcpy(p, &v, 4); break; }
       case ElementType::Float64: { const double v = real(rng); std::memcpy(p, &v, 8); break; }
       case ElementType::Float16: {
-        const std::uint16_t v = sim::fp16::from_float(static_cast<float>(real(rng)));
+        const std::uint16_t v = isa::float_to_half(static_cast<float>(real(rng)));
         std::memcpy(p, &v, 2);
         break;
       }

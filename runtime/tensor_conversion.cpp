@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "fp16.h"  // sim/fp16.h: round exactly as the simulator does
+#include "fp16.h"  // isa/fp16.h: the rounding the simulator uses
 
 namespace npu::runtime {
 
@@ -34,7 +34,7 @@ ElementType element_type_of(isa::DType t) {
 double load_element(const std::uint8_t* p, ElementType t) {
   switch (t) {
     case ElementType::Float32: { float v; std::memcpy(&v, p, 4); return v; }
-    case ElementType::Float16: { std::uint16_t v; std::memcpy(&v, p, 2); return sim::fp16::to_float(v); }
+    case ElementType::Float16: { std::uint16_t v; std::memcpy(&v, p, 2); return isa::half_to_float(v); }
     case ElementType::Float64: { double v; std::memcpy(&v, p, 8); return v; }
     case ElementType::Int8: return static_cast<std::int8_t>(*p);
     case ElementType::UInt8: return *p;
@@ -56,7 +56,7 @@ void put(std::uint8_t* p, T v) { std::memcpy(p, &v, sizeof v); }
 void store_element(std::uint8_t* p, ElementType t, double v) {
   switch (t) {
     case ElementType::Float32: put(p, static_cast<float>(v)); break;
-    case ElementType::Float16: put(p, sim::fp16::from_float(static_cast<float>(v))); break;
+    case ElementType::Float16: put(p, isa::float_to_half(static_cast<float>(v))); break;
     case ElementType::Float64: put(p, v); break;
     case ElementType::Int8: put(p, static_cast<std::int8_t>(v)); break;
     case ElementType::UInt8: put(p, static_cast<std::uint8_t>(v)); break;

@@ -20,7 +20,7 @@ T* at(std::uint8_t* sram, std::uint64_t addr) {
 std::vector<float> halves_to_floats(const std::uint8_t* src, std::uint64_t count) {
   std::vector<float> out(count);
   const auto* h = reinterpret_cast<const std::uint16_t*>(src);
-  for (std::uint64_t i = 0; i < count; ++i) out[i] = fp16::to_float(h[i]);
+  for (std::uint64_t i = 0; i < count; ++i) out[i] = isa::half_to_float(h[i]);
   return out;
 }
 

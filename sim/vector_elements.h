@@ -36,7 +36,7 @@ inline double load(const std::uint8_t* base, isa::DType t, std::uint64_t i) {
   switch (t) {
     case isa::DType::Int8: return reinterpret_cast<const std::int8_t*>(base)[i];
     case isa::DType::Int32: return reinterpret_cast<const std::int32_t*>(base)[i];
-    case isa::DType::Fp16: return fp16::to_float(reinterpret_cast<const std::uint16_t*>(base)[i]);
+    case isa::DType::Fp16: return isa::half_to_float(reinterpret_cast<const std::uint16_t*>(base)[i]);
     case isa::DType::Fp32: return reinterpret_cast<const float*>(base)[i];
   }
   return 0;
@@ -54,7 +54,7 @@ inline void store(std::uint8_t* base, isa::DType t, std::uint64_t i, double v) {
           static_cast<std::int32_t>(round_saturate(v, -2147483648.0, 2147483647.0));
       break;
     case isa::DType::Fp16:
-      reinterpret_cast<std::uint16_t*>(base)[i] = fp16::from_float(static_cast<float>(v));
+      reinterpret_cast<std::uint16_t*>(base)[i] = isa::float_to_half(static_cast<float>(v));
       break;
     case isa::DType::Fp32: reinterpret_cast<float*>(base)[i] = static_cast<float>(v); break;
   }

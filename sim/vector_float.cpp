@@ -20,12 +20,12 @@ using isa::Field;
 namespace {
 
 float load_f(const std::uint8_t* base, DType t, std::uint64_t i) {
-  return t == DType::Fp16 ? fp16::to_float(reinterpret_cast<const std::uint16_t*>(base)[i])
+  return t == DType::Fp16 ? isa::half_to_float(reinterpret_cast<const std::uint16_t*>(base)[i])
                           : reinterpret_cast<const float*>(base)[i];
 }
 void store_f(std::uint8_t* base, DType t, std::uint64_t i, float v) {
   if (t == DType::Fp16)
-    reinterpret_cast<std::uint16_t*>(base)[i] = fp16::from_float(v);
+    reinterpret_cast<std::uint16_t*>(base)[i] = isa::float_to_half(v);
   else
     reinterpret_cast<float*>(base)[i] = v;
 }

@@ -159,8 +159,8 @@ void add_or_mul(const isa::Instruction& in, std::uint8_t* sram, bool mul) {
       break;
     case DType::Fp16:
       eltwise<std::uint16_t>(sram, d, a, b, count, [mul](std::uint16_t x, std::uint16_t y) {
-        const float fx = fp16::to_float(x), fy = fp16::to_float(y);
-        return fp16::from_float(mul ? fx * fy : fx + fy);
+        const float fx = isa::half_to_float(x), fy = isa::half_to_float(y);
+        return isa::float_to_half(mul ? fx * fy : fx + fy);
       });
       break;
     case DType::Fp32:

@@ -5,7 +5,7 @@
 #include "functional_harness.h"
 
 using namespace simtest;
-namespace fp16 = npu::sim::fp16;
+namespace isa = npu::isa;
 
 namespace {
 
@@ -131,8 +131,8 @@ TEST_CASE("fp16 gemm matches a float reference", "[functional][mac][fp16]") {
   const int m = 20, n = 33, k = 70;
   std::vector<std::uint16_t> a(m * k), b(k * n);
   std::vector<double> af(m * k), bf(k * n);
-  for (int i = 0; i < m * k; ++i) af[i] = fp16::to_float(a[i] = fp16::from_float(rng.f(-2, 2)));
-  for (int i = 0; i < k * n; ++i) bf[i] = fp16::to_float(b[i] = fp16::from_float(rng.f(-2, 2)));
+  for (int i = 0; i < m * k; ++i) af[i] = isa::half_to_float(a[i] = isa::float_to_half(rng.f(-2, 2)));
+  for (int i = 0; i < k * n; ++i) bf[i] = isa::half_to_float(b[i] = isa::float_to_half(rng.f(-2, 2)));
   Harness h;
   h.put(0, a);
   h.put(4096, b);
@@ -153,8 +153,8 @@ TEST_CASE("fp16 conv matches a float reference", "[functional][mac][fp16]") {
   Rng rng;
   const int H = 6, W = 5, C = 4, O = 6;
   std::vector<std::uint16_t> in(H * W * C), w(3 * 3 * C * O);
-  for (auto& x : in) x = fp16::from_float(rng.f(-1, 1));
-  for (auto& x : w) x = fp16::from_float(rng.f(-1, 1));
+  for (auto& x : in) x = isa::float_to_half(rng.f(-1, 1));
+  for (auto& x : w) x = isa::float_to_half(rng.f(-1, 1));
   Harness h;
   h.put(0, in);
   h.put(4096, w);
@@ -186,7 +186,7 @@ TEST_CASE("fp16 conv matches a float reference", "[functional][mac][fp16]") {
             for (int c = 0; c < C; ++c) {
               const int iy = oy + ky - 1, ix = ox + kx - 1;
               if (iy < 0 || ix < 0 || iy >= H || ix >= W) continue;  // fp16 pads with 0
-              s += fp16::to_float(in[(iy * W + ix) * C + c]) * fp16::to_float(w[((ky * 3 + kx) * C + c) * O + o]);
+              s += isa::half_to_float(in[(iy * W + ix) * C + c]) * isa::half_to_float(w[((ky * 3 + kx) * C + c) * O + o]);
             }
         CHECK(out[(oy * W + ox) * O + o] == Approx(s).margin(1e-5));
       }
@@ -196,25 +196,25 @@ TEST_CASE("fp16 conversion rounds to nearest even and keeps specials", "[fp16]")
   // Every finite half survives half -> float -> half.
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
     const auto x = static_cast<std::uint16_t>(h);
-    const float f = fp16::to_float(x);
+    const float f = isa::half_to_float(x);
     if (std::isnan(f)) {
-      CHECK(std::isnan(fp16::to_float(fp16::from_float(f))));
+      CHECK(std::isnan(isa::half_to_float(isa::float_to_half(f))));
       continue;
     }
-    REQUIRE(fp16::from_float(f) == x);
+    REQUIRE(isa::float_to_half(f) == x);
   }
-  CHECK(fp16::from_float(65504.0f) == 0x7bff);
-  CHECK(fp16::from_float(65519.99f) == 0x7bff);
-  CHECK(fp16::from_float(65520.0f) == 0x7c00);  // tie between 65504 and 65536 rounds to even: inf
-  CHECK(fp16::from_float(-1e9f) == 0xfc00);
-  CHECK(fp16::from_float(1.0f + 1.0f / 2048) == 0x3c00);  // tie -> even (1.0)
-  CHECK(fp16::from_float(1.0f + 3.0f / 2048) == 0x3c02);  // tie -> even (up)
-  CHECK(fp16::from_float(std::ldexp(1.0f, -24)) == 0x0001);  // smallest subnormal
-  CHECK(fp16::from_float(std::ldexp(1.0f, -25)) == 0x0000);  // tie -> even (0)
-  CHECK(fp16::from_float(std::ldexp(3.0f, -26)) == 0x0001);  // 0.75 ulp -> 1
-  CHECK(fp16::from_float(std::ldexp(3.0f, -25)) == 0x0002);  // 1.5 ulp -> tie -> 2
-  CHECK(fp16::from_float(std::ldexp(1.0f, -14) - std::ldexp(1.0f, -26)) == 0x0400);  // rounds up to min normal
-  CHECK(fp16::from_float(-0.0f) == 0x8000);
-  CHECK(fp16::from_float(INFINITY) == 0x7c00);
-  CHECK((fp16::from_float(NAN) & 0x7e00) == 0x7e00);
+  CHECK(isa::float_to_half(65504.0f) == 0x7bff);
+  CHECK(isa::float_to_half(65519.99f) == 0x7bff);
+  CHECK(isa::float_to_half(65520.0f) == 0x7c00);  // tie between 65504 and 65536 rounds to even: inf
+  CHECK(isa::float_to_half(-1e9f) == 0xfc00);
+  CHECK(isa::float_to_half(1.0f + 1.0f / 2048) == 0x3c00);  // tie -> even (1.0)
+  CHECK(isa::float_to_half(1.0f + 3.0f / 2048) == 0x3c02);  // tie -> even (up)
+  CHECK(isa::float_to_half(std::ldexp(1.0f, -24)) == 0x0001);  // smallest subnormal
+  CHECK(isa::float_to_half(std::ldexp(1.0f, -25)) == 0x0000);  // tie -> even (0)
+  CHECK(isa::float_to_half(std::ldexp(3.0f, -26)) == 0x0001);  // 0.75 ulp -> 1
+  CHECK(isa::float_to_half(std::ldexp(3.0f, -25)) == 0x0002);  // 1.5 ulp -> tie -> 2
+  CHECK(isa::float_to_half(std::ldexp(1.0f, -14) - std::ldexp(1.0f, -26)) == 0x0400);  // rounds up to min normal
+  CHECK(isa::float_to_half(-0.0f) == 0x8000);
+  CHECK(isa::float_to_half(INFINITY) == 0x7c00);
+  CHECK((isa::float_to_half(NAN) & 0x7e00) == 0x7e00);
 }

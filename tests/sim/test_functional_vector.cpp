@@ -6,7 +6,7 @@
 #include "functional_harness.h"
 
 using namespace simtest;
-namespace fp16 = npu::sim::fp16;
+namespace isa = npu::isa;
 using npu::isa::DType;
 
 namespace {
@@ -253,10 +253,10 @@ TEST_CASE("element-wise ops saturate, round half to even and keep fp semantics",
   // 2.5 -> 2, 3.5 -> 4, -2.5 -> -2, -0.5 -> 0 (half to even), saturate, NaN -> 0, 127.49 -> 127.
   CHECK(h.read<std::int8_t>(1280, 8) == std::vector<std::int8_t>{2, 4, -2, 0, 127, -128, 0, 127});
   const auto halves = h.read<std::uint16_t>(1344, 8);
-  CHECK(halves[0] == fp16::from_float(2.5f));
+  CHECK(halves[0] == isa::float_to_half(2.5f));
   CHECK(halves[4] == 0x7c00);  // 1e10 overflows to +inf
   CHECK(halves[5] == 0xfc00);
-  CHECK(std::isnan(fp16::to_float(halves[6])));
+  CHECK(std::isnan(isa::half_to_float(halves[6])));
   CHECK(h.read<std::int32_t>(1408, 8) == std::vector<std::int32_t>{100, -100, 7, -128, 127, 0, 5, -5});
   CHECK(h.read<std::int8_t>(1472, 8) == std::vector<std::int8_t>{6, 0, 6, 0, 6, 0, 5, 0});
   // bias: x + param[i % 2] with params {2000000000, -2000000000}, saturating.
@@ -268,7 +268,7 @@ TEST_CASE("activations and softmax in fp32 and fp16", "[functional][vector]") {
   Harness h;
   h.put(0, x);
   std::vector<std::uint16_t> xh;
-  for (float v : x) xh.push_back(fp16::from_float(v));
+  for (float v : x) xh.push_back(isa::float_to_half(v));
   h.put(64, xh);
   auto act = [](int fn, int dtype, std::uint64_t src, std::uint64_t dst) {
     auto i = make(Opcode::Activation);
@@ -306,7 +306,7 @@ TEST_CASE("activations and softmax in fp32 and fp16", "[functional][vector]") {
     for (int k = 0; k < 8; ++k) CHECK(y[k] == Approx(fns[fn](x[k])).epsilon(1e-5).margin(1e-6));
   }
   auto yh = h.read<std::uint16_t>(2048, 8);
-  for (int k = 0; k < 8; ++k) CHECK(fp16::to_float(yh[k]) == Approx(x[k] * sig(x[k])).epsilon(1e-3).margin(1e-3));
+  for (int k = 0; k < 8; ++k) CHECK(isa::half_to_float(yh[k]) == Approx(x[k] * sig(x[k])).epsilon(1e-3).margin(1e-3));
   auto s = h.read<float>(2112, 8);
   for (int row = 0; row < 2; ++row) {
     double sum = 0;

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "compiled_model.h"
-#include "half.h"
+#include "fp16.h"
 #include "onnx_io.h"
 #include "quant_math.h"
 #include "reference_interpreter.h"
@@ -37,7 +37,7 @@ void write_input(sim::DdrImage& ddr, const isa::TensorEntry& e, const FloatTenso
         if (e.dtype == isa::DType::Int8) {
           bytes.push_back(static_cast<std::uint8_t>(quantize_value(v, e.scale, e.zero_point)));
         } else {
-          std::uint16_t b = float_to_half(v);
+          std::uint16_t b = isa::float_to_half(v);
           bytes.push_back(static_cast<std::uint8_t>(b & 0xff));
           bytes.push_back(static_cast<std::uint8_t>(b >> 8));
         }
@@ -53,7 +53,7 @@ std::vector<float> read_output(const sim::DdrImage& ddr, const isa::TensorEntry&
     for (auto b : bytes) out.push_back(dequantize_value(static_cast<std::int8_t>(b), e.scale, e.zero_point));
   } else {
     for (std::size_t i = 0; i + 1 < bytes.size(); i += 2)
-      out.push_back(half_to_float(static_cast<std::uint16_t>(bytes[i] | (bytes[i + 1] << 8))));
+      out.push_back(isa::half_to_float(static_cast<std::uint16_t>(bytes[i] | (bytes[i + 1] << 8))));
   }
   return out;
 }
