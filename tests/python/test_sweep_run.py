@@ -30,12 +30,12 @@ def test_two_workers_equal_one_by_one(tmp_path):
     assert len(set(table["worker_pid"])) == 2  # both workers did some
 
     failed = table[table["status"] == "failed"]
-    assert len(failed) == 4 and set(failed["model"]) == {"resnet18-32"} and set(failed["sram_kib"]) == {16}
+    assert len(failed) == 4 and set(failed["model"]) == {"yolo_style-32"} and set(failed["sram_kib"]) == {16}
     assert all("needs" in e and "bytes of SRAM" in e for e in failed["error"])
 
     spec = load_sweep_spec(SPEC_24)
     models = {m.label: m for m in spec.models}
-    models["resnet18-32"].path = str(out) + ".parts/models/resnet18-32.onnx"
+    models["yolo_style-32"].path = str(out) + ".parts/models/yolo_style-32.onnx"
     rows = table.set_index("point_id")
     for point in sweep_points(spec):
         row = rows.loc[point.id]

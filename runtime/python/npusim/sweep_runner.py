@@ -128,10 +128,16 @@ def _run_on_dask(client, tasks, compile_for, timing_only, store, bar):
 
     compiled = {key: client.submit(compile_program, model, config_yaml, key=f"compile-{key}", pure=False)
                 for key, (model, config_yaml) in compile_for.items()}
-    futures = [client.submit(run_point, point, compiled[key], timing_only, key=f"point-{point['row']['point_id']}",
-                             pure=False) for point, key in tasks]
+    rows = {}
+    for point, key in tasks:
+        future = client.submit(run_point, point, compiled[key], timing_only,
+                               key=f"point-{point['row']['point_id']}", pure=False)
+        rows[future] = point["row"]
     del compiled  # each program is freed once its last point has run
-    for future in as_completed(futures):
-        store.add(future.result())
+    for future in as_completed(list(rows)):
+        try:
+            store.add(future.result())
+        except Exception as e:  # the worker died (e.g. out of memory) or lost the task
+            store.add({**rows[future], "status": "failed", "error": f"worker: {type(e).__name__}: {e}"[:500]})
         future.release()
         bar.update()
