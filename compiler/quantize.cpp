@@ -7,7 +7,7 @@
 #include <regex>
 #include <set>
 
-#include "npy.h"
+#include "npy_float.h"
 
 namespace npu::compiler {
 namespace fs = std::filesystem;
@@ -44,12 +44,12 @@ std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& 
         std::smatch m;
         std::string name = f.filename().string();
         if (std::regex_match(name, m, pattern))
-          by_index[m[2].str()][in] = fit_input(read_npy(f.string()), g.tensor(in), f.string());
+          by_index[m[2].str()][in] = fit_input(read_npy_as_float(f.string()), g.tensor(in), f.string());
       }
     }
     if (by_index.empty() && g.inputs.size() == 1)
       for (const auto& f : files)
-        by_index[f.filename().string()][g.inputs[0]] = fit_input(read_npy(f.string()), g.tensor(g.inputs[0]), f.string());
+        by_index[f.filename().string()][g.inputs[0]] = fit_input(read_npy_as_float(f.string()), g.tensor(g.inputs[0]), f.string());
     for (auto& [index, sample] : by_index) {
       for (const auto& in : g.inputs)
         if (!sample.count(in))

@@ -1,21 +1,9 @@
-// NumPy .npy files (format 1.0/2.0/3.0, little-endian, C order): the runtime's tensor files.
+// The runtime's tensor files use the compiler's .npy reader/writer (one parser per project).
 #pragma once
-#include <cstdint>
-#include <string>
-#include <vector>
+#include "npy_file.h"
 
 namespace npu::runtime {
-
-struct NpyArray {
-  std::string dtype;                 // numpy descr without byte order: "f4", "f2", "i1", "u1", "i4", "i8", "b1", ...
-  std::vector<std::int64_t> shape;
-  std::vector<std::uint8_t> data;    // raw little-endian elements, C order
-  std::size_t element_count() const;
-  std::size_t element_bytes() const;
-};
-
-// Throws std::runtime_error "<path>: <what is wrong>".
-NpyArray read_npy(const std::string& path);
-void write_npy(const std::string& path, const NpyArray& array);
-
+using compiler::NpyArray;
+using compiler::read_npy;
+using compiler::write_npy;
 }  // namespace npu::runtime

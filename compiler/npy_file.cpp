@@ -1,4 +1,4 @@
-#include "npy.h"
+#include "npy_file.h"
 
 #include <fstream>
 #include <numeric>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace npu::runtime {
+namespace npu::compiler {
 
 namespace {
 
@@ -92,4 +92,4 @@ void write_npy(const std::string& path, const NpyArray& array) {
   if (!out) throw std::runtime_error(path + ": write failed");
 }
 
-}  // namespace npu::runtime
+}  // namespace npu::compiler

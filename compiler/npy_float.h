@@ -1,4 +1,4 @@
-// NumPy .npy files (calibration inputs): float32/float64/float16/int* little-endian, C order.
+// Calibration inputs: a .npy file of float32/float64/float16/int* values as an FP32 tensor.
 #pragma once
 #include <string>
 
@@ -7,6 +7,6 @@
 namespace npu::compiler {
 
 // Throws CompileError naming the file for anything it cannot read.
-FloatTensor read_npy(const std::string& path);
+FloatTensor read_npy_as_float(const std::string& path);
 
 }  // namespace npu::compiler
