@@ -49,10 +49,11 @@ struct LogAxis {
   }
 };
 
+// Decade labels: 0.01 .. 1000 as plain numbers, beyond that as 1e<exponent>.
 std::string compact(double v) {
-  if (v >= 1000) return fmt::format("{:.0e}", v);
-  if (v >= 1) return fmt::format("{:g}", v);
-  return fmt::format("{:.0e}", v);
+  const int exponent = static_cast<int>(std::lround(std::log10(v)));
+  if (exponent >= -2 && exponent <= 3) return fmt::format("{:g}", std::pow(10.0, exponent));
+  return fmt::format("1e{}", exponent);
 }
 
 }  // namespace
@@ -92,7 +93,7 @@ std::string ascii_roofline(const Roofline& roof, const std::vector<RooflinePoint
     s += fmt::format("{:>7} |{}\n", label, grid[static_cast<std::size_t>(r)]);
   }
   s += fmt::format("{:>7} +{}\n", "", std::string(static_cast<std::size_t>(width), '-'));
-  std::string axis(static_cast<std::size_t>(width) + 9, ' ');
+  std::string axis(static_cast<std::size_t>(width) + 16, ' ');
   for (double d = x.lo_decade; d <= x.hi_decade; ++d) {
     const std::string t = compact(std::pow(10.0, d));
     const int col = static_cast<int>(std::lround((d - x.lo_decade) / (x.hi_decade - x.lo_decade) * width));
