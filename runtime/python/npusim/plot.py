@@ -21,6 +21,18 @@ def axis_columns(table):
     return []
 
 
+def heatmap_axes(table):
+    """The first two axis columns that vary independently (zipped keys move together and
+    would only fill a diagonal); [] when there are none."""
+    columns = [c for c in axis_columns(table) if table[c].nunique() > 1]
+    for i, x in enumerate(columns):
+        for y in columns[i + 1:]:
+            pairs = len(table[[x, y]].drop_duplicates())
+            if pairs > max(table[x].nunique(), table[y].nunique()):
+                return [x, y]
+    return []
+
+
 def pareto_mask(x, y):
     """True where no other point is at least as good in both and better in one (minimising)."""
     x, y = np.asarray(x, float), np.asarray(y, float)

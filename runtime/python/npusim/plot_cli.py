@@ -11,12 +11,13 @@ def main(argv=None):
     ap.add_argument("-o", "--output", help="prefix of the PNG files (default: the results file without suffix)")
     ap.add_argument("--x", default="latency_us", help="Pareto x metric, lower is better (default latency_us)")
     ap.add_argument("--y", default="energy_uj", help="Pareto y metric, lower is better (default energy_uj)")
-    ap.add_argument("--heatmap", metavar="X,Y", help="two axis columns (default: the first two axes)")
+    ap.add_argument("--heatmap", metavar="X,Y", help="two axis columns (default: the first two that vary "
+                    "independently)")
     ap.add_argument("--metric", default="latency_us", help="heat map metric (default latency_us)")
     ap.add_argument("--reduce", default="min", choices=["min", "max", "mean", "median"],
                     help="how the other axes are folded into a cell (default min)")
     args = ap.parse_args(argv)
-    from .plot import axis_columns, plot_heatmap, plot_pareto
+    from .plot import heatmap_axes, plot_heatmap, plot_pareto
     from .sweep_results import read_results
 
     prefix = args.output or str(pathlib.Path(args.results).with_suffix(""))
@@ -27,9 +28,9 @@ def main(argv=None):
         if args.heatmap:
             pair = args.heatmap.split(",")
         else:
-            pair = axis_columns(table)[:2]
+            pair = heatmap_axes(table)
         if len(pair) != 2:
-            print("npusim plot: no heat map: the results have fewer than two axes (give --heatmap X,Y)",
+            print("npusim plot: no heat map: the results have fewer than two independent axes (give --heatmap X,Y)",
                   file=sys.stderr)
             return 0
         plot_heatmap(table, f"{prefix}-heatmap.png", pair[0], pair[1], args.metric, args.reduce)

@@ -43,7 +43,9 @@ def compile(model, config, precision="int8", calib=None, strict=False, input_sha
                                               bool(strict), _shape_args(input_shapes))
     # As `npusim run`: an ONNX file's own declarations (exact dtypes, ranks) refine the boundary.
     declared = _core.read_onnx_boundary(path) if from_onnx else None
-    return Session(compiled, config, path, declared, device)
+    session = Session(compiled, config, path, declared, device)
+    session.inputs  # builds the device now, so a bad device fails here rather than at run()
+    return session
 
 
 class Session:
