@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Plot a roofline JSON (from `npusim roofline MODEL --config CFG --json R.json`) as a PNG.
+"""Plot a roofline JSON (`npusim roofline MODEL --config CFG --json R.json`, or the report of
+`npusim run ... --json R.json`) as a PNG.
 
     python3 scripts/plot_roofline.py R.json -o roofline.png
 
@@ -17,14 +18,25 @@ matplotlib.use("Agg")  # files only, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def roofline_view(report):
+    """The roofline JSON as is; a `npusim run --json` report reduced to the same keys."""
+    if not isinstance(report.get("roofline"), dict):
+        return report
+    roof = report["roofline"]
+    layers = [l for l in report["layers"] if l["device"] == "npu" and l["macs"] > 0 and l["ddr_bytes"] > 0]
+    return {"config": report["config"], "model": report.get("model", ""), "peak_tops": report["peak_tops"],
+            "achieved_tops": report["achieved_tops"], "ddr_gbps": roof["ddr_gbps"],
+            "ridge_macs_per_byte": roof["ridge_macs_per_byte"], "layers": layers}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("report", help="roofline JSON written by npusim roofline --json")
+    parser.add_argument("report", help="JSON from npusim roofline --json or npusim run --json")
     parser.add_argument("-o", "--output", default="roofline.png", help="PNG to write")
     parser.add_argument("--labels", type=int, default=12, help="label at most this many points (costliest first)")
     args = parser.parse_args()
 
-    r = json.load(open(args.report))
+    r = roofline_view(json.load(open(args.report)))
     peak, gbps, ridge = r["peak_tops"], r["ddr_gbps"], r["ridge_macs_per_byte"]
     layers = r["layers"]
     xs = [l["arithmetic_intensity"] for l in layers] + [ridge]

@@ -31,10 +31,11 @@ int run_sim(const std::vector<std::string>& args) {
       ("save-outputs", po::value<std::string>(), "write each output tensor to DIR/<name>.npy")
       ("json", po::value<std::string>(), "write the report as JSON")
       ("trace", po::value<std::string>(), "write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
+      ("vcd", po::value<std::string>(), "write a VCD of unit and DMA-channel busy signals (GTKWave)")
       ("quiet,q", po::bool_switch(), "print nothing but errors");
   po::positional_options_description pos;
   pos.add("program", 1);
-  auto vm = parse_command_line("npusim sim PROGRAM --config CFG [--timing-only] [--json OUT] [--trace OUT.json]",
+  auto vm = parse_command_line("npusim sim PROGRAM --config CFG [--timing-only] [--json OUT] [--trace OUT.json] [--vcd OUT.vcd]",
                                opts, pos, args);
   if (!vm) return kExitOk;
 
@@ -49,6 +50,7 @@ int run_sim(const std::vector<std::string>& args) {
   sim::SimOptions options;
   options.timing_only = (*vm)["timing-only"].as<bool>();
   options.record_trace = vm->count("trace") > 0;
+  if (vm->count("vcd")) options.vcd_path = (*vm)["vcd"].as<std::string>();
   const auto result = sim::simulate(program, config, ddr, options);
 
   const bool quiet = (*vm)["quiet"].as<bool>();

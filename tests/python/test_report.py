@@ -229,3 +229,14 @@ def test_roofline_command_text_json_and_png(npusim, tmp_path, root):
     assert data["ridge_macs_per_byte"] == pytest.approx(16384 / (55e3 / 1220.703125))
     assert all(l["bound"] == "memory" for l in data["layers"])
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_script_takes_a_run_report_too(npusim, tmp_path, root):
+    import subprocess
+    import sys
+    out, png = tmp_path / "r.json", tmp_path / "r.png"
+    r = npusim("run", root / "models/tiny_convnet.onnx", "--config", root / "configs/default.yaml", "--timing-only",
+               "--json", out, "-q")
+    assert r.code == 0, r.err
+    subprocess.run([sys.executable, str(root / "scripts/plot_roofline.py"), str(out), "-o", str(png)], check=True)
+    assert png.read_bytes()[:4] == b"\x89PNG"
