@@ -78,7 +78,7 @@ TEST_CASE("layer busy cycles per unit: loads on two channels count their union",
   CHECK(l.traffic.size() == 4);
 }
 
-TEST_CASE("--top N: the N costliest layers by cycles, costliest first", "[layer-report]") {
+TEST_CASE("top N: the N costliest layers by cycles, costliest first", "[layer-report]") {
   std::vector<LayerTiming> layers(4);
   layers[0].cycles = 10;
   layers[1].cycles = 40;
@@ -89,7 +89,7 @@ TEST_CASE("--top N: the N costliest layers by cycles, costliest first", "[layer-
   CHECK(layer_order(layers, 9) == std::vector<std::size_t>{1, 3, 2, 0});
 }
 
-TEST_CASE("instruction labels: layer name and tile number; trace events get them", "[layer-report]") {
+TEST_CASE("instruction labels carry layer name and tile number into trace events", "[layer-report]") {
   const auto program = isa::assemble(kProgram, "report");
   std::vector<compiler::LayerRecord> records(1);
   records[0] = {"conv", "Conv", "npu", 1024, 0, 11, 0, {"conv"}};

@@ -32,7 +32,7 @@ TEST_CASE("other agents' share of DDR lowers the slope and moves the ridge", "[r
   CHECK(roof.ridge_macs_per_byte() == Approx(64));
 }
 
-TEST_CASE("compute- or memory-bound by the ridge; '-' without MACs or DDR bytes", "[roofline]") {
+TEST_CASE("compute- or memory-bound by the ridge, '-' without MACs or DDR bytes", "[roofline]") {
   HardwareConfig config;
   config.mac_array.rows = config.mac_array.cols = 32;
   config.clock.frequency_mhz = 1000;
