@@ -6,8 +6,7 @@
 
 #include <fmt/format.h>
 
-// By path: while sim/fp16.h exists, a bare "fp16.h" finds it before isa/fp16.h.
-#include "../../isa/fp16.h"
+#include "fp16.h"
 
 namespace npu::runtime {
 
