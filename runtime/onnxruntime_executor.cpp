@@ -7,6 +7,7 @@
 #include <pybind11/embed.h>
 
 #include "cpu_executor.h"
+#include "numpy_bridge.h"
 #include "python_interpreter.h"
 
 namespace py = pybind11;
@@ -14,32 +15,6 @@ namespace py = pybind11;
 namespace npu::runtime {
 
 namespace {
-
-// Arrays cross through numpy's Python API (frombuffer, tobytes), not pybind11/numpy.h: the
-// Debian pybind11 (2.10) reads numpy's C structs with the pre-2.0 layout and gets item sizes
-// wrong under numpy 2.
-py::object to_numpy(const py::module_& numpy, const HostTensor& t) {
-  const py::bytes data(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
-  py::tuple shape(t.shape.size());
-  for (std::size_t i = 0; i < t.shape.size(); ++i) shape[i] = py::int_(t.shape[i]);
-  // frombuffer gives a read-only view of the bytes object; copy so ORT may own it.
-  return numpy.attr("frombuffer")(data, py::arg("dtype") = npy_descr(t.dtype)).attr("reshape")(shape).attr("copy")();
-}
-
-HostTensor from_numpy(const py::module_& numpy, const py::handle& value, const std::string& name) {
-  // asarray(order="C"), not ascontiguousarray: the latter turns 0-d scalars into shape (1,).
-  const py::object array = numpy.attr("asarray")(value, py::arg("order") = "C");
-  const std::string kind = py::str(array.attr("dtype").attr("str"));  // e.g. "<f4", "|b1"
-  const auto dtype = element_type_from_npy(kind.substr(1));
-  if (!dtype || kind[0] == '>')
-    throw std::runtime_error(fmt::format("CPU step output {}: numpy dtype {} is not supported", name, kind));
-  HostTensor t;
-  t.dtype = *dtype;
-  for (const auto& d : py::tuple(array.attr("shape"))) t.shape.push_back(d.cast<std::int64_t>());
-  const std::string bytes = py::bytes(array.attr("tobytes")());
-  t.bytes.assign(bytes.begin(), bytes.end());
-  return t;
-}
 
 class OnnxRuntimeExecutor : public CpuExecutor {
  public:
@@ -57,14 +32,14 @@ class OnnxRuntimeExecutor : public CpuExecutor {
     py::gil_scoped_acquire gil;
     try {
       py::object& session = session_for(step_index, step);
-      const py::module_ numpy = py::module_::import("numpy");
       py::dict feed;
-      for (std::size_t i = 0; i < inputs.size(); ++i) feed[py::str(step.inputs.at(i))] = to_numpy(numpy, inputs[i]);
+      for (std::size_t i = 0; i < inputs.size(); ++i) feed[py::str(step.inputs.at(i))] = to_numpy_array(inputs[i]);
       py::list names;
       for (const auto& n : step.outputs) names.append(n);
       const py::list results = session.attr("run")(names, feed);
       std::vector<HostTensor> outputs;
-      for (std::size_t i = 0; i < step.outputs.size(); ++i) outputs.push_back(from_numpy(numpy, results[i], step.outputs[i]));
+      for (std::size_t i = 0; i < step.outputs.size(); ++i)
+        outputs.push_back(from_numpy_array(results[i], "CPU step output " + step.outputs[i]));
       return outputs;
     } catch (const py::error_already_set& e) {
       // Python's message can span lines; the CLI promises one.

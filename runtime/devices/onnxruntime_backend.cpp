@@ -27,7 +27,7 @@
 #include <pybind11/embed.h>
 
 #include "devices/backend_factories.h"
-#include "devices/numpy_bridge.h"
+#include "numpy_bridge.h"
 #include "python_interpreter.h"
 
 namespace py = pybind11;
@@ -258,7 +258,7 @@ class OnnxRuntimeBackend : public InferenceBackend {
       throw std::runtime_error(fmt::format("{}: inference failed: {}", name(), one_line(e.what())));
     }
     for (std::size_t i = 0; i < output_names_.size(); ++i)
-      result.outputs.emplace_back(output_names_[i], from_numpy_array(values[i], output_names_[i]));
+      result.outputs.emplace_back(output_names_[i], from_numpy_array(values[i], "output " + output_names_[i]));
     last_feed_ = feed;
     return result;
   }
