@@ -15,6 +15,16 @@ class Result:
         self.err = proc.stderr
 
 
+def assert_one_line_error(result, *needles):
+    """Bad input: a non-zero exit and exactly one line on stderr containing every needle."""
+    assert result.code != 0, result.out
+    lines = [l for l in result.err.splitlines() if l.strip()]
+    assert len(lines) == 1, result.err
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    assert "terminate called" not in result.err and "Segmentation" not in result.err
+
+
 def run_npusim(*args, cwd=None):
     proc = subprocess.run([str(NPUSIM), *map(str, args)], capture_output=True, text=True,
                           cwd=cwd, timeout=600)

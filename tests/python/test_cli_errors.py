@@ -3,16 +3,9 @@ import re
 
 import pytest
 
+from conftest import assert_one_line_error
+
 GOOD_LOAD = "load channel=0 ddr_addr=0x1000 sram_addr=0 len0=64\nhalt\n"
-
-
-def assert_one_line_error(result, *needles):
-    assert result.code != 0, result.out
-    lines = [l for l in result.err.splitlines() if l.strip()]
-    assert len(lines) == 1, result.err
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    assert "terminate called" not in result.err and "Segmentation" not in result.err
 
 
 def test_unknown_mnemonic_names_line_and_column(npusim, tmp_path):

@@ -7,16 +7,9 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from conftest import assert_one_line_error
+
 RNG = np.random.default_rng(0)
-
-
-def assert_one_line_error(result, *needles):
-    assert result.code != 0, result.out
-    lines = [l for l in result.err.splitlines() if l.strip()]
-    assert len(lines) == 1, result.err
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    assert "terminate called" not in result.err and "Segmentation" not in result.err
 
 
 def save_model(path, nodes, inputs, outputs, initializers=()):
