@@ -90,12 +90,13 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   s.kw = geo.kernel_w;
   s.sh = geo.stride_h;
   s.dh = geo.dilation_h;
+  s.pad_top = geo.pad_top;
   s.elem = es;
   s.residual = residual;
   std::string act = n.get_string("activation", "");
   std::string post = n.get_string("post_activation", "");
   s.lut = ctx.int8() && is_lut_activation(act);
-  TilePlan plan = plan_conv_tiles(s, ctx.sram_bytes, ctx.alignment);
+  TilePlan plan = plan_conv_tiles(s, ctx.sram_bytes, ctx.alignment, &ctx.config);
 
   // ---- constant data: packed weights per chunk, epilogue parameters per chunk ----
   const std::int64_t icg = s.c / s.groups, ocg = s.oc / s.groups;

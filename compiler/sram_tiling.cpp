@@ -1,6 +1,10 @@
 #include "sram_tiling.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
+#include <cmath>
+#include <numeric>
 
 #include "compiled_model.h"
 
@@ -18,7 +22,157 @@ struct Candidate {
   bool rows_outer = false;
   double cost = 0;
   std::uint64_t ddr_bytes = 0;
+  double cycles = 0, bus_bytes = 0;
 };
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Instructions emit_dma needs for `n` runs (or reps): pieces of 960 until at most 1023 remain.
+std::int64_t dma_pieces(std::int64_t n) {
+  std::int64_t p = 1;
+  while (n > 1023) { n -= 960; ++p; }
+  return p;
+}
+
+// Cycle estimate of one DMA box as emit_dma would issue it, against sim/README.md's timing:
+// setup + max(DDR latency + bus bytes / bandwidth, bytes / SRAM port) + bounce, per instruction.
+struct DmaEstimate {
+  const HardwareConfig& hw;
+  double bw_bytes_per_cycle, latency_cycles;
+  bool ideal;
+  explicit DmaEstimate(const HardwareConfig& h) : hw(h) {
+    double ghz = h.clock.frequency_mhz / 1000.0;
+    ideal = h.ddr.model == "ideal";
+    bw_bytes_per_cycle = std::max(1e-9, h.ddr.bandwidth_gbps * (1.0 - h.ddr.other_agents_share) / ghz);
+    latency_cycles = ideal ? 0.0 : h.ddr.latency_ns * ghz;
+  }
+  // The DDR side of one transfer, walked as the simple/banked models do (sim/ddr_simple.cpp):
+  // bursts per interleave block go to channel (addr / interleave) % channels, a banked DDR adds
+  // a row miss whenever a run opens another row in a bank. Up to kSample runs are walked and the
+  // result scaled; results are memoised (tiles of one layer repeat a few boxes).
+  struct Walk {
+    double busiest_ns = 0, bus = 0;
+  };
+  mutable std::map<std::array<std::uint64_t, 6>, Walk> memo;
+  static constexpr std::uint64_t kSample = 64;  // segments walked per box
+  Walk walk(std::uint64_t run, std::uint64_t runs, std::uint64_t reps, std::uint64_t stride, std::uint64_t rep_stride,
+            std::uint64_t base) const {
+    const std::uint64_t bb = static_cast<std::uint64_t>(std::max(1, hw.ddr.burst_bytes));
+    const std::uint64_t il = static_cast<std::uint64_t>(std::max(1, hw.ddr.interleave_bytes));
+    const std::uint64_t channels = static_cast<std::uint64_t>(std::max(1, hw.ddr.channels));
+    const std::uint64_t row_bytes = static_cast<std::uint64_t>(std::max(1, hw.ddr.row_bytes));
+    const std::uint64_t banks = static_cast<std::uint64_t>(std::max(1, hw.ddr.banks));
+    const bool banked = hw.ddr.model == "banked";
+    std::array<std::uint64_t, 6> key = {run, runs, reps, stride, rep_stride, base % bb};
+    const double burst_ns = static_cast<double>(bb) / (bw_bytes_per_cycle * hw.clock.frequency_mhz / 1000.0 / static_cast<double>(channels));
+    if ((runs == 1 || stride == run) && (reps == 1 || rep_stride == run * runs)) {
+      // Contiguous: the bursts spread evenly over the channels, each row opened once per channel
+      // that holds part of it.
+      std::uint64_t total = run * runs * reps, first = base / bb * bb, end = (base + total + bb - 1) / bb * bb;
+      Walk w;
+      w.bus = static_cast<double>(end - first);
+      double per_channel = std::ceil(static_cast<double>((end - first) / bb) / static_cast<double>(channels));
+      double rows_touched = static_cast<double>((end - 1) / row_bytes - first / row_bytes + 1);
+      double channels_per_row = static_cast<double>(std::min<std::uint64_t>(channels, std::max<std::uint64_t>(1, row_bytes / il)));
+      w.busiest_ns = per_channel * burst_ns + (banked ? std::ceil(rows_touched * channels_per_row / static_cast<double>(channels)) * hw.ddr.row_miss_ns : 0.0);
+      return w;
+    }
+    // The walk samples the first kSample segments; more reps than that reaches do not change it.
+    const std::uint64_t sampled_reps = std::min(reps, kSample / std::max<std::uint64_t>(runs, 1) + 1);
+    key[2] = sampled_reps;
+    double scale_reps = static_cast<double>(reps) / static_cast<double>(sampled_reps);
+    auto it = memo.find(key);
+    if (it != memo.end()) return {it->second.busiest_ns * scale_reps, it->second.bus * scale_reps};
+    reps = sampled_reps;
+    base %= bb;  // chunks at other channel offsets are taken to spread over the DDR channels alike
+    std::vector<double> ns(channels, 0.0);
+    std::vector<std::int64_t> open(channels * banks, -1);
+    double bursts = 0;
+    std::uint64_t walked = 0, segments = 0;
+    for (std::uint64_t r = 0; r < reps && segments < kSample; ++r)
+      for (std::uint64_t i = 0; i < runs && segments < kSample; ++i, ++walked) {
+        std::uint64_t addr = base + r * rep_stride + i * stride;
+        std::uint64_t x = addr / bb * bb, end = (addr + run + bb - 1) / bb * bb;
+        while (x < end) {
+          std::uint64_t block_end = (x / il + 1) * il;
+          std::uint64_t seg_end = std::min(end, (block_end + bb - 1) / bb * bb);
+          std::uint64_t ch = (x / il) % channels;
+          double n = static_cast<double>((seg_end - x) / bb);
+          if (banked)
+            for (std::uint64_t row = x / row_bytes; row <= (seg_end - 1) / row_bytes; ++row) {
+              auto& o = open[ch * banks + row % banks];
+              if (o != static_cast<std::int64_t>(row)) {
+                o = static_cast<std::int64_t>(row);
+                ns[ch] += hw.ddr.row_miss_ns;
+              }
+            }
+          ns[ch] += n * burst_ns;
+          bursts += n;
+          x = seg_end;
+          ++segments;
+        }
+      }
+    double scale = static_cast<double>(runs * reps) / static_cast<double>(std::max<std::uint64_t>(walked, 1));
+    Walk w;
+    w.busiest_ns = *std::max_element(ns.begin(), ns.end()) * scale;
+    w.bus = bursts * scale * static_cast<double>(bb);
+    memo.emplace(key, w);
+    return {w.busiest_ns * scale_reps, w.bus * scale_reps};
+  }
+  // A box of reps x runs x run bytes starting at DDR offset `off` (tensors and data blobs are
+  // 64-byte aligned; the offset is the channel offset within a pixel), strides in bytes. Adds
+  // its cycles and bus bytes.
+  void box(std::uint64_t run, std::uint64_t runs, std::uint64_t reps, std::uint64_t stride, std::uint64_t rep_stride,
+           std::uint64_t off, double& cycles, double& bus) const {
+    if (run == 0 || runs == 0 || reps == 0) return;
+    if (runs > 1 && stride == run && run * runs <= 65535) {  // emit_dma merges contiguous runs
+      run *= runs;
+      stride = run;
+      runs = 1;
+    }
+    double bytes = static_cast<double>(run * runs * reps);
+    std::int64_t pieces = dma_pieces(static_cast<std::int64_t>(runs)) * dma_pieces(static_cast<std::int64_t>(reps));
+    std::uint64_t ma = static_cast<std::uint64_t>(std::max(1, hw.dma.min_alignment_bytes));
+    bool bounce = off % ma || (runs > 1 && stride % ma) || (reps > 1 && rep_stride % ma);
+    double ddr = 0, b = bytes;
+    if (!ideal) {
+      Walk w = walk(run, runs, reps, stride, rep_stride, off);
+      ddr = static_cast<double>(pieces) * latency_cycles + w.busiest_ns * hw.clock.frequency_mhz / 1000.0;
+      b = w.bus;
+    }
+    double sram = bytes / std::max(1, hw.sram.port_bytes_per_cycle);
+    cycles += static_cast<double>(pieces) * hw.dma.setup_cycles + std::max(ddr, sram);
+    if (bounce) cycles += static_cast<double>(pieces) * hw.dma.bounce_setup_cycles + bytes / std::max(1, hw.dma.bounce_bytes_per_cycle);
+    bus += b;
+  }
+  void linear(std::uint64_t bytes, double& cycles, double& bus) const {
+    const std::uint64_t kRun = 32768;
+    if (bytes == 0) return;
+    std::uint64_t run = std::min(bytes, kRun), runs = bytes / run;
+    box(run, runs, 1, run, 0, 0, cycles, bus);
+    if (runs * run < bytes) box(bytes - runs * run, 1, 1, 0, 0, 0, cycles, bus);
+  }
+  // rows_box() of codegen_conv.cpp: rows x w pixels, channels [c0, c0+count) of c_total.
+  void rows(std::int64_t rows, std::int64_t w, std::int64_t c_total, std::int64_t c0, std::int64_t count, std::int64_t es,
+            double& cycles, double& bus) const {
+    std::uint64_t row_bytes = static_cast<std::uint64_t>(w * c_total * es);
+    if (count == c_total && row_bytes <= 65535)
+      box(row_bytes, static_cast<std::uint64_t>(rows), 1, row_bytes, 0, 0, cycles, bus);
+    else
+      box(static_cast<std::uint64_t>(count * es), static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(rows),
+          static_cast<std::uint64_t>(c_total * es), row_bytes, static_cast<std::uint64_t>(c0 * es), cycles, bus);
+  }
+};
+
+// Systolic cycles of one gemm (sim/README.md), m x k times k x n, per group.
+double gemm_cycles(const HardwareConfig& hw, std::int64_t m, std::int64_t k, std::int64_t n) {
+  const std::int64_t R = hw.mac_array.rows, C = hw.mac_array.cols;
+  switch (hw.mac_array.dataflow) {
+    case Dataflow::OutputStationary: return static_cast<double>(ceil_div(m, R) * ceil_div(n, C) * (k + R + C - 2));
+    case Dataflow::InputStationary: return static_cast<double>(ceil_div(k, R) * ceil_div(m, C) * (2 * R + C + n - 2));
+    default: return static_cast<double>(ceil_div(k, R) * ceil_div(n, C) * (2 * R + C + m - 2));
+  }
+}
 
 }  // namespace
 
@@ -28,7 +182,7 @@ std::uint64_t SramLayout::params_per_chunk(std::int64_t oc) const {
   return b;
 }
 
-TilePlan plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t a) {
+TilePlan plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t a, const HardwareConfig* hw) {
   const std::int64_t icg = s.c / s.groups, ocg = s.oc / s.groups;
   const std::int64_t total_units = s.groups == 1 ? s.oc : s.groups;
   const bool int8 = s.elem == 1;
@@ -64,36 +218,189 @@ TilePlan plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint
                        std::to_string(sram_bytes));
   }
   const std::uint64_t weights_total = static_cast<std::uint64_t>(s.kh * s.kw * icg * s.oc * s.elem);
-  std::vector<std::int64_t> unit_options;
-  for (std::int64_t u = total_units; u >= 1; u = (u + 1) / 2) {
-    unit_options.push_back(u);
-    if (u == 1) break;
-  }
-  Candidate best;
-  best.cost = -1;
-  for (std::int64_t u : unit_options) {
-    if (!legal(u, 1)) continue;
+  auto largest_rows = [&](std::int64_t u) {
     std::int64_t lo = 1, hi = s.oh;  // largest rows that fit
     while (lo < hi) {
       std::int64_t mid = (lo + hi + 1) / 2;
       if (legal(u, mid)) lo = mid;
       else hi = mid - 1;
     }
-    std::int64_t rows = lo;
-    std::int64_t n_chunks = (total_units + u - 1) / u, n_rows = (s.oh + rows - 1) / rows;
-    std::uint64_t input_pass = static_cast<std::uint64_t>(n_rows * in_rows(rows) * s.w * s.c * s.elem);
-    for (bool rows_outer : {false, true}) {
-      std::uint64_t bytes;
-      if (!rows_outer) bytes = weights_total + (s.groups == 1 ? n_chunks : 1) * input_pass;
-      else bytes = input_pass + (n_chunks > 1 ? n_rows : 1) * weights_total;
-      // Each tile costs a few DMA descriptors and pipeline fill: count it as 2 KiB of traffic.
-      double cost = static_cast<double>(bytes) + 2048.0 * n_chunks * n_rows;
-      if (best.cost < 0 || cost < best.cost) best = {u, rows, rows_outer, cost, bytes};
+    return lo;
+  };
+  Candidate best;
+  best.cost = -1;
+  if (!hw) {
+    std::vector<std::int64_t> unit_options;
+    for (std::int64_t u = total_units; u >= 1; u = (u + 1) / 2) {
+      unit_options.push_back(u);
+      if (u == 1) break;
+    }
+    for (std::int64_t u : unit_options) {
+      if (!legal(u, 1)) continue;
+      std::int64_t rows = largest_rows(u);
+      std::int64_t n_chunks = (total_units + u - 1) / u, n_rows = (s.oh + rows - 1) / rows;
+      std::uint64_t input_pass = static_cast<std::uint64_t>(n_rows * in_rows(rows) * s.w * s.c * s.elem);
+      for (bool rows_outer : {false, true}) {
+        std::uint64_t bytes;
+        if (!rows_outer) bytes = weights_total + (s.groups == 1 ? n_chunks : 1) * input_pass;
+        else bytes = input_pass + (n_chunks > 1 ? n_rows : 1) * weights_total;
+        // Each tile costs a few DMA descriptors and pipeline fill: count it as 2 KiB of traffic.
+        double cost = static_cast<double>(bytes) + 2048.0 * n_chunks * n_rows;
+        if (best.cost < 0 || cost < best.cost) best = {u, rows, rows_outer, cost, bytes};
+      }
+    }
+  } else {
+    const HardwareConfig& h = *hw;
+    const DmaEstimate dma(h);
+    const bool shared_channel = h.dma.channels < 2;
+    const double fp16 = s.elem == 2 ? std::max(1, h.mac_array.fp16_cycles_per_op) : 1.0;
+    const std::int64_t lanes = std::max(1, h.vector.lanes);
+    const int vector_ops = int8 ? 2 + (s.lut ? 1 : 0) + (s.residual ? 1 : 0) : 3 + (s.residual ? 2 : 0);
+    std::vector<double> L, C, V, S;
+    // Simulates the layer's tile pipeline as LayerStream wires it (see the header comment).
+    auto estimate = [&](std::int64_t u, std::int64_t rows, bool rows_outer, double bound, Candidate& out) -> bool {
+      const std::int64_t n_chunks = ceil_div(total_units, u), n_rows = ceil_div(s.oh, rows), n = n_chunks * n_rows;
+      L.assign(n, 0);
+      C.assign(n, 0);
+      V.assign(n, 0);
+      S.assign(n, 0);
+      std::vector<double> lt(n), ct(n), vt(n), stt(n);
+      // The array alone bounds the layer from below: skip plans that cannot beat the best so far.
+      double compute = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        std::int64_t chunk = rows_outer ? i % n_chunks : i / n_rows, ri = rows_outer ? i / n_chunks : i % n_rows;
+        std::int64_t r = std::min(rows, s.oh - ri * rows), cu = std::min(u, total_units - chunk * u);
+        std::int64_t m = r * s.ow, k = s.kh * s.kw * icg;
+        ct[i] = fp16 * (s.groups == 1 ? gemm_cycles(h, m, k, chunk_oc(cu)) : static_cast<double>(cu) * gemm_cycles(h, m, k, ocg));
+        compute += ct[i];
+      }
+      if (bound > 0 && compute > bound) {
+        out.cycles = compute;
+        out.bus_bytes = 0;
+        return false;
+      }
+      double bus = 0, requested = 0;
+      std::int64_t last_chunk = -1, last_row0 = -1;
+      for (std::int64_t i = 0; i < n; ++i) {
+        std::int64_t chunk = rows_outer ? i % n_chunks : i / n_rows, ri = rows_outer ? i / n_chunks : i % n_rows;
+        std::int64_t row0 = ri * rows, r = std::min(rows, s.oh - row0);
+        std::int64_t fu = chunk * u, cu = std::min(u, total_units - fu), coc = chunk_oc(cu);
+        std::int64_t first_oc = s.groups == 1 ? fu : fu * ocg;
+        double lc = 0, sc = 0;
+        if (i == 0) {
+          std::uint64_t pb = params_bytes(u) - (s.lut ? align_up(256, a) : 0);
+          dma.linear(pb, lc, bus);
+          if (s.lut) dma.linear(256, lc, bus);
+          requested += static_cast<double>(pb);
+        }
+        if (chunk != last_chunk) {
+          std::uint64_t wb = static_cast<std::uint64_t>(s.kh * s.kw * (s.groups == 1 ? s.c * cu : cu * icg * ocg) * s.elem);
+          dma.linear(align_up(wb, 64), lc, bus);
+          requested += static_cast<double>(wb);
+          last_chunk = chunk;
+          last_row0 = -1;
+        }
+        std::int64_t start = row0 * s.sh - s.pad_top, end = (row0 + r - 1) * s.sh - s.pad_top + s.dh * (s.kh - 1);
+        std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::max(ih0 + 1, std::min(s.h - 1, end) + 1);
+        std::int64_t cin0 = s.groups == 1 ? 0 : fu * icg, cin = chunk_in(cu);
+        if (row0 != last_row0 || s.groups != 1) {
+          dma.rows(ih1 - ih0, s.w, s.c, cin0, cin, s.elem, lc, bus);
+          requested += static_cast<double>((ih1 - ih0) * s.w * cin * s.elem);
+          last_row0 = row0;
+        }
+        if (s.residual) {
+          dma.rows(r, s.ow, s.oc, first_oc, coc, s.elem, lc, bus);
+          requested += static_cast<double>(r * s.ow * coc * s.elem);
+        }
+        std::int64_t m = r * s.ow;
+        std::int64_t count = m * coc;
+        vt[i] = vector_ops * static_cast<double>(h.vector.latency_cycles + ceil_div(count, lanes));
+        dma.rows(r, s.ow, s.oc, first_oc, coc, s.elem, sc, bus);
+        requested += static_cast<double>(count * s.elem);
+        lt[i] = lc;
+        stt[i] = sc;
+      }
+      auto at = [](const std::vector<double>& v, std::int64_t i) { return i >= 0 ? v[static_cast<std::size_t>(i)] : 0.0; };
+      double channel = 0;  // one DMA channel: loads and stores queue on it
+      auto load = [&](std::int64_t i) {
+        double t = std::max({at(L, i - 1), at(C, i - 2), s.residual ? at(V, i - 2) : 0.0});
+        if (shared_channel) t = std::max(t, channel);
+        L[i] = t + lt[i];
+        if (shared_channel) channel = L[i];
+      };
+      load(0);
+      for (std::int64_t i = 0; i < n; ++i) {
+        C[i] = std::max({at(C, i - 1), L[i], at(V, i - 2)}) + ct[i];
+        V[i] = std::max({at(V, i - 1), C[i], at(S, i - 2), s.residual ? L[i] : 0.0}) + vt[i];
+        if (i + 1 < n) load(i + 1);
+        double t = std::max(at(S, i - 1), V[i]);
+        if (shared_channel) t = std::max(t, channel);
+        S[i] = t + stt[i];
+        if (shared_channel) channel = S[i];
+      }
+      // Loads and stores share the DDR: the bus bytes bound the layer from below.
+      double ddr_bound = dma.ideal ? 0.0 : bus / dma.bw_bytes_per_cycle + dma.latency_cycles;
+      out.cycles = std::max(S[n - 1], ddr_bound);
+      out.bus_bytes = bus;
+      out.ddr_bytes = static_cast<std::uint64_t>(requested);
+      return true;
+    };
+    // Chunk sizes: halvings of the layer, whole multiples of the array's output-channel side,
+    // and even splits of the layer (and those rounded up to that side).
+    const std::int64_t side = std::max(1, h.mac_array.dataflow == Dataflow::InputStationary ? 1 : h.mac_array.cols);
+    std::vector<std::int64_t> units;
+    for (std::int64_t u = total_units; u >= 1; u = (u + 1) / 2) {
+      units.push_back(u);
+      if (u == 1) break;
+    }
+    if (s.groups == 1)
+      for (std::int64_t u = side; u < total_units && u <= 16 * side; u += side) units.push_back(u);
+    for (std::int64_t j = 1; j <= 16 && j <= total_units; ++j) {
+      std::int64_t u = ceil_div(total_units, j);
+      units.push_back(u);
+      if (s.groups == 1) units.push_back(std::min(total_units, ceil_div(u, side) * side));
+    }
+    std::sort(units.begin(), units.end(), std::greater<>());  // few large tiles first
+    units.erase(std::unique(units.begin(), units.end()), units.end());
+    std::vector<Candidate> all;
+    double fastest = -1;
+    for (std::int64_t u : units) {
+      if (!legal(u, 1)) continue;
+      std::int64_t rmax = largest_rows(u), nr = ceil_div(s.oh, rmax);
+      std::vector<std::int64_t> splits = {nr, nr + 1, 2 * nr, 4 * nr};
+      std::vector<std::int64_t> row_options;
+      for (std::int64_t j : splits)
+        if (j <= s.oh) row_options.push_back(ceil_div(s.oh, j));
+      std::sort(row_options.begin(), row_options.end());
+      row_options.erase(std::unique(row_options.begin(), row_options.end()), row_options.end());
+      for (std::int64_t rows : row_options) {
+        if (!legal(u, rows)) continue;
+        std::int64_t tiles = ceil_div(total_units, u) * ceil_div(s.oh, rows);
+        if (tiles > 1024 && !all.empty()) continue;  // bounds compile time; such plans are slow anyway
+        for (bool rows_outer : {false, true}) {
+          if (rows_outer && (ceil_div(total_units, u) == 1 || ceil_div(s.oh, rows) == 1)) continue;  // same order
+          Candidate c;
+          c.units = u;
+          c.rows = rows;
+          c.rows_outer = rows_outer;
+          if (!estimate(u, rows, rows_outer, fastest * 1.005, c)) continue;
+          if (fastest < 0 || c.cycles < fastest) fastest = c.cycles;
+          all.push_back(c);
+        }
+      }
+    }
+    for (const auto& c : all) {
+      if (c.cycles > fastest * 1.005) continue;
+      if (best.cost < 0 || c.bus_bytes < best.bus_bytes || (c.bus_bytes == best.bus_bytes && c.cycles < best.cycles)) {
+        best = c;
+        best.cost = c.cycles;
+      }
     }
   }
   TilePlan plan;
   plan.rows_outer = best.rows_outer;
   plan.ddr_bytes = best.ddr_bytes;
+  plan.est_cycles = best.cycles;
   for (std::int64_t u0 = 0; u0 < total_units; u0 += best.units) {
     TileChunk c;
     c.first_unit = u0;
