@@ -44,6 +44,12 @@ def npusim_cli(build, *argv, check=True):
     return r
 
 
+def rel(path):
+    """path relative to the repository root when it is inside it (for printing)."""
+    path = Path(path).resolve()
+    return path.relative_to(REPO) if path.is_relative_to(REPO) else path
+
+
 def pyplot():
     import matplotlib
     matplotlib.use("Agg")

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _common import REPO, import_npusim, parse_args, pyplot, save_summary
+from _common import REPO, rel, import_npusim, parse_args, pyplot, save_summary
 
 CONFIG = REPO / "configs" / "npu-40tops-55gbps.yaml"
 BANDWIDTHS = [6.875, 13.75, 27.5, 55, 110, 220, 440, 880, 1760]   # 1/8x .. 32x the preset's 55 GB/s
@@ -46,7 +46,7 @@ def main():
     total_macs = int(report["macs"])
     total_bytes = int(report["ddr"]["bytes_read"] + report["ddr"]["bytes_written"])
 
-    print(f"model   {model.relative_to(REPO) if model.is_relative_to(REPO) else model}")
+    print(f"model   {rel(model)}")
     print(f"config  {CONFIG.relative_to(REPO)}: peak {peak:.1f} TOPS, DDR {roof['ddr_gbps']:.0f} GB/s, "
           f"ridge {ridge:.1f} MACs/B")
     print(f"whole model: {achieved:.3f} TOPS achieved of {peak:.1f} peak = {100 * achieved / peak:.1f} % "

@@ -11,7 +11,7 @@ checks both give the same C, and draws both timelines from the traces.
 """
 import json
 
-from _common import REPO, npusim_cli, parse_args, pyplot, save_summary
+from _common import REPO, rel, npusim_cli, parse_args, pyplot, save_summary
 
 PROGRAMS = {
     "double-buffered": REPO / "examples" / "gemm_int8_double_buffered.npuasm",
@@ -44,7 +44,7 @@ def main():
                          "spans": spans, "mac_utilization": rep["mac_utilization"]}
 
     db, se = results["double-buffered"], results["serialised"]
-    print(f"config {args.config}")
+    print(f"config {rel(args.config)}")
     print(f"{'program':16s} {'cycles':>7s} {'load':>6s} {'compute':>8s} {'store':>6s} {'busy sum':>9s} {'MAC util':>9s}")
     for name, r in results.items():
         b = r["busy"]

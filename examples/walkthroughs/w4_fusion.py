@@ -14,7 +14,7 @@ written to DDR and read back by the ReLU layer.
 """
 import numpy as np
 
-from _common import REPO, import_npusim, parse_args, pyplot, save_summary
+from _common import REPO, rel, import_npusim, parse_args, pyplot, save_summary
 
 
 def conv_models(out, c_in, c_out, hw):
@@ -58,7 +58,7 @@ def main():
     unfused = {k: res["conv_only"][k] + res["relu_only"][k] for k in ("read", "written", "cycles")}
     fused = res["fused"]
     act = c_out * hw * hw   # int8 conv output, bytes
-    print(f"Conv 3x3 {c_in}->{c_out} ch on {hw}x{hw} (+ReLU), INT8, {args.config}")
+    print(f"Conv 3x3 {c_in}->{c_out} ch on {hw}x{hw} (+ReLU), INT8, {rel(args.config)}")
     print(f"{'case':22s} {'DDR read':>9s} {'written':>9s} {'total':>9s} {'cycles':>8s}  layers")
     for name in ("fused", "conv_only", "relu_only"):
         r = res[name]
