@@ -1,6 +1,7 @@
 // compile(): the whole pipeline from an ONNX file to a program plus execution plan.
 #include "codegen.h"
 #include "compiled_model.h"
+#include "constant_outputs.h"
 #include "onnx_io.h"
 #include "partition.h"
 #include "passes/passes.h"
@@ -80,6 +81,18 @@ void generate_code(const Graph& g, const HardwareConfig& config, const CompileOp
   pipeline.record("codegen", g, before,
                   std::to_string(model.program.code.size()) + " instructions in " + std::to_string(steps.size()) +
                       " steps, " + std::to_string(model.npu_cpu_transitions) + " NPU<->CPU transitions");
+  // Outputs folded to constants: a last CPU step returns their values (no node computes them).
+  auto constants = constant_outputs(g);
+  if (!constants.empty()) {
+    Step step;
+    step.kind = Step::Kind::Cpu;
+    auto sub = export_constant_outputs(g, constants, "constant_outputs");
+    step.cpu.onnx_model = std::move(sub.onnx_model);
+    step.cpu.outputs = sub.outputs;
+    for (const auto& o : constants) step.cpu.node_names.push_back("Constant_" + o);
+    if (!model.steps.empty() && model.steps.back().kind == Step::Kind::Npu) ++model.npu_cpu_transitions;
+    model.steps.push_back(std::move(step));
+  }
   attach_plan(model);
 }
 

@@ -5,7 +5,10 @@
 #include <fstream>
 #include <set>
 
+#include "constant_outputs.h"
+#include "fp16.h"
 #include "onnx_io.h"
+#include "subgraph_capture.h"
 
 namespace npu::compiler {
 namespace {
@@ -25,10 +28,19 @@ void write_value_info(const Tensor& t, onnx::ValueInfoProto* v, bool force_float
 void write_constant(const Tensor& t, onnx::TensorProto* p) {
   p->set_name(t.name);
   for (auto d : t.shape) p->add_dims(d);
-  if (!t.floats.empty() || (t.ints.empty() && (t.elem_type == kFloat || t.elem_type == kFloat16 ||
-                                               t.elem_type == kDouble))) {
-    p->set_data_type(kFloat);
-    for (float f : t.floats) p->add_float_data(f);
+  bool float_type = t.elem_type == kFloat || t.elem_type == kFloat16 || t.elem_type == kDouble;
+  if (float_type || (!t.floats.empty() && t.ints.empty())) {
+    // Float data keeps the IR's own type: a float16 or double constant stays one.
+    if (t.elem_type == kFloat16) {
+      p->set_data_type(kFloat16);
+      for (float f : t.floats) p->add_int32_data(isa::float_to_half(f));
+    } else if (t.elem_type == kDouble) {
+      p->set_data_type(kDouble);
+      for (float f : t.floats) p->add_double_data(f);
+    } else {
+      p->set_data_type(kFloat);
+      for (float f : t.floats) p->add_float_data(f);
+    }
   } else if (t.elem_type == kInt32 || t.elem_type == kInt8 || t.elem_type == kUint8 ||
              t.elem_type == kBool) {
     p->set_data_type(t.elem_type);
@@ -184,7 +196,7 @@ std::vector<std::uint8_t> export_onnx(const Graph& g) {
   std::set<std::string> used;
   for (const auto& n : g.nodes) {
     write_node(n, gp->add_node());
-    for (const auto& i : n.inputs) used.insert(i);
+    for (const auto& i : values_read(n)) used.insert(i);
   }
   for (const auto& in : g.inputs) write_value_info(g.tensor(in), gp->add_input(), false);
   for (const auto& out : g.outputs) write_value_info(g.tensor(out), gp->add_output(), false);
@@ -225,16 +237,17 @@ Subgraph export_subgraph(const Graph& g, const std::vector<int>& node_indices,
     } else {
       write_node(n, gp->add_node());
     }
-    for (const auto& in : n.inputs) {
-      if (in.empty() || produced.count(in) || consumed.count(in)) continue;
+    // Values a Loop/If body captures from the outer scope are inputs of the step as well.
+    for (const auto& in : values_read(n)) {
+      if (produced.count(in) || consumed.count(in)) continue;
       consumed.insert(in);
       const Tensor& t = g.tensor(in);
       if (t.is_constant) {
         write_constant(t, gp->add_initializer());
       } else {
         s.inputs.push_back(in);
-        // CPU steps are FP32 at their boundary (int64 shape tensors and the like excepted).
-        write_value_info(t, gp->add_input(), t.elem_type == kFloat16);
+        // The IR's own dtype: the runtime casts what it holds (an NPU result in FP32) to it.
+        write_value_info(t, gp->add_input(), false);
       }
     }
   }
@@ -242,7 +255,10 @@ Subgraph export_subgraph(const Graph& g, const std::vector<int>& node_indices,
     for (const auto& o : g.nodes[i].outputs) {
       if (o.empty()) continue;
       bool used_outside = g.is_graph_output(o);
-      for (int c : g.consumers(o)) used_outside |= !inside.count(c);
+      for (std::size_t c = 0; c < g.nodes.size() && !used_outside; ++c) {
+        if (inside.count(static_cast<int>(c))) continue;
+        for (const auto& r : values_read(g.nodes[c])) used_outside |= r == o;
+      }
       if (used_outside) {
         s.outputs.push_back(o);
         write_value_info(g.tensor(o), gp->add_output(), false);
@@ -252,6 +268,35 @@ Subgraph export_subgraph(const Graph& g, const std::vector<int>& node_indices,
     }
   }
   for (const auto& t : extra) write_constant(t, gp->add_initializer());
+  s.onnx_model = to_bytes(m);
+  return s;
+}
+
+std::vector<std::string> constant_outputs(const Graph& g) {
+  std::vector<std::string> out;
+  for (const auto& o : g.outputs)
+    if (g.is_constant(o) && std::find(out.begin(), out.end(), o) == out.end()) out.push_back(o);
+  return out;
+}
+
+Subgraph export_constant_outputs(const Graph& g, const std::vector<std::string>& names,
+                                 const std::string& name) {
+  onnx::ModelProto m = make_model(name, g.opset, false);
+  auto* gp = m.mutable_graph();
+  Subgraph s;
+  for (const auto& o : names) {
+    const Tensor& t = g.tensor(o);
+    auto* node = gp->add_node();
+    node->set_name("Constant_" + o);
+    node->set_op_type("Constant");
+    node->add_output(o);
+    auto* a = node->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    write_constant(t, a->mutable_t());
+    write_value_info(t, gp->add_output(), false);
+    s.outputs.push_back(o);
+  }
   s.onnx_model = to_bytes(m);
   return s;
 }

@@ -6,6 +6,7 @@
 
 #include "reference_interpreter.h"
 #include "shape_inference.h"
+#include "subgraph_capture.h"
 
 namespace npu::compiler {
 namespace {
@@ -59,6 +60,12 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     for (auto d : t.shape)
       if (d == 0) return "empty tensor";
   }
+  // The NPU holds a 4-D tensor as one H x W x C image (codegen's nhwc_extents): batch 1 only,
+  // whatever the op (an element-wise Mul of [3,6,6,5] would otherwise get a third of its bytes).
+  for (const auto* names : {&n.inputs, &n.outputs})
+    for (const auto& v : *names)
+      if (!v.empty() && !g.is_constant(v) && g.tensor(v).shape.size() == 4 && g.tensor(v).shape[0] != 1)
+        return "batch " + std::to_string(g.tensor(v).shape[0]) + " (the NPU program is compiled for batch 1)";
   const Tensor* x = n.inputs.empty() || n.inputs[0].empty() ? nullptr : &g.tensor(n.inputs[0]);
   if (!x) return "no data input";
   const auto& xs = x->shape;
@@ -195,7 +202,7 @@ std::vector<Fallback> assign_devices(Graph& g, Precision precision, bool strict)
   std::vector<std::vector<int>> users(g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     std::set<int> deps;
-    for (const auto& in : g.nodes[i].inputs) {
+    for (const auto& in : values_read(g.nodes[i])) {
       auto it = producer.find(in);
       if (it != producer.end() && it->second != static_cast<int>(i)) deps.insert(it->second);
     }
@@ -231,19 +238,23 @@ std::vector<StepNodes> group_steps(const Graph& g) {
     }
     steps.back().nodes.push_back(static_cast<int>(i));
   }
+  std::vector<std::vector<std::string>> reads(g.nodes.size());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) reads[i] = values_read(g.nodes[i]);
   for (auto& s : steps) {
     std::set<int> inside(s.nodes.begin(), s.nodes.end());
     std::set<std::string> produced, seen;
     for (int i : s.nodes)
       for (const auto& o : g.nodes[i].outputs) produced.insert(o);
     for (int i : s.nodes) {
-      for (const auto& in : g.nodes[i].inputs)
-        if (!in.empty() && !produced.count(in) && !g.is_constant(in) && seen.insert(in).second)
+      for (const auto& in : reads[i])  // captured outer-scope values included
+        if (!produced.count(in) && !g.is_constant(in) && seen.insert(in).second)
           s.inputs.push_back(in);
       for (const auto& o : g.nodes[i].outputs) {
         if (o.empty()) continue;
         bool outside = g.is_graph_output(o);
-        for (int c : g.consumers(o)) outside |= !inside.count(c);
+        for (std::size_t c = 0; c < g.nodes.size() && !outside; ++c)
+          if (!inside.count(static_cast<int>(c)))
+            outside |= std::find(reads[c].begin(), reads[c].end(), o) != reads[c].end();
         if (outside) s.outputs.push_back(o);
       }
     }

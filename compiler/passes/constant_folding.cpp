@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "passes.h"
@@ -36,7 +37,11 @@ std::string fold_constants(Graph& g) {
       if (in.empty()) { args.emplace_back(); continue; }
       const Tensor& t = g.tensor(in);
       if (n.op_type == "Shape") {
-        shape_only.shape = t.shape;
+        // Shape-15's start/end select a slice of the dims (negative counts from the end, clamped).
+        auto rank = static_cast<std::int64_t>(t.shape.size());
+        auto clamp = [&](std::int64_t v) { return std::min(std::max(v < 0 ? v + rank : v, std::int64_t{0}), rank); };
+        std::int64_t start = clamp(n.get_int("start", 0)), end = clamp(n.get_int("end", rank));
+        shape_only.shape.assign(t.shape.begin() + start, t.shape.begin() + std::max(start, end));
         args.push_back(shape_only);
       } else {
         args.push_back(constant_as_float(t));

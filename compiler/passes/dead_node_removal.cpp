@@ -2,16 +2,22 @@
 #include <set>
 
 #include "passes.h"
+#include "subgraph_capture.h"
 
 namespace npu::compiler {
 
 std::string remove_dead_nodes(Graph& g) {
   int identities = 0;
+  // A value a Loop/If body names directly cannot be renamed from here: keep its Identity.
+  std::set<std::string> captured;
+  for (const auto& n : g.nodes)
+    for (auto& c : captured_values(n)) captured.insert(std::move(c));
   // Identity and Dropout (inference) pass their input through: rewire their consumers.
   for (std::size_t i = 0; i < g.nodes.size();) {
     Node& n = g.nodes[i];
     bool passthrough = (n.op_type == "Identity" || n.op_type == "Dropout") && n.domain.empty() &&
-                       !n.inputs.empty() && !g.is_graph_output(n.outputs[0]);
+                       !n.inputs.empty() && !g.is_graph_output(n.outputs[0]) &&
+                       !captured.count(n.outputs[0]);
     if (!passthrough || (n.outputs.size() > 1 && !n.outputs[1].empty())) {
       ++i;
       continue;
@@ -29,7 +35,7 @@ std::string remove_dead_nodes(Graph& g) {
     for (const auto& o : g.nodes[i].outputs)
       if (!o.empty() && live.count(o)) keep[i] = true;
     if (keep[i])
-      for (const auto& in : g.nodes[i].inputs) live.insert(in);
+      for (const auto& in : values_read(g.nodes[i])) live.insert(in);  // subgraph captures too
   }
   int removed = 0;
   std::vector<Node> kept;
@@ -41,7 +47,7 @@ std::string remove_dead_nodes(Graph& g) {
   std::set<std::string> referenced(g.inputs.begin(), g.inputs.end());
   referenced.insert(g.outputs.begin(), g.outputs.end());
   for (const auto& n : g.nodes) {
-    referenced.insert(n.inputs.begin(), n.inputs.end());
+    for (const auto& in : values_read(n)) referenced.insert(in);
     referenced.insert(n.outputs.begin(), n.outputs.end());
   }
   int constants = 0;

@@ -65,17 +65,6 @@ EXPECTED_FAILURES = {
     "test_if_opt": "optional outputs: the runtime holds tensors only",
     "test_identity_opt": "optional inputs: the runtime holds tensors only",
     "test_optional_*": "optional inputs: the runtime holds tensors only",
-    "test_constant": "compiler: a model output folded to a constant is not in the compiled plan",
-    "test_shape*": "compiler: a model output folded to a constant (Shape of a static tensor) is not in the plan",
-    "test_range_float_type_positive_delta_expanded": "compiler: the CPU step's exported Loop body is an invalid graph",
-    "test_range_int32_type_negative_delta_expanded": "compiler: the CPU step's exported Loop body is an invalid graph",
-    "test_castlike_DOUBLE_to_FLOAT16": "compiler: the CPU step's model declares a float16 result as float32",
-    "test_castlike_FLOAT_to_FLOAT16": "compiler: the CPU step's model declares a float16 result as float32",
-    "test_max_float16": "compiler: the CPU step's model declares a float16 result as float32",
-    "test_min_float16": "compiler: the CPU step's model declares a float16 result as float32",
-    "test_mod_mixed_sign_float16": "compiler: the CPU step's model declares a float16 result as float32",
-    "test_nllloss_NCd1d2d3_none_no_weight_negative_ii_expanded":
-        "compiler: an NPU tensor of the expanded loss has 90 elements where the graph computes 270",
     "test_layer_normalization_default_axis_expanded":
         "FP16: the expanded graph's Add/Mul run on the NPU in FP16; error 2.6e-3 exceeds 1e-3",
     "test_softmax_large_number": "FP16: inputs near 1e4 differ by 1, below FP16's spacing of 8 there",
