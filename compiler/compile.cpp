@@ -2,6 +2,7 @@
 #include "codegen.h"
 #include "compiled_model.h"
 #include "constant_outputs.h"
+#include "lowering_cache.h"
 #include "onnx_io.h"
 #include "partition.h"
 #include "passes/passes.h"
@@ -98,9 +99,9 @@ void generate_code(const Graph& g, const HardwareConfig& config, const CompileOp
 
 CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config,
                       const CompileOptions& options) {
-  CompiledModel model;
-  Graph g = lower_graph(onnx_path, options, model);
-  generate_code(g, config, options, model);
+  const auto lowered = lower_with_cache(onnx_path, options);
+  CompiledModel model = lowered->model;
+  generate_code(lowered->graph, config, options, model);
   return model;
 }
 

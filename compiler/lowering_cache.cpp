@@ -1,0 +1,61 @@
+#include "lowering_cache.h"
+
+#include <filesystem>
+#include <list>
+#include <mutex>
+#include <utility>
+
+#include "pipeline.h"
+
+namespace npu::compiler {
+
+namespace {
+
+constexpr std::size_t kCachedModels = 2;  // a sweep alternates between a few models at most
+
+std::string stamp(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return "?";
+  const auto time = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
+  return std::to_string(size) + "@" + std::to_string(time);
+}
+
+std::string cache_key(const std::string& onnx_path, const CompileOptions& options) {
+  std::string key = onnx_path + '\n' + stamp(onnx_path) + '\n' +
+                    std::to_string(static_cast<int>(options.precision)) + '\n' + options.calibration_dir + '\n' +
+                    (options.calibration_dir.empty() ? "" : stamp(options.calibration_dir)) + '\n' +
+                    (options.strict ? "strict" : "") + '\n';
+  for (const auto& shape : options.input_shapes) key += shape + ';';
+  return key;
+}
+
+}  // namespace
+
+std::shared_ptr<const LoweredModel> lower_with_cache(const std::string& onnx_path, const CompileOptions& options) {
+  auto lower = [&] {
+    auto lowered = std::make_shared<LoweredModel>();
+    lowered->graph = lower_graph(onnx_path, options, lowered->model);
+    return std::shared_ptr<const LoweredModel>(std::move(lowered));
+  };
+  if (!options.dump_dir.empty()) return lower();
+
+  static std::mutex mutex;
+  static std::list<std::pair<std::string, std::shared_ptr<const LoweredModel>>> recent;  // most recent first
+  const std::string key = cache_key(onnx_path, options);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = recent.begin(); it != recent.end(); ++it)
+      if (it->first == key) {
+        recent.splice(recent.begin(), recent, it);
+        return recent.front().second;
+      }
+  }
+  auto lowered = lower();  // outside the lock: lowering takes a while and may throw
+  std::lock_guard<std::mutex> lock(mutex);
+  recent.emplace_front(key, lowered);
+  if (recent.size() > kCachedModels) recent.pop_back();
+  return lowered;
+}
+
+}  // namespace npu::compiler

@@ -1,0 +1,22 @@
+// Lowering (import, graph passes, partitioning, calibration, layout) does not read the hardware
+// config, so compiling one model for many configs — a sweep worker, compare-configs — lowers it
+// once per process and only tiles and generates code per config.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "compiled_model.h"
+#include "graph.h"
+
+namespace npu::compiler {
+
+struct LoweredModel {
+  Graph graph;
+  CompiledModel model;  // passes, fallbacks, warnings and boundary names so far
+};
+
+// Keyed by the file (path, size, modification time) and every option lowering reads; a run
+// that dumps pass graphs (options.dump_dir) always lowers afresh so the dumps get written.
+std::shared_ptr<const LoweredModel> lower_with_cache(const std::string& onnx_path, const CompileOptions& options);
+
+}  // namespace npu::compiler
