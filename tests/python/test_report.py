@@ -98,7 +98,7 @@ def test_bandwidth_sweep_bends_at_the_ridge_point(npusim, tmp_path, root, classi
     base = write_config(tmp_path / "sweep-base.yaml", root / "configs/default.yaml", "sweep-base",
                         mac_array={"rows": 16, "cols": 16}, ddr={"burst_bytes": 16})
     program = tmp_path / "conv.npuprog"
-    r = npusim("compile", classic_conv, "--config", base, "-o", program)  # tiling ignores bandwidth
+    r = npusim("compile", classic_conv, "--config", base, "-o", program)  # one program for every bandwidth
     assert r.code == 0, r.err
     points = []
     for gbps in [0.5, 0.75, 1, 1.5, 2, 3, 4, 6, 8, 16]:
