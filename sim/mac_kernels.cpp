@@ -46,6 +46,20 @@ void gemm_kernel(const In* a, const In* b, Acc* c, const GemmShape& s) {
   }
 }
 
+// The input pixel (from channel_offset on) that kernel tap (ky, kx) of output (oy, ox) reads —
+// the array's own im2col addressing — or the padding row when the tap falls outside the tile.
+template <typename In>
+const In* tap_input(const In* in, const ConvShape& s, std::uint64_t oy, std::uint64_t ox, std::uint64_t ky,
+                    std::uint64_t kx, std::uint64_t channel_offset, const In* pad_row) {
+  const std::int64_t iy = static_cast<std::int64_t>(oy * s.stride_h + ky * s.dilation_h) -
+                          static_cast<std::int64_t>(s.pad_top);
+  const std::int64_t ix = static_cast<std::int64_t>(ox * s.stride_w + kx * s.dilation_w) -
+                          static_cast<std::int64_t>(s.pad_left);
+  const bool inside = iy >= 0 && ix >= 0 && iy < static_cast<std::int64_t>(s.in_h) && ix < static_cast<std::int64_t>(s.in_w);
+  if (!inside) return pad_row;
+  return in + (static_cast<std::uint64_t>(iy) * s.in_w + static_cast<std::uint64_t>(ix)) * s.in_c + channel_offset;
+}
+
 // General grouped convolution, NHWC input, weights [g][kh][kw][cin/g][cout/g], output
 // [out_h][out_w][out_c] accumulators. Padding positions read `pad`.
 template <typename In, typename Acc>
@@ -59,15 +73,8 @@ void conv_kernel(const In* in, const In* w, Acc* out, const ConvShape& s, In pad
       for (std::uint64_t g = 0; g < s.groups; ++g) {
         Acc* og = o + g * cout_g;
         for (std::uint64_t ky = 0; ky < s.kernel_h; ++ky) {
-          const std::int64_t iy = static_cast<std::int64_t>(oy * s.stride_h + ky * s.dilation_h) -
-                                  static_cast<std::int64_t>(s.pad_top);
           for (std::uint64_t kx = 0; kx < s.kernel_w; ++kx) {
-            const std::int64_t ix = static_cast<std::int64_t>(ox * s.stride_w + kx * s.dilation_w) -
-                                    static_cast<std::int64_t>(s.pad_left);
-            const bool inside = iy >= 0 && ix >= 0 && iy < static_cast<std::int64_t>(s.in_h) &&
-                                ix < static_cast<std::int64_t>(s.in_w);
-            const In* src = inside ? in + (static_cast<std::uint64_t>(iy) * s.in_w + static_cast<std::uint64_t>(ix)) * s.in_c + g * cin_g
-                                   : pad_row.data();
+            const In* src = tap_input(in, s, oy, ox, ky, kx, g * cin_g, pad_row.data());
             const In* wk = w + (((g * s.kernel_h + ky) * s.kernel_w + kx) * cin_g) * cout_g;
             for (std::uint64_t ci = 0; ci < cin_g; ++ci)
               if (!std::is_integral_v<In> || src[ci] != In{0}) axpy(og, src[ci], wk + ci * cout_g, cout_g);
@@ -91,15 +98,8 @@ void depthwise_kernel(const In* in, const In* w, Acc* out, const ConvShape& s, I
       Acc* o = out + (oy * s.out_w + ox) * c;
       if (!s.accumulate) std::fill(o, o + c, Acc{0});
       for (std::uint64_t ky = 0; ky < s.kernel_h; ++ky) {
-        const std::int64_t iy = static_cast<std::int64_t>(oy * s.stride_h + ky * s.dilation_h) -
-                                static_cast<std::int64_t>(s.pad_top);
         for (std::uint64_t kx = 0; kx < s.kernel_w; ++kx) {
-          const std::int64_t ix = static_cast<std::int64_t>(ox * s.stride_w + kx * s.dilation_w) -
-                                  static_cast<std::int64_t>(s.pad_left);
-          const bool inside = iy >= 0 && ix >= 0 && iy < static_cast<std::int64_t>(s.in_h) &&
-                              ix < static_cast<std::int64_t>(s.in_w);
-          const In* src = inside ? in + (static_cast<std::uint64_t>(iy) * s.in_w + static_cast<std::uint64_t>(ix)) * c
-                                 : pad_row.data();
+          const In* src = tap_input(in, s, oy, ox, ky, kx, 0, pad_row.data());
           const In* wk = wt.data() + (ky * s.kernel_w + kx) * c;
           if constexpr (std::is_same_v<Acc, float>) {
             for (std::uint64_t ch = 0; ch < c; ++ch) o[ch] += src[ch] * wk[ch];
