@@ -139,45 +139,89 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
     geo.ceil_mode = false;  // the partitioner only lets ceil_mode through when it changes nothing
   }
   auto in_rows = [&](std::int64_t rows) { return std::min(x.h, (rows - 1) * geo.stride_h + geo.kernel_h); };
-  auto need = [&](std::int64_t rows) {
-    return 2 * (ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * x.c * es)) +
-                ctx.align(static_cast<std::uint64_t>(rows * y.w * y.c * es)));
+  // SRAM for `rows` output rows of `cc` channels, double-buffered.
+  auto need = [&](std::int64_t rows, std::int64_t cc) {
+    return 2 * (ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es)) +
+                ctx.align(static_cast<std::uint64_t>(rows * y.w * cc * es)));
   };
-  if (need(1) > ctx.sram_bytes || in_rows(1) > 4095) too_big(ctx, n, need(1));
+  // Pooling is per channel, so when one output row with all channels does not fit (a global
+  // average pool over 7x7x2048, say), the channels split into chunks: each tile loads its
+  // chunk's channels with a strided DMA, pools them and stores them strided. Every output
+  // value is computed by the same single pool window as before, so results are unchanged.
+  std::int64_t cc = x.c;
+  if (need(1, cc) > ctx.sram_bytes) {
+    const std::int64_t step = x.c > 64 ? 64 : 1;  // whole 64-channel groups keep DDR runs aligned
+    std::int64_t fit = 0;
+    for (std::int64_t c = x.c / step * step; c >= step && fit == 0; c -= step)
+      if (need(1, c) <= ctx.sram_bytes) fit = c;
+    for (std::int64_t c = std::min<std::int64_t>(x.c, step - 1); c >= 1 && fit == 0; --c)
+      if (need(1, c) <= ctx.sram_bytes) fit = c;
+    if (fit == 0) too_big(ctx, n, need(1, 1));
+    std::int64_t chunks = (x.c + fit - 1) / fit;  // balance the chunks
+    cc = std::min(fit, ((x.c + chunks - 1) / chunks + step - 1) / step * step);
+  }
+  if (need(1, cc) > ctx.sram_bytes || in_rows(1) > 4095) too_big(ctx, n, need(1, cc));
   std::int64_t rows = y.h;
-  while (rows > 1 && (need(rows) > ctx.sram_bytes || in_rows(rows) > 4095)) rows = (rows + 1) / 2;
+  while (rows > 1 && (need(rows, cc) > ctx.sram_bytes || in_rows(rows) > 4095)) rows = (rows + 1) / 2;
   std::uint64_t in_slot[2], out_slot[2], at = 0;
   for (int i = 0; i < 2; ++i) {
     in_slot[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * x.c * es));
+    at += ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es));
     out_slot[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(rows * y.w * y.c * es));
+    at += ctx.align(static_cast<std::uint64_t>(rows * y.w * cc * es));
   }
   std::int64_t pad_value = is_max ? -128 : (ctx.int8() ? x.quant.zero_point : 0);
   LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
   LayerCode out;
-  for (std::int64_t r0 = 0, t = 0; r0 < y.h; r0 += rows, ++t) {
-    std::int64_t nr = std::min(rows, y.h - r0);
-    std::int64_t start = r0 * geo.stride_h - geo.pad_top;
-    std::int64_t end = (r0 + nr - 1) * geo.stride_h - geo.pad_top + geo.kernel_h - 1;
-    std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::min(x.h - 1, end) + 1;
-    std::uint64_t row_bytes = static_cast<std::uint64_t>(x.w * x.c * es);
-    TileStages& st = stream.new_tile();
-    linear(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(ih0) * row_bytes, in_slot[t % 2],
-           static_cast<std::uint64_t>(ih1 - ih0) * row_bytes);
-    st.vector.push_back(make(Opcode::Pool, {{Field::dtype, ctx.int8() ? 0 : 2}, {Field::mode, is_max ? 0 : 1},
-                                            {Field::count_include_pad, n.get_int("count_include_pad", 0)},
-                                            {Field::dst_addr, addr(out_slot[t % 2])}, {Field::src_addr, addr(in_slot[t % 2])},
-                                            {Field::in_h, ih1 - ih0}, {Field::in_w, x.w}, {Field::channels, x.c},
-                                            {Field::kernel_h, geo.kernel_h}, {Field::kernel_w, geo.kernel_w},
-                                            {Field::stride_h, geo.stride_h}, {Field::stride_w, geo.stride_w},
-                                            {Field::pad_top, ih0 - start}, {Field::pad_left, geo.pad_left},
-                                            {Field::pad_bottom, end - (ih1 - 1)}, {Field::pad_right, geo.pad_right},
-                                            {Field::pad_value, pad_value}}));
-    std::uint64_t out_row = static_cast<std::uint64_t>(y.w * y.c * es);
-    linear(st.store, Opcode::Store, y.addr + static_cast<std::uint64_t>(r0) * out_row, out_slot[t % 2],
-           static_cast<std::uint64_t>(nr) * out_row);
-    out.planned_ddr_bytes += static_cast<std::uint64_t>(ih1 - ih0) * row_bytes + static_cast<std::uint64_t>(nr) * out_row;
+  std::int64_t t = 0;
+  for (std::int64_t c0 = 0; c0 < x.c; c0 += cc) {
+    const std::int64_t nc = std::min(cc, x.c - c0);
+    for (std::int64_t r0 = 0; r0 < y.h; r0 += rows, ++t) {
+      std::int64_t nr = std::min(rows, y.h - r0);
+      std::int64_t start = r0 * geo.stride_h - geo.pad_top;
+      std::int64_t end = (r0 + nr - 1) * geo.stride_h - geo.pad_top + geo.kernel_h - 1;
+      std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::min(x.h - 1, end) + 1;
+      std::uint64_t row_bytes = static_cast<std::uint64_t>(x.w * x.c * es);
+      std::uint64_t out_row = static_cast<std::uint64_t>(y.w * y.c * es);
+      std::uint64_t c_off = static_cast<std::uint64_t>(c0 * es), c_bytes = static_cast<std::uint64_t>(nc * es);
+      TileStages& st = stream.new_tile();
+      if (nc == x.c) {
+        linear(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(ih0) * row_bytes, in_slot[t % 2],
+               static_cast<std::uint64_t>(ih1 - ih0) * row_bytes);
+      } else {
+        DmaBox b;
+        b.ddr_addr = x.addr + static_cast<std::uint64_t>(ih0) * row_bytes + c_off;
+        b.sram_addr = in_slot[t % 2];
+        b.run_bytes = c_bytes;
+        b.runs = static_cast<std::uint64_t>((ih1 - ih0) * x.w);
+        b.ddr_stride = static_cast<std::uint64_t>(x.c * es);
+        b.sram_stride = c_bytes;
+        emit_dma(st.load, Opcode::Load, b);
+      }
+      st.vector.push_back(make(Opcode::Pool, {{Field::dtype, ctx.int8() ? 0 : 2}, {Field::mode, is_max ? 0 : 1},
+                                              {Field::count_include_pad, n.get_int("count_include_pad", 0)},
+                                              {Field::dst_addr, addr(out_slot[t % 2])}, {Field::src_addr, addr(in_slot[t % 2])},
+                                              {Field::in_h, ih1 - ih0}, {Field::in_w, x.w}, {Field::channels, nc},
+                                              {Field::kernel_h, geo.kernel_h}, {Field::kernel_w, geo.kernel_w},
+                                              {Field::stride_h, geo.stride_h}, {Field::stride_w, geo.stride_w},
+                                              {Field::pad_top, ih0 - start}, {Field::pad_left, geo.pad_left},
+                                              {Field::pad_bottom, end - (ih1 - 1)}, {Field::pad_right, geo.pad_right},
+                                              {Field::pad_value, pad_value}}));
+      if (nc == x.c) {
+        linear(st.store, Opcode::Store, y.addr + static_cast<std::uint64_t>(r0) * out_row, out_slot[t % 2],
+               static_cast<std::uint64_t>(nr) * out_row);
+      } else {
+        DmaBox b;
+        b.ddr_addr = y.addr + static_cast<std::uint64_t>(r0) * out_row + c_off;
+        b.sram_addr = out_slot[t % 2];
+        b.run_bytes = c_bytes;
+        b.runs = static_cast<std::uint64_t>(nr * y.w);
+        b.ddr_stride = static_cast<std::uint64_t>(y.c * es);
+        b.sram_stride = c_bytes;
+        emit_dma(st.store, Opcode::Store, b);
+      }
+      out.planned_ddr_bytes += static_cast<std::uint64_t>((ih1 - ih0) * x.w) * c_bytes + static_cast<std::uint64_t>(nr * y.w) * c_bytes;
+    }
   }
   out.code = stream.finish();
   return out;

@@ -1,0 +1,134 @@
+// Pooling layers whose full-channel rows do not fit a small scratchpad (ResNet-50's global
+// average pool over 7x7x2048 on the 64 KiB tiny-8x8 config) are tiled over channels. The
+// program must still compute every value exactly as the INT8 integer reference does, and stay
+// close to the FP32 reference interpreter in FP16.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+
+#include "compiled_model.h"
+#include "fp16.h"
+#include "integer_reference.h"
+#include "onnx_io.h"
+#include "pipeline.h"
+#include "simulator.h"
+#include "test_graphs.h"
+
+using namespace npu;
+using namespace npu::compiler;
+
+namespace {
+
+const isa::TensorEntry& entry(const isa::Program& p, const std::string& name) {
+  for (const auto& t : p.tensors)
+    if (t.name == name) return t;
+  throw std::runtime_error("no tensor " + name);
+}
+
+std::string config_path(const std::string& name) { return std::string(NPUSIM_SOURCE_DIR) + "/configs/" + name; }
+
+// input [1,32,7,7] -> 1x1 Conv to `channels` -> Relu -> AveragePool 3x3 s1 p1 -> GlobalAveragePool.
+// With 2000 channels one 7x7 map is 98000 bytes in int8 (196000 in fp16): neither pool fits
+// 64 KiB whole, and 2000 is no multiple of the 64-channel chunk step (a ragged last chunk).
+std::string write_model(std::int64_t channels) {
+  testing::GraphBuilder b(5);
+  auto x = b.input("input", {1, 32, 7, 7});
+  b.node("Conv", {x, b.random_constant("w", {channels, 32, 1, 1}, -0.3f, 0.3f),
+                  b.random_constant("bias", {channels}, -0.5f, 0.5f)},
+         "conv");
+  b.node("Relu", {b.out("conv")}, "relu");
+  auto& ap = b.node("AveragePool", {b.out("relu")}, "avgpool");
+  ap.set_ints("kernel_shape", {3, 3});
+  ap.set_ints("pads", {1, 1, 1, 1});
+  b.node("GlobalAveragePool", {b.out("avgpool")}, "gap");
+  Graph g = b.finish({b.out("gap")});
+  std::string path = std::string(NPUSIM_BINARY_DIR) + "/large_pool_" + std::to_string(channels) + ".onnx";
+  write_onnx(g, path);
+  return path;
+}
+
+std::vector<std::uint8_t> nhwc_fp16(const FloatTensor& x) {
+  std::int64_t C = x.shape[1], H = x.shape[2], W = x.shape[3];
+  std::vector<std::uint8_t> bytes;
+  for (std::int64_t h = 0; h < H; ++h)
+    for (std::int64_t w = 0; w < W; ++w)
+      for (std::int64_t c = 0; c < C; ++c) {
+        std::uint16_t v = isa::float_to_half(x.data[(c * H + h) * W + w]);
+        bytes.push_back(static_cast<std::uint8_t>(v & 0xff));
+        bytes.push_back(static_cast<std::uint8_t>(v >> 8));
+      }
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("wide pools on a 64 KiB scratchpad tile over channels: int8 bit-exact, fp16 close",
+          "[compiler][sim][int8][pool]") {
+  const std::string model = write_model(2000);
+  HardwareConfig config = load_hardware_config(config_path("tiny-8x8.yaml"));
+  REQUIRE(config.sram.capacity_bytes == 64 * 1024);
+  FloatTensor x = testing::random_tensor({1, 32, 7, 7}, 21);
+
+  SECTION("int8: every NPU value equals the integer reference") {
+    CompileOptions options;
+    options.precision = Precision::Int8;
+    CompiledModel m;
+    Graph g = lower_graph(model, options, m);
+    generate_code(g, config, options, m);
+    REQUIRE(m.fallbacks.empty());
+    sim::DdrImage ddr;
+    ddr.place(m.program);
+    const isa::TensorEntry& in = entry(m.program, "input");
+    auto bytes = quantize_to_nhwc(x, g.tensor("input").quant);
+    REQUIRE(bytes.size() == in.size_bytes);
+    ddr.write(in.ddr_addr, bytes.data(), bytes.size());
+    Int8Values expected = run_integer_reference(g, {{"input", bytes}});
+    sim::SimResult r = sim::simulate(m.program, config, ddr);
+    CHECK(r.cycles > 0);
+    std::size_t pools = 0;
+    for (const Node& n : g.nodes) {
+      const std::string& value = n.outputs[0];
+      const isa::TensorEntry& e = entry(m.program, value);
+      const auto& want = expected.at(value);
+      REQUIRE(want.size() == e.size_bytes);
+      std::vector<std::int8_t> got(want.size());
+      ddr.read(e.ddr_addr, got.data(), got.size());
+      std::size_t differ = 0, first = 0;
+      for (std::size_t i = 0; i < got.size(); ++i)
+        if (got[i] != want[i] && differ++ == 0) first = i;
+      INFO("layer '" << n.name << "' (" << n.op_type << "): " << differ << " of " << got.size()
+                     << " bytes differ, first at " << first);
+      CHECK(differ == 0);
+      if (n.op_type == "GlobalAveragePool" || n.op_type == "AveragePool") ++pools;
+    }
+    CHECK(pools == 2);
+  }
+
+  SECTION("fp16: the pooled output is close to the FP32 reference") {
+    Graph ref_graph = import_onnx(model);
+    auto want = run_reference(ref_graph, {{"input", x}}).at(ref_graph.outputs[0]).data;
+    CompileOptions options;
+    options.precision = Precision::Fp16;
+    CompiledModel m = compile(model, config, options);
+    REQUIRE(m.fallbacks.empty());
+    sim::DdrImage ddr;
+    ddr.place(m.program);
+    auto bytes = nhwc_fp16(x);
+    const isa::TensorEntry& in = entry(m.program, "input");
+    REQUIRE(bytes.size() == in.size_bytes);
+    ddr.write(in.ddr_addr, bytes.data(), bytes.size());
+    sim::SimResult r = sim::simulate(m.program, config, ddr);
+    CHECK(r.cycles > 0);
+    const isa::TensorEntry& out = entry(m.program, m.model_outputs[0]);
+    REQUIRE(out.size_bytes == want.size() * 2);
+    std::vector<std::uint8_t> raw(out.size_bytes);
+    ddr.read(out.ddr_addr, raw.data(), raw.size());
+    float worst = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      float got = isa::half_to_float(static_cast<std::uint16_t>(raw[2 * i] | (raw[2 * i + 1] << 8)));
+      worst = std::max(worst, std::abs(got - want[i]) / (1.0f + std::abs(want[i])));
+    }
+    INFO("worst relative error " << worst);
+    CHECK(worst < 1e-2f);
+  }
+}
