@@ -112,14 +112,28 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
 
   std::vector<std::uint8_t> weights_blob, params_blob;
   std::vector<std::uint64_t> chunk_w_offset;
+  std::vector<std::uint64_t> slice_w_offset;  // per (chunk, input-channel slice), chunk-major
   for (const auto& ch : plan.chunks) {
     chunk_w_offset.push_back(weights_blob.size());
+    slice_w_offset.push_back(weights_blob.size());
     std::int64_t g0 = ch.first_unit, gu = ch.units;
     auto push_w = [&](std::size_t idx) {
       if (ctx.int8()) weights_blob.push_back(static_cast<std::uint8_t>(q.weights[idx]));
       else append<std::uint16_t>(weights_blob, isa::float_to_half(wf[idx]));
     };
-    if (s.groups == 1) {  // [kh][kw][C][chunk_oc]
+    if (plan.k_slices > 1) {  // per input-channel slice: [kh][kw][slice C][chunk_oc], each 64-aligned
+      for (std::int64_t k = 0; k < plan.k_slices; ++k) {
+        if (k > 0) {
+          while (weights_blob.size() % 64) weights_blob.push_back(0);
+          slice_w_offset.push_back(weights_blob.size());
+        }
+        std::int64_t c0 = k * plan.k_slice, c1 = std::min(s.c, c0 + plan.k_slice);
+        for (std::int64_t kh = 0; kh < KH; ++kh)
+          for (std::int64_t kw = 0; kw < KW; ++kw)
+            for (std::int64_t i = c0; i < c1; ++i)
+              for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) push_w(w_at(o, i, kh, kw));
+      }
+    } else if (s.groups == 1) {  // [kh][kw][C][chunk_oc]
       for (std::int64_t kh = 0; kh < KH; ++kh)
         for (std::int64_t kw = 0; kw < KW; ++kw)
           for (std::int64_t i = 0; i < s.c; ++i)
@@ -159,6 +173,55 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   // ---- instructions ----
   LayerStream stream({Unit::Load, Unit::Compute, Unit::Vector, Unit::Store}, residual);
   const SramLayout& m = plan.sram;
+  auto epilogue = [&](std::vector<Instruction>& vec, std::uint64_t acc, std::uint64_t o_slot, std::uint64_t res_slot,
+                      std::int64_t count, std::int64_t ch_oc, std::uint64_t pbase) {
+    auto addr = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
+    if (ctx.int8()) {
+      vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, 1}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
+                                                 {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch_oc}}));
+      vec.push_back(make(Opcode::Requantize,
+                               {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(acc)},
+                                {Field::param_addr, addr(pbase + ctx.align(static_cast<std::uint64_t>(4 * ch_oc)))},
+                                {Field::count, count}, {Field::channels, ch_oc}, {Field::zero_point, q.requant_zero_point},
+                                {Field::clamp_min, q.clamp_min}, {Field::clamp_max, q.clamp_max}}));
+      if (s.lut)
+        vec.push_back(make(Opcode::Lut, {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(o_slot)},
+                                               {Field::table_addr, addr(m.lut)}, {Field::count, count}}));
+      if (residual)
+        vec.push_back(make(Opcode::QuantizedAdd,
+                                 {{Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)}, {Field::b_addr, addr(res_slot)},
+                                  {Field::count, count}, {Field::a_zero_point, qadd.a_zero_point},
+                                  {Field::b_zero_point, qadd.b_zero_point}, {Field::zero_point, qadd.zero_point},
+                                  {Field::a_multiplier, qadd.a_multiplier}, {Field::b_multiplier, qadd.b_multiplier},
+                                  {Field::shift, qadd.shift}, {Field::clamp_min, qadd.clamp_min}, {Field::clamp_max, qadd.clamp_max}}));
+    } else {
+      vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, 3}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
+                                                 {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch_oc}}));
+      auto clip = [&](const std::string& a, float lo, float hi, std::int64_t dtype, std::uint64_t where) {
+        Instruction in = make(Opcode::Clip, {{Field::dtype, dtype}, {Field::dst_addr, addr(where)}, {Field::src_addr, addr(where)},
+                                             {Field::count, count}});
+        in.set_float(Field::lo, a == "Relu" ? 0.0f : lo);
+        in.set_float(Field::hi, a == "Relu" ? std::numeric_limits<float>::infinity() : hi);
+        vec.push_back(in);
+      };
+      if (act == "Relu" || act == "Clip") {
+        clip(act, n.get_float("act_alpha", 0), n.get_float("act_beta", 0), 3, acc);
+      } else if (!act.empty()) {
+        Instruction in = make(Opcode::Activation, {{Field::dtype, 3}, {Field::function, act_function(act)},
+                                                   {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)}, {Field::count, count}});
+        in.set_float(Field::alpha, n.get_float("act_alpha", 0));
+        in.set_float(Field::beta, n.get_float("act_beta", 0));
+        vec.push_back(in);
+      }
+      vec.push_back(make(Opcode::Cast, {{Field::src_dtype, 3}, {Field::dst_dtype, 2}, {Field::dst_addr, addr(o_slot)},
+                                              {Field::src_addr, addr(acc)}, {Field::count, count}}));
+      if (residual) {
+        vec.push_back(make(Opcode::Add, {{Field::dtype, 2}, {Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)},
+                                               {Field::b_addr, addr(res_slot)}, {Field::count, count}}));
+        if (post == "Relu" || post == "Clip") clip(post, n.get_float("post_alpha", 0), n.get_float("post_beta", 0), 2, o_slot);
+      }
+    }
+  };
   int weight_loads = 0, input_loads = 0;
   std::int64_t last_chunk = -1, last_rows = -1;
   LayerCode out;
@@ -167,6 +230,109 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   for (const auto& ch : plan.chunks) {
     chunk_param_offset.push_back(params_offset);
     params_offset += m.params_per_chunk(ch.oc);
+  }
+  if (plan.k_slices > 1) {
+    // Reduction split over input-channel slices: one step per (tile, slice). A step loads the
+    // slice's weights and input channels into slot step%2 and convolves them into the tile's
+    // accumulators (accumulate after the first slice); the epilogue and store follow the last
+    // slice. Tokens as LayerStream wires them, per step for load/compute and per tile for the
+    // accumulator, output and residual slots.
+    const std::int64_t ns = plan.k_slices, ntiles = static_cast<std::int64_t>(plan.tiles.size());
+    std::vector<TileStages> steps(static_cast<std::size_t>(ntiles * ns));
+    std::vector<std::size_t> vec_of_tile;
+    for (std::int64_t t = 0; t < ntiles; ++t) {
+      const auto& tile = plan.tiles[static_cast<std::size_t>(t)];
+      const auto& ch = plan.chunks[static_cast<std::size_t>(tile.chunk)];
+      std::int64_t start = tile.row0 * s.sh - geo.pad_top;
+      std::int64_t end = (tile.row0 + tile.rows - 1) * s.sh - geo.pad_top + s.dh * (KH - 1);
+      std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::min<std::int64_t>(s.h - 1, end) + 1;
+      if (ih1 <= ih0) throw CompileError(g.source + ": layer '" + n.name + "': a tile lies entirely in padding");
+      std::uint64_t acc = m.acc[t % 2], res_slot = m.residual[t % 2], o_slot = m.output[t % 2];
+      for (std::int64_t k = 0; k < ns; ++k) {
+        const std::int64_t j = t * ns + k;
+        TileStages& st = steps[static_cast<std::size_t>(j)];
+        if (j == 0) {
+          emit_linear_load(st.load, params_ddr, m.params, params_blob.size());
+          if (s.lut) emit_dma(st.load, Opcode::Load, DmaBox{lut_ddr, m.lut, 256});
+        }
+        std::int64_t c0 = k * plan.k_slice, cs = std::min(plan.k_slice, s.c - c0);
+        std::size_t wi = static_cast<std::size_t>(tile.chunk * ns + k);
+        std::uint64_t w_end = wi + 1 < slice_w_offset.size() ? slice_w_offset[wi + 1] : weights_blob.size();
+        std::uint64_t w_slot = m.weights[j % 2], in_slot = m.input[j % 2];
+        emit_linear_load(st.load, weights_ddr + slice_w_offset[wi], w_slot, w_end - slice_w_offset[wi]);
+        out.planned_ddr_bytes += w_end - slice_w_offset[wi];
+        emit_dma(st.load, Opcode::Load, rows_box(x.addr, in_slot, ih0, ih1 - ih0, s.w, s.c, c0, cs, es));
+        out.planned_ddr_bytes += static_cast<std::uint64_t>((ih1 - ih0) * s.w * cs * es);
+        if (residual && k == 0) {
+          emit_dma(st.load, Opcode::Load, rows_box(r->addr, res_slot, tile.row0, tile.rows, s.ow, s.oc, ch.first_oc, ch.oc, es));
+          out.planned_ddr_bytes += static_cast<std::uint64_t>(tile.rows * s.ow * ch.oc * es);
+        }
+        std::int64_t mac_dtype = ctx.int8() ? 0 : 1, accumulate = k > 0 ? 1 : 0;
+        if (gemm) {
+          st.compute.push_back(make(Opcode::Gemm, {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate},
+                                                   {Field::a_addr, static_cast<std::int64_t>(in_slot)},
+                                                   {Field::b_addr, static_cast<std::int64_t>(w_slot)},
+                                                   {Field::c_addr, static_cast<std::int64_t>(acc)}, {Field::m, tile.rows},
+                                                   {Field::n, ch.oc}, {Field::k, cs}}));
+        } else {
+          st.compute.push_back(make(Opcode::Conv,
+                                    {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate},
+                                     {Field::in_addr, static_cast<std::int64_t>(in_slot)},
+                                     {Field::w_addr, static_cast<std::int64_t>(w_slot)}, {Field::out_addr, static_cast<std::int64_t>(acc)},
+                                     {Field::in_h, ih1 - ih0}, {Field::in_w, s.w}, {Field::in_c, cs}, {Field::out_c, ch.oc},
+                                     {Field::kernel_h, KH}, {Field::kernel_w, KW}, {Field::stride_h, geo.stride_h},
+                                     {Field::stride_w, geo.stride_w}, {Field::dilation_h, geo.dilation_h},
+                                     {Field::dilation_w, geo.dilation_w}, {Field::pad_top, ih0 - start},
+                                     {Field::pad_left, geo.pad_left}, {Field::pad_bottom, end - (ih1 - 1)},
+                                     {Field::pad_right, geo.pad_right}, {Field::groups, 1},
+                                     {Field::pad_value, ctx.int8() ? q.input_zero_point : 0}}));
+        }
+        if (k + 1 == ns) {
+          std::int64_t count = tile.rows * s.ow * ch.oc;
+          epilogue(st.vector, acc, o_slot, res_slot, count, ch.oc, m.params + chunk_param_offset[static_cast<std::size_t>(tile.chunk)]);
+          emit_dma(st.store, Opcode::Store, rows_box(y.addr, o_slot, tile.row0, tile.rows, s.ow, s.oc, ch.first_oc, ch.oc, es));
+          out.planned_ddr_bytes += static_cast<std::uint64_t>(count * es);
+        }
+      }
+    }
+    auto bit = [](Unit u) { return static_cast<std::uint8_t>(1u << static_cast<int>(u)); };
+    auto S = [&](std::int64_t j) -> TileStages& { return steps[static_cast<std::size_t>(j)]; };
+    const std::int64_t nsteps = ntiles * ns;
+    for (std::int64_t j = 0; j < nsteps; ++j) {  // input and weight slots: per step
+      S(j).load.back().push |= bit(Unit::Compute);
+      S(j).compute.front().pop |= bit(Unit::Load);
+      if (j + 2 < nsteps) {
+        S(j).compute.back().push |= bit(Unit::Load);
+        S(j + 2).load.front().pop |= bit(Unit::Compute);
+      }
+    }
+    for (std::int64_t t = 0; t < ntiles; ++t) {  // accumulator, output and residual slots: per tile
+      TileStages& first = S(t * ns);
+      TileStages& last = S(t * ns + ns - 1);
+      last.compute.back().push |= bit(Unit::Vector);
+      last.vector.front().pop |= bit(Unit::Compute);
+      last.vector.back().push |= bit(Unit::Store);
+      last.store.front().pop |= bit(Unit::Vector);
+      if (residual) {
+        first.load.back().push |= bit(Unit::Vector);
+        last.vector.front().pop |= bit(Unit::Load);
+      }
+      if (t + 2 < ntiles) {
+        last.vector.back().push |= bit(Unit::Compute);
+        S((t + 2) * ns).compute.front().pop |= bit(Unit::Vector);
+        last.store.back().push |= bit(Unit::Vector);
+        S((t + 2) * ns + ns - 1).vector.front().pop |= bit(Unit::Store);
+        if (residual) {
+          last.vector.back().push |= bit(Unit::Load);
+          S((t + 2) * ns).load.front().pop |= bit(Unit::Vector);
+        }
+      }
+    }
+    for (auto& st : steps)
+      for (auto* v : {&st.load, &st.compute, &st.vector, &st.store}) out.code.insert(out.code.end(), v->begin(), v->end());
+    out.planned_ddr_bytes += params_blob.size() + (s.lut ? 256 : 0);
+    out.macs = static_cast<std::uint64_t>(s.oh * s.ow * s.oc * icg * KH * KW);
+    return out;
   }
   for (std::size_t t = 0; t < plan.tiles.size(); ++t) {
     const auto& tile = plan.tiles[t];
@@ -229,52 +395,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
     }
     std::int64_t count = tile.rows * s.ow * ch.oc;
     std::uint64_t pbase = m.params + chunk_param_offset[tile.chunk];
-    auto addr = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
-    if (ctx.int8()) {
-      st.vector.push_back(make(Opcode::BiasAdd, {{Field::dtype, 1}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
-                                                 {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch.oc}}));
-      st.vector.push_back(make(Opcode::Requantize,
-                               {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(acc)},
-                                {Field::param_addr, addr(pbase + ctx.align(static_cast<std::uint64_t>(4 * ch.oc)))},
-                                {Field::count, count}, {Field::channels, ch.oc}, {Field::zero_point, q.requant_zero_point},
-                                {Field::clamp_min, q.clamp_min}, {Field::clamp_max, q.clamp_max}}));
-      if (s.lut)
-        st.vector.push_back(make(Opcode::Lut, {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(o_slot)},
-                                               {Field::table_addr, addr(m.lut)}, {Field::count, count}}));
-      if (residual)
-        st.vector.push_back(make(Opcode::QuantizedAdd,
-                                 {{Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)}, {Field::b_addr, addr(res_slot)},
-                                  {Field::count, count}, {Field::a_zero_point, qadd.a_zero_point},
-                                  {Field::b_zero_point, qadd.b_zero_point}, {Field::zero_point, qadd.zero_point},
-                                  {Field::a_multiplier, qadd.a_multiplier}, {Field::b_multiplier, qadd.b_multiplier},
-                                  {Field::shift, qadd.shift}, {Field::clamp_min, qadd.clamp_min}, {Field::clamp_max, qadd.clamp_max}}));
-    } else {
-      st.vector.push_back(make(Opcode::BiasAdd, {{Field::dtype, 3}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
-                                                 {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch.oc}}));
-      auto clip = [&](const std::string& a, float lo, float hi, std::int64_t dtype, std::uint64_t where) {
-        Instruction in = make(Opcode::Clip, {{Field::dtype, dtype}, {Field::dst_addr, addr(where)}, {Field::src_addr, addr(where)},
-                                             {Field::count, count}});
-        in.set_float(Field::lo, a == "Relu" ? 0.0f : lo);
-        in.set_float(Field::hi, a == "Relu" ? std::numeric_limits<float>::infinity() : hi);
-        st.vector.push_back(in);
-      };
-      if (act == "Relu" || act == "Clip") {
-        clip(act, n.get_float("act_alpha", 0), n.get_float("act_beta", 0), 3, acc);
-      } else if (!act.empty()) {
-        Instruction in = make(Opcode::Activation, {{Field::dtype, 3}, {Field::function, act_function(act)},
-                                                   {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)}, {Field::count, count}});
-        in.set_float(Field::alpha, n.get_float("act_alpha", 0));
-        in.set_float(Field::beta, n.get_float("act_beta", 0));
-        st.vector.push_back(in);
-      }
-      st.vector.push_back(make(Opcode::Cast, {{Field::src_dtype, 3}, {Field::dst_dtype, 2}, {Field::dst_addr, addr(o_slot)},
-                                              {Field::src_addr, addr(acc)}, {Field::count, count}}));
-      if (residual) {
-        st.vector.push_back(make(Opcode::Add, {{Field::dtype, 2}, {Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)},
-                                               {Field::b_addr, addr(res_slot)}, {Field::count, count}}));
-        if (post == "Relu" || post == "Clip") clip(post, n.get_float("post_alpha", 0), n.get_float("post_beta", 0), 2, o_slot);
-      }
-    }
+    epilogue(st.vector, acc, o_slot, res_slot, count, ch.oc, pbase);
     emit_dma(st.store, Opcode::Store, rows_box(y.addr, o_slot, tile.row0, tile.rows, s.ow, s.oc, ch.first_oc, ch.oc, es));
     out.planned_ddr_bytes += static_cast<std::uint64_t>(count * es);
   }

@@ -182,6 +182,127 @@ std::uint64_t SramLayout::params_per_chunk(std::int64_t oc) const {
   return b;
 }
 
+namespace {
+
+// Fallback when even one output row of one output channel with every input channel does not
+// fit: split the reduction over input-channel slices. Each (chunk, rows) tile then loads, per
+// slice, the slice's weights and input channels (double-buffered per slice), so nothing is
+// reused across tiles; the plan moving the fewest DDR bytes (plus a per-transfer overhead) wins.
+TilePlan plan_conv_tiles_k_split(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t a) {
+  const std::int64_t total_units = s.oc;
+  const bool int8 = s.elem == 1;
+  auto in_rows = [&](std::int64_t rows) { return std::min(s.h, (rows - 1) * s.sh + (s.kh - 1) * s.dh + 1); };
+  SramLayout proto;
+  proto.int8 = int8;
+  proto.alignment = a;
+  auto params_bytes = [&](std::int64_t u) {
+    std::int64_t n = (total_units + u - 1) / u;
+    return static_cast<std::uint64_t>(n) * proto.params_per_chunk(u) + (s.lut ? align_up(256, a) : 0);
+  };
+  auto need = [&](std::int64_t u, std::int64_t rows, std::int64_t cs) -> std::uint64_t {
+    std::uint64_t w = align_up(static_cast<std::uint64_t>(s.kh * s.kw * cs * u * s.elem), a);
+    std::uint64_t in = align_up(static_cast<std::uint64_t>(in_rows(rows) * s.w * cs * s.elem), a);
+    std::uint64_t acc = align_up(static_cast<std::uint64_t>(rows * s.ow * u * 4), a);
+    std::uint64_t out = align_up(static_cast<std::uint64_t>(rows * s.ow * u * s.elem), a);
+    std::uint64_t res = s.residual ? out : 0;
+    return params_bytes(u) + 2 * (w + in + acc + out + res);
+  };
+  auto legal = [&](std::int64_t u, std::int64_t rows, std::int64_t cs) {
+    if (in_rows(rows) > kTileDimMax) return false;
+    if (rows * s.ow * u > kCountMax) return false;
+    if (s.gemm && (rows > kGemmDimMax || u > kGemmDimMax || cs > kGemmDimMax)) return false;
+    return need(u, rows, cs) <= sram_bytes;
+  };
+  // Slice widths: even splits of the channels, rounded up to whole 64-byte runs when that still
+  // splits them (so every slice starts DMA-aligned within a pixel).
+  const std::int64_t step = std::max<std::int64_t>(1, 64 / s.elem);
+  std::vector<std::int64_t> widths;
+  for (std::int64_t ns = 2; ns <= s.c; ++ns) {
+    std::int64_t cs = ceil_div(s.c, ns);
+    std::int64_t r = ceil_div(cs, step) * step;
+    if (r < s.c && ceil_div(s.c, r) == ns) cs = r;
+    if (!widths.empty() && widths.back() == cs) continue;
+    widths.push_back(cs);
+    if (legal(1, 1, cs)) break;
+  }
+  if (widths.empty() || !legal(1, 1, widths.back())) {
+    throw CompileError("layer '" + s.name + "': the smallest tile (1 output row, 1 output channel, 1 input channel) needs " +
+                       std::to_string(need(1, 1, 1)) + " bytes of SRAM with double buffers; the scratchpad has " +
+                       std::to_string(sram_bytes));
+  }
+  std::vector<std::int64_t> cs_options = {widths.back()};
+  for (std::int64_t cs = widths.back() / 2; cs >= 1 && cs_options.size() < 3; cs /= 2)
+    cs_options.push_back(cs >= step ? cs / step * step : cs);
+  double best_cost = -1;
+  std::int64_t best_u = 1, best_rows = 1, best_cs = widths.back();
+  for (std::int64_t cs : cs_options) {
+    const std::int64_t ns = ceil_div(s.c, cs);
+    for (std::int64_t u = total_units; u >= 1; u = (u + 1) / 2) {
+      if (legal(u, 1, cs)) {
+        std::int64_t lo = 1, hi = s.oh;
+        while (lo < hi) {
+          std::int64_t mid = (lo + hi + 1) / 2;
+          if (legal(u, mid, cs)) lo = mid;
+          else hi = mid - 1;
+        }
+        std::int64_t n_tiles = ceil_div(total_units, u) * ceil_div(s.oh, lo);
+        double per_tile = static_cast<double>(s.kh * s.kw * s.c * u * s.elem + in_rows(lo) * s.w * s.c * s.elem);
+        double cost = static_cast<double>(n_tiles) * (per_tile + 2048.0 * static_cast<double>(ns));
+        if (best_cost < 0 || cost < best_cost) {
+          best_cost = cost;
+          best_u = u;
+          best_rows = lo;
+          best_cs = cs;
+        }
+      }
+      if (u == 1) break;
+    }
+  }
+  TilePlan plan;
+  plan.k_slice = best_cs;
+  plan.k_slices = ceil_div(s.c, best_cs);
+  for (std::int64_t u0 = 0; u0 < total_units; u0 += best_u) {
+    TileChunk c;
+    c.first_unit = u0;
+    c.units = std::min(best_u, total_units - u0);
+    c.first_oc = u0;
+    c.oc = c.units;
+    plan.chunks.push_back(c);
+  }
+  std::uint64_t ddr = 0;
+  for (std::size_t c = 0; c < plan.chunks.size(); ++c)
+    for (std::int64_t r0 = 0; r0 < s.oh; r0 += best_rows) {
+      std::int64_t n = std::min(best_rows, s.oh - r0);
+      plan.tiles.push_back({static_cast<std::int64_t>(c), r0, n});
+      ddr += static_cast<std::uint64_t>(s.kh * s.kw * s.c * plan.chunks[c].oc * s.elem + in_rows(n) * s.w * s.c * s.elem +
+                                        n * s.ow * plan.chunks[c].oc * s.elem * (s.residual ? 2 : 1));
+    }
+  plan.ddr_bytes = ddr;
+  SramLayout& m = plan.sram;
+  m = proto;
+  std::uint64_t at = 0;
+  auto take = [&](std::uint64_t bytes) {
+    std::uint64_t p = at;
+    at += align_up(std::max<std::uint64_t>(bytes, 1), a);
+    return p;
+  };
+  std::int64_t u = best_u, r = best_rows, cs = best_cs;
+  m.params = take(params_bytes(u) - (s.lut ? align_up(256, a) : 0));
+  if (s.lut) m.lut = take(256);
+  for (int i = 0; i < 2; ++i) {
+    m.weights[i] = take(static_cast<std::uint64_t>(s.kh * s.kw * cs * u * s.elem));
+    m.input[i] = take(static_cast<std::uint64_t>(in_rows(r) * s.w * cs * s.elem));
+    m.acc[i] = take(static_cast<std::uint64_t>(r * s.ow * u * 4));
+    m.output[i] = take(static_cast<std::uint64_t>(r * s.ow * u * s.elem));
+    if (s.residual) m.residual[i] = take(static_cast<std::uint64_t>(r * s.ow * u * s.elem));
+  }
+  m.total = at;
+  if (at > sram_bytes) throw CompileError("internal: layer '" + s.name + "' tile plan exceeds the scratchpad");
+  return plan;
+}
+
+}  // namespace
+
 TilePlan plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t a, const HardwareConfig* hw) {
   const std::int64_t icg = s.c / s.groups, ocg = s.oc / s.groups;
   const std::int64_t total_units = s.groups == 1 ? s.oc : s.groups;
@@ -211,6 +332,7 @@ TilePlan plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint
     if (s.gemm && (rows > kGemmDimMax || chunk_oc(u) > kGemmDimMax || s.c > kGemmDimMax)) return false;
     return need(u, rows) <= sram_bytes;
   };
+  if (!legal(1, 1) && s.groups == 1) return plan_conv_tiles_k_split(s, sram_bytes, a);
   if (!legal(1, 1)) {
     throw CompileError("layer '" + s.name + "': the smallest tile (1 output row, " +
                        (s.groups == 1 ? std::string("1 output channel") : "1 group") + ") needs " +

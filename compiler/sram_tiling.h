@@ -57,10 +57,14 @@ struct TilePlan {
   bool rows_outer = false;
   std::uint64_t ddr_bytes = 0;  // estimated DDR bytes requested (input, weights, residual, output)
   double est_cycles = 0;        // the analytic cycle estimate (0 without a hardware config)
+  // Reduction split (a fallback used only when no plan fits with all input channels at once;
+  // groups == 1): each tile runs k_slices passes over input channels [k*k_slice, ...+k_slice),
+  // accumulating into the same accumulators; the epilogue runs after the last pass. 0: no split.
+  std::int64_t k_slice = 0, k_slices = 1;
 };
 
 // Throws CompileError naming the layer and sizes when even one output row of one channel
-// (or group) does not fit with double buffers.
+// (or group) does not fit with double buffers, even with the input channels split (groups == 1).
 // `hw` null: minimise DDR bytes (the old behaviour); otherwise minimise estimated cycles.
 TilePlan plan_conv_tiles(const ConvShape& shape, std::uint64_t sram_bytes, std::uint64_t alignment,
                          const HardwareConfig* hw = nullptr);

@@ -1,0 +1,171 @@
+// Convolutions whose smallest tile (one output row of one output channel, every input channel)
+// does not fit a small scratchpad (ResNet-50's 3x3 convs in FP16 on the 64 KiB tiny-8x8 config)
+// split the reduction over input-channel slices, accumulating in the MAC accumulators and
+// running the epilogue once after the last slice. INT8 must stay bit-exact with the integer
+// reference (int32 sums are associative; zero-point padding per slice), FP16 close to FP32.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+
+#include "compiled_model.h"
+#include "fp16.h"
+#include "integer_reference.h"
+#include "onnx_io.h"
+#include "pipeline.h"
+#include "simulator.h"
+#include "sram_tiling.h"
+#include "test_graphs.h"
+
+using namespace npu;
+using namespace npu::compiler;
+
+namespace {
+
+const isa::TensorEntry& entry(const isa::Program& p, const std::string& name) {
+  for (const auto& t : p.tensors)
+    if (t.name == name) return t;
+  throw std::runtime_error("no tensor " + name);
+}
+
+std::string config_path(const std::string& name) { return std::string(NPUSIM_SOURCE_DIR) + "/configs/" + name; }
+
+constexpr std::int64_t kC = 1000, kH = 14, kW = 14, kOC = 24;
+
+// input [1,1000,14,14] -> Conv 3x3 pad 1 to 24 channels -> Relu. Three padded input rows of all
+// 1000 channels are 42000 bytes in int8 (84000 in fp16): double-buffered they overflow 64 KiB,
+// and 1000 is no multiple of the 64-byte slice step (a ragged last slice).
+std::string write_model() {
+  testing::GraphBuilder b(7);
+  auto x = b.input("input", {1, kC, kH, kW});
+  auto& conv = b.node("Conv", {x, b.random_constant("w", {kOC, kC, 3, 3}, -0.05f, 0.05f),
+                               b.random_constant("bias", {kOC}, -0.5f, 0.5f)},
+                      "conv");
+  conv.set_ints("kernel_shape", {3, 3});
+  conv.set_ints("pads", {1, 1, 1, 1});
+  b.node("Relu", {b.out("conv")}, "relu");
+  Graph g = b.finish({b.out("relu")});
+  std::string path = std::string(NPUSIM_BINARY_DIR) + "/conv_k_split.onnx";
+  write_onnx(g, path);
+  return path;
+}
+
+std::vector<std::uint8_t> nhwc_fp16(const FloatTensor& x) {
+  std::int64_t C = x.shape[1], H = x.shape[2], W = x.shape[3];
+  std::vector<std::uint8_t> bytes;
+  for (std::int64_t h = 0; h < H; ++h)
+    for (std::int64_t w = 0; w < W; ++w)
+      for (std::int64_t c = 0; c < C; ++c) {
+        std::uint16_t v = isa::float_to_half(x.data[(c * H + h) * W + w]);
+        bytes.push_back(static_cast<std::uint8_t>(v & 0xff));
+        bytes.push_back(static_cast<std::uint8_t>(v >> 8));
+      }
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("the conv tiler splits input channels only when nothing fits without", "[compiler][tiling]") {
+  HardwareConfig config = load_hardware_config(config_path("tiny-8x8.yaml"));
+  ConvShape s;
+  s.name = "conv";
+  s.h = kH;
+  s.w = kW;
+  s.c = kC;
+  s.oc = kOC;
+  s.oh = kH;
+  s.ow = kW;
+  s.kh = s.kw = 3;
+  s.pad_top = 1;
+  for (std::int64_t elem : {1, 2}) {
+    s.elem = elem;
+    TilePlan p = plan_conv_tiles(s, config.sram.capacity_bytes, 64, &config);
+    CHECK(p.k_slices > 1);
+    CHECK(p.k_slice * p.k_slices >= kC);
+    CHECK(p.k_slice * (p.k_slices - 1) < kC);
+    CHECK(p.sram.total <= config.sram.capacity_bytes);
+    TilePlan whole = plan_conv_tiles(s, 1u << 20, 64, &config);  // fits: no split
+    CHECK(whole.k_slices == 1);
+    CHECK(whole.k_slice == 0);
+  }
+}
+
+TEST_CASE("convs too wide for a 64 KiB scratchpad split the reduction: int8 bit-exact, fp16 close",
+          "[compiler][sim][int8][conv]") {
+  const std::string model = write_model();
+  HardwareConfig config = load_hardware_config(config_path("tiny-8x8.yaml"));
+  REQUIRE(config.sram.capacity_bytes == 64 * 1024);
+  FloatTensor x = testing::random_tensor({1, kC, kH, kW}, 23);
+
+  SECTION("int8: every NPU value equals the integer reference") {
+    CompileOptions options;
+    options.precision = Precision::Int8;
+    CompiledModel m;
+    Graph g = lower_graph(model, options, m);
+    generate_code(g, config, options, m);
+    REQUIRE(m.fallbacks.empty());
+    sim::DdrImage ddr;
+    ddr.place(m.program);
+    const isa::TensorEntry& in = entry(m.program, "input");
+    auto bytes = quantize_to_nhwc(x, g.tensor("input").quant);
+    REQUIRE(bytes.size() == in.size_bytes);
+    ddr.write(in.ddr_addr, bytes.data(), bytes.size());
+    Int8Values expected = run_integer_reference(g, {{"input", bytes}});
+    sim::SimResult r = sim::simulate(m.program, config, ddr);
+    CHECK(r.cycles > 0);
+    std::size_t convs = 0;
+    for (const Node& n : g.nodes) {
+      const std::string& value = n.outputs[0];
+      const isa::TensorEntry& e = entry(m.program, value);
+      const auto& want = expected.at(value);
+      REQUIRE(want.size() == e.size_bytes);
+      std::vector<std::int8_t> got(want.size());
+      ddr.read(e.ddr_addr, got.data(), got.size());
+      std::size_t differ = 0, first = 0, nonzero = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        if (got[i] != want[i] && differ++ == 0) first = i;
+        if (want[i] != want[0]) ++nonzero;
+      }
+      INFO("layer '" << n.name << "' (" << n.op_type << "): " << differ << " of " << got.size()
+                     << " bytes differ, first at " << first);
+      CHECK(differ == 0);
+      CHECK(nonzero > 0);  // not a constant output
+      if (n.op_type == "FusedConv") ++convs;
+    }
+    CHECK(convs == 1);
+  }
+
+  SECTION("fp16: the conv output is close to the FP32 reference") {
+    Graph ref_graph = import_onnx(model);
+    auto want = run_reference(ref_graph, {{"input", x}}).at(ref_graph.outputs[0]).data;
+    CompileOptions options;
+    options.precision = Precision::Fp16;
+    CompiledModel m = compile(model, config, options);
+    REQUIRE(m.fallbacks.empty());
+    sim::DdrImage ddr;
+    ddr.place(m.program);
+    auto bytes = nhwc_fp16(x);
+    const isa::TensorEntry& in = entry(m.program, "input");
+    REQUIRE(bytes.size() == in.size_bytes);
+    ddr.write(in.ddr_addr, bytes.data(), bytes.size());
+    sim::SimResult r = sim::simulate(m.program, config, ddr);
+    CHECK(r.cycles > 0);
+    const isa::TensorEntry& out = entry(m.program, m.model_outputs[0]);
+    REQUIRE(out.size_bytes == want.size() * 2);
+    std::vector<std::uint8_t> raw(out.size_bytes);
+    ddr.read(out.ddr_addr, raw.data(), raw.size());
+    // want is NCHW [1, 24, 14, 14]; the NPU output is NHWC.
+    float worst = 0, peak = 0;
+    for (std::int64_t c = 0; c < kOC; ++c)
+      for (std::int64_t h = 0; h < kH; ++h)
+        for (std::int64_t w = 0; w < kW; ++w) {
+          std::size_t i = static_cast<std::size_t>((h * kW + w) * kOC + c);
+          float ref = want[static_cast<std::size_t>((c * kH + h) * kW + w)];
+          float got = isa::half_to_float(static_cast<std::uint16_t>(raw[2 * i] | (raw[2 * i + 1] << 8)));
+          worst = std::max(worst, std::abs(got - ref) / (1.0f + std::abs(ref)));
+          peak = std::max(peak, std::abs(ref));
+        }
+    INFO("worst relative error " << worst << ", peak " << peak);
+    CHECK(peak > 0.1f);
+    CHECK(worst < 1e-2f);
+  }
+}
