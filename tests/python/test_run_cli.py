@@ -76,10 +76,13 @@ def test_dynamic_dimension_is_named_until_fixed(npusim, tmp_path, cfg):
 
 
 def test_smallest_tile_does_not_fit_sram(npusim, tmp_path, root):
+    # A grouped conv (512 input channels per group, 7x7): its smallest tile — one output row of one
+    # output channel with the whole reduction — exceeds tiny-8x8's 64 KiB, and the tiler splits
+    # the reduction of ungrouped convs only.
     w = numpy_helper.from_array((RNG.standard_normal((64, 512, 7, 7)) * 0.01).astype(np.float32), "w")
     model = save_model(tmp_path / "big.onnx", [helper.make_node("Conv", ["x", "w"], ["y"], name="bigconv",
-                                                                pads=[3, 3, 3, 3])],
-                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 512, 8, 8])],
+                                                                pads=[3, 3, 3, 3], group=2)],
+                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1024, 8, 8])],
                        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w])
     r = npusim("run", model, "--config", root / "configs" / "tiny-8x8.yaml")
     assert_one_line_error(r, "bigconv", "SRAM")
