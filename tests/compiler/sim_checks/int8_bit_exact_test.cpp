@@ -9,10 +9,12 @@
 #include "integer_reference.h"
 #include "pipeline.h"
 #include "simulator.h"
+#include "sim_check_helpers.h"
 #include "test_graphs.h"
 
 using namespace npu;
 using namespace npu::compiler;
+using namespace npu::compiler::sim_checks;
 
 namespace {
 
@@ -21,8 +23,6 @@ const isa::TensorEntry* find_entry(const isa::Program& p, const std::string& nam
     if (t.name == name) return &t;
   return nullptr;
 }
-
-std::string config_path(const std::string& name) { return std::string(NPUSIM_SOURCE_DIR) + "/configs/" + name; }
 
 // Compiles `model` for INT8 on `config`, runs it on the simulator and on the integer reference
 // from the same quantised input, and compares every NPU-computed value byte for byte.

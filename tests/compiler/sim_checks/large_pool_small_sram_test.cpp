@@ -12,20 +12,14 @@
 #include "onnx_io.h"
 #include "pipeline.h"
 #include "simulator.h"
+#include "sim_check_helpers.h"
 #include "test_graphs.h"
 
 using namespace npu;
 using namespace npu::compiler;
+using namespace npu::compiler::sim_checks;
 
 namespace {
-
-const isa::TensorEntry& entry(const isa::Program& p, const std::string& name) {
-  for (const auto& t : p.tensors)
-    if (t.name == name) return t;
-  throw std::runtime_error("no tensor " + name);
-}
-
-std::string config_path(const std::string& name) { return std::string(NPUSIM_SOURCE_DIR) + "/configs/" + name; }
 
 // input [1,32,7,7] -> 1x1 Conv to `channels` -> Relu -> AveragePool 3x3 s1 p1 -> GlobalAveragePool.
 // With 2000 channels one 7x7 map is 98000 bytes in int8 (196000 in fp16): neither pool fits
@@ -45,19 +39,6 @@ std::string write_model(std::int64_t channels) {
   std::string path = std::string(NPUSIM_BINARY_DIR) + "/large_pool_" + std::to_string(channels) + ".onnx";
   write_onnx(g, path);
   return path;
-}
-
-std::vector<std::uint8_t> nhwc_fp16(const FloatTensor& x) {
-  std::int64_t C = x.shape[1], H = x.shape[2], W = x.shape[3];
-  std::vector<std::uint8_t> bytes;
-  for (std::int64_t h = 0; h < H; ++h)
-    for (std::int64_t w = 0; w < W; ++w)
-      for (std::int64_t c = 0; c < C; ++c) {
-        std::uint16_t v = isa::float_to_half(x.data[(c * H + h) * W + w]);
-        bytes.push_back(static_cast<std::uint8_t>(v & 0xff));
-        bytes.push_back(static_cast<std::uint8_t>(v >> 8));
-      }
-  return bytes;
 }
 
 }  // namespace

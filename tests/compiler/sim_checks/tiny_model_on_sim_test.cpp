@@ -13,18 +13,14 @@
 #include "quant_math.h"
 #include "reference_interpreter.h"
 #include "simulator.h"
+#include "sim_check_helpers.h"
 #include "test_graphs.h"
 
 using namespace npu;
 using namespace npu::compiler;
+using namespace npu::compiler::sim_checks;
 
 namespace {
-
-const isa::TensorEntry& entry(const isa::Program& p, const std::string& name) {
-  for (const auto& t : p.tensors)
-    if (t.name == name) return t;
-  throw std::runtime_error("no tensor " + name);
-}
 
 // Host NCHW float -> DDR bytes in the entry's layout and dtype.
 void write_input(sim::DdrImage& ddr, const isa::TensorEntry& e, const FloatTensor& x) {
