@@ -1,9 +1,9 @@
-#include "codegen.h"
+#include "compiler/codegen.h"
 
 #include <algorithm>
 #include <set>
 
-#include "codegen_context.h"
+#include "compiler/codegen_context.h"
 
 namespace npu::compiler {
 

@@ -4,9 +4,9 @@
 #pragma once
 #include <vector>
 
-#include "compiled_model.h"
-#include "graph.h"
-#include "partition.h"
+#include "compiler/compile.h"
+#include "compiler/graph.h"
+#include "compiler/partition.h"
 
 namespace npu::compiler {
 

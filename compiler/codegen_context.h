@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "graph.h"
-#include "hardware_config.h"
-#include "instruction.h"
-#include "program.h"
+#include "compiler/graph.h"
+#include "hwconfig/hardware_config.h"
+#include "isa/instruction.h"
+#include "isa/program.h"
 
 namespace npu::compiler {
 

@@ -5,15 +5,15 @@
 #include <cstring>
 #include <limits>
 
-#include "codegen_context.h"
-#include "fp16.h"
-#include "instruction_stream.h"
-#include "int8_layer_params.h"
-#include "quant_math.h"
-#include "quantize.h"
-#include "reference_interpreter.h"
-#include "shape_inference.h"
-#include "sram_tiling.h"
+#include "compiler/codegen_context.h"
+#include "compiler/float_evaluator.h"
+#include "compiler/instruction_stream.h"
+#include "compiler/int8_layer_params.h"
+#include "compiler/quant_math.h"
+#include "compiler/quantize.h"
+#include "compiler/shape_inference.h"
+#include "compiler/sram_tiling.h"
+#include "isa/fp16.h"
 
 namespace npu::compiler {
 namespace {

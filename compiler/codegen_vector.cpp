@@ -2,12 +2,12 @@
 // concat / nearest resize (pure DMA: a strided store does the data movement).
 #include <limits>
 
-#include "codegen_context.h"
-#include "instruction_stream.h"
-#include "int8_layer_params.h"
-#include "quant_math.h"
-#include "reference_interpreter.h"
-#include "shape_inference.h"
+#include "compiler/codegen_context.h"
+#include "compiler/float_evaluator.h"
+#include "compiler/instruction_stream.h"
+#include "compiler/int8_layer_params.h"
+#include "compiler/quant_math.h"
+#include "compiler/shape_inference.h"
 
 namespace npu::compiler {
 namespace {

@@ -1,13 +1,13 @@
 // compile(): the whole pipeline from an ONNX file to a program plus execution plan.
-#include "codegen.h"
-#include "compiled_model.h"
-#include "constant_outputs.h"
-#include "lowering_cache.h"
-#include "onnx_io.h"
-#include "partition.h"
-#include "passes/passes.h"
-#include "pipeline.h"
-#include "quantize.h"
+#include "compiler/codegen.h"
+#include "compiler/compile.h"
+#include "compiler/constant_outputs.h"
+#include "compiler/lowering_cache.h"
+#include "compiler/onnx_io.h"
+#include "compiler/partition.h"
+#include "compiler/passes/passes.h"
+#include "compiler/pipeline.h"
+#include "compiler/quantize.h"
 
 namespace npu::compiler {
 

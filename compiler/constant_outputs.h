@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "onnx_io.h"
+#include "compiler/onnx_io.h"
 
 namespace npu::compiler {
 

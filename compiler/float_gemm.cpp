@@ -4,7 +4,7 @@
 // cache by every row block. Built at -O3 (see CMakeLists.txt) and, on x86-64 with GCC, cloned
 // for AVX2+FMA with a run-time pick, which is what makes calibration of ResNet-50 take well
 // under a second instead of seconds.
-#include "float_gemm.h"
+#include "compiler/float_gemm.h"
 
 namespace npu::compiler {
 namespace {

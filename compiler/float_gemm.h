@@ -1,4 +1,4 @@
-// The FP32 matrix multiply behind the reference interpreter's Conv (after im2col): calibration
+// The FP32 matrix multiply behind the FP32 evaluator's Conv (after im2col): calibration
 // runs every conv of the model on each calibration input, so this loop decides INT8 compile time.
 #pragma once
 #include <cstdint>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compiled_model.h"
+#include "compiler/compile.h"
 
 namespace npu::compiler {
 

@@ -1,8 +1,8 @@
-#include "instruction_stream.h"
+#include "compiler/instruction_stream.h"
 
 #include <algorithm>
 
-#include "compiled_model.h"
+#include "compiler/compile.h"
 
 namespace npu::compiler {
 namespace {

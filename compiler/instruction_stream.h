@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "instruction.h"
+#include "isa/instruction.h"
 
 namespace npu::compiler {
 

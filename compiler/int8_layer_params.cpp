@@ -1,10 +1,10 @@
-#include "int8_layer_params.h"
+#include "compiler/int8_layer_params.h"
 
 #include <cmath>
 #include <limits>
 
-#include "quantize.h"
-#include "reference_interpreter.h"
+#include "compiler/float_evaluator.h"
+#include "compiler/quantize.h"
 
 namespace npu::compiler {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph.h"
-#include "quant_math.h"
+#include "compiler/graph.h"
+#include "compiler/quant_math.h"
 
 namespace npu::compiler {
 

@@ -1,11 +1,11 @@
-#include "lowering_cache.h"
+#include "compiler/lowering_cache.h"
 
 #include <filesystem>
 #include <list>
 #include <mutex>
 #include <utility>
 
-#include "pipeline.h"
+#include "compiler/pipeline.h"
 
 namespace npu::compiler {
 

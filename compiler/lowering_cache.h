@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "compiled_model.h"
-#include "graph.h"
+#include "compiler/compile.h"
+#include "compiler/graph.h"
 
 namespace npu::compiler {
 

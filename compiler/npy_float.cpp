@@ -1,16 +1,16 @@
-#include "npy_float.h"
+#include "compiler/npy_float.h"
 
 #include <cstring>
 
-#include "fp16.h"
-#include "npy_file.h"
+#include "container/npy_file.h"
+#include "isa/fp16.h"
 
 namespace npu::compiler {
 
 FloatTensor read_npy_as_float(const std::string& path) {
-  NpyArray array;
+  container::NpyArray array;
   try {
-    array = read_npy(path);
+    array = container::read_npy(path);
   } catch (const CompileError&) {
     throw;
   } catch (const std::exception& e) {

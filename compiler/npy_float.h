@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "reference_interpreter.h"
+#include "compiler/float_evaluator.h"
 
 namespace npu::compiler {
 

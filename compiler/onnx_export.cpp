@@ -5,10 +5,10 @@
 #include <fstream>
 #include <set>
 
-#include "constant_outputs.h"
-#include "fp16.h"
-#include "onnx_io.h"
-#include "subgraph_capture.h"
+#include "compiler/constant_outputs.h"
+#include "compiler/onnx_io.h"
+#include "compiler/subgraph_capture.h"
+#include "isa/fp16.h"
 
 namespace npu::compiler {
 namespace {

@@ -8,9 +8,9 @@
 #include <set>
 #include <sstream>
 
-#include "fp16.h"
-#include "onnx_io.h"
-#include "shape_inference.h"
+#include "compiler/onnx_io.h"
+#include "compiler/shape_inference.h"
+#include "isa/fp16.h"
 
 namespace npu::compiler {
 namespace {

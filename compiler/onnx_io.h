@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "graph.h"
+#include "compiler/graph.h"
 
 namespace npu::compiler {
 

@@ -1,12 +1,12 @@
-#include "partition.h"
+#include "compiler/partition.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "reference_interpreter.h"
-#include "shape_inference.h"
-#include "subgraph_capture.h"
+#include "compiler/float_evaluator.h"
+#include "compiler/shape_inference.h"
+#include "compiler/subgraph_capture.h"
 
 namespace npu::compiler {
 namespace {

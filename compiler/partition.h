@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "graph.h"
+#include "compiler/graph.h"
 
 namespace npu::compiler {
 

@@ -1,11 +1,11 @@
-#include "pipeline.h"
+#include "compiler/pipeline.h"
 
 #include <cstdio>
 #include <filesystem>
 
-#include "onnx_io.h"
-#include "passes/passes.h"
-#include "shape_inference.h"
+#include "compiler/onnx_io.h"
+#include "compiler/passes/passes.h"
+#include "compiler/shape_inference.h"
 
 namespace npu::compiler {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "compiled_model.h"
-#include "graph.h"
+#include "compiler/compile.h"
+#include "compiler/graph.h"
 
 namespace npu::compiler {
 

@@ -1,4 +1,4 @@
-#include "quantize.h"
+#include "compiler/quantize.h"
 
 #include <cmath>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <regex>
 #include <set>
 
-#include "npy_float.h"
+#include "compiler/npy_float.h"
 
 namespace npu::compiler {
 namespace fs = std::filesystem;
@@ -82,9 +82,9 @@ std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& 
 
 ValueRanges measure_ranges(const Graph& g, const std::vector<TensorMap>& inputs) {
   ValueRanges ranges;
-  const TensorMap constants = reference_constants(g);
+  const TensorMap constants = graph_constants(g);
   for (const auto& sample : inputs) {
-    TensorMap values = run_reference(g, sample, /*best_effort=*/true, &constants);
+    TensorMap values = evaluate_graph(g, sample, /*best_effort=*/true, &constants);
     for (const auto& [name, t] : values) {
       if (g.is_constant(name) || t.data.empty()) continue;
       auto [lo, hi] = std::minmax_element(t.data.begin(), t.data.end());
@@ -108,7 +108,7 @@ QuantParams activation_params(float lo, float hi) {
 
 std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges) {
   // NPU nodes touching a value calibration could not measure (downstream of an op the
-  // reference interpreter lacks) go to the CPU instead.
+  // FP32 evaluator lacks) go to the CPU instead.
   std::vector<std::string> unmeasured;
   for (auto& n : g.nodes) {
     if (n.device != Node::Device::Npu) continue;

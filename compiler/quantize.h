@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "graph.h"
-#include "reference_interpreter.h"
+#include "compiler/float_evaluator.h"
+#include "compiler/graph.h"
 
 namespace npu::compiler {
 

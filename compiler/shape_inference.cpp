@@ -1,4 +1,4 @@
-#include "shape_inference.h"
+#include "compiler/shape_inference.h"
 
 #include <algorithm>
 #include <cmath>

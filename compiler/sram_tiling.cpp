@@ -1,4 +1,4 @@
-#include "sram_tiling.h"
+#include "compiler/sram_tiling.h"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "compiled_model.h"
+#include "compiler/compile.h"
 
 namespace npu::compiler {
 namespace {

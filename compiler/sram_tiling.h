@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "hardware_config.h"
+#include "hwconfig/hardware_config.h"
 
 namespace npu::compiler {
 

@@ -1,4 +1,4 @@
-#include "subgraph_capture.h"
+#include "compiler/subgraph_capture.h"
 
 #include <onnx/onnx_pb.h>
 

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "config_schema.h"
+#include "hwconfig/config_schema.h"
 
 namespace npu::detail {
 

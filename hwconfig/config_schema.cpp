@@ -1,4 +1,4 @@
-#include "config_schema.h"
+#include "hwconfig/config_schema.h"
 
 namespace npu::schema {
 

@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "hardware_config.h"
+#include "hwconfig/hardware_config.h"
 
 namespace npu::schema {
 

@@ -1,10 +1,10 @@
-#include "hardware_config.h"
+#include "hwconfig/hardware_config.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
-#include "config_internal.h"
+#include "hwconfig/config_internal.h"
 
 namespace npu {
 

@@ -17,8 +17,8 @@
 #include <sstream>
 #include <vector>
 
-#include "config_internal.h"
-#include "hardware_config.h"
+#include "hwconfig/config_internal.h"
+#include "hwconfig/hardware_config.h"
 
 namespace npu {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "program.h"
+#include "isa/program.h"
 
 namespace npu::isa::text {
 

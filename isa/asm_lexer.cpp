@@ -1,4 +1,4 @@
-#include "asm_lexer.h"
+#include "isa/asm_lexer.h"
 
 #include <cctype>
 #include <fmt/format.h>

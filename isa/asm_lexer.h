@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "instruction.h"
+#include "isa/instruction.h"
 
 namespace npu::isa::lex {
 

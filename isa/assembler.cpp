@@ -6,10 +6,10 @@
 #include <map>
 #include <sstream>
 
-#include "asm_common.h"
-#include "asm_lexer.h"
-#include "assembler.h"
-#include "fp16.h"
+#include "isa/asm_common.h"
+#include "isa/asm_lexer.h"
+#include "isa/assembler.h"
+#include "isa/fp16.h"
 
 namespace npu::isa {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-#include "program.h"
+#include "isa/program.h"
 
 namespace npu::isa {
 

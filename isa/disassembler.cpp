@@ -2,8 +2,8 @@
 // floats in shortest round-trip form (NaN as raw bits), data as hex.
 #include <algorithm>
 
-#include "asm_common.h"
-#include "assembler.h"
+#include "isa/asm_common.h"
+#include "isa/assembler.h"
 
 namespace npu::isa {
 namespace {

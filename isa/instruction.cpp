@@ -1,10 +1,10 @@
 // Field access with range checks, and the 256-bit encoding (layout from isa_tables.h).
-#include "instruction.h"
+#include "isa/instruction.h"
 
 #include <cstring>
 #include <fmt/format.h>
 
-#include "isa_tables.h"
+#include "isa/isa_tables.h"
 
 namespace npu::isa {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "instruction_set.h"
+#include "isa/instruction_set.h"
 
 namespace npu::isa {
 

@@ -1,11 +1,11 @@
 // Run-time views of the tables in instruction_set.def (see isa_tables.h for the layout).
-#include "instruction_set.h"
+#include "isa/instruction_set.h"
 
 #include <cstring>
 #include <string>
 #include <unordered_map>
 
-#include "isa_tables.h"
+#include "isa/isa_tables.h"
 
 namespace npu::isa {
 namespace {
@@ -20,7 +20,7 @@ constexpr FieldRow kFieldRows[] = {
 #define NPU_FIELD(name, kind, default_value, doc) \
   {#name, FieldKind::kind, static_cast<double>(default_value), doc},
 #define NPU_INSTRUCTION(...)
-#include "instruction_set.def"
+#include "isa/instruction_set.def"
 #undef NPU_FIELD
 #undef NPU_INSTRUCTION
 };
@@ -36,7 +36,7 @@ constexpr OpRow kOpRows[] = {
 #define NPU_FIELD(...)
 #define NPU_INSTRUCTION(name, mnemonic, unit, fields, semantics, timing) \
   {Opcode::name, mnemonic, Unit::unit, semantics, timing},
-#include "instruction_set.def"
+#include "isa/instruction_set.def"
 #undef NPU_FIELD
 #undef NPU_INSTRUCTION
 };

@@ -21,7 +21,7 @@ enum class FieldKind : std::uint8_t { U, S, F };
 enum class Field : std::uint8_t {
 #define NPU_FIELD(name, kind, default_value, doc) name,
 #define NPU_INSTRUCTION(...)
-#include "instruction_set.def"
+#include "isa/instruction_set.def"
 #undef NPU_FIELD
 #undef NPU_INSTRUCTION
   kCount
@@ -30,7 +30,7 @@ enum class Field : std::uint8_t {
 enum class Opcode : std::uint8_t {
 #define NPU_FIELD(...)
 #define NPU_INSTRUCTION(name, mnemonic, unit, fields, semantics, timing) name,
-#include "instruction_set.def"
+#include "isa/instruction_set.def"
 #undef NPU_FIELD
 #undef NPU_INSTRUCTION
   kCount

@@ -1,6 +1,6 @@
 // isa/ISA.md, generated from instruction_set.def (the test isa_tests checks it is current).
-#include "asm_common.h"
-#include "assembler.h"
+#include "isa/asm_common.h"
+#include "isa/assembler.h"
 
 namespace npu::isa {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 
-#include "instruction_set.h"
+#include "isa/instruction_set.h"
 
 namespace npu::isa::detail {
 
@@ -17,7 +17,7 @@ constexpr int kInstructionBits = static_cast<int>(kInstructionBytes) * 8;
 constexpr std::array<FieldKind, kFieldCount> kFieldKinds = {
 #define NPU_FIELD(name, kind, default_value, doc) FieldKind::kind,
 #define NPU_INSTRUCTION(...)
-#include "instruction_set.def"
+#include "isa/instruction_set.def"
 #undef NPU_FIELD
 #undef NPU_INSTRUCTION
 };
@@ -48,7 +48,7 @@ constexpr std::array<OpLayout, kOpcodeCount> kLayouts = {
 #define NPU_FIELD(...)
 #define NPU_SLOT(name, width) SlotDef{Field::name, width},
 #define NPU_INSTRUCTION(name, mnemonic, unit, fields, semantics, timing) make_layout({fields(NPU_SLOT)}),
-#include "instruction_set.def"
+#include "isa/instruction_set.def"
 #undef NPU_FIELD
 #undef NPU_SLOT
 #undef NPU_INSTRUCTION

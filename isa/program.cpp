@@ -4,7 +4,7 @@
 //   16 u64 file size                 24 u64 FNV-1a 64 of bytes [32, file size)
 //   32 section table: count x {u32 kind, u64 offset, u64 size}, then the payloads.
 // All integers little-endian. Every offset, size, count and string length is checked.
-#include "program.h"
+#include "isa/program.h"
 
 #include <cerrno>
 #include <cstring>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "instruction.h"
+#include "isa/instruction.h"
 
 namespace npu::isa {
 

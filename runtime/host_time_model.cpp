@@ -1,4 +1,4 @@
-#include "host_time_model.h"
+#include "runtime/host_time_model.h"
 
 namespace npu::runtime {
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <cstdint>
 
-#include "hardware_config.h"
+#include "hwconfig/hardware_config.h"
 
 namespace npu::runtime {
 

@@ -1,4 +1,4 @@
-#include "input_check.h"
+#include "runtime/input_check.h"
 
 #include <cstring>
 #include <random>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "fp16.h"  // isa/fp16.h: the rounding the simulator uses
+#include "isa/fp16.h"  // isa/fp16.h: the rounding the simulator uses
 
 namespace npu::runtime {
 

@@ -1,10 +1,10 @@
-#include "model_boundary.h"
+#include "runtime/model_boundary.h"
 
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "tensor_conversion.h"
+#include "runtime/tensor_conversion.h"
 
 namespace npu::runtime {
 
@@ -30,22 +30,22 @@ const isa::TensorEntry* find_npu_tensor(const isa::Program& program, const std::
   return nullptr;
 }
 
-ModelBoundary model_boundary(const compiler::CompiledModel& model) {
+ModelBoundary model_boundary(const container::CompiledModel& model) {
   ModelBoundary boundary;
   auto& cpu_infos = boundary.cpu_steps;
   cpu_infos.resize(model.steps.size());
   for (std::size_t i = 0; i < model.steps.size(); ++i)
-    if (model.steps[i].kind == compiler::Step::Kind::Cpu)
+    if (model.steps[i].kind == container::Step::Kind::Cpu)
       cpu_infos[i] = read_onnx_model_info(model.steps[i].cpu.onnx_model, fmt::format("CPU step {}", i));
 
   auto describe_value = [&](const std::string& name, bool as_input) -> TensorDesc {
     // The ONNX declaration of a CPU step wins: it carries the model's own dtype.
     for (std::size_t i = 0; i < model.steps.size(); ++i) {
-      if (model.steps[i].kind != compiler::Step::Kind::Cpu) continue;
+      if (model.steps[i].kind != container::Step::Kind::Cpu) continue;
       if (const auto* d = find_desc(as_input ? cpu_infos[i].inputs : cpu_infos[i].outputs, name)) return *d;
     }
     for (const auto& step : model.steps) {
-      if (step.kind != compiler::Step::Kind::Npu) continue;
+      if (step.kind != container::Step::Kind::Npu) continue;
       if (!contains(as_input ? step.npu.inputs : step.npu.outputs, name)) continue;
       if (const auto* entry = find_npu_tensor(model.program, name)) return host_view_of(*entry, ElementType::Float32);
       throw std::runtime_error(fmt::format("model {} '{}' is missing from the program's tensor table",

@@ -3,9 +3,9 @@
 #pragma once
 #include <vector>
 
-#include "compiled_model.h"
-#include "onnx_model_info.h"
-#include "tensor.h"
+#include "container/compiled_model.h"
+#include "runtime/onnx_model_info.h"
+#include "runtime/tensor.h"
 
 namespace npu::runtime {
 
@@ -18,7 +18,7 @@ struct ModelBoundary {
 // A value read by a CPU step takes that step's ONNX declaration (exact dtype and shape); a
 // value only the NPU touches takes the NPU tensor's shape in ONNX order, as float32 (the NPU's
 // int8/fp16 tensors stand for float values). A value no step touches is left unconstrained.
-ModelBoundary model_boundary(const compiler::CompiledModel& model);
+ModelBoundary model_boundary(const container::CompiledModel& model);
 
 // The original ONNX file's declarations refine that: they give the exact element type (a
 // float16 input stays float16) and the exact shape (a scalar stays rank 0), where the

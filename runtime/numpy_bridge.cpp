@@ -1,4 +1,4 @@
-#include "numpy_bridge.h"
+#include "runtime/numpy_bridge.h"
 
 #include <stdexcept>
 

@@ -5,7 +5,7 @@
 
 #include <pybind11/embed.h>
 
-#include "tensor.h"
+#include "runtime/tensor.h"
 
 namespace npu::runtime {
 

@@ -1,4 +1,4 @@
-#include "onnx_model_info.h"
+#include "runtime/onnx_model_info.h"
 
 #include <fstream>
 #include <iterator>

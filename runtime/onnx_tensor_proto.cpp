@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
-#include "tensor_file.h"
+#include "runtime/tensor_file.h"
 
 namespace npu::runtime {
 

@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <pybind11/embed.h>
 
-#include "cpu_executor.h"
-#include "numpy_bridge.h"
-#include "python_interpreter.h"
+#include "runtime/cpu_executor.h"
+#include "runtime/numpy_bridge.h"
+#include "runtime/python_interpreter.h"
 
 namespace py = pybind11;
 
@@ -26,7 +26,7 @@ class OnnxRuntimeExecutor : public CpuExecutor {
 
   std::string name() const override { return "onnxruntime"; }
 
-  std::vector<HostTensor> run(std::size_t step_index, const compiler::CpuStep& step,
+  std::vector<HostTensor> run(std::size_t step_index, const container::CpuStep& step,
                               const std::vector<HostTensor>& inputs) override {
     ensure_python_interpreter();
     py::gil_scoped_acquire gil;
@@ -54,14 +54,14 @@ class OnnxRuntimeExecutor : public CpuExecutor {
  private:
   std::map<std::size_t, py::object> sessions_;
 
-  static std::string nodes_text(const compiler::CpuStep& step) {
+  static std::string nodes_text(const container::CpuStep& step) {
     std::string s;
     for (std::size_t i = 0; i < step.node_names.size() && i < 3; ++i) s += (i ? ", " : "") + step.node_names[i];
     if (step.node_names.size() > 3) s += fmt::format(", … {} in all", step.node_names.size());
     return s;
   }
 
-  py::object& session_for(std::size_t step_index, const compiler::CpuStep& step) {
+  py::object& session_for(std::size_t step_index, const container::CpuStep& step) {
     auto it = sessions_.find(step_index);
     if (it != sessions_.end()) return it->second;
     py::module_ ort;

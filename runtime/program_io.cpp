@@ -1,4 +1,4 @@
-#include "program_io.h"
+#include "runtime/program_io.h"
 
 #include <filesystem>
 #include <cstring>
@@ -73,7 +73,7 @@ std::vector<std::string> place_inputs(const isa::Program& program, const std::ma
   for (const auto& t : program.tensors) {
     if (t.role != isa::TensorRole::Input) continue;
     if (auto it = files.find(t.name); it != files.end()) {
-      const NpyArray a = read_npy(it->second);
+      const container::NpyArray a = container::read_npy(it->second);
       if (a.dtype != npy_dtype(t.dtype))
         throw std::runtime_error(fmt::format("{}: input '{}' needs dtype {} but the file holds {}", it->second, t.name,
                                              npy_dtype(t.dtype), a.dtype));
@@ -93,8 +93,8 @@ std::vector<std::string> place_inputs(const isa::Program& program, const std::ma
   return notes;
 }
 
-NpyArray read_tensor(const isa::TensorEntry& t, const sim::DdrImage& ddr) {
-  NpyArray a;
+container::NpyArray read_tensor(const isa::TensorEntry& t, const sim::DdrImage& ddr) {
+  container::NpyArray a;
   a.dtype = npy_dtype(t.dtype);
   a.shape = t.shape;
   a.data.resize(t.size_bytes);
@@ -105,7 +105,7 @@ NpyArray read_tensor(const isa::TensorEntry& t, const sim::DdrImage& ddr) {
 void save_outputs(const isa::Program& program, const sim::DdrImage& ddr, const std::string& dir) {
   std::filesystem::create_directories(dir);
   for (const auto& t : program.tensors)
-    if (t.role == isa::TensorRole::Output) write_npy((std::filesystem::path(dir) / (t.name + ".npy")).string(), read_tensor(t, ddr));
+    if (t.role == isa::TensorRole::Output) container::write_npy((std::filesystem::path(dir) / (t.name + ".npy")).string(), read_tensor(t, ddr));
 }
 
 }  // namespace npu::runtime

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "npy.h"
-#include "program.h"
-#include "simulator.h"
+#include "container/npy_file.h"
+#include "isa/program.h"
+#include "sim/simulator.h"
 
 namespace npu::runtime {
 
@@ -20,7 +20,7 @@ std::map<std::string, std::string> parse_named_files(const std::vector<std::stri
 std::vector<std::string> place_inputs(const isa::Program& program, const std::map<std::string, std::string>& files,
                                       std::uint64_t seed, sim::DdrImage& ddr);
 
-NpyArray read_tensor(const isa::TensorEntry& tensor, const sim::DdrImage& ddr);
+container::NpyArray read_tensor(const isa::TensorEntry& tensor, const sim::DdrImage& ddr);
 void save_outputs(const isa::Program& program, const sim::DdrImage& ddr, const std::string& dir);
 
 }  // namespace npu::runtime

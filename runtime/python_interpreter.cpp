@@ -1,4 +1,4 @@
-#include "python_interpreter.h"
+#include "runtime/python_interpreter.h"
 
 #include <mutex>
 

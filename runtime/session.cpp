@@ -1,4 +1,4 @@
-#include "session.h"
+#include "runtime/session.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "compiled_model_io.h"
-#include "input_check.h"
-#include "sim_totals.h"
-#include "tensor_conversion.h"
+#include "runtime/compiled_model_io.h"
+#include "runtime/input_check.h"
+#include "runtime/sim_totals.h"
+#include "runtime/tensor_conversion.h"
 
 namespace npu::runtime {
 
@@ -19,8 +19,8 @@ namespace {
 // Where each tensor of one run currently is, and what moving it cost.
 class Run {
  public:
-  Run(const compiler::CompiledModel& model, const HardwareConfig& config, const SessionOptions& options,
-      const ModelBoundary& boundary, Device& device, CpuExecutor& cpu, ModelReport& report)
+  Run(const container::CompiledModel& model, const HardwareConfig& config, const SessionOptions& options,
+      const ModelBoundary& boundary, NpuStepExecutor& device, CpuExecutor& cpu, RunRecord& report)
       : model_(model), config_(config), options_(options), boundary_(boundary), device_(device), cpu_(cpu),
         report_(report) {}
 
@@ -31,7 +31,7 @@ class Run {
     }
   }
 
-  void npu_step(std::size_t index, const compiler::NpuStep& step) {
+  void npu_step(std::size_t index, const container::NpuStep& step) {
     switch_to(StepKind::Npu);
     for (const auto& name : step.inputs) place_on_npu(index, name);
     const auto result = device_.run(step.first_instruction, step.end_instruction,
@@ -47,7 +47,7 @@ class Run {
     }
   }
 
-  void cpu_step(std::size_t index, const compiler::CpuStep& step) {
+  void cpu_step(std::size_t index, const container::CpuStep& step) {
     switch_to(StepKind::Cpu);
     std::vector<HostTensor> inputs;
     for (const auto& name : step.inputs) {
@@ -105,13 +105,13 @@ class Run {
  private:
   enum class StepKind { None, Npu, Cpu };
 
-  const compiler::CompiledModel& model_;
+  const container::CompiledModel& model_;
   const HardwareConfig& config_;
   const SessionOptions& options_;
   const ModelBoundary& boundary_;
-  Device& device_;
+  NpuStepExecutor& device_;
   CpuExecutor& cpu_;
-  ModelReport& report_;
+  RunRecord& report_;
 
   std::map<std::string, HostTensor> host_;  // current host copies, by ONNX name
   std::set<std::string> on_npu_;            // current copies in the device's DDR
@@ -207,40 +207,15 @@ class Run {
   }
 };
 
-// CPU layers share their step's host time by MACs (evenly when none has MACs).
-void assign_cpu_layer_time(const compiler::CompiledModel& model, const HardwareConfig& config,
-                           std::vector<LayerTiming>& layers) {
-  for (const auto& step : model.steps) {
-    if (step.kind != compiler::Step::Kind::Cpu) continue;
-    const std::set<std::string> nodes(step.cpu.node_names.begin(), step.cpu.node_names.end());
-    std::vector<LayerTiming*> members;
-    std::uint64_t macs = 0;
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      const auto& record = model.layers[i];
-      bool member = record.device == "cpu" && nodes.count(record.name);
-      for (const auto& n : record.fused_nodes) member |= record.device == "cpu" && nodes.count(n);
-      if (!member) continue;
-      members.push_back(&layers[i]);
-      macs += layers[i].macs;
-    }
-    const double step_us = cpu_compute_us(step.cpu.flops, config.host);
-    for (auto* layer : members) {
-      layer->host_us = macs ? step_us * static_cast<double>(layer->macs) / static_cast<double>(macs)
-                            : step_us / static_cast<double>(members.size());
-      layer->cycles = static_cast<std::uint64_t>(std::llround(layer->host_us * config.clock.frequency_mhz));
-    }
-  }
-}
-
 }  // namespace
 
-Session::Session(compiler::CompiledModel model, HardwareConfig config, SessionOptions options, std::string model_path)
+Session::Session(container::CompiledModel model, HardwareConfig config, SessionOptions options, std::string model_path)
     : model_(std::move(model)), config_(std::move(config)), options_(std::move(options)),
       model_path_(std::move(model_path)) {
   boundary_ = model_boundary(model_);
-  device_ = make_device(options_.device, config_);
+  device_ = make_npu_step_executor(options_.device, config_);
   device_->load(model_.program);
-  cpu_ = make_reference_kernels(make_onnxruntime_executor());
+  cpu_ = make_integer_cpu_kernels(make_onnxruntime_executor());
 }
 
 Session::~Session() = default;
@@ -249,9 +224,9 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs,
                        const std::map<std::string, std::string>& origins) {
   check_inputs(boundary_.inputs, inputs, origins);
   RunResult result;
-  ModelReport& report = result.report;
+  RunRecord& report = result.record;
   report.model = model_path_;
-  report.precision = precision_name(model_.precision);
+  report.precision = container::precision_name(model_.precision);
   report.device = device_->name();
   report.timing_only = options_.timing_only;
   report.fallbacks = model_.fallbacks;
@@ -261,14 +236,11 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs,
   run.add_model_inputs(inputs);
   for (std::size_t i = 0; i < model_.steps.size(); ++i) {
     const auto& step = model_.steps[i];
-    if (step.kind == compiler::Step::Kind::Npu) run.npu_step(i, step.npu);
+    if (step.kind == container::Step::Kind::Npu) run.npu_step(i, step.npu);
     else run.cpu_step(i, step.cpu);
   }
   result.outputs = run.collect_outputs();
   run.finish();
-
-  report.layers = attribute_layers(model_.layers, model_.program, report.npu.instructions);
-  assign_cpu_layer_time(model_, config_, report.layers);
   return result;
 }
 

@@ -1,5 +1,5 @@
 // A loaded model ready to run: NPU steps on a device, CPU steps on the fallback executor,
-// host tensors kept by ONNX name in between, and a report of where the time went.
+// host tensors kept by ONNX name in between, and a record of where the time went.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -8,13 +8,13 @@
 #include <utility>
 #include <vector>
 
-#include "compiled_model.h"
-#include "cpu_executor.h"
-#include "device.h"
-#include "hardware_config.h"
-#include "model_boundary.h"
-#include "model_report.h"
-#include "tensor.h"
+#include "container/compiled_model.h"
+#include "hwconfig/hardware_config.h"
+#include "runtime/cpu_executor.h"
+#include "runtime/model_boundary.h"
+#include "runtime/npu_step_executor.h"
+#include "runtime/run_record.h"
+#include "runtime/tensor.h"
 
 namespace npu::runtime {
 
@@ -26,16 +26,16 @@ struct SessionOptions {
 
 struct RunResult {
   std::vector<std::pair<std::string, HostTensor>> outputs;  // model outputs in order (empty when timing only)
-  ModelReport report;
+  RunRecord record;  // report::build_model_report adds the per-layer table
 };
 
 class Session {
  public:
-  Session(compiler::CompiledModel model, HardwareConfig config, SessionOptions options = {},
+  Session(container::CompiledModel model, HardwareConfig config, SessionOptions options = {},
           std::string model_path = "");
   ~Session();
 
-  const compiler::CompiledModel& model() const { return model_; }
+  const container::CompiledModel& model() const { return model_; }
   const HardwareConfig& config() const { return config_; }
   const std::vector<TensorDesc>& inputs() const { return boundary_.inputs; }
   const std::vector<TensorDesc>& outputs() const { return boundary_.outputs; }
@@ -52,12 +52,12 @@ class Session {
   void set_cpu_executor(std::unique_ptr<CpuExecutor> executor) { cpu_ = std::move(executor); }
 
  private:
-  compiler::CompiledModel model_;
+  container::CompiledModel model_;
   HardwareConfig config_;
   SessionOptions options_;
   std::string model_path_;
   ModelBoundary boundary_;
-  std::unique_ptr<Device> device_;
+  std::unique_ptr<NpuStepExecutor> device_;
   std::unique_ptr<CpuExecutor> cpu_;
 };
 

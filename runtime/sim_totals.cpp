@@ -1,4 +1,4 @@
-#include "sim_totals.h"
+#include "runtime/sim_totals.h"
 
 namespace npu::runtime {
 

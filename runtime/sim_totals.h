@@ -3,8 +3,8 @@
 #pragma once
 #include <cstdint>
 
-#include "hardware_config.h"
-#include "simulator.h"
+#include "hwconfig/hardware_config.h"
+#include "sim/simulator.h"
 
 namespace npu::runtime {
 

@@ -1,4 +1,4 @@
-#include "tensor.h"
+#include "runtime/tensor.h"
 
 #include <cstring>
 #include <numeric>
@@ -68,7 +68,7 @@ HostTensor make_host_tensor(ElementType dtype, std::vector<std::int64_t> shape) 
   return t;
 }
 
-HostTensor from_npy(const NpyArray& array, const std::string& origin) {
+HostTensor from_npy(const container::NpyArray& array, const std::string& origin) {
   const auto dtype = element_type_from_npy(array.dtype);
   if (!dtype) throw std::runtime_error(fmt::format("{}: numpy dtype '{}' is not supported", origin, array.dtype));
   HostTensor t;
@@ -78,8 +78,8 @@ HostTensor from_npy(const NpyArray& array, const std::string& origin) {
   return t;
 }
 
-NpyArray to_npy(const HostTensor& tensor) {
-  NpyArray a;
+container::NpyArray to_npy(const HostTensor& tensor) {
+  container::NpyArray a;
   a.dtype = npy_descr(tensor.dtype);
   a.shape = tensor.shape;
   a.data = tensor.bytes;

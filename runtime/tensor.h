@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "npy.h"
+#include "container/npy_file.h"
 
 namespace npu::runtime {
 
@@ -54,8 +54,8 @@ struct HostTensor {
 };
 
 HostTensor make_host_tensor(ElementType dtype, std::vector<std::int64_t> shape);
-HostTensor from_npy(const NpyArray& array, const std::string& origin);  // throws for unknown dtypes
-NpyArray to_npy(const HostTensor& tensor);
+HostTensor from_npy(const container::NpyArray& array, const std::string& origin);  // throws for unknown dtypes
+container::NpyArray to_npy(const HostTensor& tensor);
 
 // "1x3x224x224" ("scalar" for rank 0; -1 dims print as "?").
 std::string shape_text(const std::vector<std::int64_t>& shape);

@@ -1,4 +1,4 @@
-#include "tensor_conversion.h"
+#include "runtime/tensor_conversion.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "fp16.h"  // isa/fp16.h: the rounding the simulator uses
+#include "isa/fp16.h"  // isa/fp16.h: the rounding the simulator uses
 
 namespace npu::runtime {
 

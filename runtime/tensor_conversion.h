@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "program.h"
-#include "tensor.h"
+#include "isa/program.h"
+#include "runtime/tensor.h"
 
 namespace npu::runtime {
 

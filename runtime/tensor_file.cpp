@@ -1,4 +1,4 @@
-#include "tensor_file.h"
+#include "runtime/tensor_file.h"
 
 #include <fstream>
 #include <iterator>
@@ -10,7 +10,7 @@ TensorFile read_tensor_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open file");
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.rfind("\x93NUMPY", 0) == 0) return {from_npy(read_npy(path), path), ""};
+  if (bytes.rfind("\x93NUMPY", 0) == 0) return {from_npy(container::read_npy(path), path), ""};
   return parse_onnx_tensor(bytes, path);
 }
 
@@ -22,6 +22,6 @@ std::string npy_file_name(const std::string& tensor_name) {
   return name + ".npy";
 }
 
-void write_tensor_npy(const std::string& path, const HostTensor& tensor) { write_npy(path, to_npy(tensor)); }
+void write_tensor_npy(const std::string& path, const HostTensor& tensor) { container::write_npy(path, to_npy(tensor)); }
 
 }  // namespace npu::runtime

@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "tensor.h"
+#include "runtime/tensor.h"
 
 namespace npu::runtime {
 

@@ -1,4 +1,4 @@
-#include "busy_signals.h"
+#include "sim/busy_signals.h"
 
 #include <fmt/format.h>
 

@@ -11,7 +11,7 @@
 
 #include <systemc>
 
-#include "instruction.h"
+#include "isa/instruction.h"
 
 namespace npu::sim {
 

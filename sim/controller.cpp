@@ -1,8 +1,8 @@
-#include "controller.h"
+#include "sim/controller.h"
 
 #include <algorithm>
 
-#include "sim_time.h"
+#include "sim/sim_time.h"
 
 namespace npu::sim {
 

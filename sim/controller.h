@@ -10,7 +10,7 @@
 #pragma once
 #include <systemc>
 
-#include "run_state.h"
+#include "sim/run_state.h"
 
 namespace npu::sim {
 

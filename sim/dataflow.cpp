@@ -1,5 +1,5 @@
 // Dataflow enum -> implementation; the enum comes from the config (dataflow: ws|os|is).
-#include "dataflow.h"
+#include "sim/dataflow.h"
 
 namespace npu::sim {
 

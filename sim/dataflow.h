@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "hardware_config.h"
+#include "hwconfig/hardware_config.h"
 
 namespace npu::sim {
 

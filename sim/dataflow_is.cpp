@@ -1,7 +1,7 @@
 // Input stationary: a k x m block of A (transposed) is pinned (R rows of k, C columns of m);
 // the n columns of B stream through. Per fold: 2R + C + T - 2 with T = n, mirroring WS.
 // SRAM reads: A once (stationary); B once per column fold of m, ceil(m/C) times.
-#include "dataflow.h"
+#include "sim/dataflow.h"
 
 namespace npu::sim {
 namespace {

@@ -2,7 +2,7 @@
 // of n); A and B stream in for T = k steps. Per fold: T + R + C - 2 (skewed fill and drain;
 // the results leave while the next fold fills, as SCALE-Sim assumes).
 // SRAM reads: A once per column fold (ceil(n/C)), B once per row fold (ceil(m/R)).
-#include "dataflow.h"
+#include "sim/dataflow.h"
 
 namespace npu::sim {
 namespace {

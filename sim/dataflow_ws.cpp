@@ -2,7 +2,7 @@
 // the m rows of A stream through. Per fold: R cycles to load weights, then T = m rows
 // streamed with R + C - 2 cycles of skew to fill and drain: 2R + C + T - 2.
 // SRAM reads: B once (stationary); A once per column fold, ceil(n/C) times.
-#include "dataflow.h"
+#include "sim/dataflow.h"
 
 namespace npu::sim {
 namespace {

@@ -3,7 +3,7 @@
 // row pays row_miss_ns (precharge + activate) on that channel before it is served.
 #include <vector>
 
-#include "ddr_simple.h"
+#include "sim/ddr_simple.h"
 
 namespace npu::sim {
 namespace {

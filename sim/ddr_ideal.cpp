@@ -1,6 +1,6 @@
 // Ideal DDR: no latency, infinite bandwidth. Isolates compute and SRAM effects in sweeps.
 // Bursts are still counted so bus-byte statistics stay comparable across models.
-#include "ddr_model.h"
+#include "sim/ddr_model.h"
 
 namespace npu::sim {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "simulator.h"
+#include "sim/simulator.h"
 
 namespace npu::sim {
 

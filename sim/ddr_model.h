@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "hardware_config.h"
+#include "hwconfig/hardware_config.h"
 
 namespace npu::sim {
 

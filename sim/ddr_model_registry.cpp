@@ -3,8 +3,8 @@
 // silently unregister a model.
 #include <fmt/format.h>
 
-#include "ddr_model.h"
-#include "simulator.h"
+#include "sim/ddr_model.h"
+#include "sim/simulator.h"
 
 namespace npu::sim {
 namespace {

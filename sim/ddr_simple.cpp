@@ -1,4 +1,4 @@
-#include "ddr_simple.h"
+#include "sim/ddr_simple.h"
 
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 #pragma once
 #include <vector>
 
-#include "ddr_model.h"
+#include "sim/ddr_model.h"
 
 namespace npu::sim {
 

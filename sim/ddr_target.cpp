@@ -1,7 +1,7 @@
-#include "ddr_target.h"
+#include "sim/ddr_target.h"
 
-#include "sim_time.h"
-#include "simulator.h"
+#include "sim/sim_time.h"
+#include "sim/simulator.h"
 
 namespace npu::sim {
 

@@ -11,8 +11,8 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "ddr_model.h"
-#include "hardware_config.h"
+#include "hwconfig/hardware_config.h"
+#include "sim/ddr_model.h"
 
 namespace npu::sim {
 

@@ -1,13 +1,13 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
-#include "dma_engine.h"
+#include "sim/dma_engine.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "scratchpad.h"
-#include "sim_time.h"
-#include "simulator.h"
+#include "sim/scratchpad.h"
+#include "sim/sim_time.h"
+#include "sim/simulator.h"
 
 namespace npu::sim {
 

@@ -20,7 +20,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "program_plan.h"
+#include "sim/program_plan.h"
 
 namespace npu::sim {
 

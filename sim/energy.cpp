@@ -2,7 +2,7 @@
 // caller can re-apply it to counters summed over several runs. Each part is computed as
 // (count * pJ) * 1e-6: scaling one pJ figure by 2 scales its part by exactly 2 in floating
 // point (the DDR-doubling test relies on it).
-#include "simulator.h"
+#include "sim/simulator.h"
 
 namespace npu::sim {
 namespace {

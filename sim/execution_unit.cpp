@@ -1,9 +1,9 @@
-#include "execution_unit.h"
+#include "sim/execution_unit.h"
 
-#include "scratchpad.h"
-#include "sim_time.h"
-#include "simulator.h"
-#include "vector_unit.h"
+#include "sim/scratchpad.h"
+#include "sim/sim_time.h"
+#include "sim/simulator.h"
+#include "sim/vector_unit.h"
 
 namespace npu::sim {
 

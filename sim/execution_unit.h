@@ -7,9 +7,9 @@
 #include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "dma_engine.h"
-#include "mac_array.h"
-#include "run_state.h"
+#include "sim/dma_engine.h"
+#include "sim/mac_array.h"
+#include "sim/run_state.h"
 
 namespace npu::sim {
 

@@ -2,7 +2,7 @@
 // context. sc_curr_simcontext / sc_default_global_context are the kernel's own globals in
 // the Accellera implementation (2.3.x); swapping them gives a brand-new kernel whose
 // elaboration and time start from zero. Verified by the 200-runs-in-one-process test.
-#include "fresh_context.h"
+#include "sim/fresh_context.h"
 
 #include <cstdlib>
 

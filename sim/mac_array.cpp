@@ -1,4 +1,4 @@
-#include "mac_array.h"
+#include "sim/mac_array.h"
 
 namespace npu::sim {
 

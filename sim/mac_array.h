@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "dataflow.h"
-#include "hardware_config.h"
-#include "instruction.h"
+#include "hwconfig/hardware_config.h"
+#include "isa/instruction.h"
+#include "sim/dataflow.h"
 
 namespace npu::sim {
 

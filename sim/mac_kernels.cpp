@@ -6,8 +6,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "fp16.h"
-#include "mac_array.h"
+#include "isa/fp16.h"
+#include "sim/mac_array.h"
 
 namespace npu::sim {
 namespace {

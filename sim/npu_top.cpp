@@ -1,4 +1,4 @@
-#include "npu_top.h"
+#include "sim/npu_top.h"
 
 namespace npu::sim {
 

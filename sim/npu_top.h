@@ -8,14 +8,14 @@
 
 #include <systemc>
 
-#include "busy_signals.h"
-#include "controller.h"
-#include "ddr_target.h"
-#include "dma_engine.h"
-#include "execution_unit.h"
-#include "mac_array.h"
-#include "run_state.h"
-#include "scratchpad.h"
+#include "sim/busy_signals.h"
+#include "sim/controller.h"
+#include "sim/ddr_target.h"
+#include "sim/dma_engine.h"
+#include "sim/execution_unit.h"
+#include "sim/mac_array.h"
+#include "sim/run_state.h"
+#include "sim/scratchpad.h"
 
 namespace npu::sim {
 

@@ -1,11 +1,11 @@
-#include "program_plan.h"
+#include "sim/program_plan.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "simulator.h"
-#include "vector_unit.h"
+#include "sim/simulator.h"
+#include "sim/vector_unit.h"
 
 namespace npu::sim {
 

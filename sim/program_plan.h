@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "hardware_config.h"
-#include "mac_array.h"
-#include "program.h"
+#include "hwconfig/hardware_config.h"
+#include "isa/program.h"
+#include "sim/mac_array.h"
 
 namespace npu::sim {
 

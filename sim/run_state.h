@@ -8,9 +8,9 @@
 
 #include <systemc>
 
-#include "busy_signals.h"
-#include "program_plan.h"
-#include "statistics.h"
+#include "sim/busy_signals.h"
+#include "sim/program_plan.h"
+#include "sim/statistics.h"
 
 namespace npu::sim {
 

@@ -1,4 +1,4 @@
-#include "scratchpad.h"
+#include "sim/scratchpad.h"
 
 #include <cstring>
 

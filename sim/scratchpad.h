@@ -11,7 +11,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
-#include "hardware_config.h"
+#include "hwconfig/hardware_config.h"
 
 namespace npu::sim {
 

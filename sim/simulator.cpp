@@ -1,7 +1,7 @@
 // simulate(): check and decode the program, elaborate a fresh SystemC design, run it to
 // halt, and collect the statistics. Errors raised inside SystemC processes are carried out
 // through RunState::error and rethrown here as one-line SimErrors.
-#include "simulator.h"
+#include "sim/simulator.h"
 
 #include <memory>
 #include <string>
@@ -9,12 +9,12 @@
 
 #include <fmt/format.h>
 
-#include "fresh_context.h"
-#include "mac_array.h"
-#include "npu_top.h"
-#include "program_plan.h"
-#include "run_state.h"
-#include "sim_time.h"
+#include "sim/fresh_context.h"
+#include "sim/mac_array.h"
+#include "sim/npu_top.h"
+#include "sim/program_plan.h"
+#include "sim/run_state.h"
+#include "sim/sim_time.h"
 
 namespace npu::sim {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "hardware_config.h"
-#include "program.h"
+#include "hwconfig/hardware_config.h"
+#include "isa/program.h"
 
 namespace npu::sim {
 

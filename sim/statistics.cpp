@@ -1,4 +1,4 @@
-#include "statistics.h"
+#include "sim/statistics.h"
 
 namespace npu::sim {
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
-#include "program_plan.h"
-#include "simulator.h"
-#include "trace_recorder.h"
+#include "sim/program_plan.h"
+#include "sim/simulator.h"
+#include "sim/trace_recorder.h"
 
 namespace npu::sim {
 

@@ -1,9 +1,9 @@
-#include "trace_recorder.h"
+#include "sim/trace_recorder.h"
 
 #include <algorithm>
 #include <string>
 
-#include "vector_unit.h"
+#include "sim/vector_unit.h"
 
 namespace npu::sim {
 

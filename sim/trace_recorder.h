@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "program_plan.h"
-#include "simulator.h"
+#include "sim/program_plan.h"
+#include "sim/simulator.h"
 
 namespace npu::sim {
 

@@ -6,8 +6,8 @@
 #pragma once
 #include <ostream>
 
-#include "hardware_config.h"
-#include "simulator.h"
+#include "hwconfig/hardware_config.h"
+#include "sim/simulator.h"
 
 namespace npu::sim {
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <limits>
 
-#include "fp16.h"
-#include "instruction_set.h"
+#include "isa/fp16.h"
+#include "isa/instruction_set.h"
 
 namespace npu::sim::vec {
 

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "simulator.h"
-#include "vector_elements.h"
-#include "vector_unit.h"
+#include "sim/simulator.h"
+#include "sim/vector_elements.h"
+#include "sim/vector_unit.h"
 
 namespace npu::sim {
 

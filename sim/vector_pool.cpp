@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "vector_elements.h"
-#include "vector_unit.h"
+#include "sim/vector_elements.h"
+#include "sim/vector_unit.h"
 
 namespace npu::sim {
 

@@ -1,14 +1,14 @@
 // Vector-unit timing and the element-wise instructions.
-#include "vector_unit.h"
+#include "sim/vector_unit.h"
 
 #include <algorithm>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "dataflow.h"
-#include "simulator.h"
-#include "vector_elements.h"
+#include "sim/dataflow.h"
+#include "sim/simulator.h"
+#include "sim/vector_elements.h"
 
 namespace npu::sim {
 

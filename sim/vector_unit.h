@@ -8,8 +8,8 @@
 #pragma once
 #include <cstdint>
 
-#include "hardware_config.h"
-#include "instruction.h"
+#include "hwconfig/hardware_config.h"
+#include "isa/instruction.h"
 
 namespace npu::sim {
 

@@ -1,6 +1,6 @@
 #include <cmath>
 
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 namespace npu::compiler {
 namespace {

@@ -1,16 +1,16 @@
 #include <algorithm>
 #include <cmath>
 
-#include "passes.h"
-#include "reference_interpreter.h"
+#include "compiler/float_evaluator.h"
+#include "compiler/passes/passes.h"
 
 namespace npu::compiler {
 namespace {
 
 // Large constant expressions (e.g. a weight transposed by a node) fold too; only the ops the
-// reference interpreter knows are evaluated.
+// FP32 evaluator knows are evaluated.
 bool foldable(const Graph& g, const Node& n) {
-  if (!reference_supports(n) || n.domain == "npusim") return false;
+  if (!evaluator_supports(n) || n.domain == "npusim") return false;
   if (n.op_type == "Shape") return g.tensor(n.inputs[0]).shape_known;
   for (const auto& in : n.inputs)
     if (!in.empty() && !g.is_constant(in)) return false;

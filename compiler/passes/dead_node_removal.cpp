@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <set>
 
-#include "passes.h"
-#include "subgraph_capture.h"
+#include "compiler/passes/passes.h"
+#include "compiler/subgraph_capture.h"
 
 namespace npu::compiler {
 

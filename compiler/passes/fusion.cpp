@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 namespace npu::compiler {
 namespace {

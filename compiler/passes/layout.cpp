@@ -5,7 +5,7 @@
 // transpose, done by the runtime on the transfer and counted here.
 #include <set>
 
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 namespace npu::compiler {
 

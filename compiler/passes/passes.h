@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "graph.h"
+#include "compiler/graph.h"
 
 namespace npu::compiler {
 

@@ -4,10 +4,10 @@
 
 #include <fmt/core.h>
 
-#include "assembler.h"
-#include "command.h"
-#include "options.h"
-#include "program_file.h"
+#include "container/program_file.h"
+#include "isa/assembler.h"
+#include "runtime/cli/command.h"
+#include "runtime/cli/options.h"
 
 namespace npu::cli {
 namespace {

@@ -2,11 +2,11 @@
 
 #include <fmt/core.h>
 
-#include "command.h"
-#include "devices/device_comparison.h"
-#include "hardware_config.h"
-#include "options.h"
-#include "tensor_file.h"
+#include "backends/device_comparison.h"
+#include "hwconfig/hardware_config.h"
+#include "runtime/cli/command.h"
+#include "runtime/cli/options.h"
+#include "runtime/tensor_file.h"
 
 namespace npu::cli {
 namespace {
@@ -35,7 +35,7 @@ int run_compare(const std::vector<std::string>& args) {
   if (!vm) return kExitOk;
 
   const auto config = load_hardware_config((*vm)["config"].as<std::string>());
-  runtime::CompareOptions options;
+  backends::CompareOptions options;
   if (vm->count("device")) options.devices = (*vm)["device"].as<std::vector<std::string>>();
   options.runs = (*vm)["runs"].as<int>();
   options.warmup = (*vm)["warmup"].as<int>();
@@ -51,12 +51,12 @@ int run_compare(const std::vector<std::string>& args) {
       options.inputs[arg.substr(0, eq)] = runtime::read_tensor_file(arg.substr(eq + 1)).tensor;
     }
 
-  const auto comparison = runtime::compare_on_devices((*vm)["model"].as<std::string>(), config, options);
-  if (!(*vm)["quiet"].as<bool>()) fmt::print("{}", runtime::format_comparison(comparison));
+  const auto comparison = backends::compare_on_devices((*vm)["model"].as<std::string>(), config, options);
+  if (!(*vm)["quiet"].as<bool>()) fmt::print("{}", backends::format_comparison(comparison));
   if (vm->count("json")) {
     const auto path = (*vm)["json"].as<std::string>();
     std::ofstream out(path);
-    if (!(out << runtime::comparison_json(comparison).dump(2) << "\n")) throw std::runtime_error(path + ": cannot write file");
+    if (!(out << backends::comparison_json(comparison).dump(2) << "\n")) throw std::runtime_error(path + ": cannot write file");
   }
   return kExitOk;
 }

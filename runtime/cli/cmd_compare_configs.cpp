@@ -2,13 +2,13 @@
 
 #include <fmt/core.h>
 
-#include "command.h"
-#include "compiled_model_io.h"
-#include "hardware_config.h"
-#include "model_report.h"
-#include "options.h"
-#include "report_compare.h"
-#include "report_run.h"
+#include "hwconfig/hardware_config.h"
+#include "report/compare_configs.h"
+#include "report/model_report.h"
+#include "report/run_for_report.h"
+#include "runtime/cli/command.h"
+#include "runtime/cli/options.h"
+#include "runtime/compiled_model_io.h"
 
 namespace npu::cli {
 namespace {
@@ -31,20 +31,20 @@ int run_compare_configs(const std::vector<std::string>& args) {
   if (paths.size() < 2) throw po::error("give at least two --config files to compare");
 
   compiler::CompileOptions compile_options;
-  compile_options.precision = runtime::parse_precision((*vm)["precision"].as<std::string>());
+  compile_options.precision = container::parse_precision((*vm)["precision"].as<std::string>());
   if (vm->count("input-shape")) compile_options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
   std::vector<nlohmann::json> reports;
   for (const auto& path : paths) {
     const auto config = load_hardware_config(path);
     // Each config gets its own compile: tiling depends on SRAM size and array shape.
-    const auto run = runtime::run_for_report((*vm)["model"].as<std::string>(), config, compile_options);
-    reports.push_back(runtime::model_report_json(run.report, config));
+    const auto run = report::run_for_report((*vm)["model"].as<std::string>(), config, compile_options);
+    reports.push_back(report::model_report_json(run.report, config));
   }
   fmt::print("{} (timing only; ratios are each config over A)\n", (*vm)["model"].as<std::string>());
-  fmt::print("{}", runtime::format_compare(reports));
+  fmt::print("{}", report::format_compare(reports));
   if (vm->count("json")) {
     std::ofstream out((*vm)["json"].as<std::string>());
-    if (!(out << runtime::compare_json(reports).dump(2) << "\n"))
+    if (!(out << report::compare_json(reports).dump(2) << "\n"))
       throw std::runtime_error((*vm)["json"].as<std::string>() + ": cannot write file");
   }
   return kExitOk;

@@ -1,9 +1,11 @@
 #include <fmt/core.h>
 
-#include "command.h"
-#include "compiled_model_io.h"
-#include "hardware_config.h"
-#include "options.h"
+#include "hwconfig/hardware_config.h"
+#include "report/compile_summary.h"
+#include "report/model_report.h"
+#include "runtime/cli/command.h"
+#include "runtime/cli/options.h"
+#include "runtime/compiled_model_io.h"
 
 namespace npu::cli {
 namespace {
@@ -31,7 +33,7 @@ int run_compile(const std::vector<std::string>& args) {
 
   const auto config = load_hardware_config((*vm)["config"].as<std::string>());
   compiler::CompileOptions options;
-  options.precision = runtime::parse_precision((*vm)["precision"].as<std::string>());
+  options.precision = container::parse_precision((*vm)["precision"].as<std::string>());
   if (vm->count("calib")) options.calibration_dir = (*vm)["calib"].as<std::string>();
   if (vm->count("input-shape")) options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
   if (vm->count("dump-dir")) options.dump_dir = (*vm)["dump-dir"].as<std::string>();
@@ -47,8 +49,8 @@ int run_compile(const std::vector<std::string>& args) {
 
   if (!(*vm)["quiet"].as<bool>()) {
     for (const auto& w : model.warnings) fmt::print(stderr, "npusim compile: warning: {}\n", w);
-    if (options.explain) fmt::print("{}", runtime::format_passes(model));
-    fmt::print("{}", runtime::format_compile_summary(model, model_path, out));
+    if (options.explain) fmt::print("{}", report::format_passes(model));
+    fmt::print("{}", report::format_compile_summary(model, model_path, out));
   }
   return kExitOk;
 }

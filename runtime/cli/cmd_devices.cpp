@@ -2,10 +2,10 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "command.h"
-#include "devices/inference_backend.h"
-#include "hardware_config.h"
-#include "options.h"
+#include "backends/inference_backend.h"
+#include "hwconfig/hardware_config.h"
+#include "runtime/cli/command.h"
+#include "runtime/cli/options.h"
 
 namespace npu::cli {
 namespace {
@@ -22,8 +22,8 @@ int run_devices(const std::vector<std::string>& args) {
   const HardwareConfig config;
   nlohmann::json list = nlohmann::json::array();
   const bool json = (*vm)["json"].as<bool>();
-  for (const auto& name : runtime::backend_names()) {
-    auto backend = runtime::make_backend(name, config);
+  for (const auto& name : backends::backend_names()) {
+    auto backend = backends::make_backend(name, config);
     const auto a = backend->availability();
     list.push_back({{"device", name}, {"available", a.available}, {"reason", a.reason}, {"versions", a.versions}});
     if (json) continue;

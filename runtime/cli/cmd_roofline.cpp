@@ -4,12 +4,12 @@
 
 #include <fmt/core.h>
 
-#include "command.h"
-#include "compiled_model_io.h"
-#include "hardware_config.h"
-#include "options.h"
-#include "report_roofline.h"
-#include "report_run.h"
+#include "hwconfig/hardware_config.h"
+#include "report/roofline_report.h"
+#include "report/run_for_report.h"
+#include "runtime/cli/command.h"
+#include "runtime/cli/options.h"
+#include "runtime/compiled_model_io.h"
 
 namespace npu::cli {
 namespace {
@@ -50,17 +50,17 @@ int run_roofline(const std::vector<std::string>& args) {
 
   const auto config = load_hardware_config((*vm)["config"].as<std::string>());
   compiler::CompileOptions compile_options;
-  compile_options.precision = runtime::parse_precision((*vm)["precision"].as<std::string>());
+  compile_options.precision = container::parse_precision((*vm)["precision"].as<std::string>());
   if (vm->count("input-shape")) compile_options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
-  const auto run = runtime::run_for_report((*vm)["model"].as<std::string>(), config, compile_options);
-  fmt::print("{}", runtime::format_roofline(run.report, config));
+  const auto run = report::run_for_report((*vm)["model"].as<std::string>(), config, compile_options);
+  fmt::print("{}", report::format_roofline(run.report, config));
 
   std::string json_path;
   if (vm->count("json")) json_path = (*vm)["json"].as<std::string>();
   else if (vm->count("output")) json_path = fs::path((*vm)["output"].as<std::string>()).replace_extension(".json").string();
   if (!json_path.empty()) {
     std::ofstream out(json_path);
-    if (!(out << runtime::roofline_json(run.report, config).dump(2) << "\n"))
+    if (!(out << report::roofline_json(run.report, config).dump(2) << "\n"))
       throw std::runtime_error(json_path + ": cannot write file");
     fmt::print("roofline JSON     {}\n", json_path);
   }

@@ -4,18 +4,20 @@
 
 #include <fmt/core.h>
 
-#include "command.h"
-#include "compiled_model_io.h"
-#include "hardware_config.h"
-#include "input_check.h"
-#include "onnx_model_info.h"
-#include "options.h"
-#include "report_layers.h"
-#include "report_trace.h"
-#include "report_vcd.h"
-#include "session.h"
-#include "tensor_file.h"
-#include "trace_writer.h"
+#include "hwconfig/hardware_config.h"
+#include "report/compile_summary.h"
+#include "report/layer_table.h"
+#include "report/model_report.h"
+#include "report/trace_labels.h"
+#include "report/vcd.h"
+#include "runtime/cli/command.h"
+#include "runtime/cli/options.h"
+#include "runtime/compiled_model_io.h"
+#include "runtime/input_check.h"
+#include "runtime/onnx_model_info.h"
+#include "runtime/session.h"
+#include "runtime/tensor_file.h"
+#include "sim/trace_writer.h"
 
 namespace npu::cli {
 namespace {
@@ -85,7 +87,7 @@ int run_model(const std::vector<std::string>& args) {
 
   const auto config = load_hardware_config((*vm)["config"].as<std::string>());
   compiler::CompileOptions compile_options;
-  compile_options.precision = runtime::parse_precision((*vm)["precision"].as<std::string>());
+  compile_options.precision = container::parse_precision((*vm)["precision"].as<std::string>());
   if (vm->count("calib")) compile_options.calibration_dir = (*vm)["calib"].as<std::string>();
   if (vm->count("input-shape"))
     compile_options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
@@ -121,23 +123,24 @@ int run_model(const std::vector<std::string>& args) {
   }
 
   auto result = session.run(given.tensors, given.files);
-  result.report.notes.insert(result.report.notes.begin(), notes.begin(), notes.end());
+  result.record.notes.insert(result.record.notes.begin(), notes.begin(), notes.end());
+  auto model_report = report::build_model_report(session.model(), config, std::move(result.record));
 
-  runtime::ReportFormat format;
+  report::ReportFormat format;
   format.top = (*vm)["top"].as<std::size_t>();
-  if (!(*vm)["quiet"].as<bool>()) fmt::print("{}", runtime::format_model_report(result.report, config, format));
+  if (!(*vm)["quiet"].as<bool>()) fmt::print("{}", report::format_model_report(model_report, config, format));
   if (vm->count("json"))
-    write_text((*vm)["json"].as<std::string>(), runtime::model_report_json(result.report, config).dump(2) + "\n");
-  if (vm->count("csv")) write_text((*vm)["csv"].as<std::string>(), runtime::layers_csv(result.report.layers, config));
+    write_text((*vm)["json"].as<std::string>(), report::model_report_json(model_report, config).dump(2) + "\n");
+  if (vm->count("csv")) write_text((*vm)["csv"].as<std::string>(), report::layers_csv(model_report.layers, config));
   if (vm->count("trace")) {
-    runtime::label_trace(result.report.npu.trace,
-                         runtime::instruction_labels(session.model().layers, session.model().program));
+    report::label_trace(model_report.npu.trace,
+                         report::instruction_labels(session.model().layers, session.model().program));
     std::ofstream out((*vm)["trace"].as<std::string>());
-    sim::write_chrome_trace(result.report.npu, config, out);
+    sim::write_chrome_trace(model_report.npu, config, out);
     if (!out) throw std::runtime_error((*vm)["trace"].as<std::string>() + ": cannot write file");
   }
   if (vm->count("vcd")) {
-    const auto files = runtime::write_step_vcds(session.model(), config, (*vm)["vcd"].as<std::string>());
+    const auto files = report::write_step_vcds(session.model(), config, (*vm)["vcd"].as<std::string>());
     if (!(*vm)["quiet"].as<bool>())
       for (const auto& f : files) fmt::print("vcd               {}\n", f);
   }

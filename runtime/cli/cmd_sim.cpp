@@ -3,14 +3,14 @@
 
 #include <fmt/core.h>
 
-#include "command.h"
-#include "hardware_config.h"
-#include "options.h"
-#include "program_file.h"
-#include "program_io.h"
-#include "sim_report.h"
-#include "simulator.h"
-#include "trace_writer.h"
+#include "container/program_file.h"
+#include "hwconfig/hardware_config.h"
+#include "report/sim_summary.h"
+#include "runtime/cli/command.h"
+#include "runtime/cli/options.h"
+#include "runtime/program_io.h"
+#include "sim/simulator.h"
+#include "sim/trace_writer.h"
 
 namespace npu::cli {
 namespace {
@@ -40,7 +40,7 @@ int run_sim(const std::vector<std::string>& args) {
   if (!vm) return kExitOk;
 
   const auto config = load_hardware_config((*vm)["config"].as<std::string>());
-  const auto program = runtime::load_program_file((*vm)["program"].as<std::string>());
+  const auto program = container::load_program_file((*vm)["program"].as<std::string>());
   sim::DdrImage ddr;
   ddr.place(program);
   const auto files = runtime::parse_named_files(
@@ -56,9 +56,9 @@ int run_sim(const std::vector<std::string>& args) {
   const bool quiet = (*vm)["quiet"].as<bool>();
   if (!quiet) {
     for (const auto& n : notes) fmt::print("{}\n", n);
-    fmt::print("{}", runtime::format_sim_report(result, config));
+    fmt::print("{}", report::format_sim_report(result, config));
   }
-  if (vm->count("json")) write_file((*vm)["json"].as<std::string>(), runtime::sim_report_json(result, config).dump(2) + "\n");
+  if (vm->count("json")) write_file((*vm)["json"].as<std::string>(), report::sim_report_json(result, config).dump(2) + "\n");
   if (vm->count("trace")) {
     std::ofstream out((*vm)["trace"].as<std::string>());
     sim::write_chrome_trace(result, config, out);

@@ -8,7 +8,7 @@
 
 #include <systemc>  // declares sc_main extern "C", as libsystemc expects
 
-#include "command.h"
+#include "runtime/cli/command.h"
 
 namespace npu::cli {
 

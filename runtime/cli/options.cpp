@@ -1,4 +1,4 @@
-#include "options.h"
+#include "runtime/cli/options.h"
 
 #include <iostream>
 

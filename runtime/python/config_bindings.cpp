@@ -2,9 +2,9 @@
 // dict or edited by a sweep is checked by the same rules, with the same messages, as a file.
 #include <pybind11/stl.h>
 
-#include "bindings.h"
-#include "config_schema.h"
-#include "hardware_config.h"
+#include "hwconfig/config_schema.h"
+#include "hwconfig/hardware_config.h"
+#include "runtime/python/bindings.h"
 
 namespace py = pybind11;
 

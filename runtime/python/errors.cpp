@@ -4,9 +4,10 @@
 #include <exception>
 #include <stdexcept>
 
-#include "bindings.h"
-#include "compiled_model.h"
-#include "hardware_config.h"
+#include "compiler/compile.h"
+#include "container/compiled_model.h"
+#include "hwconfig/hardware_config.h"
+#include "runtime/python/bindings.h"
 
 namespace py = pybind11;
 
@@ -27,6 +28,8 @@ void bind_errors(py::module_&) {
     } catch (const ConfigError& e) {
       raise_as("ConfigError", e.what());
     } catch (const compiler::CompileError& e) {
+      raise_as("CompileError", e.what());
+    } catch (const container::ModelFileError& e) {
       raise_as("CompileError", e.what());
     } catch (const py::error_already_set&) {
       throw;  // a Python error raised inside a callback stays what it was

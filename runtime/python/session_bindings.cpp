@@ -11,21 +11,21 @@
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
-#include "bindings.h"
-#include "compiled_model.h"
-#include "compiled_model_io.h"
-#include "input_check.h"
-#include "model_report.h"
-#include "onnx_model_info.h"
-#include "program.h"
-#include "session.h"
+#include "container/compiled_model.h"
+#include "isa/program.h"
+#include "report/model_report.h"
+#include "runtime/compiled_model_io.h"
+#include "runtime/input_check.h"
+#include "runtime/onnx_model_info.h"
+#include "runtime/python/bindings.h"
+#include "runtime/session.h"
 
 namespace py = pybind11;
 
 namespace npu::python {
 namespace {
 
-using compiler::CompiledModel;
+using container::CompiledModel;
 
 // simulate() may not overlap with itself (one SystemC kernel per process); Python threads
 // may call run() concurrently once the GIL is released, so runs take turns here.
@@ -38,7 +38,7 @@ std::shared_ptr<CompiledModel> compile_model(const std::string& path, const Hard
                                              const std::string& precision, const std::string& calib, bool strict,
                                              const std::vector<std::string>& input_shapes, bool* from_onnx) {
   compiler::CompileOptions options;
-  options.precision = runtime::parse_precision(precision);
+  options.precision = container::parse_precision(precision);
   options.calibration_dir = calib;
   options.strict = strict;
   options.input_shapes = input_shapes;
@@ -50,7 +50,7 @@ py::bytes program_bytes(const CompiledModel& model) {
   {
     py::gil_scoped_release release;
     CompiledModel copy = model;  // attach_plan writes into the program
-    compiler::attach_plan(copy);
+    container::attach_plan(copy);
     bytes = isa::serialize(copy.program);
   }
   return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -59,7 +59,7 @@ py::bytes program_bytes(const CompiledModel& model) {
 std::shared_ptr<CompiledModel> model_from_bytes(const py::bytes& data, const std::string& origin) {
   std::string_view view = data;
   py::gil_scoped_release release;
-  return std::make_shared<CompiledModel>(compiler::plan_from_program(
+  return std::make_shared<CompiledModel>(container::plan_from_program(
       isa::deserialize(reinterpret_cast<const std::uint8_t*>(view.data()), view.size(), origin), origin));
 }
 
@@ -140,8 +140,8 @@ class PySession {
         for (const auto& entry : given) notes.push_back(fmt::format("input {}: from a numpy array", entry.first));
       }
       result = s.run(given);
-      result.report.notes.insert(result.report.notes.begin(), notes.begin(), notes.end());
-      report = report_json(result.report).dump();
+      result.record.notes.insert(result.record.notes.begin(), notes.begin(), notes.end());
+      report = report_json(report::build_model_report(*model_, config_, std::move(result.record))).dump();
     }
     py::list outputs;
     for (auto& [name, tensor] : result.outputs) {
@@ -162,8 +162,8 @@ class PySession {
 
   // The CLI's JSON, plus the sim's energy of the summed NPU counters while the runtime's
   // report does not carry it yet (sim/simulator.h: energy_of applies to sums).
-  nlohmann::json report_json(const runtime::ModelReport& r) const {
-    auto j = runtime::model_report_json(r, config_);
+  nlohmann::json report_json(const report::ModelReport& r) const {
+    auto j = report::model_report_json(r, config_);
     if (!j.contains("energy") && config_.energy) {
       const auto e = sim::energy_of(r.npu, *config_.energy);
       j["energy"] = {{"mac_int8_uj", e.mac_int8_uj}, {"mac_fp16_uj", e.mac_fp16_uj}, {"sram_uj", e.sram_uj},
@@ -204,7 +204,7 @@ void bind_session(py::module_& m) {
   py::class_<CompiledModel, std::shared_ptr<CompiledModel>>(m, "CompiledModel",
                                                              "A compiled program with its execution plan")
       .def_property_readonly("instructions", [](const CompiledModel& c) { return c.program.code.size(); })
-      .def_property_readonly("precision", [](const CompiledModel& c) { return runtime::precision_name(c.precision); })
+      .def_property_readonly("precision", [](const CompiledModel& c) { return container::precision_name(c.precision); })
       .def_readonly("warnings", &CompiledModel::warnings)
       .def_readonly("model_inputs", &CompiledModel::model_inputs)
       .def_readonly("model_outputs", &CompiledModel::model_outputs)

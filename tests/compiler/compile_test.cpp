@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "compiled_model.h"
-#include "pipeline.h"
+#include "compiler/pipeline.h"
+#include "container/compiled_model.h"
 
 using namespace npu;
 using namespace npu::compiler;
@@ -53,7 +53,7 @@ TEST_CASE("the plan survives save and load", "[compiler][plan]") {
   CompiledModel m = compile(kTinyModel, default_config(), o);
   auto path = std::filesystem::temp_directory_path() / "npusim_tiny_test.npuprog";
   isa::save_program(m.program, path.string());
-  CompiledModel back = load_compiled(path.string());
+  CompiledModel back = container::load_compiled(path.string());
   CHECK(back.precision == Precision::Fp16);
   CHECK(back.steps.size() == m.steps.size());
   CHECK(back.layers.size() == m.layers.size());
@@ -64,8 +64,8 @@ TEST_CASE("the plan survives save and load", "[compiler][plan]") {
   // a corrupted plan section is one clear error
   isa::Program bad = m.program;
   for (auto& sec : bad.extra)
-    if (sec.kind == kPlanSectionKind) sec.bytes.resize(sec.bytes.size() / 2);
-  CHECK_THROWS_WITH(plan_from_program(bad, "bad.npuprog"), Catch::Contains("bad.npuprog") && Catch::Contains("truncated"));
+    if (sec.kind == container::kPlanSectionKind) sec.bytes.resize(sec.bytes.size() / 2);
+  CHECK_THROWS_WITH(container::plan_from_program(bad, "bad.npuprog"), Catch::Contains("bad.npuprog") && Catch::Contains("truncated"));
   std::filesystem::remove(path);
 }
 

@@ -3,9 +3,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "onnx_io.h"
-#include "reference_interpreter.h"
-#include "test_graphs.h"
+#include "compiler/float_evaluator.h"
+#include "compiler/onnx_io.h"
+#include "tests/compiler/test_graphs.h"
 
 using namespace npu::compiler;
 
@@ -141,7 +141,7 @@ TEST_CASE("a symbolic batch dim is named in the error", "[compiler][import][erro
                     Catch::Contains("input 'input' dim 0") && Catch::Contains("dynamic"));
 }
 
-TEST_CASE("the reference interpreter reproduces ONNX node test outputs", "[compiler][reference]") {
+TEST_CASE("the FP32 evaluator reproduces ONNX node test outputs", "[compiler][reference]") {
   const char* names[] = {
       "test_conv_with_strides_padding", "test_conv_with_strides_and_asymmetric_padding",
       "test_conv_with_autopad_same", "test_basic_conv_with_padding", "test_relu", "test_sigmoid",
@@ -160,7 +160,7 @@ TEST_CASE("the reference interpreter reproduces ONNX node test outputs", "[compi
     TensorMap in;
     for (std::size_t i = 0; i < g.inputs.size(); ++i)
       in[g.inputs[i]] = constant_as_float(read_tensor_pb(dir + "test_data_set_0/input_" + std::to_string(i) + ".pb"));
-    auto values = run_reference(g, in);
+    auto values = evaluate_graph(g, in);
     for (std::size_t o = 0; o < g.outputs.size(); ++o) {
       FloatTensor expected = constant_as_float(read_tensor_pb(dir + "test_data_set_0/output_" + std::to_string(o) + ".pb"));
       const FloatTensor& got = values.at(g.outputs[o]);

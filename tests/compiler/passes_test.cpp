@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
-#include "partition.h"
-#include "passes/passes.h"
-#include "pipeline.h"
-#include "test_graphs.h"
+#include "compiler/partition.h"
+#include "compiler/passes/passes.h"
+#include "compiler/pipeline.h"
+#include "tests/compiler/test_graphs.h"
 
 using namespace npu::compiler;
 using testing::GraphBuilder;
@@ -64,7 +64,7 @@ TEST_CASE("BatchNorm folding keeps the numbers", "[compiler][passes]") {
   CHECK(after.nodes.size() == 2);
   CHECK(count_op(after, "BatchNormalization") == 0);
   TensorMap in{{"x", testing::random_tensor({1, 4, 9, 9}, 11)}};
-  auto a = run_reference(before, in), b = run_reference(after, in);
+  auto a = evaluate_graph(before, in), b = evaluate_graph(after, in);
   CHECK(testing::max_abs_diff(a.at(before.outputs[0]), b.at(after.outputs[0])) < 1e-4f);
 }
 
@@ -104,7 +104,7 @@ TEST_CASE("fusion merges Conv + bias + activation and residual Add + Relu", "[co
     if (n.name == "fc") CHECK(n.get_string("pattern", "") == "Gemm+Clip");
   }
   TensorMap in{{"x", testing::random_tensor({1, 8, 6, 6}, 5)}};
-  auto a = run_reference(before, in), c = run_reference(after, in);
+  auto a = evaluate_graph(before, in), c = evaluate_graph(after, in);
   CHECK(testing::max_abs_diff(a.at(before.outputs[0]), c.at(after.outputs[0])) < 1e-4f);
 }
 

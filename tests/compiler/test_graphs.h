@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "graph.h"
-#include "reference_interpreter.h"
-#include "shape_inference.h"
+#include "compiler/float_evaluator.h"
+#include "compiler/graph.h"
+#include "compiler/shape_inference.h"
 
 namespace npu::compiler::testing {
 

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "assembler.h"
-#include "hardware_config.h"
-#include "program_io.h"
-#include "simulator.h"
+#include "hwconfig/hardware_config.h"
+#include "isa/assembler.h"
+#include "runtime/program_io.h"
+#include "sim/simulator.h"
 
 using namespace npu;
 

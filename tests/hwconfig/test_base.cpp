@@ -1,8 +1,8 @@
 // `base: other.yaml`: a preset overrides a few keys of another.
 #include <catch2/catch.hpp>
 
-#include "hardware_config.h"
-#include "test_util.h"
+#include "hwconfig/hardware_config.h"
+#include "tests/hwconfig/test_util.h"
 
 using namespace hwtest;
 

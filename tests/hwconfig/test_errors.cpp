@@ -1,8 +1,8 @@
 // Each kind of bad input gives exactly one line: "<file>: <key.path>: <problem> (got <value>)".
 #include <catch2/catch.hpp>
 
-#include "hardware_config.h"
-#include "test_util.h"
+#include "hwconfig/hardware_config.h"
+#include "tests/hwconfig/test_util.h"
 
 using namespace hwtest;
 

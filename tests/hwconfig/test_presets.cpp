@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <vector>
 
-#include "config_schema.h"
-#include "hardware_config.h"
-#include "test_util.h"
+#include "hwconfig/config_schema.h"
+#include "hwconfig/hardware_config.h"
+#include "tests/hwconfig/test_util.h"
 
 using namespace hwtest;
 namespace fs = std::filesystem;

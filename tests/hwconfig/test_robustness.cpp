@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <random>
 
-#include "hardware_config.h"
-#include "test_util.h"
+#include "hwconfig/hardware_config.h"
+#include "tests/hwconfig/test_util.h"
 
 using namespace hwtest;
 

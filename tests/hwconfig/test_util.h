@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "hardware_config.h"
+#include "hwconfig/hardware_config.h"
 
 namespace hwtest {
 

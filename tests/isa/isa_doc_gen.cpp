@@ -1,7 +1,7 @@
 // Prints isa/ISA.md. Usage: build/bin/isa_doc_gen > isa/ISA.md
 #include <iostream>
 
-#include "assembler.h"
+#include "isa/assembler.h"
 
 int main() {
   std::cout << npu::isa::generate_isa_markdown();

@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "assembler.h"
-#include "fp16.h"
-#include "test_helpers.h"
+#include "isa/assembler.h"
+#include "isa/fp16.h"
+#include "tests/isa/test_helpers.h"
 
 using namespace npu::isa;
 

@@ -2,9 +2,9 @@
 #include <cmath>
 #include <limits>
 
-#include "assembler.h"
-#include "fp16.h"
-#include "test_helpers.h"
+#include "isa/assembler.h"
+#include "isa/fp16.h"
+#include "tests/isa/test_helpers.h"
 
 using namespace npu::isa;
 

@@ -2,7 +2,7 @@
 #include <cstring>
 #include <random>
 
-#include "instruction.h"
+#include "isa/instruction.h"
 
 namespace npu::isa::test {
 

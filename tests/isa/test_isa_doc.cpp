@@ -2,7 +2,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "assembler.h"
+#include "isa/assembler.h"
 
 using namespace npu::isa;
 

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <random>
 
-#include "assembler.h"
-#include "program.h"
+#include "isa/assembler.h"
+#include "isa/program.h"
 
 using namespace npu::isa;
 

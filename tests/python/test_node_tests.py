@@ -29,7 +29,7 @@ NPU_OPS = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "Sigmoid", "HardSigmoid", "
            "MaxPool", "AveragePool", "GlobalAveragePool", "Concat", "Flatten", "Reshape", "Resize", "Softmax"}
 
 # Known failures: test name (or prefix*) -> reason. Each one is reported as xfail, never skipped.
-# (element-wise integer ops ORT lacks run on our own kernels: runtime/reference_kernels.cpp)
+# (element-wise integer ops ORT lacks run on our own kernels: runtime/integer_cpu_kernels.cpp)
 ORT_NO_KERNEL = "ONNX Runtime 1.20's CPU provider has no kernel for this op/type, and we have no kernel of our own yet"
 ORT_DIFFERS = "ONNX Runtime 1.20 itself disagrees with the reference output (checked by running ORT directly)"
 EXPECTED_FAILURES = {

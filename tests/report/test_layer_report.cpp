@@ -1,14 +1,14 @@
 // Per-layer figures: busy cycles by unit, DDR traffic per tensor, the sorted view, tiles.
 #include <catch2/catch.hpp>
 
-#include "assembler.h"
-#include "layer_attribution.h"
-#include "report_layers.h"
-#include "report_trace.h"
-#include "report_traffic.h"
+#include "isa/assembler.h"
+#include "report/layer_attribution.h"
+#include "report/layer_table.h"
+#include "report/trace_labels.h"
+#include "report/traffic.h"
 
 using namespace npu;
-using namespace npu::runtime;
+using namespace npu::report;
 
 namespace {
 
@@ -41,7 +41,7 @@ sim::InstructionTiming at(std::uint64_t start, std::uint64_t end, std::uint64_t 
 
 TEST_CASE("DDR traffic per tensor and constant, weights told from parameters", "[layer-report]") {
   const auto program = isa::assemble(kProgram, "report");
-  const auto traffic = region_traffic(program, 0, 11);
+  const auto traffic = report::region_traffic(program, 0, 11);
   REQUIRE(traffic.size() == 4);
   CHECK(traffic[0].name == "weights@0x3000");
   CHECK(traffic[0].kind == "weights");
@@ -57,12 +57,12 @@ TEST_CASE("DDR traffic per tensor and constant, weights told from parameters", "
 
 TEST_CASE("layer busy cycles per unit: loads on two channels count their union", "[layer-report]") {
   const auto program = isa::assemble(kProgram, "report");
-  std::vector<compiler::LayerRecord> records(1);
+  std::vector<container::LayerRecord> records(1);
   records[0] = {"conv", "Conv", "npu", 1024, 0, 11, 0, {"conv"}};
   const std::vector<sim::InstructionTiming> timings = {at(0, 10), at(5, 20), at(0, 30, 4), at(30, 80, 1),
                                                        at(80, 90), at(90, 100), at(30, 60), at(80, 130, 2),
                                                        at(130, 140), at(140, 150), at(150, 151)};
-  const auto layers = attribute_layers(records, program, timings);
+  const auto layers = report::attribute_layers(records, program, timings);
   REQUIRE(layers.size() == 1);
   const auto& l = layers[0];
   CHECK(l.load_cycles == 60);     // [0, 30) and [30, 60)
@@ -73,27 +73,27 @@ TEST_CASE("layer busy cycles per unit: loads on two channels count their union",
   CHECK(l.cycles == 150);
   CHECK(l.ddr_bytes_read == 8 + 8 + 64 + 64);
   CHECK(l.ddr_bytes_written == 128);
-  CHECK(arithmetic_intensity(l) == Approx(1024.0 / 272));
-  CHECK(layer_achieved_tops(l, 1000) == Approx(2.0 * 1024 / 0.15e-6 / 1e12));
+  CHECK(report::arithmetic_intensity(l) == Approx(1024.0 / 272));
+  CHECK(report::layer_achieved_tops(l, 1000) == Approx(2.0 * 1024 / 0.15e-6 / 1e12));
   CHECK(l.traffic.size() == 4);
 }
 
 TEST_CASE("top N: the N costliest layers by cycles, costliest first", "[layer-report]") {
-  std::vector<LayerTiming> layers(4);
+  std::vector<report::LayerTiming> layers(4);
   layers[0].cycles = 10;
   layers[1].cycles = 40;
   layers[2].cycles = 20;
   layers[3].cycles = 40;
-  CHECK(layer_order(layers, 0) == std::vector<std::size_t>{0, 1, 2, 3});
+  CHECK(report::layer_order(layers, 0) == std::vector<std::size_t>{0, 1, 2, 3});
   CHECK(layer_order(layers, 2) == std::vector<std::size_t>{1, 3});
   CHECK(layer_order(layers, 9) == std::vector<std::size_t>{1, 3, 2, 0});
 }
 
 TEST_CASE("instruction labels carry layer name and tile number into trace events", "[layer-report]") {
   const auto program = isa::assemble(kProgram, "report");
-  std::vector<compiler::LayerRecord> records(1);
+  std::vector<container::LayerRecord> records(1);
   records[0] = {"conv", "Conv", "npu", 1024, 0, 11, 0, {"conv"}};
-  const auto labels = instruction_labels(records, program);
+  const auto labels = report::instruction_labels(records, program);
   REQUIRE(labels.size() == 11);
   CHECK(labels[0].layer == "conv");
   CHECK(labels[2].tile.at("index") == 0);
@@ -108,7 +108,7 @@ TEST_CASE("instruction labels carry layer name and tile number into trace events
   trace[1].instruction_index = 9;
   trace[2].track = "host";  // session events are left alone
   trace[2].instruction_index = 0;
-  label_trace(trace, labels);
+  report::label_trace(trace, labels);
   CHECK(trace[0].layer == "conv");
   CHECK(trace[0].args.at("tile_index") == 1);
   CHECK(trace[1].layer == "conv");

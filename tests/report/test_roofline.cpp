@@ -1,12 +1,12 @@
 // The roofline of a config: ceiling, slope, ridge, and the verdict per layer.
 #include <catch2/catch.hpp>
 
-#include "hardware_config.h"
-#include "report_layers.h"
-#include "roofline.h"
+#include "hwconfig/hardware_config.h"
+#include "report/layer_table.h"
+#include "report/roofline.h"
 
 using namespace npu;
-using namespace npu::runtime;
+using namespace npu::report;
 
 TEST_CASE("the 40-TOPS preset's ridge is 363.6 MACs (727 ops) per DDR byte", "[roofline]") {
   const auto config = load_hardware_config(NPUSIM_SOURCE_DIR "/configs/npu-40tops-55gbps.yaml");
@@ -38,15 +38,15 @@ TEST_CASE("compute- or memory-bound by the ridge, '-' without MACs or DDR bytes"
   config.clock.frequency_mhz = 1000;
   config.ddr.bandwidth_gbps = 25.6;  // 25.6 B/cycle at 1 GHz, ridge 40 MACs/B
   const Roofline roof = roofline_of(config);
-  CHECK(roofline_bound(roof, 3999, 100) == "memory");
-  CHECK(roofline_bound(roof, 4000, 100) == "compute");
-  CHECK(roofline_bound(roof, 0, 100) == "-");
-  CHECK(roofline_bound(roof, 100, 0) == "-");
-  LayerTiming cpu;
+  CHECK(report::roofline_bound(roof, 3999, 100) == "memory");
+  CHECK(report::roofline_bound(roof, 4000, 100) == "compute");
+  CHECK(report::roofline_bound(roof, 0, 100) == "-");
+  CHECK(report::roofline_bound(roof, 100, 0) == "-");
+  report::LayerTiming cpu;
   cpu.device = "cpu";
   cpu.macs = 1000;
   cpu.ddr_bytes = 1;
-  CHECK(layer_roofline_bound(cpu, roof) == "-");
+  CHECK(report::layer_roofline_bound(cpu, roof) == "-");
 }
 
 TEST_CASE("the ASCII chart draws slope, ceiling, ridge and the points", "[roofline]") {
@@ -55,7 +55,7 @@ TEST_CASE("the ASCII chart draws slope, ceiling, ridge and the points", "[roofli
   config.clock.frequency_mhz = 1000;
   config.ddr.bandwidth_gbps = 25.6;
   const Roofline roof = roofline_of(config);
-  const auto text = ascii_roofline(roof, {{"a", 2.0, 0.05}, {"b", 400.0, 1.5}});
+  const auto text = report::ascii_roofline(roof, {{"a", 2.0, 0.05}, {"b", 400.0, 1.5}});
   CHECK(text.find('/') != std::string::npos);
   CHECK(text.find('-') != std::string::npos);
   CHECK(text.find('|') != std::string::npos);

@@ -1,12 +1,12 @@
 // The summary's derived figures, the missing-energy line, and compare-configs' ratios.
 #include <catch2/catch.hpp>
 
-#include "hardware_config.h"
-#include "report_compare.h"
-#include "sim_report.h"
+#include "hwconfig/hardware_config.h"
+#include "report/compare_configs.h"
+#include "report/sim_summary.h"
 
 using namespace npu;
-using namespace npu::runtime;
+using namespace npu::report;
 
 namespace {
 
@@ -25,8 +25,8 @@ TEST_CASE("DDR bandwidth use is bus bytes over latency x peak bandwidth", "[summ
   r.cycles = 1000;
   r.latency_us = 1.0;
   r.ddr_bus_bytes = 5000;  // 5 GB/s
-  CHECK(ddr_bandwidth_utilization(r, config) == Approx(0.25));
-  const auto j = sim_report_json(r, config);
+  CHECK(report::ddr_bandwidth_utilization(r, config) == Approx(0.25));
+  const auto j = report::sim_report_json(r, config);
   CHECK(j["ddr"]["achieved_gbps"].get<double>() == Approx(5.0));
   CHECK(j["ddr"]["bandwidth_utilization"].get<double>() == Approx(0.25));
 }
@@ -38,10 +38,10 @@ TEST_CASE("without an energy table the report says so once and has no energy", "
   sim::SimResult r;
   r.cycles = 10;
   r.latency_us = 0.01;
-  const auto text = format_sim_report(r, config);
+  const auto text = report::format_sim_report(r, config);
   CHECK(count(text, "energy: not modelled (configs/x.yaml has no energy table)") == 1);
   CHECK(count(text, "energy") == 2);  // the one line names the "energy table" too
-  const auto j = sim_report_json(r, config);
+  const auto j = report::sim_report_json(r, config);
   CHECK(j["energy"].is_null());
   CHECK(j["energy_note"] == "energy: not modelled (configs/x.yaml has no energy table)");
 }
@@ -49,14 +49,14 @@ TEST_CASE("without an energy table the report says so once and has no energy", "
 TEST_CASE("compare-configs: values per config and ratios to the first", "[summary]") {
   nlohmann::json a = {{"config", "a"}, {"cycles", 200}, {"achieved_tops", 1.0}, {"energy", {{"total_uj", 4.0}}}};
   nlohmann::json b = {{"config", "b"}, {"cycles", 100}, {"achieved_tops", 2.5}, {"energy", nullptr}};
-  const auto j = compare_json({a, b});
+  const auto j = report::compare_json({a, b});
   CHECK(j["configs"] == nlohmann::json({"a", "b"}));
   for (const auto& m : j["metrics"]) {
     if (m["name"] == "NPU cycles") CHECK(m["ratios"][1].get<double>() == Approx(0.5));
     if (m["name"] == "achieved TOPS") CHECK(m["ratios"][1].get<double>() == Approx(2.5));
     if (m["name"] == "energy") CHECK(m["ratios"][1].is_null());
   }
-  const auto text = format_compare({a, b});
+  const auto text = report::format_compare({a, b});
   CHECK(text.find("B/A") != std::string::npos);
   CHECK(text.find("0.500") != std::string::npos);
 }

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "tensor_conversion.h"
+#include "runtime/tensor_conversion.h"
 
 using namespace npu;
 using namespace npu::runtime;

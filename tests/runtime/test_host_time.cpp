@@ -1,7 +1,7 @@
 // The host model that times CPU steps, transitions and transfers.
 #include <catch2/catch.hpp>
 
-#include "host_time_model.h"
+#include "runtime/host_time_model.h"
 
 using namespace npu;
 using namespace npu::runtime;

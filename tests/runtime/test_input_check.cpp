@@ -1,7 +1,7 @@
 // Inputs that do not match the model: one line naming the input and what was expected.
 #include <catch2/catch.hpp>
 
-#include "input_check.h"
+#include "runtime/input_check.h"
 
 using namespace npu::runtime;
 

@@ -4,9 +4,10 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "assembler.h"
-#include "hardware_config.h"
-#include "session.h"
+#include "hwconfig/hardware_config.h"
+#include "isa/assembler.h"
+#include "report/model_report.h"
+#include "runtime/session.h"
 
 using namespace npu;
 using namespace npu::runtime;
@@ -52,12 +53,12 @@ std::vector<std::uint8_t> neg_model() {
   return {bytes.begin(), bytes.end()};
 }
 
-compiler::CompiledModel sandwich_model() {
-  compiler::CompiledModel m;
+container::CompiledModel sandwich_model() {
+  container::CompiledModel m;
   m.program = isa::assemble(kProgram, "sandwich.npuasm");
-  compiler::Step relu, neg, clip;
+  container::Step relu, neg, clip;
   relu.npu = {0, 4, {"x"}, {"h"}};
-  neg.kind = compiler::Step::Kind::Cpu;
+  neg.kind = container::Step::Kind::Cpu;
   neg.cpu = {neg_model(), {"h"}, {"y"}, {"neg"}, 16};
   clip.npu = {4, 8, {"y"}, {"out"}};
   m.steps = {relu, neg, clip};
@@ -103,7 +104,7 @@ TEST_CASE("session: NPU -> CPU -> NPU gives the right numbers and counts the cro
     CHECK(out.data<float>()[i] == std::max(-std::max(x, 0.0f), -1.0f));
   }
 
-  const auto& r = result.report;
+  const auto r = npu::report::build_model_report(session.model(), config, result.record);
   CHECK(r.transitions == 2);
   CHECK(r.transfer_bytes == 32);  // h out to the CPU, y back in
   CHECK(r.io_bytes == 32);        // x in, out back
@@ -127,13 +128,13 @@ TEST_CASE("session: NPU -> CPU -> NPU gives the right numbers and counts the cro
   CHECK(r.layers[1].device == "cpu");
   CHECK(r.layers[1].host_us == Approx(r.host.compute_us));
 
-  const auto json = model_report_json(r, config);
+  const auto json = npu::report::model_report_json(r, config);
   CHECK(json["layers"].size() == 3);
   CHECK(json["layers"][0]["device"] == "npu");
   CHECK(json["transitions"] == 2);
   CHECK(json["fallbacks"][0]["node"] == "neg");
   CHECK(json["load"]["busy_cycles"].get<std::uint64_t>() > 0);
-  CHECK(format_model_report(r, config).find("relu") != std::string::npos);
+  CHECK(npu::report::format_model_report(r, config).find("relu") != std::string::npos);
 }
 
 TEST_CASE("session: timing only gives the same cycles and no outputs", "[session]") {
@@ -145,9 +146,9 @@ TEST_CASE("session: timing only gives the same cycles and no outputs", "[session
   const auto a = functional.run({{"x", ramp()}});
   const auto b = timing.run({{"x", ramp()}});
   CHECK(b.outputs.empty());
-  CHECK(a.report.npu.cycles == b.report.npu.cycles);
-  CHECK(a.report.transfer_bytes == b.report.transfer_bytes);
-  CHECK(b.report.conversions.empty());
+  CHECK(a.record.npu.cycles == b.record.npu.cycles);
+  CHECK(a.record.transfer_bytes == b.record.transfer_bytes);
+  CHECK(b.record.conversions.empty());
 }
 
 TEST_CASE("session: bad inputs are one-line errors", "[session]") {

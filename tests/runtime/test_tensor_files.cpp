@@ -7,7 +7,7 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "tensor_file.h"
+#include "runtime/tensor_file.h"
 
 using namespace npu::runtime;
 

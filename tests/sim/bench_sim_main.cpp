@@ -11,10 +11,10 @@
 
 #include <systemc>
 
-#include "hardware_config.h"
-#include "instruction.h"
-#include "program.h"
-#include "simulator.h"
+#include "hwconfig/hardware_config.h"
+#include "isa/instruction.h"
+#include "isa/program.h"
+#include "sim/simulator.h"
 
 using npu::isa::Field;
 using npu::isa::Instruction;

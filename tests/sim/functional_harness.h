@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "sim_test_util.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace simtest {
 

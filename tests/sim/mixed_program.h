@@ -1,7 +1,7 @@
 // A mixed program (double-buffered loads, gemms, requants, stores, all with tokens, DMA on
 // several channels) and a timing comparison, shared by the run and trace tests.
 #pragma once
-#include "sim_test_util.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace simtest {
 

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <vector>
 
-#include "hardware_config.h"
-#include "instruction.h"
-#include "program.h"
-#include "simulator.h"
+#include "hwconfig/hardware_config.h"
+#include "isa/instruction.h"
+#include "isa/program.h"
+#include "sim/simulator.h"
 
 namespace simtest {
 

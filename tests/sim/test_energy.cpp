@@ -2,7 +2,7 @@
 // (config: simtest::config(), 1 GHz, 16x16 WS array, 64 B DDR bursts).
 #include <catch2/catch.hpp>
 
-#include "sim_test_util.h"
+#include "tests/sim/sim_test_util.h"
 
 using namespace simtest;
 

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mixed_program.h"
-#include "sim_test_util.h"
-#include "trace_writer.h"
+#include "sim/trace_writer.h"
+#include "tests/sim/mixed_program.h"
+#include "tests/sim/sim_test_util.h"
 
 using namespace simtest;
 using Catch::Matchers::Contains;

@@ -1,8 +1,8 @@
 // MAC-array arithmetic against plain C++ references, bit-exact for int8.
 #include <cmath>
 
-#include "fp16.h"
-#include "functional_harness.h"
+#include "isa/fp16.h"
+#include "tests/sim/functional_harness.h"
 
 using namespace simtest;
 namespace isa = npu::isa;

@@ -2,8 +2,8 @@
 #include <cmath>
 #include <functional>
 
-#include "fp16.h"
-#include "functional_harness.h"
+#include "isa/fp16.h"
+#include "tests/sim/functional_harness.h"
 
 using namespace simtest;
 namespace isa = npu::isa;

@@ -5,7 +5,7 @@
 // starts an instruction at its ready cycle; halt ends when everything has finished.
 #include <catch2/catch.hpp>
 
-#include "sim_test_util.h"
+#include "tests/sim/sim_test_util.h"
 
 using namespace simtest;
 using npu::Dataflow;

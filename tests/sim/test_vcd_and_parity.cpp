@@ -11,8 +11,8 @@
 
 #include <unistd.h>
 
-#include "mixed_program.h"
-#include "sim_test_util.h"
+#include "tests/sim/mixed_program.h"
+#include "tests/sim/sim_test_util.h"
 
 using namespace simtest;
 

@@ -4,7 +4,7 @@ import json
 
 class Report(dict):
     """Keys as in `npusim run --json`: cycles, latency_us, achieved_tops, mac_utilization,
-    ddr, energy, layers, steps, fallbacks, notes, ... (see runtime/model_report.h)."""
+    ddr, energy, layers, steps, fallbacks, notes, ... (see report/model_report.h)."""
 
     @classmethod
     def from_json(cls, text):

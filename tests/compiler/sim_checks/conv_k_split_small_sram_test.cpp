@@ -7,15 +7,15 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compiled_model.h"
-#include "fp16.h"
-#include "integer_reference.h"
-#include "onnx_io.h"
-#include "pipeline.h"
-#include "simulator.h"
-#include "sram_tiling.h"
-#include "sim_check_helpers.h"
-#include "test_graphs.h"
+#include "compiler/onnx_io.h"
+#include "compiler/pipeline.h"
+#include "compiler/sram_tiling.h"
+#include "container/compiled_model.h"
+#include "isa/fp16.h"
+#include "sim/simulator.h"
+#include "tests/compiler/sim_checks/sim_check_helpers.h"
+#include "tests/compiler/test_graphs.h"
+#include "tests/support/integer_reference.h"
 
 using namespace npu;
 using namespace npu::compiler;
@@ -117,7 +117,7 @@ TEST_CASE("convs too wide for a 64 KiB scratchpad split the reduction: int8 bit-
 
   SECTION("fp16: the conv output is close to the FP32 reference") {
     Graph ref_graph = import_onnx(model);
-    auto want = run_reference(ref_graph, {{"input", x}}).at(ref_graph.outputs[0]).data;
+    auto want = evaluate_graph(ref_graph, {{"input", x}}).at(ref_graph.outputs[0]).data;
     CompileOptions options;
     options.precision = Precision::Fp16;
     CompiledModel m = compile(model, config, options);

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <fstream>
 
-#include "compiled_model.h"
-#include "integer_reference.h"
-#include "pipeline.h"
-#include "simulator.h"
-#include "sim_check_helpers.h"
-#include "test_graphs.h"
+#include "compiler/pipeline.h"
+#include "container/compiled_model.h"
+#include "sim/simulator.h"
+#include "tests/compiler/sim_checks/sim_check_helpers.h"
+#include "tests/compiler/test_graphs.h"
+#include "tests/support/integer_reference.h"
 
 using namespace npu;
 using namespace npu::compiler;

@@ -1,19 +1,19 @@
 // Pooling layers whose full-channel rows do not fit a small scratchpad (ResNet-50's global
 // average pool over 7x7x2048 on the 64 KiB tiny-8x8 config) are tiled over channels. The
 // program must still compute every value exactly as the INT8 integer reference does, and stay
-// close to the FP32 reference interpreter in FP16.
+// close to the FP32 evaluator in FP16.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 
-#include "compiled_model.h"
-#include "fp16.h"
-#include "integer_reference.h"
-#include "onnx_io.h"
-#include "pipeline.h"
-#include "simulator.h"
-#include "sim_check_helpers.h"
-#include "test_graphs.h"
+#include "compiler/onnx_io.h"
+#include "compiler/pipeline.h"
+#include "container/compiled_model.h"
+#include "isa/fp16.h"
+#include "sim/simulator.h"
+#include "tests/compiler/sim_checks/sim_check_helpers.h"
+#include "tests/compiler/test_graphs.h"
+#include "tests/support/integer_reference.h"
 
 using namespace npu;
 using namespace npu::compiler;
@@ -87,7 +87,7 @@ TEST_CASE("wide pools on a 64 KiB scratchpad tile over channels: int8 bit-exact,
 
   SECTION("fp16: the pooled output is close to the FP32 reference") {
     Graph ref_graph = import_onnx(model);
-    auto want = run_reference(ref_graph, {{"input", x}}).at(ref_graph.outputs[0]).data;
+    auto want = evaluate_graph(ref_graph, {{"input", x}}).at(ref_graph.outputs[0]).data;
     CompileOptions options;
     options.precision = Precision::Fp16;
     CompiledModel m = compile(model, config, options);

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "fp16.h"
-#include "program.h"
-#include "reference_interpreter.h"
+#include "compiler/float_evaluator.h"
+#include "isa/fp16.h"
+#include "isa/program.h"
 
 namespace npu::compiler::sim_checks {
 

@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "compiled_model.h"
-#include "onnx_io.h"
-#include "simulator.h"
-#include "sram_tiling.h"
-#include "test_graphs.h"
+#include "compiler/onnx_io.h"
+#include "compiler/sram_tiling.h"
+#include "container/compiled_model.h"
+#include "sim/simulator.h"
+#include "tests/compiler/test_graphs.h"
 
 using namespace npu;
 using namespace npu::compiler;

@@ -1,5 +1,5 @@
 // The tiny model compiled for INT8 and FP16 runs on the SystemC model; its output agrees with
-// the FP32 reference interpreter (cosine similarity), which checks codegen, tiling and tokens.
+// the FP32 evaluator (cosine similarity), which checks codegen, tiling and tokens.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <chrono>
@@ -7,14 +7,14 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "compiled_model.h"
-#include "fp16.h"
-#include "onnx_io.h"
-#include "quant_math.h"
-#include "reference_interpreter.h"
-#include "simulator.h"
-#include "sim_check_helpers.h"
-#include "test_graphs.h"
+#include "compiler/float_evaluator.h"
+#include "compiler/onnx_io.h"
+#include "compiler/quant_math.h"
+#include "container/compiled_model.h"
+#include "isa/fp16.h"
+#include "sim/simulator.h"
+#include "tests/compiler/sim_checks/sim_check_helpers.h"
+#include "tests/compiler/test_graphs.h"
 
 using namespace npu;
 using namespace npu::compiler;
@@ -71,7 +71,7 @@ TEST_CASE("the tiny model runs on the simulated NPU, INT8 and FP16", "[compiler]
   HardwareConfig config = load_hardware_config(std::string(NPUSIM_SOURCE_DIR) + "/configs/default.yaml");
   Graph g = import_onnx(model);
   FloatTensor x = testing::random_tensor({1, 3, 32, 32}, 99);
-  auto expected = run_reference(g, {{"input", x}}).at(g.outputs[0]).data;
+  auto expected = evaluate_graph(g, {{"input", x}}).at(g.outputs[0]).data;
   for (Precision p : {Precision::Fp16, Precision::Int8}) {
     INFO((p == Precision::Int8 ? "int8" : "fp16"));
     CompileOptions o;
@@ -99,7 +99,7 @@ TEST_CASE("generated models run on the simulated NPU", "[.models]") {
     std::string path = std::string(dir) + "/" + name + ".onnx";
     Graph g = import_onnx(path);
     FloatTensor x = testing::random_tensor(g.tensor(g.inputs[0]).shape, 7);
-    auto values = run_reference(g, {{g.inputs[0], x}});
+    auto values = evaluate_graph(g, {{g.inputs[0], x}});
     for (Precision p : {Precision::Fp16, Precision::Int8}) {
       CompileOptions o;
       o.precision = p;

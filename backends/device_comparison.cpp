@@ -1,0 +1,117 @@
+#include "backends/device_comparison.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "runtime/input_check.h"
+#include "runtime/onnx_model_info.h"
+
+namespace npu::backends {
+
+std::size_t DeviceComparison::fallback_nodes() const {
+  return static_cast<std::size_t>(std::count_if(placement.begin(), placement.end(), [](const auto& p) { return p.fallback; }));
+}
+
+namespace {
+
+using NamedTensors = std::vector<std::pair<std::string, runtime::HostTensor>>;
+
+NamedTensors model_inputs(const std::string& model_path, const CompareOptions& options, std::vector<std::string>* notes) {
+  const auto info = runtime::read_onnx_model_file_info(model_path);
+  NamedTensors inputs;
+  for (std::size_t i = 0; i < info.inputs.size(); ++i) {
+    auto desc = info.inputs[i];
+    if (auto it = options.inputs.find(desc.name); it != options.inputs.end()) {
+      inputs.emplace_back(desc.name, it->second);
+      notes->push_back(fmt::format("input {}: given", desc.name));
+      continue;
+    }
+    for (auto& d : desc.shape)
+      if (d < 0) d = 1;  // dynamic dims: batch 1, the common case; give --input for others
+    inputs.emplace_back(desc.name, runtime::random_input(desc, options.seed + i));
+    notes->push_back(fmt::format("input {}: random {} (seed {})", desc.name, runtime::describe(desc), options.seed + i));
+  }
+  for (const auto& [name, tensor] : options.inputs)
+    if (std::none_of(info.inputs.begin(), info.inputs.end(), [&](const auto& d) { return d.name == name; }))
+      throw std::runtime_error(fmt::format("--input {}: the model has no such input", name));
+  return inputs;
+}
+
+std::vector<OutputMatch> match_outputs(const NamedTensors& reference, const NamedTensors& outputs) {
+  std::vector<OutputMatch> matches;
+  for (const auto& [name, value] : outputs) {
+    auto it = std::find_if(reference.begin(), reference.end(), [&](const auto& r) { return r.first == name; });
+    if (it == reference.end()) continue;  // e.g. an extra output a stack adds
+    matches.push_back(match_output(name, it->second, value));
+  }
+  return matches;
+}
+
+}  // namespace
+
+Comparison compare_on_devices(const std::string& model_path, const HardwareConfig& config, const CompareOptions& options) {
+  if (options.runs < 1) throw std::runtime_error("--runs must be at least 1");
+  if (options.warmup < 0) throw std::runtime_error("--warmup must not be negative");
+  Comparison c;
+  c.model = model_path;
+  c.config = config.name;
+  c.runs = options.runs;
+  c.warmup = options.warmup;
+  c.strict = options.strict;
+
+  // Every requested device must be usable before anything runs: one line saying which is not.
+  std::vector<std::unique_ptr<InferenceBackend>> backends;
+  backends.push_back(make_backend("sim", config));
+  for (const auto& name : options.devices) {
+    auto backend = make_backend(name, config);
+    if (std::any_of(backends.begin(), backends.end(), [&](const auto& b) { return b->name() == backend->name(); }))
+      continue;
+    const auto a = backend->availability();
+    if (!a.available) throw std::runtime_error(fmt::format("device {} is not available: {}", backend->name(), a.reason));
+    backends.push_back(std::move(backend));
+  }
+
+  const auto inputs = model_inputs(model_path, options, &c.input_notes);
+
+  NamedTensors reference;
+  auto ref = make_backend(c.reference, config);
+  if (const auto a = ref->availability(); !a.available) {
+    c.reference_problem = fmt::format("{} is not available: {}", c.reference, a.reason);
+  } else {
+    ref->load(model_path, BackendOptions{});
+    reference = ref->run(inputs).outputs;
+  }
+
+  for (auto& backend : backends) {
+    BackendOptions bo;
+    // --strict is about the real stacks: the simulator's own CPU steps show in its placement.
+    bo.strict = options.strict && !backend->simulated();
+    bo.timing_only = options.sim_timing_only;
+    bo.sim_precision = options.sim_precision;
+    DeviceComparison d;
+    d.device = backend->name();
+    d.simulated = backend->simulated();
+    d.versions = backend->availability().versions;
+    backend->load(model_path, bo);
+    // The simulator is deterministic: one run is its latency. Real devices warm up (caches,
+    // clocks, lazy allocation) and then are timed run by run.
+    const int warmup = d.simulated ? 0 : options.warmup;
+    const int runs = d.simulated ? 1 : options.runs;
+    for (int i = 0; i < warmup; ++i) backend->run(inputs);
+    std::vector<double> times;
+    BackendRun last;
+    for (int i = 0; i < runs; ++i) {
+      last = backend->run(inputs);
+      times.push_back(last.latency_us);
+    }
+    d.latency = latency_stats(times);
+    if (!reference.empty()) d.outputs = match_outputs(reference, last.outputs);
+    d.placement = backend->placement();
+    c.devices.push_back(std::move(d));
+  }
+  return c;
+}
+
+}  // namespace npu::backends

@@ -1,0 +1,40 @@
+// The compiler's entry point: an ONNX file and a hardware config in, a compiled model (program
+// plus execution plan, container/compiled_model.h) out.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "container/compiled_model.h"
+#include "hwconfig/hardware_config.h"
+
+namespace npu::compiler {
+
+// The container types the compiler fills, by their plain names inside the compiler.
+using container::CompiledModel;
+using container::CpuStep;
+using container::Fallback;
+using container::LayerRecord;
+using container::NpuStep;
+using container::PassSummary;
+using container::Precision;
+using container::Step;
+
+struct CompileOptions {
+  Precision precision = Precision::Int8;
+  std::string calibration_dir;                // .npy files named <input>.npy or <input>_N.npy
+  std::vector<std::string> input_shapes;      // "name=1x3x224x224" fixes dynamic dims
+  bool strict = false;                        // any CPU fallback is an error naming the node
+  std::string dump_dir;                       // when set, each pass writes <NN>-<pass>.onnx here
+  bool explain = false;                       // collect PassSummary lines
+};
+
+// Throws CompileError: one line naming the file, node or tensor and what is wrong.
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config,
+                      const CompileOptions& options);
+
+}  // namespace npu::compiler

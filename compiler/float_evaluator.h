@@ -1,0 +1,49 @@
+// The compiler's FP32 evaluator of the graph IR (ONNX semantics, NCHW). It calibrates INT8
+// quantisation, folds constants, and checks passes numerically (before vs after).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/graph.h"
+
+namespace npu::compiler {
+
+struct FloatTensor {
+  std::vector<std::int64_t> shape;
+  std::vector<float> data;
+  std::int64_t elements() const;
+};
+using TensorMap = std::map<std::string, FloatTensor>;
+
+// Whether evaluate_node can run this node.
+bool evaluator_supports(const Node& node);
+
+// Runs one node on its inputs (nullptr for absent optional inputs); returns its outputs.
+// Throws CompileError naming the node for unsupported ops or attributes.
+std::vector<FloatTensor> evaluate_node(const Graph& graph, const Node& node,
+                                       const std::vector<const FloatTensor*>& inputs);
+
+// Runs the whole graph. Returns every value computed (graph outputs included), which is what
+// calibration reads activation ranges from.
+// best_effort: a node the interpreter cannot run (or whose inputs are missing) is skipped and
+// its outputs stay absent, instead of throwing.
+// constants: from graph_constants(graph), for callers that run the graph many times
+// (calibration); the weights are then not copied per run, and the result leaves them out.
+TensorMap evaluate_graph(const Graph& graph, const TensorMap& inputs, bool best_effort = false,
+                        const TensorMap* constants = nullptr);
+TensorMap graph_constants(const Graph& graph);
+
+// Source index of output position `o` for nearest Resize along one axis (ONNX formulas).
+// Returns -1 for an unsupported coordinate_transformation_mode.
+std::int64_t nearest_source_index(const std::string& coordinate_mode, const std::string& nearest_mode,
+                                  std::int64_t o, std::int64_t in_size, std::int64_t out_size);
+
+FloatTensor constant_as_float(const Tensor& t);
+
+// f(x) of a fused activation: "Relu", "Clip" (alpha=min, beta=max), "Sigmoid", "HardSigmoid",
+// "HardSwish", "SiLU", "LeakyRelu", "" (identity).
+float apply_activation(const std::string& name, float alpha, float beta, float x);
+
+}  // namespace npu::compiler

@@ -1,0 +1,97 @@
+// What the compiler hands the runtime: one isa::Program plus the execution plan that says
+// which parts run on the NPU and which fall back to the CPU. Saved inside the .npuprog as an
+// extra section, so a compiled program runs without the ONNX file.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "isa/program.h"
+
+namespace npu::container {
+
+constexpr std::uint32_t kPlanSectionKind = 100;
+
+enum class Precision { Int8, Fp16 };
+const char* precision_name(Precision p);         // "int8" | "fp16"
+Precision parse_precision(const std::string& text);  // throws ModelFileError naming the text
+
+// NPU tensors are described by program.tensors (dtype, layout, DDR address, quant params).
+// Tensors the runtime exchanges with the host are named after the ONNX value they carry.
+// 4-D NPU tensors are stored NHWC (TensorEntry.shape is then [N,H,W,C]); the runtime does the
+// NCHW<->NHWC transpose (and, for int8, quantise/dequantise with scale and zero_point, round
+// half to even) when it moves a value between the host and DDR: these are the boundary
+// transposes the layout pass counts.
+struct NpuStep {
+  std::uint32_t first_instruction = 0;  // [first, end) of program.code; ends with halt
+  std::uint32_t end_instruction = 0;
+  std::vector<std::string> inputs;      // names in program.tensors, filled by the runtime
+  std::vector<std::string> outputs;     // names in program.tensors, read back by the runtime
+};
+
+// Nodes the NPU does not take, as a self-contained ONNX model (FP32, NCHW, ONNX semantics).
+struct CpuStep {
+  std::vector<std::uint8_t> onnx_model;  // serialized onnx::ModelProto
+  std::vector<std::string> inputs;       // ONNX value names
+  std::vector<std::string> outputs;
+  std::vector<std::string> node_names;
+  std::uint64_t flops = 0;               // for the host time model
+};
+
+struct Step {
+  enum class Kind : std::uint8_t { Npu, Cpu } kind = Kind::Npu;
+  NpuStep npu;
+  CpuStep cpu;
+};
+
+// One row of the per-layer report: a node after fusion.
+struct LayerRecord {
+  std::string name;
+  std::string op;                        // e.g. "Conv+Relu"
+  std::string device;                    // "npu" | "cpu"
+  std::uint64_t macs = 0;
+  std::uint32_t first_instruction = 0;   // NPU layers: instructions that belong to it
+  std::uint32_t end_instruction = 0;
+  std::uint64_t planned_ddr_bytes = 0;   // what the tiler expects to move
+  std::vector<std::string> fused_nodes;  // original ONNX node names
+};
+
+struct Fallback {
+  std::string node;
+  std::string op;
+  std::string reason;
+};
+
+struct PassSummary {
+  std::string pass;
+  std::size_t nodes_before = 0;
+  std::size_t nodes_after = 0;
+  std::string detail;
+};
+
+struct CompiledModel {
+  isa::Program program;
+  std::vector<Step> steps;
+  std::vector<LayerRecord> layers;
+  std::vector<Fallback> fallbacks;
+  std::vector<PassSummary> passes;
+  std::vector<std::string> model_inputs;   // ONNX graph inputs, in order
+  std::vector<std::string> model_outputs;
+  std::vector<std::string> warnings;        // e.g. calibrated on generated inputs
+  Precision precision = Precision::Int8;
+  std::uint32_t npu_cpu_transitions = 0;
+};
+
+// A container that cannot be read: one line naming the file and what is wrong.
+struct ModelFileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The plan travels in program.extra as section kPlanSectionKind.
+void attach_plan(CompiledModel& model);
+CompiledModel load_compiled(const std::string& npuprog_path);
+// The same from a program already in memory (e.g. isa::deserialize'd); `origin` names it in errors.
+CompiledModel plan_from_program(isa::Program program, const std::string& origin);
+
+}  // namespace npu::container

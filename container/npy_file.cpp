@@ -1,0 +1,95 @@
+#include "container/npy_file.h"
+
+#include <fstream>
+#include <numeric>
+#include <regex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace npu::container {
+
+namespace {
+
+std::size_t bytes_of(const std::string& dtype) {
+  if (dtype.size() < 2) throw std::runtime_error("bad dtype '" + dtype + "'");
+  if (dtype == "b1") return 1;
+  return static_cast<std::size_t>(std::stoul(dtype.substr(1)));
+}
+
+}  // namespace
+
+std::size_t NpyArray::element_count() const {
+  return std::accumulate(shape.begin(), shape.end(), std::size_t{1},
+                         [](std::size_t a, std::int64_t b) { return a * static_cast<std::size_t>(b); });
+}
+
+std::size_t NpyArray::element_bytes() const { return bytes_of(dtype); }
+
+NpyArray read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open file");
+  std::vector<std::uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto fail = [&](const std::string& what) { return std::runtime_error(path + ": not a valid .npy file: " + what); };
+  if (file.size() < 10 || std::string(file.begin(), file.begin() + 6) != "\x93NUMPY")
+    throw fail("missing \\x93NUMPY magic");
+  const int major = file[6];
+  std::size_t header_len = 0, header_start = 0;
+  if (major == 1) {
+    header_len = file[8] | (file[9] << 8);
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (file.size() < 12) throw fail("truncated header");
+    header_len = file[8] | (file[9] << 8) | (file[10] << 16) | (std::size_t(file[11]) << 24);
+    header_start = 12;
+  } else {
+    throw fail(fmt::format("unsupported format version {}", major));
+  }
+  if (header_start + header_len > file.size()) throw fail("truncated header");
+  const std::string header(file.begin() + header_start, file.begin() + header_start + header_len);
+
+  std::smatch m;
+  NpyArray array;
+  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([<>|=])([a-zA-Z]\d+)')")))
+    throw fail("no 'descr' in header");
+  if (m[1] == ">" ) throw fail("big-endian data is not supported");
+  array.dtype = m[2];
+  if (std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*True)")))
+    throw fail("Fortran-order arrays are not supported; save with np.ascontiguousarray");
+  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) throw fail("no 'shape' in header");
+  const std::string dims = m[1];
+  const std::regex number(R"(\d+)");  // sregex_iterator keeps a pointer: no temporary
+  for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it)
+    array.shape.push_back(std::stoll(it->str()));
+
+  const std::size_t expected = array.element_count() * array.element_bytes();
+  const std::size_t data_start = header_start + header_len;
+  if (file.size() - data_start < expected)
+    throw fail(fmt::format("data truncated: {} bytes for {} expected", file.size() - data_start, expected));
+  array.data.assign(file.begin() + data_start, file.begin() + data_start + expected);
+  return array;
+}
+
+void write_npy(const std::string& path, const NpyArray& array) {
+  std::string shape;
+  for (auto d : array.shape) shape += std::to_string(d) + ",";
+  if (array.shape.size() > 1) shape.pop_back();
+  const char order = array.dtype == "i1" || array.dtype == "u1" || array.dtype == "b1" ? '|' : '<';
+  std::string header = fmt::format("{{'descr': '{}{}', 'fortran_order': False, 'shape': ({}), }}", order,
+                                   array.dtype, shape);
+  // Pad so the data starts on a 64-byte boundary, as numpy does.
+  const std::size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw std::runtime_error(path + ": cannot write file");
+  out.write("\x93NUMPY\x01\x00", 8);
+  const std::uint16_t len = static_cast<std::uint16_t>(header.size());
+  out.put(static_cast<char>(len & 0xff));
+  out.put(static_cast<char>(len >> 8));
+  out << header;
+  out.write(reinterpret_cast<const char*>(array.data.data()), static_cast<std::streamsize>(array.data.size()));
+  if (!out) throw std::runtime_error(path + ": write failed");
+}
+
+}  // namespace npu::container

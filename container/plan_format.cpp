@@ -1,0 +1,225 @@
+// The execution plan as program.extra section kPlanSectionKind: a little-endian, length-
+// prefixed binary format; the reader checks every length against the bytes left.
+#include <algorithm>
+#include <cstring>
+
+#include "container/compiled_model.h"
+
+#include <fmt/format.h>
+
+namespace npu::container {
+namespace {
+
+constexpr std::uint32_t kPlanMagic = 0x4e4c5050;  // "PPLN"
+constexpr std::uint32_t kPlanVersion = 1;
+
+class Writer {
+ public:
+  void u8(std::uint8_t v) { bytes.push_back(v); }
+  void u32(std::uint32_t v) { for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<std::uint8_t>(v >> (8 * i))); }
+  void u64(std::uint64_t v) { for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<std::uint8_t>(v >> (8 * i))); }
+  void str(const std::string& s) {
+    u32(static_cast<std::uint32_t>(s.size()));
+    bytes.insert(bytes.end(), s.begin(), s.end());
+  }
+  void strs(const std::vector<std::string>& v) {
+    u32(static_cast<std::uint32_t>(v.size()));
+    for (const auto& s : v) str(s);
+  }
+  void blob(const std::vector<std::uint8_t>& b) {
+    u64(b.size());
+    bytes.insert(bytes.end(), b.begin(), b.end());
+  }
+  std::vector<std::uint8_t> bytes;
+};
+
+class Reader {
+ public:
+  Reader(const std::vector<std::uint8_t>& b, std::string origin) : b_(b), origin_(std::move(origin)) {}
+  void need(std::uint64_t n) {
+    if (n > b_.size() - pos_) throw ModelFileError(origin_ + ": execution plan is truncated or corrupt");
+  }
+  std::uint8_t u8() { need(1); return b_[pos_++]; }
+  std::uint32_t u32() {
+    need(4);
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(b_[pos_++]) << (8 * i);
+    return v;
+  }
+  std::uint64_t u64() {
+    need(8);
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(b_[pos_++]) << (8 * i);
+    return v;
+  }
+  std::string str() {
+    std::uint32_t n = u32();
+    need(n);
+    std::string s(b_.begin() + static_cast<long>(pos_), b_.begin() + static_cast<long>(pos_ + n));
+    pos_ += n;
+    return s;
+  }
+  std::vector<std::string> strs() {
+    std::uint32_t n = u32();
+    need(n);  // every string takes at least 4 bytes; a count beyond the data is corrupt
+    std::vector<std::string> v;
+    for (std::uint32_t i = 0; i < n; ++i) v.push_back(str());
+    return v;
+  }
+  std::vector<std::uint8_t> blob() {
+    std::uint64_t n = u64();
+    need(n);
+    std::vector<std::uint8_t> v(b_.begin() + static_cast<long>(pos_), b_.begin() + static_cast<long>(pos_ + n));
+    pos_ += n;
+    return v;
+  }
+  std::uint32_t count() {
+    std::uint32_t n = u32();
+    need(n);
+    return n;
+  }
+  bool done() const { return pos_ == b_.size(); }
+
+ private:
+  const std::vector<std::uint8_t>& b_;
+  std::string origin_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+void attach_plan(CompiledModel& m) {
+  Writer w;
+  w.u32(kPlanMagic);
+  w.u32(kPlanVersion);
+  w.u8(m.precision == Precision::Int8 ? 0 : 1);
+  w.u32(m.npu_cpu_transitions);
+  w.strs(m.model_inputs);
+  w.strs(m.model_outputs);
+  w.strs(m.warnings);
+  w.u32(static_cast<std::uint32_t>(m.steps.size()));
+  for (const auto& s : m.steps) {
+    w.u8(s.kind == Step::Kind::Npu ? 0 : 1);
+    w.u32(s.npu.first_instruction);
+    w.u32(s.npu.end_instruction);
+    w.strs(s.npu.inputs);
+    w.strs(s.npu.outputs);
+    w.blob(s.cpu.onnx_model);
+    w.strs(s.cpu.inputs);
+    w.strs(s.cpu.outputs);
+    w.strs(s.cpu.node_names);
+    w.u64(s.cpu.flops);
+  }
+  w.u32(static_cast<std::uint32_t>(m.layers.size()));
+  for (const auto& l : m.layers) {
+    w.str(l.name);
+    w.str(l.op);
+    w.str(l.device);
+    w.u64(l.macs);
+    w.u32(l.first_instruction);
+    w.u32(l.end_instruction);
+    w.u64(l.planned_ddr_bytes);
+    w.strs(l.fused_nodes);
+  }
+  w.u32(static_cast<std::uint32_t>(m.fallbacks.size()));
+  for (const auto& f : m.fallbacks) {
+    w.str(f.node);
+    w.str(f.op);
+    w.str(f.reason);
+  }
+  w.u32(static_cast<std::uint32_t>(m.passes.size()));
+  for (const auto& p : m.passes) {
+    w.str(p.pass);
+    w.u64(p.nodes_before);
+    w.u64(p.nodes_after);
+    w.str(p.detail);
+  }
+  auto& extra = m.program.extra;
+  extra.erase(std::remove_if(extra.begin(), extra.end(), [](const isa::OpaqueSection& s) { return s.kind == kPlanSectionKind; }),
+              extra.end());
+  extra.push_back({kPlanSectionKind, std::move(w.bytes)});
+}
+
+CompiledModel plan_from_program(isa::Program program, const std::string& origin) {
+  const isa::OpaqueSection* section = nullptr;
+  for (const auto& s : program.extra)
+    if (s.kind == kPlanSectionKind) section = &s;
+  if (!section) throw ModelFileError(origin + ": program has no execution plan (not produced by the compiler)");
+  CompiledModel m;
+  Reader r(section->bytes, origin);
+  if (r.u32() != kPlanMagic) throw ModelFileError(origin + ": execution plan has a bad magic number");
+  std::uint32_t version = r.u32();
+  if (version != kPlanVersion)
+    throw ModelFileError(origin + ": execution plan version " + std::to_string(version) + " is not supported");
+  m.precision = r.u8() == 0 ? Precision::Int8 : Precision::Fp16;
+  m.npu_cpu_transitions = r.u32();
+  m.model_inputs = r.strs();
+  m.model_outputs = r.strs();
+  m.warnings = r.strs();
+  for (std::uint32_t i = 0, n = r.count(); i < n; ++i) {
+    Step s;
+    s.kind = r.u8() == 0 ? Step::Kind::Npu : Step::Kind::Cpu;
+    s.npu.first_instruction = r.u32();
+    s.npu.end_instruction = r.u32();
+    if (s.npu.first_instruction > s.npu.end_instruction || s.npu.end_instruction > program.code.size())
+      throw ModelFileError(origin + ": execution plan step " + std::to_string(i) + " points outside the code");
+    s.npu.inputs = r.strs();
+    s.npu.outputs = r.strs();
+    s.cpu.onnx_model = r.blob();
+    s.cpu.inputs = r.strs();
+    s.cpu.outputs = r.strs();
+    s.cpu.node_names = r.strs();
+    s.cpu.flops = r.u64();
+    m.steps.push_back(std::move(s));
+  }
+  for (std::uint32_t i = 0, n = r.count(); i < n; ++i) {
+    LayerRecord l;
+    l.name = r.str();
+    l.op = r.str();
+    l.device = r.str();
+    l.macs = r.u64();
+    l.first_instruction = r.u32();
+    l.end_instruction = r.u32();
+    l.planned_ddr_bytes = r.u64();
+    l.fused_nodes = r.strs();
+    m.layers.push_back(std::move(l));
+  }
+  for (std::uint32_t i = 0, n = r.count(); i < n; ++i) {
+    Fallback f;
+    f.node = r.str();
+    f.op = r.str();
+    f.reason = r.str();
+    m.fallbacks.push_back(std::move(f));
+  }
+  for (std::uint32_t i = 0, n = r.count(); i < n; ++i) {
+    PassSummary p;
+    p.pass = r.str();
+    p.nodes_before = r.u64();
+    p.nodes_after = r.u64();
+    p.detail = r.str();
+    m.passes.push_back(std::move(p));
+  }
+  if (!r.done()) throw ModelFileError(origin + ": execution plan has trailing bytes");
+  m.program = std::move(program);
+  return m;
+}
+
+const char* precision_name(Precision p) { return p == Precision::Int8 ? "int8" : "fp16"; }
+
+Precision parse_precision(const std::string& text) {
+  if (text == "int8") return Precision::Int8;
+  if (text == "fp16") return Precision::Fp16;
+  throw ModelFileError(fmt::format("--precision '{}': expected int8 or fp16", text));
+}
+
+CompiledModel load_compiled(const std::string& path) {
+  isa::Program program;
+  try {
+    program = isa::load_program(path);
+  } catch (const isa::IsaError& e) {
+    throw ModelFileError(e.what());
+  }
+  return plan_from_program(std::move(program), path);
+}
+
+}  // namespace npu::container

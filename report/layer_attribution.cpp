@@ -1,0 +1,87 @@
+#include "report/layer_attribution.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace npu::report {
+
+namespace {
+
+// Length of the union of [start, end) intervals.
+std::uint64_t union_cycles(std::vector<std::pair<std::uint64_t, std::uint64_t>> spans) {
+  std::sort(spans.begin(), spans.end());
+  std::uint64_t total = 0, covered_to = 0;
+  for (const auto& [start, end] : spans) {
+    const std::uint64_t from = std::max(start, covered_to);
+    if (end > from) total += end - from;
+    covered_to = std::max(covered_to, end);
+  }
+  return total;
+}
+
+}  // namespace
+
+std::uint64_t dma_bytes(const isa::Instruction& inst) {
+  if (inst.opcode != isa::Opcode::Load && inst.opcode != isa::Opcode::Store) return 0;
+  return static_cast<std::uint64_t>(inst.get(isa::Field::len0)) * static_cast<std::uint64_t>(inst.get(isa::Field::count1)) *
+         static_cast<std::uint64_t>(inst.get(isa::Field::count2)) * static_cast<std::uint64_t>(inst.get(isa::Field::count3));
+}
+
+std::string LayerTiming::bound() const {
+  if (device != "npu") return "host";
+  if (compute_cycles >= vector_cycles && compute_cycles >= dma_cycles) return "compute";
+  return vector_cycles >= dma_cycles ? "vector" : "memory";
+}
+
+std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerRecord>& layers,
+                                          const isa::Program& program,
+                                          const std::vector<sim::InstructionTiming>& timings) {
+  std::vector<LayerTiming> rows;
+  rows.reserve(layers.size());
+  for (const auto& layer : layers) {
+    LayerTiming row;
+    row.name = layer.name;
+    row.op = layer.op;
+    row.device = layer.device;
+    row.macs = layer.macs;
+    row.planned_ddr_bytes = layer.planned_ddr_bytes;
+    if (layer.device == "npu") {
+      std::uint64_t first = std::numeric_limits<std::uint64_t>::max(), last = 0;
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> loads, stores;
+      const std::uint32_t end = std::min<std::uint32_t>(layer.end_instruction, static_cast<std::uint32_t>(program.code.size()));
+      for (std::uint32_t i = layer.first_instruction; i < end; ++i) {
+        const auto& inst = program.code[i];
+        const std::uint64_t bytes = dma_bytes(inst);
+        row.ddr_bytes += bytes;
+        (inst.opcode == isa::Opcode::Store ? row.ddr_bytes_written : row.ddr_bytes_read) += bytes;
+        if (i >= timings.size()) continue;
+        const auto& t = timings[i];
+        const std::uint64_t duration = t.end_cycle - t.start_cycle;
+        row.stall_cycles += t.stall_cycles;
+        row.channel_wait_cycles += t.channel_wait_cycles;
+        switch (inst.unit()) {
+          case isa::Unit::Compute: row.compute_cycles += duration; break;
+          case isa::Unit::Vector: row.vector_cycles += duration; break;
+          case isa::Unit::Load: loads.emplace_back(t.start_cycle, t.end_cycle); row.dma_cycles += duration; break;
+          case isa::Unit::Store: stores.emplace_back(t.start_cycle, t.end_cycle); row.dma_cycles += duration; break;
+          default: break;
+        }
+        if (inst.unit() == isa::Unit::Control) continue;  // halt and friends mark no work
+        first = std::min(first, t.start_cycle);
+        last = std::max(last, t.end_cycle);
+      }
+      row.traffic = region_traffic(program, layer.first_instruction, end);
+      row.load_cycles = union_cycles(std::move(loads));
+      row.store_cycles = union_cycles(std::move(stores));
+      if (last >= first && first != std::numeric_limits<std::uint64_t>::max()) {
+        row.cycles = last - first;
+        row.start_cycle = first;
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace npu::report

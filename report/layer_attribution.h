@@ -1,0 +1,54 @@
+// Which layer the simulated time and traffic belong to: a layer owns the instruction range
+// the compiler recorded for it (LayerRecord), and the simulator says when each instruction ran.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "container/compiled_model.h"
+#include "isa/program.h"
+#include "report/traffic.h"
+#include "sim/simulator.h"
+
+namespace npu::report {
+
+struct LayerTiming {
+  std::string name;
+  std::string op;
+  std::string device;                  // "npu" | "cpu"
+  std::uint64_t macs = 0;
+  std::uint64_t cycles = 0;            // NPU: last end - first start of its instructions; CPU: host time in NPU cycles
+  // Busy cycles per unit over the layer's own instructions: compute and vector instructions
+  // never overlap, so theirs are sums of durations; loads (stores) on several DMA channels
+  // can, so theirs are the union of the transfers' intervals, as the simulator's unit busy.
+  std::uint64_t load_cycles = 0;
+  std::uint64_t compute_cycles = 0;
+  std::uint64_t vector_cycles = 0;
+  std::uint64_t store_cycles = 0;
+  std::uint64_t dma_cycles = 0;        // sum of its load and store instruction durations
+  std::uint64_t stall_cycles = 0;      // its instructions waiting for dependency tokens
+  std::uint64_t channel_wait_cycles = 0;  // its loads/stores waiting for a free DMA channel
+  std::uint64_t ddr_bytes = 0;         // bytes its load and store instructions move
+  std::uint64_t ddr_bytes_read = 0;    // ... its loads
+  std::uint64_t ddr_bytes_written = 0; // ... its stores
+  std::uint64_t planned_ddr_bytes = 0;
+  std::uint64_t start_cycle = 0;       // on the model's timeline (NPU steps back to back)
+  double host_us = 0;                  // CPU layers: share of their step's host time
+  std::vector<RegionTraffic> traffic;  // NPU layers: DDR bytes per tensor / constant
+
+  // The unit that kept the layer busiest: "compute", "vector" or "memory" (DMA); "host" on CPU.
+  // (Compute- or memory-bound by the config's roofline: roofline_bound in roofline.h.)
+  std::string bound() const;
+};
+
+// Bytes a load or store moves (len0 * count1 * count2 * count3); 0 for other instructions.
+std::uint64_t dma_bytes(const isa::Instruction& inst);
+
+// `timings[i]` is when program.code[i] ran, on the model's timeline; instructions that did
+// not run (timings shorter than the code) count nothing. CPU layers come back with only their
+// record's fields; the session fills their host time.
+std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerRecord>& layers,
+                                          const isa::Program& program,
+                                          const std::vector<sim::InstructionTiming>& timings);
+
+}  // namespace npu::report

@@ -1,0 +1,137 @@
+#include "report/sim_summary.h"
+
+#include <fmt/format.h>
+
+#include "report/roofline.h"
+
+namespace npu::report {
+
+namespace {
+
+nlohmann::json unit_json(const sim::UnitStats& u) {
+  return {{"instructions", u.instructions},         {"busy_cycles", u.busy_cycles},
+          {"stall_cycles", u.stall_cycles},         {"channel_wait_cycles", u.channel_wait_cycles},
+          {"sram_bytes_read", u.sram_bytes_read}, {"sram_bytes_written", u.sram_bytes_written}};
+}
+
+double percent(std::uint64_t part, std::uint64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+double achieved_gbps(const sim::SimResult& r) {
+  return r.latency_us > 0 ? static_cast<double>(r.ddr_bus_bytes) / (r.latency_us * 1e3) : 0.0;
+}
+
+std::string source_of(const HardwareConfig& config) {
+  return config.source_path.empty() ? config.name : config.source_path;
+}
+
+}  // namespace
+
+std::string energy_missing_note(const HardwareConfig& config) {
+  return fmt::format("energy: not modelled ({} has no energy table)", source_of(config));
+}
+
+double ddr_bandwidth_utilization(const sim::SimResult& r, const HardwareConfig& config) {
+  return config.ddr.bandwidth_gbps > 0 ? achieved_gbps(r) / config.ddr.bandwidth_gbps : 0.0;
+}
+
+nlohmann::json sim_report_json(const sim::SimResult& r, const HardwareConfig& config) {
+  nlohmann::json dma = nlohmann::json::array();
+  for (const auto& c : r.dma_channels)
+    dma.push_back({{"transfers", c.transfers}, {"bytes", c.bytes}, {"bus_bytes", c.bus_bytes},
+                   {"busy_cycles", c.busy_cycles}, {"bounce_copies", c.bounce_copies}});
+  const Roofline roof = roofline_of(config);
+  nlohmann::json j = {
+      {"config", config.name},
+      {"config_path", config.source_path},
+      {"cycles", r.cycles},
+      {"latency_us", r.latency_us},
+      {"clock_mhz", r.clock_mhz},
+      {"macs", r.macs},
+      {"int8_macs", r.int8_macs},
+      {"fp16_macs", r.fp16_macs},
+      {"peak_tops", r.peak_tops},
+      {"achieved_tops", r.achieved_tops},
+      {"mac_utilization", r.mac_utilization},
+      {"ddr",
+       {{"bytes_read", r.ddr_bytes_read},
+        {"bytes_written", r.ddr_bytes_written},
+        {"bus_bytes", r.ddr_bus_bytes},
+        {"row_misses", r.ddr_row_misses},
+        {"peak_gbps", config.ddr.bandwidth_gbps},
+        {"achieved_gbps", achieved_gbps(r)},
+        {"bandwidth_utilization", ddr_bandwidth_utilization(r, config)}}},
+      {"sram",
+       {{"bytes_read", r.sram_bytes_read},
+        {"bytes_written", r.sram_bytes_written},
+        {"peak_bytes", r.sram_peak_bytes},
+        {"capacity_bytes", config.sram.capacity_bytes}}},
+      {"load", unit_json(r.load)},
+      {"compute", unit_json(r.compute)},
+      {"vector", unit_json(r.vector)},
+      {"store", unit_json(r.store)},
+      {"dma_channels", dma},
+      {"roofline",
+       {{"peak_macs_per_cycle", roof.peak_macs_per_cycle},
+        {"ddr_bytes_per_cycle", roof.ddr_bytes_per_cycle},
+        {"ddr_gbps", roof.ddr_gbps},
+        {"ridge_macs_per_byte", roof.ridge_macs_per_byte()}}},
+  };
+  if (r.energy) {
+    const auto& e = *r.energy;
+    j["energy"] = {{"mac_int8_uj", e.mac_int8_uj}, {"mac_fp16_uj", e.mac_fp16_uj}, {"sram_uj", e.sram_uj},
+                   {"ddr_uj", e.ddr_uj},           {"static_uj", e.static_uj},     {"total_uj", e.total_uj},
+                   {"average_power_mw", e.average_power_mw}, {"tops_per_watt", e.tops_per_watt}};
+  } else {
+    j["energy"] = nullptr;
+    j["energy_note"] = energy_missing_note(config);
+  }
+  return j;
+}
+
+std::string format_sim_report(const sim::SimResult& r, const HardwareConfig& config) {
+  std::string s;
+  auto line = [&](auto&&... args) { s += fmt::format(std::forward<decltype(args)>(args)...); s += '\n'; };
+  const Roofline roof = roofline_of(config);
+  line("config            {} ({}x{} MACs {}, {:.0f} MHz)", config.name, config.mac_array.rows,
+       config.mac_array.cols, dataflow_name(config.mac_array.dataflow), r.clock_mhz);
+  line("latency           {} cycles = {:.3f} us", r.cycles, r.latency_us);
+  line("TOPS              {:.3f} achieved of {:.3f} peak ({:.1f}% MAC utilization)", r.achieved_tops,
+       r.peak_tops, 100.0 * r.mac_utilization);
+  line("MACs              {} (int8 {}, fp16 {})", r.macs, r.int8_macs, r.fp16_macs);
+  line("DDR               {} B read, {} B written, {} B on the bus: {:.2f} GB/s = {:.1f}% of {:g} GB/s peak",
+       r.ddr_bytes_read, r.ddr_bytes_written, r.ddr_bus_bytes, achieved_gbps(r),
+       100.0 * ddr_bandwidth_utilization(r, config), config.ddr.bandwidth_gbps);
+  line("roofline          ridge at {:.1f} MACs per DDR byte ({:.1f} ops/B): {:g} MACs/cycle / {:.2f} B/cycle",
+       roof.ridge_macs_per_byte(), 2 * roof.ridge_macs_per_byte(), roof.peak_macs_per_cycle,
+       roof.ddr_bytes_per_cycle);
+  line("SRAM              peak {} B of {} B ({:.1f}%)", r.sram_peak_bytes, config.sram.capacity_bytes,
+       percent(r.sram_peak_bytes, config.sram.capacity_bytes));
+  std::string channels;
+  for (std::size_t i = 0; i < r.dma_channels.size(); ++i) {
+    const auto& c = r.dma_channels[i];
+    if (c.transfers == 0) continue;
+    channels += fmt::format("{}dma{} {} B in {} transfers ({:.1f}% busy)", channels.empty() ? "" : ", ", i, c.bytes,
+                            c.transfers, percent(c.busy_cycles, r.cycles));
+  }
+  line("DMA               {}", channels.empty() ? "no transfers" : channels);
+  if (r.energy) {
+    const auto& e = *r.energy;
+    line("energy            {:.3f} uJ: MAC int8 {:.3f} + fp16 {:.3f}, SRAM {:.3f}, DDR {:.3f}, static {:.3f}",
+         e.total_uj, e.mac_int8_uj, e.mac_fp16_uj, e.sram_uj, e.ddr_uj, e.static_uj);
+    line("power             {:.1f} mW average, {:.3f} TOPS/W", e.average_power_mw, e.tops_per_watt);
+  } else {
+    line("{}", energy_missing_note(config));
+  }
+  line("{:<8} {:>12} {:>12} {:>7} {:>12} {:>12}", "unit", "instructions", "busy cycles", "busy", "stall cycles",
+       "channel wait");
+  const std::pair<const char*, const sim::UnitStats*> units[] = {
+      {"load", &r.load}, {"compute", &r.compute}, {"vector", &r.vector}, {"store", &r.store}};
+  for (const auto& [name, u] : units)
+    line("{:<8} {:>12} {:>12} {:>6.1f}% {:>12} {:>12}", name, u->instructions, u->busy_cycles,
+         percent(u->busy_cycles, r.cycles), u->stall_cycles, u->channel_wait_cycles);
+  return s;
+}
+
+}  // namespace npu::report
