@@ -7,6 +7,8 @@ DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libsystemc-dev libyaml-cpp-dev libfmt-dev libboost-program-options-dev
   catch2 nlohmann-json3-dev pybind11-dev libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  # Fashion-MNIST IDX files in /usr/share/datasets/fashion-mnist (scripts/fashion_mnist.py reads them)
+  dataset-fashion-mnist
 )
 
 missing=()
