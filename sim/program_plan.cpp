@@ -62,6 +62,21 @@ class Checker {
            c_.sram.capacity_bytes);
     peak_ = std::max(peak_, addr + bytes);
     (write ? op_.sram_write_bytes : op_.sram_read_bytes) += bytes;
+    add_range(addr, bytes);
+  }
+
+  void add_range(std::uint64_t addr, std::uint64_t bytes) {
+    for (int i = 0; i < op_.range_count; ++i)
+      if (op_.ranges[i].addr == addr && op_.ranges[i].bytes == bytes) return;
+    if (op_.range_count == PlannedOp::kMaxRanges) {
+      // More operands than slots: widen the last range to cover this one too.
+      auto& last = op_.ranges[PlannedOp::kMaxRanges - 1];
+      const std::uint64_t lo = std::min<std::uint64_t>(last.addr, addr);
+      const std::uint64_t hi = std::max<std::uint64_t>(last.addr + last.bytes, addr + bytes);
+      last = {static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(hi - lo)};
+      return;
+    }
+    op_.ranges[op_.range_count++] = {static_cast<std::uint32_t>(addr), static_cast<std::uint32_t>(bytes)};
   }
 
  private:

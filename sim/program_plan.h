@@ -40,6 +40,15 @@ struct PlannedOp {
   // Scratchpad traffic (sim/README.md "Energy"): DMA the bytes moved, compute as the array
   // streams the operands (MacArray::gemm_traffic), vector each operand once.
   std::uint64_t sram_read_bytes = 0, sram_write_bytes = 0;
+  // Compute and vector: the scratchpad ranges of its operands, for bank conflicts (the
+  // traffic above is spread over them in proportion to their sizes). A range repeated by
+  // the checks (an accumulator read and written) is kept once.
+  struct SramRange {
+    std::uint32_t addr = 0, bytes = 0;
+  };
+  static constexpr int kMaxRanges = 6;
+  SramRange ranges[kMaxRanges];
+  std::uint8_t range_count = 0;
 };
 
 struct ProgramPlan {
