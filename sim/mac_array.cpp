@@ -14,6 +14,9 @@ GemmShape GemmShape::of(const isa::Instruction& in) {
   s.a_addr = in.get(Field::a_addr);
   s.b_addr = in.get(Field::b_addr);
   s.c_addr = in.get(Field::c_addr);
+  s.b_transposed = in.get(Field::b_transposed) != 0;
+  s.a_zero_point = in.get(Field::a_zero_point);
+  s.b_zero_point = in.get(Field::b_zero_point);
   return s;
 }
 

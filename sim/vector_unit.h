@@ -29,9 +29,19 @@ std::uint64_t vector_elements(const isa::Instruction& inst);
 // outside 0..62.
 void execute_vector(const isa::Instruction& inst, std::uint8_t* sram);
 
-// Implementations split by kind (vector_pool.cpp, vector_float.cpp).
+// Implementations split by kind: vector_pool.cpp; vector_float.cpp (act, softmax);
+// vector_binary.cpp (binary, qbinary); vector_reduce.cpp (reduce, layernorm);
+// vector_layout.cpp (transpose, fill, quantize, dequantize).
 void execute_pool(const isa::Instruction& inst, std::uint8_t* sram);
 void execute_activation(const isa::Instruction& inst, std::uint8_t* sram);
 void execute_softmax(const isa::Instruction& inst, std::uint8_t* sram);
+void execute_binary(const isa::Instruction& inst, std::uint8_t* sram);
+void execute_quantized_binary(const isa::Instruction& inst, std::uint8_t* sram);
+void execute_reduce(const isa::Instruction& inst, std::uint8_t* sram);
+void execute_layernorm(const isa::Instruction& inst, std::uint8_t* sram);
+void execute_transpose(const isa::Instruction& inst, std::uint8_t* sram);
+void execute_fill(const isa::Instruction& inst, std::uint8_t* sram);
+void execute_quantize(const isa::Instruction& inst, std::uint8_t* sram);
+void execute_dequantize(const isa::Instruction& inst, std::uint8_t* sram);
 
 }  // namespace npu::sim
