@@ -132,3 +132,21 @@ TEST_CASE("assembler: a wrong enum name is a one-line error listing the names", 
   // Names of one enum are not valid for another field's.
   CHECK(error_of("qbinary function=div").find("is not a value of QuantizedBinaryFunction") != std::string::npos);
 }
+
+TEST_CASE("fields added to gemm and softmax come after the old ones", "[isa][encoding]") {
+  // Version-1 programs' gemm and softmax fields sit where they did; the new fields (zero =
+  // old behaviour for gemm) follow. act's function grew to 5 bits, so its later fields moved:
+  // that is why .npuprog is version 2.
+  const OpcodeInfo& g = opcode_info(Opcode::Gemm);
+  CHECK(g.fields[field_slot(Opcode::Gemm, Field::k)].offset_bits == 122);
+  CHECK(g.fields[field_slot(Opcode::Gemm, Field::b_transposed)].offset_bits == 138);
+  CHECK(make_instruction(Opcode::Gemm).get(Field::b_zero_point) == 0);
+  const OpcodeInfo& s = opcode_info(Opcode::Softmax);
+  CHECK(s.fields[field_slot(Opcode::Softmax, Field::cols)].offset_bits == 82);
+  CHECK(s.fields[field_slot(Opcode::Softmax, Field::inner)].offset_bits == 98);
+  CHECK(make_instruction(Opcode::Softmax).get(Field::inner) == 1);
+  // Opcodes of the first instruction set keep their numbers; the new ones follow halt.
+  CHECK(static_cast<int>(Opcode::Halt) == 16);
+  CHECK(static_cast<int>(Opcode::Binary) == 17);
+  CHECK(static_cast<int>(Opcode::Dequantize) == 24);
+}
