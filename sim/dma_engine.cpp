@@ -120,18 +120,16 @@ class DmaEngine::DdrSide : public ChunkStream {
 class DmaEngine::SramSide : public ChunkStream {
  public:
   SramSide(DmaEngine& engine, const DmaTransfer& t)
-      : engine_(engine),
-        cursor_(t, static_cast<std::uint64_t>(engine.config_.dma.arbitration_bytes)),
-        port_(static_cast<std::uint64_t>(std::max(1, engine.config_.sram.port_bytes_per_cycle))) {}
+      : engine_(engine), cursor_(t, static_cast<std::uint64_t>(engine.config_.dma.arbitration_bytes)) {}
   ChunkServed serve_next(double grant_cycles) override {
     const auto start = static_cast<std::uint64_t>(std::llround(grant_cycles));
     ScratchpadBanks& banks = engine_.banks_;
     access_.clear();
     const std::uint64_t bytes = cursor_.next_chunk([&](const RunCursor::Piece& p) { access_.add(p.sram, p.bytes); });
     // Cumulative rounding: a lone transfer's chunks add up to ceil(bytes / port).
-    const std::uint64_t before = (moved_ + port_ - 1) / port_;
+    const std::uint64_t before = cost::sram_port_cycles(moved_, engine_.config_.sram);
     moved_ += bytes;
-    const std::uint64_t cycles = (moved_ + port_ - 1) / port_ - before;
+    const std::uint64_t cycles = cost::sram_port_cycles(moved_, engine_.config_.sram) - before;
     const std::uint64_t stall = banks.begin(ScratchpadBanks::kDma, start, cycles, access_);
     bank_conflict_cycles += stall;
     const double end = static_cast<double>(start + cycles + stall);
@@ -143,7 +141,7 @@ class DmaEngine::SramSide : public ChunkStream {
  private:
   DmaEngine& engine_;
   RunCursor cursor_;
-  std::uint64_t port_, moved_ = 0;
+  std::uint64_t moved_ = 0;
   ScratchpadBanks::Access access_;
 };
 

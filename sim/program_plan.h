@@ -22,7 +22,6 @@ struct DmaTransfer {
   std::uint64_t ddr_stride1 = 0, ddr_stride2 = 0, ddr_stride3 = 0;
   std::uint64_t sram_stride1 = 0, sram_stride2 = 0, sram_stride3 = 0;
   std::uint64_t bytes = 0;          // len0 * count1 * count2 * count3
-  std::uint64_t sram_cycles = 0;    // ceil(bytes / sram.port_bytes_per_cycle)
   std::uint64_t bounce_cycles = 0;  // bounce_setup + ceil(bytes / bounce_bytes_per_cycle), or 0
   std::uint64_t bus_bytes = 0;      // whole DDR bursts of all runs (what the DDR models count)
   std::uint8_t push = 0;            // tokens given when the transfer completes
