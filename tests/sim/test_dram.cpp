@@ -190,3 +190,43 @@ TEST_CASE("dram: refresh costs about tRFC / tREFI of the time", "[dram]") {
     CHECK(with.counters().refresh_ns == Approx(static_cast<double>(with.counters().refreshes) * real.tRFC));
   }
 }
+
+TEST_CASE("dram: closed page saves the precharge of a row conflict, FR-FCFS serves row hits first", "[dram]") {
+  // LPDDR4X, one channel, no refresh. One read of bank 0 row 0, then, long after, one of
+  // bank 0 row 1 (channel-local 2048 * 8 = 16384: row_bank_column puts the next row of a bank
+  // banks * row_bytes further on).
+  DramStandard s = *npu::find_dram_standard("lpddr4x-4266");
+  s.tREFI = 1e15;
+  auto second_read_ns = [&](const char* policy, npu::sim::DdrCounters& counters) {
+    npu::DramConfig dram;
+    dram.standard = s.name;
+    dram.page_policy = policy;
+    DramDdr m(one_channel(s), dram, s);
+    serve_stream(m, {{0, 32}}, false, 1, 1);
+    const double done = serve_stream(m, {{16384, 32}}, false, 1, 2, 10000.0);
+    counters = m.counters();
+    return done - 10000.0;
+  };
+  // Open page: row 0 is still open, so PRE (tRP), ACT (tRCD), RD (tCL + tBURST).
+  // Closed page: the first read auto-precharged, the bank is ready: ACT, RD.
+  npu::sim::DdrCounters open_counters, closed_counters;
+  const double open_ns = second_read_ns("open", open_counters);
+  const double closed_ns = second_read_ns("closed", closed_counters);
+  CHECK(open_ns == Approx(s.tRP + s.tRCD + s.tCL + s.tBURST()));
+  CHECK(closed_ns == Approx(s.tRCD + s.tCL + s.tBURST()));
+  CHECK(open_counters.row_conflicts == 1);
+  CHECK(closed_counters.row_conflicts == 0);
+
+  // Three requests in one chunk, bank 0: row 0, row 1, row 0. FR-FCFS serves the second row-0
+  // request while row 0 is open (one conflict: row 0 -> row 1); FCFS goes in order (two).
+  auto conflicts = [&](const char* scheduler) {
+    npu::DramConfig dram;
+    dram.standard = s.name;
+    dram.scheduler = scheduler;
+    DramDdr m(one_channel(s), dram, s);
+    serve_stream(m, {{0, 32}, {16384, 32}, {32, 32}}, false, 3, 1);
+    return m.counters().row_conflicts;
+  };
+  CHECK(conflicts("frfcfs") == 1);
+  CHECK(conflicts("fcfs") == 2);
+}
