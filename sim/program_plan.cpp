@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "costmodel/dma_cost.h"
+#include "costmodel/vector_cost.h"
 #include "sim/simulator.h"
 #include "sim/vector_unit.h"
 
@@ -74,7 +76,7 @@ class Checker {
 // DDR model adds to bus_bytes(), known per transfer here so the energy and bandwidth counters
 // can attribute it. When every stride is a multiple of the burst, all runs look alike.
 std::uint64_t bus_bytes(const DmaTransfer& t, std::uint64_t burst) {
-  auto run_bursts = [&](std::uint64_t addr) { return (addr % burst + t.len0 + burst - 1) / burst; };
+  auto run_bursts = [&](std::uint64_t addr) { return cost::run_bursts(addr, t.len0, burst); };
   const std::uint64_t runs = t.count1 * t.count2 * t.count3;
   if (t.ddr_stride1 % burst == 0 && t.ddr_stride2 % burst == 0 && t.ddr_stride3 % burst == 0)
     return runs * run_bursts(t.ddr_addr) * burst;
@@ -116,14 +118,10 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
     ck.fail("ddr_addr {:#x} + {} bytes exceeds DDR capacity {}", t.ddr_addr, ddr_span, c.ddr.capacity_bytes);
 
   t.bus_bytes = bus_bytes(t, static_cast<std::uint64_t>(c.ddr.burst_bytes));
-  t.sram_cycles = ceil_div(t.bytes, static_cast<std::uint64_t>(c.sram.port_bytes_per_cycle));
+  t.sram_cycles = cost::sram_port_cycles(t.bytes, c.sram);
   // Any run whose DDR address is below the DMA's alignment goes through the bounce buffer.
-  const auto a = static_cast<std::uint64_t>(c.dma.min_alignment_bytes);
-  const bool misaligned = t.ddr_addr % a != 0 || (t.count1 > 1 && t.ddr_stride1 % a != 0) ||
-                          (t.count2 > 1 && t.ddr_stride2 % a != 0) || (t.count3 > 1 && t.ddr_stride3 % a != 0);
-  if (misaligned)
-    t.bounce_cycles = static_cast<std::uint64_t>(c.dma.bounce_setup_cycles) +
-                      ceil_div(t.bytes, static_cast<std::uint64_t>(c.dma.bounce_bytes_per_cycle));
+  if (cost::needs_bounce(t.ddr_addr, t.count1, t.ddr_stride1, t.count2, t.ddr_stride2, t.count3, t.ddr_stride3, c.dma))
+    t.bounce_cycles = cost::bounce_cycles(t.bytes, c.dma);
   return t;
 }
 
@@ -226,7 +224,7 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
       for (Field f : {Field::in_h, Field::in_w, Field::channels, Field::kernel_h, Field::kernel_w,
                       Field::stride_h, Field::stride_w})
         ck.at_least(f, 1);
-      const PoolShape s = PoolShape::of(in);
+      const cost::PoolShape s = cost::PoolShape::of(in);
       if (s.out_h == 0 || s.out_w == 0)
         ck.fail("the {}x{} window does not fit the padded {}x{} input", s.kernel_h, s.kernel_w,
                 s.in_h + s.pad_top + s.pad_bottom, s.in_w + s.pad_left + s.pad_right);
@@ -259,7 +257,7 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
     }
     default: break;
   }
-  op.cycles = vector_cycles(in, c.vector);
+  op.cycles = cost::vector_cycles(in, c.vector);
 }
 
 }  // namespace

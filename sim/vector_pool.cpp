@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "costmodel/vector_cost.h"
 #include "sim/vector_elements.h"
 #include "sim/vector_unit.h"
 
@@ -24,7 +25,7 @@ std::int64_t divide_round_away(std::int64_t sum, std::int64_t n) {
 }  // namespace
 
 void execute_pool(const isa::Instruction& in, std::uint8_t* sram) {
-  const PoolShape s = PoolShape::of(in);
+  const cost::PoolShape s = cost::PoolShape::of(in);
   const DType t = static_cast<DType>(in.get(Field::dtype));
   const bool average = in.get(Field::mode) == 1, include_pad = in.get(Field::count_include_pad) == 1;
   const double pad = static_cast<double>(in.get(Field::pad_value));

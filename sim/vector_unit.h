@@ -13,17 +13,6 @@
 
 namespace npu::sim {
 
-struct PoolShape {
-  std::uint64_t in_h = 0, in_w = 0, channels = 0, kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1;
-  std::uint64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-  std::uint64_t out_h = 0, out_w = 0;  // 0 when the window does not fit the padded input
-  static PoolShape of(const isa::Instruction& inst);
-};
-
-// Cycles per the timing column of the ISA table.
-std::uint64_t vector_cycles(const isa::Instruction& inst, const VectorConfig& config);
-// Elements the instruction processes (trace argument).
-std::uint64_t vector_elements(const isa::Instruction& inst);
 // Functional execution on the scratchpad bytes (addresses already validated). Throws
 // SimError (without the instruction prefix) for data the ISA forbids, e.g. a requant shift
 // outside 0..62.
