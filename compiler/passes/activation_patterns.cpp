@@ -246,7 +246,10 @@ std::string fuse_activation_patterns(Graph& g) {
     Uses uses(g);
     std::set<int> taken, removed;
     Matcher m(g, uses, taken, removed);
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    // Outermost products first: the root of x * relu6(x + 3) / 6 is the last Mul; an inner Mul
+    // is tried on its own only when the product around it matched nothing.
+    const std::size_t count = g.nodes.size();
+    for (std::size_t i = count; i-- > 0;) {
       const Node& n = g.nodes[i];
       if (taken.count(static_cast<int>(i)) || n.op_type != "Mul" || !n.domain.empty() || n.inputs.size() != 2 ||
           n.inputs[0] == n.inputs[1])
