@@ -163,9 +163,10 @@ FloatTensor conv_transpose2d(const EvalNode& e, const Node& n, const FloatTensor
     const std::int64_t full = strides[d] * (in_hw[d] - 1) + out_pad[d] + (k[d] - 1) * dil[d] + 1;
     if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       const std::int64_t target = !out_shape.empty() ? out_shape[out_shape.size() - 2 + d] : in_hw[d] * strides[d];
-      const std::int64_t total = std::max<std::int64_t>(0, full - target);
+      // negative when output_shape asks for more than the full output: extra rows at the end
+      const std::int64_t total = full - target;
       const bool upper_extra = auto_pad != "SAME_LOWER";  // ONNX: SAME_UPPER puts the odd pad at the end
-      pads[d] = upper_extra ? total / 2 : total - total / 2;
+      pads[d] = upper_extra ? total / 2 : total - total / 2;  // C++ / truncates as ONNX Runtime does
       pads[d + 2] = total - pads[d];
     } else if (auto_pad == "VALID") {
       pads[d] = pads[d + 2] = 0;
@@ -222,7 +223,7 @@ FloatOutputs pool2d(const EvalNode& e, const Node& n, const FloatTensor& x, bool
   if (k.size() != 2) e.fail("kernel_shape is not 2-D");
   auto geo = window_geometry(n, x.shape, k[0], k[1]);
   const bool include_pad = n.get_int("count_include_pad", 0) != 0;
-  const bool want_indices = e.wants_output(1);
+  const bool want_indices = e.wants_output(1), column_major = n.get_int("storage_order", 0) != 0;
   std::int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
   FloatTensor y, idx;
   y.shape = {N, C, geo.out_h, geo.out_w};
@@ -247,7 +248,8 @@ FloatOutputs pool2d(const EvalNode& e, const Node& n, const FloatTensor& x, bool
             const std::int64_t at = (nc * H + ih) * W + iw;
             float v = x.data[at];
             if (is_max) {
-              if (v > acc) { acc = v; arg = at; }
+              // Indices: row-major over N, C, H, W; storage_order 1 walks each plane column-major
+              if (v > acc) { acc = v; arg = column_major ? (nc * W + iw) * H + ih : at; }
             } else {
               acc += v;
             }

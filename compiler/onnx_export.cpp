@@ -44,9 +44,12 @@ void write_constant(const Tensor& t, onnx::TensorProto* p) {
       for (float f : t.floats) p->add_float_data(f);
     }
   } else if (t.elem_type == kInt32 || t.elem_type == kInt8 || t.elem_type == kUint8 ||
-             t.elem_type == kBool) {
+             t.elem_type == kBool || t.elem_type == 4 /*uint16*/ || t.elem_type == 5 /*int16*/) {
     p->set_data_type(t.elem_type);
     for (auto i : t.ints) p->add_int32_data(static_cast<std::int32_t>(i));
+  } else if (t.elem_type == 12 /*uint32*/ || t.elem_type == 13 /*uint64*/) {
+    p->set_data_type(t.elem_type);
+    for (auto i : t.ints) p->add_uint64_data(static_cast<std::uint64_t>(i));
   } else {
     p->set_data_type(kInt64);
     for (auto i : t.ints) p->add_int64_data(i);

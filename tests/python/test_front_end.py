@@ -13,12 +13,15 @@ from the PyPI wheel nudenet 3.4.2) at 640x640 and 320x320, and PP-OCR (rapidocr-
 1.4.4: v4 detector at 1x3x640x640, v2 classifier at 1x3x48x192, v4 recogniser at 1x3x48x320).
 
 Also: the old-opset (opset 6) converted-PyTorch node tests of Debian's libonnx-testdata
-(pytorch-converted, pytorch-operator) run through the opset upgrade and `npusim run` (FP32
-evaluator-backed folding, NPU in FP16 or the CPU path) and must match their reference outputs.
+(pytorch-converted, pytorch-operator) run through the opset upgrade and `npusim run` (NPU in
+FP16 or the CPU path in ONNX Runtime, which refuses some opset-6 nodes unless upgraded) and must
+match their reference outputs. All 118 also run in-process through the upgrade and the FP32
+evaluator (tests/compiler/import_test.cpp); here every 3rd, plus the 3-D ones the evaluator
+leaves to the CPU path, keeps this file near a minute (NPUSIM_OLD_OPSET_TESTS=all runs all).
 """
 import json
+import os
 import pathlib
-import subprocess
 
 import numpy as np
 import onnx
@@ -147,9 +150,14 @@ OLD_OPSET_EXCEPTIONS = {}
 
 def old_opset_tests():
     out = []
+    run_all = os.environ.get("NPUSIM_OLD_OPSET_TESTS") == "all"
+    index = 0
     for folder in ("pytorch-converted", "pytorch-operator"):
         for d in sorted((TESTDATA / folder).glob("test_*")):
             if (d / "model.onnx").exists():
+                index += 1
+                if not run_all and "3d" not in d.name and (index - 1) % 3:
+                    continue
                 reason = OLD_OPSET_EXCEPTIONS.get(d.name)
                 marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
                 out.append(pytest.param(d, id=f"{folder}-{d.name}", marks=marks))
@@ -160,7 +168,7 @@ OLD_OPSET = old_opset_tests()
 
 
 def test_old_opset_node_tests_are_installed():
-    assert len(OLD_OPSET) > 100, f"{TESTDATA}: Debian's libonnx-testdata is missing (scripts/setup.sh)"
+    assert len(OLD_OPSET) > 40, f"{TESTDATA}: Debian's libonnx-testdata is missing (scripts/setup.sh)"
 
 
 @pytest.mark.parametrize("test_dir", OLD_OPSET)
