@@ -189,3 +189,37 @@ def test_old_opset_node_test(npusim, test_dir, tmp_path):
         assert got.shape == expected.shape, out.name
         # FP16 on the NPU: 1e-3 relative (as test_node_tests.py), looser absolute for sums of many terms
         assert np.allclose(got, expected, rtol=2e-3, atol=2e-3, equal_nan=True), f"{out.name}: max abs error {np.abs(got - expected).max():.3g}"
+
+
+def write_model(path, nodes, opset=17, extra_domains=()):
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    imports = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, 1) for d in extra_domains]
+    onnx.save(helper.make_model(graph, opset_imports=imports, ir_version=8), str(path))
+    return path
+
+
+def test_an_op_of_an_unknown_domain_is_one_error_line_naming_the_node(npusim, tmp_path):
+    from conftest import assert_one_line_error
+    from onnx import helper
+    model = write_model(tmp_path / "custom.onnx", [helper.make_node("Frobnicate", ["x"], ["y"], name="the_frob",
+                                                                    domain="com.example")],
+                        extra_domains=["com.example"])
+    result = npusim("compile", model, "--config", CONFIG, "-o", tmp_path / "m.npuprog")
+    assert_one_line_error(result, "node 'the_frob' (Frobnicate)", "domain 'com.example'")
+
+
+def test_a_shape_left_dynamic_names_the_tensor_and_the_node_that_made_it(npusim, tmp_path):
+    from conftest import assert_one_line_error
+    from onnx import helper
+    model = write_model(tmp_path / "nonzero.onnx", [
+        helper.make_node("NonZero", ["x"], ["idx"], name="where_nonzero"),
+        helper.make_node("Cast", ["idx"], ["y"], name="to_float", to=onnx.TensorProto.FLOAT)])
+    strict = npusim("compile", model, "--config", CONFIG, "-o", tmp_path / "m.npuprog", "--strict")
+    assert_one_line_error(strict, "tensor 'idx'", "node 'where_nonzero' (NonZero)", "--strict")
+    # without --strict it compiles (the dynamic part runs on the CPU) and warns once, naming both
+    relaxed = npusim("compile", model, "--config", CONFIG, "-o", tmp_path / "m.npuprog", "--precision", "fp16")
+    assert relaxed.code == 0, relaxed.err
+    warnings = [l for l in relaxed.err.splitlines() if "dynamic shape" in l]
+    assert len(warnings) == 1 and "tensor 'idx'" in warnings[0] and "node 'where_nonzero'" in warnings[0], relaxed.err
