@@ -26,18 +26,19 @@ constexpr double kBig = 1e9;
 const std::vector<Field>& fields() {
   using K = Kind;
   // section, key, kind, required, min, min_exclusive, max, pow2, choices, unit, note, slot
+  // [, plausible_min, plausible_max: the range npusim calibrate may fit the key in]
   static const std::vector<Field> f = {
       {"", "name", K::Text, false, 0, false, 0, false, "", "", "", SLOT(name)},
 
       {"clock", "frequency_mhz", K::Number, true, 0, true, 10000, false, "", "MHz", "",
-       SLOT(clock.frequency_mhz)},
+       SLOT(clock.frequency_mhz), 50, 6000},
 
       {"ddr", "model", K::Choice, false, 0, false, 0, false, "simple|banked|dram|ideal", "", "",
        SLOT(ddr.model)},
       {"ddr", "bandwidth_gbps", K::Number, true, 0, true, 1e5, false, "", "GB/s", "",
-       SLOT(ddr.bandwidth_gbps)},
+       SLOT(ddr.bandwidth_gbps), 0.5, 2000},
       {"ddr", "latency_ns", K::Number, false, 0, false, 1e6, false, "", "ns", "",
-       SLOT(ddr.latency_ns)},
+       SLOT(ddr.latency_ns), 0, 2000},
       {"ddr", "channels", K::Integer, false, 1, false, 64, false, "", "", "", SLOT(ddr.channels)},
       {"ddr", "burst_bytes", K::Integer, false, 1, false, 4096, true, "", "bytes", "",
        SLOT(ddr.burst_bytes)},
@@ -47,11 +48,11 @@ const std::vector<Field>& fields() {
       {"ddr", "row_bytes", K::Integer, false, 1, false, 1 << 20, true, "", "bytes", "",
        SLOT(ddr.row_bytes)},
       {"ddr", "row_miss_ns", K::Number, false, 0, false, 1e6, false, "", "ns", "",
-       SLOT(ddr.row_miss_ns)},
+       SLOT(ddr.row_miss_ns), 0, 200},
       {"ddr", "address_mapping", K::Choice, false, 0, false, 0, false,
        "row_bank_column|row_column_bank|row_bank_column_bankgroup", "", "", SLOT(ddr.address_mapping)},
       {"ddr", "other_agents_share", K::Number, false, 0, false, 0.95, false, "", "fraction", "",
-       SLOT(ddr.other_agents_share)},
+       SLOT(ddr.other_agents_share), 0, 0.9},
       {"ddr", "capacity_mib", K::MiB, false, 0, true, 1 << 20, false, "", "MiB", "",
        SLOT(ddr.capacity_bytes)},
 
@@ -77,7 +78,7 @@ const std::vector<Field>& fields() {
 
       {"dma", "channels", K::Integer, false, 1, false, 64, false, "", "", "", SLOT(dma.channels)},
       {"dma", "setup_cycles", K::Integer, false, 0, false, 1e6, false, "", "cycles", "",
-       SLOT(dma.setup_cycles)},
+       SLOT(dma.setup_cycles), 0, 10000},
       {"dma", "min_alignment_bytes", K::Integer, false, 1, false, 4096, true, "", "bytes", "",
        SLOT(dma.min_alignment_bytes)},
       {"dma", "bounce_setup_cycles", K::Integer, false, 0, false, 1e6, false, "", "cycles", "",
@@ -101,19 +102,21 @@ const std::vector<Field>& fields() {
       {"vector", "lanes", K::Integer, false, 1, false, 65536, false, "", "elements/cycle", "",
        SLOT(vector.lanes)},
       {"vector", "latency_cycles", K::Integer, false, 0, false, 1e6, false, "", "cycles", "",
-       SLOT(vector.latency_cycles)},
+       SLOT(vector.latency_cycles), 0, 10000},
 
       {"controller", "queue_depth", K::Integer, false, 1, false, 65536, false, "",
        "instructions", "", SLOT(controller.queue_depth)},
       {"controller", "dispatch_cycles", K::Integer, false, 0, false, 1e6, false, "", "cycles", "",
-       SLOT(controller.dispatch_cycles)},
+       SLOT(controller.dispatch_cycles), 0, 1000},
 
       {"host", "gflops", K::Number, false, 0, true, 1e7, false, "", "GFLOP/s", "",
-       SLOT(host.gflops)},
+       SLOT(host.gflops), 1, 1e5},
       {"host", "memcpy_gbps", K::Number, false, 0, true, 1e5, false, "", "GB/s", "",
-       SLOT(host.memcpy_gbps)},
+       SLOT(host.memcpy_gbps), 0.5, 2000},
       {"host", "transition_us", K::Number, false, 0, false, 1e7, false, "", "us", "",
-       SLOT(host.transition_us)},
+       SLOT(host.transition_us), 0, 1e4},
+      {"host", "launch_us", K::Number, false, 0, false, 1e7, false, "", "us", "",
+       SLOT(host.launch_us), 0, 1e4},
 
       {"energy", "int8_mac_pj", K::Number, false, 0, false, kBig, false, "", "pJ", "",
        OPT_SLOT(energy, int8_mac_pj)},

@@ -3,6 +3,7 @@
 // here is parsed, checked, dumped and compared everywhere at once.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <variant>
 #include <vector>
@@ -36,8 +37,14 @@ struct Field {
   const char* unit;     // for docs: "MHz", "bytes", ...
   const char* note;     // why the max is what it is, appended to a max violation; may be ""
   Slot (*slot)(HardwareConfig&);
+  // The range a fitted value must stay in (npusim calibrate), in YAML units: what a real
+  // device of any class could have, narrower than [min, max]. NaN: the key is structural
+  // (array shape, capacities, choices) and never fitted.
+  double plausible_min = std::numeric_limits<double>::quiet_NaN();
+  double plausible_max = std::numeric_limits<double>::quiet_NaN();
 
   std::string path() const;  // "ddr.bandwidth_gbps", or "name"
+  bool fittable() const { return plausible_min == plausible_min; }
 };
 
 struct Section {

@@ -198,6 +198,7 @@ bool operator==(const HardwareConfig& a, const HardwareConfig& b) {
   if (a.name != b.name || a.source_path != b.source_path) return false;
   if (a.energy.has_value() != b.energy.has_value() || a.area.has_value() != b.area.has_value())
     return false;
+  if (a.provenance != b.provenance) return false;
   for (const auto& f : schema::fields()) {
     schema::Slot x = schema::slot_of(f, a), y = schema::slot_of(f, b);
     bool same = std::visit(

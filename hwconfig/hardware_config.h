@@ -2,9 +2,12 @@
 // load_hardware_config(); the compiler and the simulator both read this struct.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "hwconfig/provenance.h"
 
 namespace npu {
 
@@ -89,6 +92,9 @@ struct HostConfig {
   double gflops = 50.0;
   double memcpy_gbps = 10.0;
   double transition_us = 20.0;  // per NPU<->CPU switch: driver call, cache flush
+  // Once per inference: submitting the job to the NPU and taking its completion back (driver
+  // or RPC round trip, runtime bookkeeping). 0 keeps latency = the simulated work alone.
+  double launch_us = 0.0;
 };
 
 struct EnergyConfig {
@@ -119,6 +125,8 @@ struct HardwareConfig {
   HostConfig host;
   std::optional<EnergyConfig> energy;  // absent: reports say energy is unknown
   std::optional<AreaConfig> area;
+  // Key path ("ddr.bandwidth_gbps") -> where its value comes from (YAML `provenance:`).
+  std::map<std::string, KeyProvenance> provenance;
 
   int macs() const { return mac_array.rows * mac_array.cols; }
   double peak_tops() const { return 2.0 * macs() * clock.frequency_mhz * 1e6 / 1e12; }

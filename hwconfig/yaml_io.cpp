@@ -42,6 +42,7 @@ struct Leaf {
 struct Layer {
   std::map<std::string, Leaf> values;  // key path ("ddr.banks") -> value
   std::set<std::string> sections;      // sections written, even if empty (`energy: {}`)
+  std::map<std::string, KeyProvenance> provenance;  // key path -> where its value comes from
 };
 
 const Field* find_field(const std::string& section, const std::string& key) {
@@ -99,6 +100,7 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
     for (const auto& f : schema::fields())
       if (!*f.section) valid.push_back(f.key);
     valid.push_back("base");
+    valid.push_back("provenance");
     for (const auto& s : schema::sections()) valid.push_back(s.name);
   } else {
     for (const auto& f : schema::fields())
@@ -190,6 +192,15 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   }
 }
 
+const Field* find_path(const std::string& path) {
+  for (const auto& f : schema::fields())
+    if (f.path() == path) return &f;
+  return nullptr;
+}
+
+// `provenance:` entries: key path -> "public <source>" | "fitted <date> <set>" | "guess [<why>]".
+void read_provenance(const YAML::Node& value, const std::string& file, Layer& layer);
+
 std::string key_text(const YAML::Node& k, const std::string& file, const std::string& section) {
   if (!k.IsScalar()) fail(file, section, "keys must be plain words", describe(k));
   return k.Scalar();
@@ -207,6 +218,32 @@ std::string identity(const std::string& file) {
   std::error_code ec;
   fs::path p = fs::weakly_canonical(file, ec);
   return ec ? fs::path(file).lexically_normal().string() : p.string();
+}
+
+void read_provenance(const YAML::Node& value, const std::string& file, Layer& layer) {
+  if (value.IsNull()) return;
+  if (!value.IsMap()) fail(file, "provenance", "expected a mapping of key paths", describe(value));
+  for (const auto& entry : value) {
+    const std::string path = key_text(entry.first, file, "provenance");
+    const std::string where = "provenance." + path;
+    if (layer.provenance.count(path)) fail(file, where, "duplicate key");
+    if (path == "name" || !find_path(path)) {
+      std::string best;
+      std::size_t best_d = SIZE_MAX;
+      for (const auto& f : schema::fields()) {
+        const std::size_t d = edit_distance(lower(path), f.path());
+        if (*f.section && d < best_d) best_d = d, best = f.path();
+      }
+      if (best_d * 3 <= path.size()) fail(file, where, "not a config key, did you mean \"" + best + "\"?");
+      fail(file, where, "not a config key (provenance is keyed by key paths such as ddr.bandwidth_gbps)");
+    }
+    const YAML::Node text = entry.second;
+    if (!text.IsScalar()) fail(file, where, "expected a string", describe(text));
+    std::string problem;
+    const auto p = parse_provenance(text.Scalar(), &problem);
+    if (!p) fail(file, where, problem, quote(text.Scalar()));
+    layer.provenance[path] = *p;
+  }
 }
 
 // Checks the shape of one file and merges it over its `base:` chain.
@@ -227,6 +264,8 @@ Layer load_layer(const YAML::Node& root, const std::string& file,
     const YAML::Node value = entry.second;
     if (key == "base") {
       base = value;
+    } else if (key == "provenance") {
+      read_provenance(value, file, layer);
     } else if (is_section(key)) {
       layer.sections.insert(key);
       if (value.IsNull()) continue;
@@ -265,7 +304,11 @@ Layer load_layer(const YAML::Node& root, const std::string& file,
   chain.pop_back();
 
   merged.values.erase("name");  // a preset's name is its own, never its base's
-  for (auto& [path, leaf] : layer.values) merged.values[path] = leaf;
+  for (auto& [path, leaf] : layer.values) {
+    merged.values[path] = leaf;
+    merged.provenance.erase(path);  // the base's provenance described the base's value
+  }
+  for (auto& [path, p] : layer.provenance) merged.provenance[path] = p;
   merged.sections.insert(layer.sections.begin(), layer.sections.end());
   return merged;
 }
@@ -372,6 +415,7 @@ HardwareConfig build(const YAML::Node& root, const std::string& origin,
   c.source_path = origin;
   if (layer.sections.count("energy")) c.energy.emplace();
   if (layer.sections.count("area")) c.area.emplace();
+  c.provenance = layer.provenance;
   for (const auto& f : schema::fields()) {
     auto it = layer.values.find(f.path());
     if (it != layer.values.end())
@@ -451,6 +495,12 @@ std::string dump_hardware_config(const HardwareConfig& c) {
       continue;
     out += std::string(s.name) + ":\n";
     for (const Field* f : keys) emit(*f, "  ");
+  }
+  if (!c.provenance.empty()) {
+    out += "provenance:\n";
+    for (const auto& f : schema::fields())
+      if (const auto it = c.provenance.find(f.path()); it != c.provenance.end())
+        out += "  " + f.path() + ": " + quote(provenance_text(it->second), SIZE_MAX) + "\n";
   }
   return out;
 }

@@ -75,6 +75,7 @@ nlohmann::json model_report_json(const ModelReport& r, const HardwareConfig& con
       {"compute_us", r.host.compute_us},
       {"transition_us", r.host.transition_us},
       {"transfer_us", r.host.transfer_us},
+      {"launch_us", r.host.launch_us},
       {"cpu_flops", r.cpu_flops},
       {"gflops", config.host.gflops},
       {"memcpy_gbps", config.host.memcpy_gbps},
@@ -84,10 +85,10 @@ nlohmann::json model_report_json(const ModelReport& r, const HardwareConfig& con
   j["time"] = {
       {"npu_us", r.npu.latency_us},
       {"cpu_fallback_us", r.host.compute_us},
-      {"transfer_us", r.host.transfer_us + r.host.transition_us},
+      {"transfer_us", r.host.transfer_us + r.host.transition_us + r.host.launch_us},
       {"npu_share", share(r.npu.latency_us, total)},
       {"cpu_fallback_share", share(r.host.compute_us, total)},
-      {"transfer_share", share(r.host.transfer_us + r.host.transition_us, total)},
+      {"transfer_share", share(r.host.transfer_us + r.host.transition_us + r.host.launch_us, total)},
   };
   j["transitions"] = r.transitions;
   j["transfer_bytes"] = r.transfer_bytes;
@@ -124,15 +125,18 @@ std::string format_model_report(const ModelReport& r, const HardwareConfig& conf
   if (!r.model.empty()) line("model             {} ({}{})", r.model, r.precision, r.timing_only ? ", timing only" : "");
   s += format_sim_report(r.npu, config);
   line("host              {:.3f} us: CPU steps {:.3f} us ({} flops at {} GFLOP/s), {} transitions {:.3f} us, "
-       "{} B transferred {:.3f} us",
+       "{} B transferred {:.3f} us{}",
        r.host.total_us(), r.host.compute_us, r.cpu_flops, config.host.gflops, r.transitions, r.host.transition_us,
-       r.transfer_bytes, r.host.transfer_us);
+       r.transfer_bytes, r.host.transfer_us,
+       r.host.launch_us > 0 ? fmt::format(", launch {:.3f} us", r.host.launch_us) : std::string());
   const double total = r.latency_us();
-  const double moving = r.host.transfer_us + r.host.transition_us;
+  const double moving = r.host.transfer_us + r.host.transition_us + r.host.launch_us;
   line("end to end        {:.3f} us: NPU {:.3f} us ({:.1f}%), CPU fallback {:.3f} us ({:.1f}%), "
-       "transitions + transfers {:.3f} us ({:.1f}%)",
+       "{} {:.3f} us ({:.1f}%)",
        total, r.npu.latency_us, 100 * share(r.npu.latency_us, total), r.host.compute_us,
-       100 * share(r.host.compute_us, total), moving, 100 * share(moving, total));
+       100 * share(r.host.compute_us, total),
+       r.host.launch_us > 0 ? "launch + transitions + transfers" : "transitions + transfers", moving,
+       100 * share(moving, total));
   if (!r.fallbacks.empty()) {
     line("fallbacks         {} node(s) on the CPU:", r.fallbacks.size());
     for (const auto& f : r.fallbacks) line("  {} ({}): {}", f.node, f.op, f.reason);

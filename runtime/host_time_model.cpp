@@ -17,6 +17,7 @@ HostTime host_time(std::uint64_t cpu_flops, std::uint32_t transitions, std::uint
   t.compute_us = cpu_compute_us(cpu_flops, host);
   t.transition_us = transitions * host.transition_us;
   t.transfer_us = transfer_us(transfer_bytes, host);
+  t.launch_us = host.launch_us;
   return t;
 }
 

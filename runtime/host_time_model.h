@@ -1,6 +1,6 @@
 // How long the host CPU takes for what the NPU does not do, from the config's host model:
-// CPU steps at host.gflops, each NPU<->CPU switch at host.transition_us, and the tensors
-// that cross between them at host.memcpy_gbps.
+// CPU steps at host.gflops, each NPU<->CPU switch at host.transition_us, the tensors that
+// cross between them at host.memcpy_gbps, and host.launch_us once per inference.
 #pragma once
 #include <cstdint>
 
@@ -12,7 +12,8 @@ struct HostTime {
   double compute_us = 0;     // CPU steps: flops / gflops
   double transition_us = 0;  // transitions * host.transition_us
   double transfer_us = 0;    // bytes / memcpy_gbps
-  double total_us() const { return compute_us + transition_us + transfer_us; }
+  double launch_us = 0;      // host.launch_us: submitting the inference and taking its completion
+  double total_us() const { return compute_us + transition_us + transfer_us + launch_us; }
 };
 
 double cpu_compute_us(std::uint64_t flops, const HostConfig& host);

@@ -99,6 +99,7 @@ class Run {
     report_.transitions = transitions_;
     report_.host.transition_us = transitions_ * config_.host.transition_us;
     report_.host.transfer_us = transfer_us(report_.transfer_bytes, config_.host);
+    report_.host.launch_us = config_.host.launch_us;
     finish_totals(report_.npu, config_);
   }
 

@@ -14,7 +14,7 @@ TIMING_ONLY_KEYS = frozenset({
     "dma.arbitration", "dma.arbitration_bytes",
     "dram.page_policy", "dram.scheduler", "dram.queue_depth",
     "controller.queue_depth", "controller.dispatch_cycles",
-    "host.gflops", "host.memcpy_gbps", "host.transition_us",
+    "host.gflops", "host.memcpy_gbps", "host.transition_us", "host.launch_us",
 })
 TIMING_ONLY_SECTIONS = ("energy.", "area.")
 

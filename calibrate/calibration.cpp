@@ -1,0 +1,433 @@
+#include "calibrate/calibration.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "calibrate/least_squares.h"
+#include "calibrate/simulated_latency.h"
+#include "hwconfig/config_internal.h"
+
+namespace npu::calibrate {
+
+namespace {
+
+using Vector = std::vector<double>;
+
+// A key's fit coordinate: ln(value) for keys whose plausible range starts above zero (clock,
+// bandwidth: they act multiplicatively), value / scale for overheads that may be zero.
+struct Coordinate {
+  FitKey key;
+  bool log = true;
+  double scale = 1;
+  double to_u(double x) const { return log ? std::log(x) : x / scale; }
+  double to_x(double u) const { return log ? std::exp(u) : u * scale; }
+  double lower() const { return to_u(key.min()); }
+  double upper() const { return to_u(key.max()); }
+  // Large against cycle-level rounding; an integer key moves by at least two units.
+  double difference_step() const {
+    if (log) return key.integer() ? std::max(5e-3, std::log1p(2.0 / std::max(1.0, to_x(0)))) : 5e-3;
+    return key.integer() ? std::max(5e-3, 2.0 / scale) : 5e-3;
+  }
+};
+
+Coordinate coordinate_for(const FitKey& key, double base) {
+  Coordinate c{key};
+  c.log = key.min() > 0;
+  if (!c.log) c.scale = std::max(std::fabs(base), 0.01 * (key.max() - key.min()));
+  return c;
+}
+
+std::string number(double v) {
+  if (v == 0) return "0";
+  const double a = std::fabs(v);
+  if (a >= 1e5 || a < 1e-3) return fmt::format("{:.4g}", v);
+  return fmt::format("{:.6g}", v);
+}
+
+double log_error(double sim, double measured) { return std::log(sim) - std::log(measured); }
+
+class Fitter {
+ public:
+  Fitter(const HardwareConfig& base, std::vector<ModelCase> cases, const CalibrationOptions& options)
+      : base_(base), options_(options), sim_(std::move(cases)) {
+    for (const auto& k : options.keys) coords_.push_back(coordinate_for(k, key_value(k, base)));
+  }
+
+  SimulatedLatency& sim() { return sim_; }
+  const std::vector<Coordinate>& coords() const { return coords_; }
+
+  Vector start() const {
+    Vector u;
+    for (const auto& c : coords_)
+      u.push_back(std::clamp(c.to_u(std::max(key_value(c.key, base_), c.log ? c.key.min() : -1e300)), c.lower(),
+                             c.upper()));
+    return snap(u);
+  }
+
+  Vector snap(Vector u) const {
+    for (std::size_t j = 0; j < coords_.size(); ++j)
+      if (coords_[j].key.integer()) u[j] = coords_[j].to_u(std::round(coords_[j].to_x(u[j])));
+    return u;
+  }
+
+  HardwareConfig config_at(const Vector& u) const {
+    HardwareConfig c = base_;
+    for (std::size_t j = 0; j < coords_.size(); ++j) set_key_value(coords_[j].key, c, coords_[j].to_x(u[j]));
+    validate(c);
+    return c;
+  }
+
+  const SimulatedCase& evaluate(const Vector& u, std::size_t index) {
+    auto& row = cache_[u];
+    if (row.size() != sim_.cases().size()) row.resize(sim_.cases().size());
+    if (!row[index]) row[index] = sim_.simulate(index, config_at(u), options_.fit_layers || has_layers(index));
+    return *row[index];
+  }
+
+  // Programs compiled for the config at u from now on; returns how many changed.
+  std::size_t compile_at(const Vector& u) {
+    cache_.clear();
+    const std::size_t changed = sim_.compile(config_at(u));
+    resolve_layers();
+    return changed;
+  }
+
+  Vector residuals(const Vector& u, const std::vector<std::size_t>& subset) {
+    Vector r;
+    for (std::size_t i : subset) {
+      const auto& c = sim_.cases()[i];
+      const auto& s = evaluate(u, i);
+      const double w = 1.0 / std::sqrt(static_cast<double>(c.latencies_us.size()));
+      for (double m : c.latencies_us) r.push_back(w * log_error(s.latency_us, m));
+      if (!options_.fit_layers || layer_names_[i].empty()) continue;
+      const double wl = 1.0 / std::sqrt(static_cast<double>(layer_names_[i].size()));
+      for (std::size_t l = 0; l < layer_names_[i].size(); ++l)
+        r.push_back(wl * log_error(std::max(layer_time(s, i, l), 1e-6), c.layers[l].time_us));
+    }
+    return r;
+  }
+
+  LeastSquaresResult fit(const Vector& from, const std::vector<std::size_t>& subset) {
+    LeastSquaresProblem p;
+    p.start = from;
+    for (const auto& c : coords_) {
+      p.lower.push_back(c.lower());
+      p.upper.push_back(c.upper());
+      p.difference_step.push_back(c.difference_step());
+    }
+    p.residuals = [this, subset](const Vector& u) { return residuals(u, subset); };
+    p.snap = [this](const Vector& u) { return snap(u); };
+    p.max_iterations = options_.max_iterations;
+    return least_squares(p);
+  }
+
+  // Sum of the simulated layers a measured layer stands for.
+  double layer_time(const SimulatedCase& s, std::size_t index, std::size_t layer) const {
+    double t = 0;
+    for (const auto& name : layer_names_[index][layer])
+      if (const auto it = s.layer_us.find(name); it != s.layer_us.end()) t += it->second;
+    return t;
+  }
+  bool has_layers(std::size_t index) const { return !sim_.cases()[index].layers.empty(); }
+
+ private:
+  HardwareConfig base_;
+  const CalibrationOptions& options_;
+  SimulatedLatency sim_;
+  std::vector<Coordinate> coords_;
+  std::map<Vector, std::vector<std::optional<SimulatedCase>>> cache_;
+  std::vector<std::vector<std::vector<std::string>>> layer_names_;  // case -> measured layer -> sim layers
+
+  // A measured layer names a simulated layer, or an ONNX node that one of them fused.
+  void resolve_layers() {
+    layer_names_.assign(sim_.cases().size(), {});
+    for (std::size_t i = 0; i < sim_.cases().size(); ++i) {
+      const auto& model = sim_.compiled(i);
+      for (const auto& m : sim_.cases()[i].layers) {
+        std::vector<std::string> names = m.sim_layers;
+        if (names.empty())
+          for (const auto& l : model.layers)
+            if (l.name == m.layer || std::find(l.fused_nodes.begin(), l.fused_nodes.end(), m.layer) != l.fused_nodes.end()) {
+              names.push_back(l.name);
+              break;
+            }
+        for (const auto& n : names)
+          if (std::none_of(model.layers.begin(), model.layers.end(), [&](const auto& l) { return l.name == n; }))
+            names.clear();
+        if (names.empty())
+          throw std::runtime_error(fmt::format("{}: layer {} is neither a layer nor an ONNX node of {} as compiled",
+                                               m.origin, m.layer, sim_.cases()[i].model_path));
+        layer_names_[i].push_back(names);
+      }
+    }
+  }
+};
+
+std::vector<std::size_t> all_but(std::size_t n, std::size_t skip) {
+  std::vector<std::size_t> v;
+  for (std::size_t i = 0; i < n; ++i)
+    if (i != skip) v.push_back(i);
+  return v;
+}
+
+double geometric_mean(const Vector& v) {
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return std::exp(s / static_cast<double>(v.size()));
+}
+
+}  // namespace
+
+std::string today() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+Calibration calibrate(const HardwareConfig& base, std::vector<ModelCase> cases, const CalibrationOptions& options) {
+  if (cases.empty()) throw std::runtime_error("calibrate: no measurements");
+  Calibration out;
+  out.base = base;
+  out.fitted = base;
+  Fitter fitter(base, cases, options);
+  const std::size_t n = cases.size();
+  std::vector<std::size_t> everything = all_but(n, n);
+
+  Vector u = fitter.start();
+  fitter.compile_at(fitter.start());
+  Vector base_us;
+  for (std::size_t i = 0; i < n; ++i) base_us.push_back(fitter.evaluate(fitter.start(), i).latency_us);
+
+  // A key that moves no simulated latency cannot be fitted: say so instead of returning its
+  // start value as if the measurements had confirmed it.
+  for (std::size_t j = 0; j < fitter.coords().size(); ++j) {
+    const auto& c = fitter.coords()[j];
+    const double x0 = c.to_x(u[j]);
+    double x1 = c.log ? x0 * 1.25 : x0 + 0.1 * (c.key.max() - c.key.min());
+    if (x1 > c.key.max()) x1 = c.log ? x0 / 1.25 : x0 - 0.1 * (c.key.max() - c.key.min());
+    Vector probe = u;
+    probe[j] = c.to_u(x1);
+    probe = fitter.snap(probe);
+    bool moves = false;
+    for (std::size_t i = 0; i < n && !moves; ++i)
+      moves = std::fabs(fitter.evaluate(probe, i).latency_us - base_us[i]) > 1e-9 * base_us[i];
+    if (!moves)
+      throw std::runtime_error(fmt::format(
+          "--fit {}: changing it from {} to {} {} changes the simulated latency of none of the {} measured model(s) "
+          "on {}: nothing to fit",
+          c.key.path(), number(x0), number(c.to_x(probe[j])), c.key.unit(), n, base.name));
+  }
+
+  LeastSquaresResult result;
+  for (int round = 1; round <= options.max_rounds; ++round) {
+    result = fitter.fit(u, everything);
+    u = result.x;
+    std::string line = fmt::format("round {}: {} in {} iterations ({}), rms log error {:.4f}", round,
+                                   result.converged ? "converged" : "did not converge", result.iterations,
+                                   result.reason, std::sqrt(2 * result.cost / static_cast<double>(n)));
+    if (!result.converged) {
+      out.rounds.push_back(line);
+      break;
+    }
+    const std::size_t changed = fitter.compile_at(u);
+    line += changed == 0 ? "; recompiled at the fitted values: every program the same"
+                         : fmt::format("; recompiled at the fitted values: {} of {} programs changed", changed, n);
+    out.rounds.push_back(line);
+    if (changed == 0) break;
+    if (round == options.max_rounds)
+      out.rounds.push_back(fmt::format("programs still change after {} rounds: the fitted latencies are those of the "
+                                       "fitted config's own programs", options.max_rounds));
+  }
+  out.converged = result.converged;
+  out.reason = result.reason;
+  const HardwareConfig fitted = fitter.config_at(u);
+
+  for (std::size_t j = 0; j < fitter.coords().size(); ++j) {
+    const auto& c = fitter.coords()[j];
+    KeyFit k{c.key, key_value(c.key, base), key_value(c.key, fitted), false};
+    k.at_bound = std::fabs(u[j] - c.lower()) < 1e-9 || std::fabs(u[j] - c.upper()) < 1e-9;
+    out.keys.push_back(k);
+  }
+
+  for (std::size_t i = 0; i < n; ++i) {
+    CaseFit f;
+    f.label = cases[i].label();
+    f.measured_us = cases[i].latencies_us;
+    f.base_us = base_us[i];
+    f.fitted_us = fitter.evaluate(u, i).latency_us;
+    out.cases.push_back(f);
+  }
+
+  if (!out.converged) {
+    out.fitted = base;
+  } else {
+    out.fitted = fitted;
+    if (options.leave_one_out && n >= 2) {
+      Vector errors;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto loo = fitter.fit(u, all_but(n, i));
+        out.cases[i].leave_one_out_us = fitter.evaluate(loo.x, i).latency_us;
+        out.cases[i].leave_one_out_converged = loo.converged;
+        errors.push_back(std::fabs(*out.cases[i].leave_one_out_us / geometric_mean(cases[i].latencies_us) - 1));
+      }
+      std::sort(errors.begin(), errors.end());
+      out.leave_one_out_median_abs_error =
+          errors.size() % 2 ? errors[errors.size() / 2] : 0.5 * (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]);
+    } else if (options.leave_one_out) {
+      out.leave_one_out_note = "leave-one-out needs measurements of two or more models";
+    }
+  }
+
+  // Measured layers: simulated with the base and the fitted config.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (cases[i].layers.empty()) continue;
+    const auto& s = fitter.evaluate(u, i);
+    for (std::size_t l = 0; l < cases[i].layers.size(); ++l)
+      out.layers.push_back({cases[i].label(), cases[i].layers[l].layer, cases[i].layers[l].time_us, 0.0,
+                            fitter.layer_time(s, i, l)});
+  }
+  if (!out.layers.empty()) {
+    Fitter at_base(base, cases, options);
+    at_base.compile_at(at_base.start());
+    std::size_t row = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t l = 0; l < cases[i].layers.size(); ++l)
+        out.layers[row++].base_us = at_base.layer_time(at_base.evaluate(at_base.start(), i), i, l);
+    out.simulations += at_base.sim().simulations();
+    out.compilations += at_base.sim().compilations();
+  }
+
+  if (!options.predict.empty()) {
+    SimulatedLatency at_base(options.predict), at_fit(options.predict);
+    at_base.compile(base);
+    at_fit.compile(out.fitted);
+    for (std::size_t i = 0; i < options.predict.size(); ++i) {
+      CaseFit f;
+      f.label = options.predict[i].label();
+      f.measured_us = options.predict[i].latencies_us;
+      f.base_us = at_base.simulate(i, base).latency_us;
+      f.fitted_us = at_fit.simulate(i, out.fitted).latency_us;
+      out.predicted.push_back(f);
+    }
+    out.simulations += at_base.simulations() + at_fit.simulations();
+    out.compilations += at_base.compilations() + at_fit.compilations();
+  }
+  out.simulations += fitter.sim().simulations();
+  out.compilations += fitter.sim().compilations();
+  return out;
+}
+
+namespace {
+
+std::string ms(double us) { return fmt::format("{:.4g}", us / 1000.0); }
+std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
+
+std::string measured_text(const Vector& v) {
+  std::string s;
+  for (double x : v) s += (s.empty() ? "" : ", ") + ms(x);
+  return s;
+}
+
+// Error against each measurement, "+3.1%" or "+3.1% / -0.4%".
+std::string errors_text(double sim, const Vector& measured) {
+  std::string s;
+  for (double m : measured) s += (s.empty() ? "" : " / ") + percent(sim / m - 1);
+  return s;
+}
+
+}  // namespace
+
+std::string format_calibration(const Calibration& c) {
+  std::string out;
+  std::size_t measurements = 0;
+  for (const auto& f : c.cases) measurements += f.measured_us.size();
+  std::string keys;
+  for (const auto& k : c.keys) keys += (keys.empty() ? "" : ", ") + k.key.path();
+  out += fmt::format("calibrating {} ({}) to {} measurement(s) of {} model(s): fitting {}\n", c.base.name,
+                     c.base.source_path, measurements, c.cases.size(), keys);
+  for (const auto& r : c.rounds) out += "  " + r + "\n";
+  out += fmt::format("  {} compilations, {} simulations\n\n", c.compilations, c.simulations);
+
+  out += fmt::format("{:<28} {:>14} {:>14} {:>9}  {:<10} {}\n", "key", "base", "fitted", "change", "unit",
+                     "plausible range");
+  for (const auto& k : c.keys)
+    out += fmt::format("{:<28} {:>14} {:>14} {:>9}  {:<10} [{}, {}]{}\n", k.key.path(), number(k.base), number(k.fitted),
+                       k.base != 0 ? percent(k.fitted / k.base - 1) : "-", k.key.unit(), number(k.key.min()),
+                       number(k.key.max()), k.at_bound ? "  <- at the edge of its plausible range" : "");
+
+  out += fmt::format("\n{:<26} {:>18} {:>12} {:>12}  {}\n", "model", "measured ms", "base sim ms", "fitted ms",
+                     "fitted vs measured");
+  for (const auto& f : c.cases)
+    out += fmt::format("{:<26} {:>18} {:>12} {:>12}  {}\n", f.label, measured_text(f.measured_us), ms(f.base_us),
+                       ms(f.fitted_us), errors_text(f.fitted_us, f.measured_us));
+
+  if (c.leave_one_out_median_abs_error) {
+    out += "\nleave-one-out: each model predicted by the fit made without it\n";
+    out += fmt::format("{:<26} {:>18} {:>12}  {}\n", "model", "measured ms", "predicted ms", "error");
+    for (const auto& f : c.cases)
+      out += fmt::format("{:<26} {:>18} {:>12}  {}{}\n", f.label, measured_text(f.measured_us), ms(*f.leave_one_out_us),
+                         errors_text(*f.leave_one_out_us, f.measured_us),
+                         f.leave_one_out_converged ? "" : "  (that fit did not converge)");
+    out += fmt::format("median |error| {:.1f}% (against the geometric mean of each model's measurements)\n",
+                       100.0 * *c.leave_one_out_median_abs_error);
+  } else if (!c.leave_one_out_note.empty()) {
+    out += "\n" + c.leave_one_out_note + "\n";
+  }
+
+  if (!c.predicted.empty()) {
+    out += "\nheld out (predicted with the fitted config, never fitted to)\n";
+    out += fmt::format("{:<26} {:>18} {:>12} {:>12}  {}\n", "model", "measured ms", "base sim ms", "predicted ms",
+                       "error");
+    Vector errors;
+    for (const auto& f : c.predicted) {
+      out += fmt::format("{:<26} {:>18} {:>12} {:>12}  {}\n", f.label, measured_text(f.measured_us), ms(f.base_us),
+                         ms(f.fitted_us), errors_text(f.fitted_us, f.measured_us));
+      errors.push_back(std::fabs(f.fitted_us / geometric_mean(f.measured_us) - 1));
+    }
+    std::sort(errors.begin(), errors.end());
+    const double median = errors.size() % 2 ? errors[errors.size() / 2]
+                                            : 0.5 * (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]);
+    out += fmt::format("median |error| {:.1f}%\n", 100.0 * median);
+  }
+
+  if (!c.layers.empty()) {
+    out += "\nmeasured layers\n";
+    out += fmt::format("{:<26} {:<32} {:>12} {:>12} {:>12}  {}\n", "model", "layer", "measured us", "base sim us",
+                       "fitted us", "fitted vs measured");
+    for (const auto& l : c.layers)
+      out += fmt::format("{:<26} {:<32} {:>12.1f} {:>12.1f} {:>12.1f}  {}\n", l.model, l.layer, l.measured_us, l.base_us,
+                         l.fitted_us, percent(l.fitted_us / l.measured_us - 1));
+  }
+  return out;
+}
+
+std::string fitted_config_yaml(const Calibration& c, const std::string& name, const std::string& date,
+                               const std::string& measurements, const std::string& command) {
+  HardwareConfig fitted = c.fitted;
+  fitted.name = name;
+  for (const auto& k : c.keys) {
+    KeyProvenance p;
+    p.kind = KeyProvenance::Kind::Fitted;
+    p.date = date;
+    p.detail = fmt::format("{} (base {} = {})", measurements, c.base.name, number(k.base));
+    fitted.provenance[k.key.path()] = p;
+  }
+  std::string out = fmt::format("# {} fitted by: {}\n", name, command);
+  for (const auto& k : c.keys)
+    out += fmt::format("#   {}: {} -> {} {}\n", k.key.path(), number(k.base), number(k.fitted), k.key.unit());
+  if (c.leave_one_out_median_abs_error)
+    out += fmt::format("#   leave-one-out median |error| {:.1f}% over {} models\n", 100 * *c.leave_one_out_median_abs_error,
+                       c.cases.size());
+  return out + dump_hardware_config(fitted);
+}
+
+}  // namespace npu::calibrate

@@ -1,0 +1,89 @@
+#include "calibrate/simulated_latency.h"
+
+#include <functional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "compiler/compile.h"
+#include "isa/program.h"
+#include "report/model_report.h"
+#include "runtime/input_check.h"
+#include "runtime/onnx_model_info.h"
+#include "runtime/session.h"
+
+namespace npu::calibrate {
+
+namespace {
+
+std::size_t fingerprint(const isa::Program& program) {
+  const auto bytes = isa::serialize(program);
+  return std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+compiler::CompileOptions compile_options(const ModelCase& c) {
+  compiler::CompileOptions options;
+  options.precision = container::parse_precision(c.precision);
+  if (!c.input_shape.empty()) {
+    std::string shape = c.input_shape;
+    if (shape.find('=') == std::string::npos) {
+      const auto info = runtime::read_onnx_model_file_info(c.model_path);
+      if (info.inputs.size() != 1)
+        throw std::runtime_error(fmt::format("{}: {} has {} inputs: write input_shape as NAME=1x3x224x224",
+                                             c.origins.empty() ? c.model_path : c.origins.front(), c.model_path,
+                                             info.inputs.size()));
+      shape = info.inputs.front().name + "=" + shape;
+    }
+    options.input_shapes.push_back(shape);
+  }
+  return options;
+}
+
+}  // namespace
+
+SimulatedLatency::SimulatedLatency(std::vector<ModelCase> cases) : cases_(std::move(cases)) {}
+
+std::size_t SimulatedLatency::compile(const HardwareConfig& config) {
+  std::vector<Program> programs;
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < cases_.size(); ++i) {
+    const auto& c = cases_[i];
+    const std::string where = c.origins.empty() ? c.model_path : c.origins.front();
+    Program p;
+    try {
+      p.model = compiler::compile(c.model_path, config, compile_options(c));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("{}: model {} does not compile for {}: {}", where, c.model_path, config.name,
+                                           e.what()));
+    }
+    ++compilations_;
+    p.fingerprint = fingerprint(p.model.program);
+    if (programs_.size() != cases_.size() || programs_[i].fingerprint != p.fingerprint) ++changed;
+    programs.push_back(std::move(p));
+  }
+  programs_ = std::move(programs);
+  return changed;
+}
+
+SimulatedCase SimulatedLatency::simulate(std::size_t index, const HardwareConfig& config, bool with_layers) {
+  const auto& c = cases_.at(index);
+  const auto& model = programs_.at(index).model;
+  runtime::SessionOptions options;
+  options.timing_only = true;
+  runtime::Session session(model, config, options, c.model_path);
+  std::map<std::string, runtime::HostTensor> inputs;
+  for (std::size_t i = 0; i < session.inputs().size(); ++i)
+    inputs[session.inputs()[i].name] = runtime::random_input(session.inputs()[i], 1 + i);
+  auto run = session.run(inputs);
+  ++simulations_;
+  SimulatedCase out;
+  out.latency_us = run.record.latency_us();
+  if (with_layers) {
+    const auto report = report::build_model_report(model, config, std::move(run.record));
+    for (const auto& l : report.layers)
+      out.layer_us[l.name] = l.device == "npu" ? static_cast<double>(l.cycles) / config.clock.frequency_mhz : l.host_us;
+  }
+  return out;
+}
+
+}  // namespace npu::calibrate
