@@ -1,0 +1,106 @@
+"""`npusim calibrate`: fits recover known parameters; bad input is one clear line."""
+import json
+import re
+
+import pytest
+
+from conftest import assert_one_line_error
+
+# Compute-bound, memory-bound and small (launch-dominated) models, so that the clock, the DDR
+# bandwidth and the per-inference launch cost each move the latencies differently.
+MODELS = [
+    "models/tiny_convnet.onnx",
+    "models/exported/fashion_mnist_cnn.onnx",
+    "models/exported/squeezenet1_1.onnx",
+    "models/exported/resnet_small_opset11.onnx",
+    "models/exported/transformer_encoder.onnx",
+    "models/exported/vgg_small_opset9.onnx",
+]
+TRUTH = {"clock.frequency_mhz": 1000.0, "ddr.bandwidth_gbps": 25.6, "host.launch_us": 40.0}
+
+
+def config(path, root, name, clock, bandwidth, launch):
+    path.write_text(f"base: {root / 'configs/default.yaml'}\nname: {name}\n"
+                    f"clock:\n  frequency_mhz: {clock}\nddr:\n  bandwidth_gbps: {bandwidth}\n"
+                    f"host:\n  launch_us: {launch}\n")
+    return path
+
+
+@pytest.fixture
+def simulated(npusim, root, tmp_path):
+    """Latencies simulated on the true config, written as a measurement CSV."""
+    truth = config(tmp_path / "truth.yaml", root, "truth", *TRUTH.values())
+    rows = ["model,input_shape,precision,latency_ms"]
+    for m in MODELS:
+        out = tmp_path / "run.json"
+        r = npusim("run", root / m, "-c", truth, "--timing-only", "--json", out, "-q")
+        assert r.code == 0, r.err
+        rows.append(f"{root / m},,int8,{json.loads(out.read_text())['latency_us'] / 1000:.9g}")
+    csv = tmp_path / "simulated.csv"
+    csv.write_text("\n".join(rows) + "\n")
+    return csv
+
+
+def fitted_value(yaml_text, section, key):
+    block = yaml_text.split(f"\n{section}:\n", 1)[1]
+    return float(re.search(rf"^  {key}: ([-0-9.e+]+)", block, re.M).group(1))
+
+
+def test_calibrate_recovers_perturbed_keys(npusim, root, tmp_path, simulated):
+    start = config(tmp_path / "start.yaml", root, "start", 1300, 18, 10)
+    out = tmp_path / "fitted.yaml"
+    r = npusim("calibrate", "-c", start, "-m", simulated, "--fit", ",".join(TRUTH), "-o", out)
+    assert r.code == 0, r.err
+    text = out.read_text()
+    for path, want in TRUTH.items():
+        section, key = path.split(".")
+        got = fitted_value(text, section, key)
+        assert abs(got / want - 1) <= 0.02, f"{path}: fitted {got}, true {want}"
+        assert re.search(rf"{re.escape(path)}: \"fitted \d{{4}}-\d\d-\d\d simulated.csv", text), text
+    # every other key as in the start config
+    assert fitted_value(text, "dma", "setup_cycles") == 32
+    assert "leave-one-out" in r.out and "median |error|" in r.out
+    # the fitted config loads and reproduces a measurement
+    check = tmp_path / "check.json"
+    assert npusim("run", root / MODELS[2], "-c", out, "--timing-only", "--json", check, "-q").code == 0
+    measured = float(simulated.read_text().splitlines()[3].split(",")[3]) * 1000
+    assert abs(json.loads(check.read_text())["latency_us"] / measured - 1) < 0.01
+
+
+def test_unknown_key_is_one_line(npusim, root, tmp_path, simulated):
+    r = npusim("calibrate", "-c", root / "configs/default.yaml", "-m", simulated,
+               "--fit", "clock.frequncy_mhz", "-o", tmp_path / "f.yaml")
+    assert_one_line_error(r, "clock.frequncy_mhz", "did you mean clock.frequency_mhz")
+
+
+def test_structural_key_is_refused(npusim, root, tmp_path, simulated):
+    r = npusim("calibrate", "-c", root / "configs/default.yaml", "-m", simulated,
+               "--fit", "mac_array.rows", "-o", tmp_path / "f.yaml")
+    assert_one_line_error(r, "mac_array.rows", "not a fittable key")
+
+
+def test_key_that_changes_no_latency_is_refused(npusim, root, tmp_path):
+    csv = tmp_path / "m.csv"
+    csv.write_text(f"model,input_shape,precision,latency_ms\n{root / MODELS[0]},,int8,0.05\n")
+    # tiny_convnet runs wholly on the NPU: the host's memcpy bandwidth moves nothing
+    r = npusim("calibrate", "-c", root / "configs/default.yaml", "-m", csv,
+               "--fit", "host.memcpy_gbps", "-o", tmp_path / "f.yaml")
+    assert_one_line_error(r, "host.memcpy_gbps", "nothing to fit")
+
+
+def test_model_that_does_not_compile_is_one_line(npusim, root, tmp_path):
+    (tmp_path / "broken.onnx").write_bytes(b"not a model")
+    csv = tmp_path / "m.csv"
+    csv.write_text("model,input_shape,precision,latency_ms\nbroken.onnx,,int8,1.0\n")
+    r = npusim("calibrate", "-c", root / "configs/default.yaml", "-m", csv,
+               "--fit", "clock.frequency_mhz", "-o", tmp_path / "f.yaml")
+    assert_one_line_error(r, "m.csv:2", "broken.onnx", "does not compile")
+
+
+def test_no_convergence_keeps_the_base(npusim, root, tmp_path, simulated):
+    start = config(tmp_path / "start.yaml", root, "start", 1300, 18, 10)
+    out = tmp_path / "f.yaml"
+    r = npusim("calibrate", "-c", start, "-m", simulated, "--fit", ",".join(TRUTH),
+               "--max-iterations", "1", "-o", out, "-q")
+    assert_one_line_error(r, "did not converge", "keeps the base config")
+    assert fitted_value(out.read_text(), "clock", "frequency_mhz") == 1300
