@@ -150,5 +150,8 @@ HardwareConfig parse_hardware_config(const std::string& yaml_text, const std::st
 void validate(const HardwareConfig& config);
 // Canonical YAML with every key; parse(dump(c)) == c.
 std::string dump_hardware_config(const HardwareConfig& config);
+// One key's value as dump_hardware_config writes it (YAML units: "25.6", "1024", "ws").
+namespace schema { struct Field; }
+std::string config_value_text(const HardwareConfig& config, const schema::Field& field);
 
 }  // namespace npu

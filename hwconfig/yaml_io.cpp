@@ -462,24 +462,29 @@ HardwareConfig parse_hardware_config(const std::string& yaml_text, const std::st
   });
 }
 
+std::string config_value_text(const HardwareConfig& c, const schema::Field& f) {
+  schema::Slot slot = schema::slot_of(f, c);
+  std::string value;
+  if (auto* s = std::get_if<std::string*>(&slot))
+    value = f.kind == Kind::Choice && detail::is_choice(f, **s) ? **s : quote(**s, SIZE_MAX);
+  else if (auto* d = std::get_if<Dataflow*>(&slot))
+    value = dataflow_name(**d);
+  else if (auto* i = std::get_if<int*>(&slot))
+    value = std::to_string(**i);
+  else if (auto* x = std::get_if<double*>(&slot))
+    value = detail::format_number(**x);
+  else if (auto* u = std::get_if<std::uint64_t*>(&slot)) {
+    std::uint64_t unit = f.kind == Kind::MiB ? (1ull << 20) : 1024ull;
+    value = **u % unit == 0 ? std::to_string(**u / unit)
+                            : detail::format_number(static_cast<double>(**u) / unit);
+  }
+  return value;
+}
+
 std::string dump_hardware_config(const HardwareConfig& c) {
   std::string out = "# npusim hardware config, canonical form: every key written out, inherited values resolved.\n";
   auto emit = [&](const Field& f, const char* indent) {
-    schema::Slot slot = schema::slot_of(f, c);
-    std::string value;
-    if (auto* s = std::get_if<std::string*>(&slot))
-      value = f.kind == Kind::Choice && detail::is_choice(f, **s) ? **s : quote(**s, SIZE_MAX);
-    else if (auto* d = std::get_if<Dataflow*>(&slot))
-      value = dataflow_name(**d);
-    else if (auto* i = std::get_if<int*>(&slot))
-      value = std::to_string(**i);
-    else if (auto* x = std::get_if<double*>(&slot))
-      value = detail::format_number(**x);
-    else if (auto* u = std::get_if<std::uint64_t*>(&slot)) {
-      std::uint64_t unit = f.kind == Kind::MiB ? (1ull << 20) : 1024ull;
-      value = **u % unit == 0 ? std::to_string(**u / unit)
-                              : detail::format_number(static_cast<double>(**u) / unit);
-    }
+    const std::string value = config_value_text(c, f);
     out += indent + std::string(f.key) + ": " + value;
     if (*f.unit) out += std::string("  # ") + f.unit;
     out += "\n";
