@@ -27,6 +27,20 @@ def run_walkthrough(tmp_path, script, *extra):
     return json.loads((tmp_path / f"{name}.json").read_text()), proc.stdout
 
 
+_RUNS = {}
+
+
+@pytest.fixture(scope="module")
+def walk(tmp_path_factory):
+    """run_walkthrough once per script and arguments for the whole module (several tests read one run)."""
+    def run(script, *extra):
+        key = (script, extra)
+        if key not in _RUNS:
+            _RUNS[key] = run_walkthrough(tmp_path_factory.mktemp(pathlib.Path(script).stem), script, *extra)
+        return _RUNS[key]
+    return run
+
+
 def test_w1_40tops_npu_delivers_far_less(tmp_path):
     s, out = run_walkthrough(tmp_path, "w1_peak_vs_achieved.py")
     assert s["peak_tops"] == pytest.approx(40.0, rel=1e-6)
@@ -66,3 +80,46 @@ def test_w4_fusion_saves_a_ddr_round_trip(tmp_path):
     assert s["fused"]["cpu_fallbacks"] == 0 and s["relu_only"]["cpu_fallbacks"] == 0
     assert s["saved_bytes"] == 2 * s["conv_output_bytes"]     # one write, one read of the conv output
     assert s["fused"]["cycles"] < s["unfused"]["cycles"]
+
+
+def test_w7_scratchpad_size_sets_one_layers_ddr_traffic(walk):
+    s, _ = walk("w7_one_layer.py")
+    assert s["macs"] == 231_211_008
+    assert s["tensor_bytes"] == {"input": 200_704, "weights": 73_728, "output": 401_408}
+    rows = s["sizes"]
+    total = [r["ddr_read"] + r["ddr_written"] for r in rows]
+    dmas = [r["dma_transfers"] for r in rows]
+    for r, t in zip(rows, total):
+        assert t >= s["one_pass_bytes"]                          # no tensor crosses DDR less than once
+        assert r["output_written"] == s["tensor_bytes"]["output"]   # the output is written exactly once
+    assert all(b <= a for a, b in zip(total, total[1:])), total   # more scratchpad never moves more bytes
+    assert all(b <= a for a, b in zip(dmas, dmas[1:])), dmas
+    assert total[0] > 2 * s["one_pass_bytes"] and dmas[0] > 10 * dmas[-1]   # small: tiled, re-read
+    assert rows[0]["bound"] == "memory" and rows[-1]["bound"] == "compute"   # SRAM moves it across the ridge
+    assert rows[-1]["weights_read"] == s["tensor_bytes"]["weights"]
+
+
+@pytest.mark.xfail(reason="fits in one go: the tiler re-reads the input once per 32-channel output chunk even when "
+                          "the whole layer fits the scratchpad (compiler/sram_tiling.h has no input-resident order "
+                          "across chunks); expected once the `schedule` branch's on-chip residency lands", strict=False)
+def test_w7_large_scratchpad_moves_each_tensor_once(walk):
+    s, _ = walk("w7_one_layer.py")
+    big = s["sizes"][-1]
+    assert big["input_read"] == s["tensor_bytes"]["input"]
+    assert big["ddr_read"] + big["ddr_written"] == s["one_pass_bytes"]
+
+
+def test_w11_pipelining_raises_throughput_not_latency(tmp_path):
+    s, _ = run_walkthrough(tmp_path, "w11_pipelining.py")
+    sched = s["schedules"]
+    stages = {"pre": s["pre_ms"], "inference": s["infer_ms"], "post": s["post_ms"]}
+    slowest = max(stages.values())
+    assert s["slowest_stage"] == max(stages, key=stages.get) == "inference"
+    assert sched["2 buffers"]["throughput_fps"] >= 1.25 * sched["serial"]["throughput_fps"]
+    assert sched["2 buffers"]["frame_interval_us"] == pytest.approx(1000 * slowest, rel=1e-6)
+    assert sched["serial"]["frame_interval_us"] == pytest.approx(1000 * sum(stages.values()), rel=1e-6)
+    assert sched["1 buffer"]["frame_interval_us"] == pytest.approx(1000 * (s["pre_ms"] + s["infer_ms"]), rel=1e-6)
+    assert sched["3 buffers"]["frame_interval_us"] == pytest.approx(sched["2 buffers"]["frame_interval_us"])
+    # Latency: the first frame takes all three stages either way; later ones wait for the NPU.
+    assert sched["2 buffers"]["first_latency_us"] == pytest.approx(sched["serial"]["first_latency_us"])
+    assert sched["2 buffers"]["mean_latency_us"] >= sched["serial"]["mean_latency_us"]
