@@ -123,3 +123,20 @@ def test_w11_pipelining_raises_throughput_not_latency(tmp_path):
     # Latency: the first frame takes all three stages either way; later ones wait for the NPU.
     assert sched["2 buffers"]["first_latency_us"] == pytest.approx(sched["serial"]["first_latency_us"])
     assert sched["2 buffers"]["mean_latency_us"] >= sched["serial"]["mean_latency_us"]
+
+
+def test_w8_tops_formula_and_the_bandwidth_wall(walk):
+    s, _ = walk("w8_tops_bandwidth.py")
+    peaks = {p["config"]: p for p in s["presets"]}
+    for p in peaks.values():
+        assert p["simulator_peak_tops"] == pytest.approx(p["formula_tops"], rel=1e-9)
+    assert peaks["seed-5.7tops.yaml"]["formula_tops"] == pytest.approx(5.73, abs=0.01)
+    assert peaks["npu-40tops-55gbps.yaml"]["formula_tops"] == pytest.approx(40.0, rel=1e-9)
+    assert [a["gbps_for_40_tops"] for a in s["assumptions"]] == pytest.approx([40000.0, 80.0])
+    for m in s["models"]:
+        alone, shared = m["alone"], m["shared"]
+        assert alone["achieved_tops"] <= alone["bound_tops"] * (1 + 1e-9), m   # nothing beats the roofline
+        assert shared["achieved_tops"] <= shared["bound_tops"] * (1 + 1e-9), m
+        assert alone["achieved_tops"] < 0.5 * alone["peak_tops"], m            # half of peak is already good
+        assert shared["achieved_tops"] <= alone["achieved_tops"], m             # sharing the bus never helps
+        assert m["gbps_for_peak"] > alone["ddr_gbps"], m                        # 55 GB/s cannot feed 40 TOPS
