@@ -140,3 +140,19 @@ def test_w8_tops_formula_and_the_bandwidth_wall(walk):
         assert alone["achieved_tops"] < 0.5 * alone["peak_tops"], m            # half of peak is already good
         assert shared["achieved_tops"] <= alone["achieved_tops"], m             # sharing the bus never helps
         assert m["gbps_for_peak"] > alone["ddr_gbps"], m                        # 55 GB/s cannot feed 40 TOPS
+
+
+def test_w9_silent_fallback_is_slower_than_the_cpu(walk):
+    s, out = walk("w9_silent_fallback.py")
+    cases = s["cases"]
+    fb = cases["npu + fallback"]
+    reasons = {f["op"]: f["reason"] for f in fb["fallbacks"]}
+    assert {"CumSum", "ScatterND"} <= set(reasons), reasons
+    assert fb["transitions"] >= 1 and fb["transfer_bytes"] > 0
+    assert fb["latency_us"] > cases["cpu alone"]["latency_us"]           # the claim
+    assert cases["npu, no odd ops"]["latency_us"] < cases["cpu alone"]["latency_us"]   # the NPU itself is faster
+    assert cases["npu, no odd ops"]["fallbacks"] == [] and cases["npu, no odd ops"]["transitions"] == 0
+    # what finds it: --explain lists each fallback, --strict refuses naming the first odd op
+    assert any("row_integral (CumSum)" in line for line in s["explain_fallbacks"])
+    assert any("mask_top_row (ScatterND)" in line for line in s["explain_fallbacks"])
+    assert s["strict_exit"] == 1 and "--strict: node 'row_integral' (CumSum) would fall back" in s["strict_error"]
