@@ -156,3 +156,17 @@ def test_w9_silent_fallback_is_slower_than_the_cpu(walk):
     assert any("row_integral (CumSum)" in line for line in s["explain_fallbacks"])
     assert any("mask_top_row (ScatterND)" in line for line in s["explain_fallbacks"])
     assert s["strict_exit"] == 1 and "--strict: node 'row_integral' (CumSum) would fall back" in s["strict_error"]
+
+
+def test_w13_dynamic_shape_refused_then_fixed(walk):
+    s, _ = walk("w13_static_shapes.py")
+    assert s["refused_exit"] == 1
+    assert "input 'input' dim 0 ('batch') is dynamic" in s["refused_error"] and "--input-shape" in s["refused_error"]
+    assert len(s["refused_error"].splitlines()) == 1
+    assert s["fixed_exit"] == 0
+    big, small = s["big"], s["small"]
+    assert s["wrong_shape_exit"] == 1
+    assert f"expected float32[1x3x{big}x{big}] NCHW, got float32[1x3x{small}x{small}]" in s["wrong_shape_error"]
+    pad, exact, cpu = s["options"]
+    assert pad["macs"] == 4 * exact["macs"] == 4 * pad["useful_macs"]   # padding 2x per side: 4x the work
+    assert exact["latency_us"] < pad["latency_us"] < cpu["latency_us"]
