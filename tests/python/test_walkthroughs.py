@@ -170,3 +170,18 @@ def test_w13_dynamic_shape_refused_then_fixed(walk):
     pad, exact, cpu = s["options"]
     assert pad["macs"] == 4 * exact["macs"] == 4 * pad["useful_macs"]   # padding 2x per side: 4x the work
     assert exact["latency_us"] < pad["latency_us"] < cpu["latency_us"]
+
+
+def test_w6_misaligned_input_bounces_and_is_slower(walk):
+    s, _ = walk("w6_alignment.py")
+    for r in s["rows"]:
+        assert r["aligned"]["bounce_copies"] == 0, r
+        assert r["misaligned"]["bounce_copies"] > 0, r
+        assert r["misaligned"]["latency_us"] > r["aligned"]["latency_us"], r     # the aligned pipeline is faster
+    for p in s["sweep"]:
+        assert (p["bounce_copies"] == 0) == (p["offset"] % s["alignment"] == 0), p
+    stem_default = next(r for r in s["rows"] if r["model"].startswith("stem") and r["preset"] == "default.yaml")
+    assert stem_default["slowdown"] > 0.10            # an input-bound model pays double-digit percent ...
+    for r in s["rows"]:
+        if r["model"].startswith("resnet_small"):
+            assert r["slowdown"] < 0.05, r            # ... a model with real work behind the input does not
