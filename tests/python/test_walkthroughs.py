@@ -175,10 +175,9 @@ def test_w13_dynamic_shape_refused_then_fixed(walk):
 def test_w6_misaligned_input_bounces_and_is_slower(walk):
     s, _ = walk("w6_alignment.py")
     for r in s["rows"]:
-        assert r["aligned"]["bounce_copies"] == 0, r
-        assert r["misaligned"]["bounce_copies"] > 0, r
+        assert r["misaligned"]["bounce_copies"] > r["aligned"]["bounce_copies"], r   # the input's reads bounce
         assert r["misaligned"]["latency_us"] > r["aligned"]["latency_us"], r     # the aligned pipeline is faster
-    for p in s["sweep"]:
+    for p in s["sweep"]:   # the stem model: nothing but its input is off the grid
         assert (p["bounce_copies"] == 0) == (p["offset"] % s["alignment"] == 0), p
     stem_default = next(r for r in s["rows"] if r["model"].startswith("stem") and r["preset"] == "default.yaml")
     assert stem_default["slowdown"] > 0.10            # an input-bound model pays double-digit percent ...
