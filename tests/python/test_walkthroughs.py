@@ -210,3 +210,15 @@ def test_w5_nhwc_input_needs_no_transpose(walk):
     nhwc = s["compiled"]["nhwc"]
     assert nhwc["fallbacks"] == [] and nhwc["transitions"] == 0
     assert not any("input" in text and "NCHW → " in text for text in nhwc["host_transposes"])
+
+
+def test_w12_igpu_faster_npu_more_inferences_per_joule(walk):
+    s, _ = walk("w12_npu_vs_igpu.py")
+    rows = s["models"]
+    assert rows[0]["igpu"]["peak_tops"] == pytest.approx(67.2, rel=1e-3)     # Intel's 67 TOPS
+    assert rows[0]["npu"]["peak_tops"] == pytest.approx(48.0, rel=1e-6)
+    biggest = max(rows, key=lambda r: r["npu"]["macs"])
+    assert biggest["igpu"]["latency_us"] < biggest["npu"]["latency_us"]     # the iGPU wins on speed for big models
+    for r in rows:
+        assert r["npu"]["inferences_per_joule"] > r["igpu"]["inferences_per_joule"], r   # the NPU on energy
+        assert r["npu"]["power_mw"] < r["igpu"]["power_mw"], r
