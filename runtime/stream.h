@@ -72,13 +72,7 @@ StreamMetrics stream_metrics(const std::vector<FrameTimes>& frames, double npu_u
 struct StreamOptions {
   int frames = 16;
   int depth = 2;
-  HostStage pre = named_stage("pre"), post = named_stage("post");
-
-  static HostStage named_stage(const char* name) {
-    HostStage s;
-    s.name = name;
-    return s;
-  }
+  HostStage pre = {"pre", 0.0, "", 0}, post = {"post", 0.0, "", 0};
 };
 
 struct StreamResult {
