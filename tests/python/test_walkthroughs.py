@@ -147,8 +147,8 @@ def test_w9_silent_fallback_is_slower_than_the_cpu(walk):
     cases = s["cases"]
     fb = cases["npu + fallback"]
     reasons = {f["op"]: f["reason"] for f in fb["fallbacks"]}
-    assert {"CumSum", "ScatterND"} <= set(reasons), reasons
-    assert fb["transitions"] >= 1 and fb["transfer_bytes"] > 0
+    assert set(reasons) == {"CumSum", "ScatterND"}, reasons
+    assert fb["transitions"] == 4 and fb["transfer_bytes"] > 0            # two round trips NPU -> CPU -> NPU
     assert fb["latency_us"] > cases["cpu alone"]["latency_us"]           # the claim
     assert cases["npu, no odd ops"]["latency_us"] < cases["cpu alone"]["latency_us"]   # the NPU itself is faster
     assert cases["npu, no odd ops"]["fallbacks"] == [] and cases["npu, no odd ops"]["transitions"] == 0
@@ -230,7 +230,7 @@ def llm_run(walk):
     s, _ = walk("w14_llm_decode.py")
     if s["fallback_ops"]:
         pytest.xfail(f"the transformer ops ({', '.join(s['fallback_ops'])}) fall back to the CPU with this compiler; "
-                     "MatMul of activations, LayerNormalization, Softmax and Erf on the NPU come with npu-ops-compiler")
+                     "MatMul of activations, LayerNormalization, Softmax and GELU on the NPU come with npu-ops-compiler")
     return s
 
 
