@@ -1,5 +1,5 @@
 // Code for layers without the MAC array: element-wise ops, pooling, softmax (vector unit) and
-// concat / nearest resize (pure DMA: a strided store does the data movement).
+// nearest resize (pure DMA: a strided store does the data movement).
 #include <limits>
 
 #include "compiler/codegen_context.h"
@@ -222,40 +222,6 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
       }
       out.planned_ddr_bytes += static_cast<std::uint64_t>((ih1 - ih0) * x.w) * c_bytes + static_cast<std::uint64_t>(nr * y.w) * c_bytes;
     }
-  }
-  out.code = stream.finish();
-  return out;
-}
-
-LayerCode generate_concat(CodegenContext& ctx, const Node& n) {
-  const DdrTensor& y = ctx.tensor(n.outputs[0]);
-  const std::int64_t es = ctx.elem_bytes();
-  LayerStream stream({Unit::Load, Unit::Store}, false);
-  LayerCode out;
-  std::int64_t c_offset = 0, t = 0;
-  std::uint64_t half = ctx.sram_bytes / 2 / ctx.alignment * ctx.alignment;
-  for (const auto& in : n.inputs) {
-    const DdrTensor& x = ctx.tensor(in);
-    std::uint64_t pixel = static_cast<std::uint64_t>(x.c * es);
-    if (pixel > half) too_big(ctx, n, 2 * pixel);
-    std::int64_t pixels = x.h * x.w;
-    std::int64_t chunk = std::min<std::int64_t>(pixels, static_cast<std::int64_t>(half / pixel));
-    for (std::int64_t p0 = 0; p0 < pixels; p0 += chunk, ++t) {
-      std::int64_t np = std::min(chunk, pixels - p0);
-      TileStages& st = stream.new_tile();
-      std::uint64_t slot = static_cast<std::uint64_t>(t % 2) * half;
-      linear(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(p0) * pixel, slot, static_cast<std::uint64_t>(np) * pixel);
-      DmaBox b;
-      b.ddr_addr = y.addr + static_cast<std::uint64_t>((p0 * y.c + c_offset) * es);
-      b.sram_addr = slot;
-      b.run_bytes = pixel;
-      b.runs = static_cast<std::uint64_t>(np);
-      b.ddr_stride = static_cast<std::uint64_t>(y.c * es);
-      b.sram_stride = pixel;
-      emit_dma(st.store, Opcode::Store, b);
-      out.planned_ddr_bytes += 2 * static_cast<std::uint64_t>(np) * pixel;
-    }
-    c_offset += x.c;
   }
   out.code = stream.finish();
   return out;

@@ -489,8 +489,6 @@ std::vector<FloatTensor> evaluate_node(const Graph& g, const Node& n,
     if (!out.shape_known) fail(g, n, "output shape is unknown");
     FloatTensor y = need(0);
     y.shape = out.shape;
-    if (out.layout == Layout::NHWC && out.shape.size() == 4)  // stored NHWC after the layout pass
-      y.shape = {out.shape[0], out.shape[3], out.shape[1], out.shape[2]};
     return {y};
   }
   if (op == "Transpose") return {transpose(need(0), n.get_ints("perm"))};

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "compiler/float_evaluator.h"
+#include "compiler/move_params.h"
+#include "compiler/npu_ops.h"
 #include "compiler/shape_inference.h"
 #include "compiler/subgraph_capture.h"
 
@@ -43,14 +45,62 @@ bool is_float(int t) { return t == kFloat || t == kFloat16; }
 
 }  // namespace
 
+namespace {
+
+std::string batch_one(const Graph& g, const Node& n) {
+  for (const auto* names : {&n.inputs, &n.outputs})
+    for (const auto& v : *names)
+      if (!v.empty() && !g.is_constant(v) && g.tensor(v).shape.size() == 4 && g.tensor(v).shape[0] != 1)
+        return "batch " + std::to_string(g.tensor(v).shape[0]) + " (the NPU's NHWC images are batch 1)";
+  return "";
+}
+
+// Data movement: strided DMA copies (codegen_move.cpp); any layout, any axis.
+std::string move_rejection(const Graph& g, const Node& n) {
+  const std::string& op = n.op_type;
+  const auto& xs = g.tensor(n.inputs[0]).shape;
+  try {
+    if (op == "Slice") {
+      SliceParams p = slice_params(g, n);
+      for (std::size_t a = 0; a < xs.size(); ++a)
+        if (p.step[a] < 0 && p.size[a] > 1) return "negative slice step (the DMA strides run forwards)";
+      if (p.size != g.tensor(n.outputs[0]).shape) return "slice sizes disagree with the inferred output shape";
+    } else if (op == "Gather") {
+      gather_indices(g, n);
+    } else if (op == "Pad") {
+      PadParams p = pad_params(g, n);
+      if (p.mode != "constant") return "pad mode '" + p.mode + "' (only constant padding is a fill plus a copy)";
+    } else if (op == "DepthToSpace" || op == "SpaceToDepth") {
+      if (xs.size() != 4) return "not 4-D";
+    } else if (op == "Tile") {
+      const auto& ys = g.tensor(n.outputs[0]).shape;
+      for (std::size_t a = 0; a < xs.size(); ++a)
+        if (xs[a] == 0 || ys[a] % xs[a]) return "tile output is not a whole multiple";
+    } else if (op == "Expand") {
+      const auto& ys = g.tensor(n.outputs[0]).shape;
+      if (ys.size() < xs.size()) return "expand to a lower rank";
+    }
+  } catch (const CompileError& e) {
+    std::string what = e.what();
+    auto colon = what.find("): ");
+    return colon == std::string::npos ? what : what.substr(colon + 3);
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
   const std::string& op = n.op_type;
   if (!n.domain.empty() && n.domain != "npusim") return "domain '" + n.domain + "' is not an NPU op set";
+  int activations = 0;
   for (const auto& in : n.inputs) {
     if (in.empty()) continue;
     const Tensor& t = g.tensor(in);
     if (!t.shape_known) return "input '" + in + "' has an unknown shape";
+    if (t.is_constant) continue;  // weights and parameters (shapes, indices, pads) are compiled in
     if (!is_float(t.elem_type)) return std::string("input '") + in + "' is " + elem_type_name(t.elem_type) + ", the NPU takes float models";
+    ++activations;
   }
   for (const auto& out : n.outputs) {
     if (out.empty()) continue;
@@ -60,17 +110,16 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     for (auto d : t.shape)
       if (d == 0) return "empty tensor";
   }
-  // The NPU holds a 4-D tensor as one H x W x C image (codegen's nhwc_extents): batch 1 only,
-  // whatever the op (an element-wise Mul of [3,6,6,5] would otherwise get a third of its bytes).
-  for (const auto* names : {&n.inputs, &n.outputs})
-    for (const auto& v : *names)
-      if (!v.empty() && !g.is_constant(v) && g.tensor(v).shape.size() == 4 && g.tensor(v).shape[0] != 1)
-        return "batch " + std::to_string(g.tensor(v).shape[0]) + " (the NPU program is compiled for batch 1)";
-  const Tensor* x = n.inputs.empty() || n.inputs[0].empty() ? nullptr : &g.tensor(n.inputs[0]);
-  if (!x) return "no data input";
+  if (n.inputs.empty() || n.inputs[0].empty()) return "no data input";
+  if (activations == 0 && op != "FusedGemm") return "every input is a constant (nothing to run)";
+  const Tensor* x = &g.tensor(n.inputs[0]);
   const auto& xs = x->shape;
-  if (x->is_constant && op != "FusedGemm") return "input is a constant (nothing to run)";
   bool int8 = precision == Precision::Int8;
+  if (needs_nhwc(op)) {
+    auto why = batch_one(g, n);
+    if (!why.empty()) return why;
+  }
+  if (move_ops().count(op)) return move_rejection(g, n);
 
   if (op == "FusedConv") {
     const Tensor& w = g.tensor(n.inputs[1]);
@@ -82,13 +131,11 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     if (xs[1] > kChannelsMax || w.shape[0] > kChannelsMax) return too_wide("channels", std::max(xs[1], w.shape[0]), kChannelsMax, 16);
     std::string act = n.get_string("activation", "");
     if (!int8 && act == "LeakyRelu") return "LeakyRelu has no fp16 activation function";
-    if (xs[0] != 1) return "batch " + std::to_string(xs[0]) + " (the NPU program is compiled for batch 1)";
     return "";
   }
   if (op == "FusedGemm") {
-    if (xs.size() != 2) return "Gemm input is not 2-D";
-    if (xs[0] > kTileDimMax) return too_wide("rows", xs[0], kTileDimMax, 12);
-    if (xs[1] > kChannelsMax) return too_wide("inner dimension", xs[1], kChannelsMax, 16);
+    if (xs.size() < 2) return "Gemm input is 1-D";
+    if (xs.back() > kChannelsMax) return too_wide("inner dimension", xs.back(), kChannelsMax, 16);
     std::string act = n.get_string("activation", "");
     if (!int8 && act == "LeakyRelu") return "LeakyRelu has no fp16 activation function";
     return "";
@@ -124,29 +171,11 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
       if (floor_geo.out_h != geo.out_h || floor_geo.out_w != geo.out_w) return "ceil_mode=1 changes the output size; the pool instruction floors";
     }
     if (xs[3] > kTileDimMax) return too_wide("input width", xs[3], kTileDimMax, 12);
-    if (xs[0] != 1) return "batch " + std::to_string(xs[0]) + " (the NPU program is compiled for batch 1)";
     return "";
   }
   if (op == "GlobalAveragePool") {
     if (xs.size() != 4) return "only 4-D input";
     if (xs[2] > kPoolKernelMax || xs[3] > kPoolKernelMax) return too_wide("window", std::max(xs[2], xs[3]), kPoolKernelMax, 8);
-    if (xs[0] != 1) return "batch " + std::to_string(xs[0]) + " (the NPU program is compiled for batch 1)";
-    return "";
-  }
-  if (op == "Concat") {
-    auto axis = n.get_int("axis", 0);
-    if (axis < 0) axis += static_cast<std::int64_t>(xs.size());
-    if (xs.size() != 4 || axis != 1) return "only channel concatenation of 4-D tensors";
-    if (xs[0] != 1) return "batch " + std::to_string(xs[0]) + " (the NPU program is compiled for batch 1)";
-    for (const auto& in : n.inputs)
-      if (g.is_constant(in)) return "a constant operand";
-    return "";
-  }
-  if (op == "Flatten" || op == "Reshape") {
-    const Tensor& out = g.tensor(n.outputs[0]);
-    // In NHWC memory the element order only matches NCHW's when H = W = 1 (or no spatial dims).
-    bool spatial = xs.size() == 4 && xs[2] * xs[3] != 1;
-    if (spatial || out.shape.size() > 2 || xs.size() == 3) return "reshape changes the element order of an NHWC tensor";
     return "";
   }
   if (op == "Resize" || op == "Upsample") {
@@ -164,7 +193,6 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
         if (nearest_source_index(ctm, nm, o, xs[d], out.shape[d]) != o / s)
           return "coordinate mode '" + ctm + "'/'" + nm + "' is not a plain replication";
     }
-    if (xs[0] != 1) return "batch " + std::to_string(xs[0]) + " (the NPU program is compiled for batch 1)";
     return "";
   }
   if (op == "Softmax") {

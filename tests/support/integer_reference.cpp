@@ -5,7 +5,9 @@
 
 #include "compiler/codegen_context.h"
 #include "compiler/int8_layer_params.h"
+#include "compiler/npu_ops.h"
 #include "compiler/shape_inference.h"
+#include "compiler/tensor_layout.h"
 
 namespace npu::compiler {
 namespace {
@@ -19,8 +21,52 @@ struct Extents {
 
 Extents extents(const Graph& g, const std::string& value) {
   Extents e;
-  nhwc_extents(g.tensor(value).shape, e.h, e.w, e.c);
+  const Tensor& t = g.tensor(value);
+  nhwc_extents(t.shape, t.order, e.h, e.w, e.c);
   return e;
+}
+
+// A value's bytes as the real numbers they stand for, in logical (row-major) order.
+FloatTensor logical_real(const Graph& g, const std::string& value, const Bytes& bytes) {
+  const Tensor& t = g.tensor(value);
+  FloatTensor f;
+  f.shape = t.shape;
+  for (std::int8_t q : to_logical(bytes, t.shape, t.order)) f.data.push_back(dequantize_value(q, t.quant.scale, t.quant.zero_point));
+  return f;
+}
+
+Bytes physical_int8(const Graph& g, const std::string& value, const FloatTensor& f) {
+  const Tensor& t = g.tensor(value);
+  Bytes q;
+  for (float v : f.data) q.push_back(quantize_value(v, t.quant.scale, t.quant.zero_point));
+  return to_physical(q, t.shape, t.order);
+}
+
+// Data movement keeps every value (input and output share quantisation parameters; a pad or a
+// constant operand is quantised on the output's): the FP32 evaluator's op on the dequantised
+// logical tensors, quantised again, is exactly what the bytes must be.
+std::vector<Bytes> move(const Graph& g, const Node& n, const std::vector<const Bytes*>& in) {
+  std::vector<FloatTensor> operands(n.inputs.size());
+  std::vector<const FloatTensor*> ptrs;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    const std::string& v = n.inputs[i];
+    if (v.empty()) {
+      ptrs.push_back(nullptr);
+      continue;
+    }
+    operands[i] = g.is_constant(v) ? constant_as_float(g.tensor(v)) : logical_real(g, v, *in[i]);
+    ptrs.push_back(&operands[i]);
+  }
+  Node logical = n;
+  if (n.op_type == "Relayout") {  // the same logical tensor in another order
+    logical.op_type = "Identity";
+    logical.domain.clear();
+  }
+  std::vector<FloatTensor> outs = evaluate_node(g, logical, ptrs);
+  std::vector<Bytes> r;
+  for (std::size_t k = 0; k < n.outputs.size(); ++k)
+    r.push_back(n.outputs[k].empty() ? Bytes{} : physical_int8(g, n.outputs[k], outs.at(k)));
+  return r;
 }
 
 [[noreturn]] void fail(const Graph& g, const Node& n, const std::string& what) {
@@ -147,19 +193,6 @@ Bytes pool(const Graph& g, const Node& n, const Bytes& x) {
   return y;
 }
 
-Bytes concat(const Graph& g, const Node& n, const std::vector<const Bytes*>& inputs) {
-  const Extents ye = extents(g, n.outputs[0]);
-  Bytes y(static_cast<std::size_t>(ye.elements()));
-  std::int64_t c0 = 0;
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const Extents xe = extents(g, n.inputs[k]);
-    for (std::int64_t p = 0; p < xe.h * xe.w; ++p)
-      std::copy_n(&(*inputs[k])[p * xe.c], xe.c, &y[p * ye.c + c0]);
-    c0 += xe.c;
-  }
-  return y;
-}
-
 // Nearest resize by integer factors (the partitioner admits nothing else): a replication.
 Bytes resize(const Graph& g, const Node& n, const Bytes& x) {
   const Extents xe = extents(g, n.inputs[0]), ye = extents(g, n.outputs[0]);
@@ -174,14 +207,9 @@ Bytes resize(const Graph& g, const Node& n, const Bytes& x) {
 }  // namespace
 
 std::vector<std::int8_t> quantize_to_nhwc(const FloatTensor& x, const QuantParams& q) {
-  std::int64_t h = 1, w = 1, c = 1;
-  nhwc_extents(x.shape, h, w, c);
-  Bytes y(static_cast<std::size_t>(x.elements()));
-  const bool nchw = x.shape.size() == 4;
-  for (std::int64_t i = 0; i < h * w; ++i)
-    for (std::int64_t k = 0; k < c; ++k)
-      y[i * c + k] = quantize_value(x.data[nchw ? k * h * w + i : i * c + k], q.scale, q.zero_point);
-  return y;
+  Bytes y;
+  for (float v : x.data) y.push_back(quantize_value(v, q.scale, q.zero_point));
+  return to_physical(y, x.shape, default_order(x.shape.size()));
 }
 
 Int8Values run_integer_reference(const Graph& g, Int8Values values) {
@@ -204,18 +232,20 @@ Int8Values run_integer_reference(const Graph& g, Int8Values values) {
     }
     if (in.empty() || !in[0]) fail(g, n, "its data input is a constant");
     Bytes y;
+    if (move_ops().count(op)) {
+      auto outs = move(g, n, in);
+      for (std::size_t k = 0; k < n.outputs.size(); ++k)
+        if (!n.outputs[k].empty()) values[n.outputs[k]] = std::move(outs[k]);
+      continue;
+    }
     if (op == "FusedConv" || op == "FusedGemm") {
       const Bytes* residual = in.size() > 3 ? in[3] : nullptr;
       y = op == "FusedConv" ? fused_conv(g, n, *in[0], residual) : fused_gemm(g, n, *in[0], residual);
-    } else if (op == "Flatten" || op == "Reshape") {
-      y = *in[0];  // the same bytes: the partitioner admits only reshapes that keep NHWC order
     } else if (op == "Relu" || op == "Clip" || op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" ||
                op == "Tanh" || op == "Add") {
       y = elementwise(g, n, *in[0], op == "Add" ? in[1] : nullptr);
     } else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") {
       y = pool(g, n, *in[0]);
-    } else if (op == "Concat") {
-      y = concat(g, n, in);
     } else if (op == "Resize" || op == "Upsample") {
       y = resize(g, n, *in[0]);
     } else {
