@@ -1,5 +1,7 @@
 // The compiler's FP32 evaluator of the graph IR (ONNX semantics, NCHW). It calibrates INT8
-// quantisation, folds constants, and checks passes numerically (before vs after).
+// quantisation, folds float constants, and checks passes numerically (before vs after).
+// Integer and bool values are held as floats (exact up to 2^24); integer Div and Cast truncate
+// as ONNX does. Exact int64 shape arithmetic is constant folding's (constant_evaluator.h).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -7,18 +9,16 @@
 #include <vector>
 
 #include "compiler/graph.h"
+#include "compiler/tensor_kernels.h"
 
 namespace npu::compiler {
 
-struct FloatTensor {
-  std::vector<std::int64_t> shape;
-  std::vector<float> data;
-  std::int64_t elements() const;
-};
 using TensorMap = std::map<std::string, FloatTensor>;
 
-// Whether evaluate_node can run this node.
+// Whether evaluate_node can run this node (its op; attributes are checked when it runs).
 bool evaluator_supports(const Node& node);
+// The op types it runs, sorted (for messages and tests).
+std::vector<std::string> evaluator_ops();
 
 // Runs one node on its inputs (nullptr for absent optional inputs); returns its outputs.
 // Throws CompileError naming the node for unsupported ops or attributes.
@@ -43,7 +43,7 @@ std::int64_t nearest_source_index(const std::string& coordinate_mode, const std:
 FloatTensor constant_as_float(const Tensor& t);
 
 // f(x) of a fused activation: "Relu", "Clip" (alpha=min, beta=max), "Sigmoid", "HardSigmoid",
-// "HardSwish", "SiLU", "LeakyRelu", "" (identity).
+// "HardSwish", "SiLU", "LeakyRelu", "Tanh", "Gelu" (erf), "GeluTanh", "Mish", "Elu", "" (identity).
 float apply_activation(const std::string& name, float alpha, float beta, float x);
 
 }  // namespace npu::compiler

@@ -74,6 +74,7 @@ void write_attribute(const std::string& name, const Attribute& a, onnx::Attribut
       p->set_type(onnx::AttributeProto::STRINGS);
       for (const auto& v : a.strings) p->add_strings(v);
       break;
+    case Attribute::Kind::Tensor:
     case Attribute::Kind::Opaque: break;
   }
 }

@@ -118,6 +118,21 @@ void read_attribute(const onnx::AttributeProto& a, Node& node, Graph& g,
     case onnx::AttributeProto::INTS: at.kind = Attribute::Kind::Ints; at.ints.assign(a.ints().begin(), a.ints().end()); break;
     case onnx::AttributeProto::FLOATS: at.kind = Attribute::Kind::Floats; at.floats.assign(a.floats().begin(), a.floats().end()); break;
     case onnx::AttributeProto::STRINGS: at.kind = Attribute::Kind::Strings; at.strings.assign(a.strings().begin(), a.strings().end()); break;
+    case onnx::AttributeProto::TENSOR: {
+      at.kind = Attribute::Kind::Opaque;
+      Tensor t;
+      try {
+        read_tensor_proto(a.t(), t, where);
+      } catch (const CompileError&) {
+        break;  // a type we do not hold numerically: only re-export needs it
+      }
+      at.kind = Attribute::Kind::Tensor;
+      at.tensor_shape = t.shape;
+      at.tensor_elem_type = t.elem_type;
+      at.floats = std::move(t.floats);
+      at.ints = std::move(t.ints);
+      break;
+    }
     default: at.kind = Attribute::Kind::Opaque; break;
   }
   a.SerializeToString(&at.onnx_bytes);
