@@ -7,6 +7,8 @@
 #include <numeric>
 
 #include "compiler/compile.h"
+#include "costmodel/dma_cost.h"
+#include "costmodel/mac_cost.h"
 
 namespace npu::compiler {
 namespace {
@@ -26,153 +28,6 @@ struct Candidate {
 };
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-// Instructions emit_dma needs for `n` runs (or reps): pieces of 960 until at most 1023 remain.
-std::int64_t dma_pieces(std::int64_t n) {
-  std::int64_t p = 1;
-  while (n > 1023) { n -= 960; ++p; }
-  return p;
-}
-
-// Cycle estimate of one DMA box as emit_dma would issue it, against sim/README.md's timing:
-// setup + max(DDR latency + bus bytes / bandwidth, bytes / SRAM port) + bounce, per instruction.
-struct DmaEstimate {
-  const HardwareConfig& hw;
-  double bw_bytes_per_cycle, latency_cycles;
-  bool ideal;
-  explicit DmaEstimate(const HardwareConfig& h) : hw(h) {
-    double ghz = h.clock.frequency_mhz / 1000.0;
-    ideal = h.ddr.model == "ideal";
-    bw_bytes_per_cycle = std::max(1e-9, h.ddr.bandwidth_gbps * (1.0 - h.ddr.other_agents_share) / ghz);
-    latency_cycles = ideal ? 0.0 : h.ddr.latency_ns * ghz;
-  }
-  // The DDR side of one transfer, walked as the simple/banked models do (sim/ddr_simple.cpp):
-  // bursts per interleave block go to channel (addr / interleave) % channels, a banked DDR adds
-  // a row miss whenever a run opens another row in a bank. Up to kSample runs are walked and the
-  // result scaled; results are memoised (tiles of one layer repeat a few boxes).
-  struct Walk {
-    double busiest_ns = 0, bus = 0;
-  };
-  mutable std::map<std::array<std::uint64_t, 6>, Walk> memo;
-  static constexpr std::uint64_t kSample = 64;  // segments walked per box
-  Walk walk(std::uint64_t run, std::uint64_t runs, std::uint64_t reps, std::uint64_t stride, std::uint64_t rep_stride,
-            std::uint64_t base) const {
-    const std::uint64_t bb = static_cast<std::uint64_t>(std::max(1, hw.ddr.burst_bytes));
-    const std::uint64_t il = static_cast<std::uint64_t>(std::max(1, hw.ddr.interleave_bytes));
-    const std::uint64_t channels = static_cast<std::uint64_t>(std::max(1, hw.ddr.channels));
-    const std::uint64_t row_bytes = static_cast<std::uint64_t>(std::max(1, hw.ddr.row_bytes));
-    const std::uint64_t banks = static_cast<std::uint64_t>(std::max(1, hw.ddr.banks));
-    const bool banked = hw.ddr.model == "banked";
-    std::array<std::uint64_t, 6> key = {run, runs, reps, stride, rep_stride, base % bb};
-    const double burst_ns = static_cast<double>(bb) / (bw_bytes_per_cycle * hw.clock.frequency_mhz / 1000.0 / static_cast<double>(channels));
-    if ((runs == 1 || stride == run) && (reps == 1 || rep_stride == run * runs)) {
-      // Contiguous: the bursts spread evenly over the channels, each row opened once per channel
-      // that holds part of it.
-      std::uint64_t total = run * runs * reps, first = base / bb * bb, end = (base + total + bb - 1) / bb * bb;
-      Walk w;
-      w.bus = static_cast<double>(end - first);
-      double per_channel = std::ceil(static_cast<double>((end - first) / bb) / static_cast<double>(channels));
-      double rows_touched = static_cast<double>((end - 1) / row_bytes - first / row_bytes + 1);
-      double channels_per_row = static_cast<double>(std::min<std::uint64_t>(channels, std::max<std::uint64_t>(1, row_bytes / il)));
-      w.busiest_ns = per_channel * burst_ns + (banked ? std::ceil(rows_touched * channels_per_row / static_cast<double>(channels)) * hw.ddr.row_miss_ns : 0.0);
-      return w;
-    }
-    // The walk samples the first kSample segments; more reps than that reaches do not change it.
-    const std::uint64_t sampled_reps = std::min(reps, kSample / std::max<std::uint64_t>(runs, 1) + 1);
-    key[2] = sampled_reps;
-    double scale_reps = static_cast<double>(reps) / static_cast<double>(sampled_reps);
-    auto it = memo.find(key);
-    if (it != memo.end()) return {it->second.busiest_ns * scale_reps, it->second.bus * scale_reps};
-    reps = sampled_reps;
-    base %= bb;  // chunks at other channel offsets are taken to spread over the DDR channels alike
-    std::vector<double> ns(channels, 0.0);
-    std::vector<std::int64_t> open(channels * banks, -1);
-    double bursts = 0;
-    std::uint64_t walked = 0, segments = 0;
-    for (std::uint64_t r = 0; r < reps && segments < kSample; ++r)
-      for (std::uint64_t i = 0; i < runs && segments < kSample; ++i, ++walked) {
-        std::uint64_t addr = base + r * rep_stride + i * stride;
-        std::uint64_t x = addr / bb * bb, end = (addr + run + bb - 1) / bb * bb;
-        while (x < end) {
-          std::uint64_t block_end = (x / il + 1) * il;
-          std::uint64_t seg_end = std::min(end, (block_end + bb - 1) / bb * bb);
-          std::uint64_t ch = (x / il) % channels;
-          double n = static_cast<double>((seg_end - x) / bb);
-          if (banked)
-            for (std::uint64_t row = x / row_bytes; row <= (seg_end - 1) / row_bytes; ++row) {
-              auto& o = open[ch * banks + row % banks];
-              if (o != static_cast<std::int64_t>(row)) {
-                o = static_cast<std::int64_t>(row);
-                ns[ch] += hw.ddr.row_miss_ns;
-              }
-            }
-          ns[ch] += n * burst_ns;
-          bursts += n;
-          x = seg_end;
-          ++segments;
-        }
-      }
-    double scale = static_cast<double>(runs * reps) / static_cast<double>(std::max<std::uint64_t>(walked, 1));
-    Walk w;
-    w.busiest_ns = *std::max_element(ns.begin(), ns.end()) * scale;
-    w.bus = bursts * scale * static_cast<double>(bb);
-    memo.emplace(key, w);
-    return {w.busiest_ns * scale_reps, w.bus * scale_reps};
-  }
-  // A box of reps x runs x run bytes starting at DDR offset `off` (tensors and data blobs are
-  // 64-byte aligned; the offset is the channel offset within a pixel), strides in bytes. Adds
-  // its cycles and bus bytes.
-  void box(std::uint64_t run, std::uint64_t runs, std::uint64_t reps, std::uint64_t stride, std::uint64_t rep_stride,
-           std::uint64_t off, double& cycles, double& bus) const {
-    if (run == 0 || runs == 0 || reps == 0) return;
-    if (runs > 1 && stride == run && run * runs <= 65535) {  // emit_dma merges contiguous runs
-      run *= runs;
-      stride = run;
-      runs = 1;
-    }
-    double bytes = static_cast<double>(run * runs * reps);
-    std::int64_t pieces = dma_pieces(static_cast<std::int64_t>(runs)) * dma_pieces(static_cast<std::int64_t>(reps));
-    std::uint64_t ma = static_cast<std::uint64_t>(std::max(1, hw.dma.min_alignment_bytes));
-    bool bounce = off % ma || (runs > 1 && stride % ma) || (reps > 1 && rep_stride % ma);
-    double ddr = 0, b = bytes;
-    if (!ideal) {
-      Walk w = walk(run, runs, reps, stride, rep_stride, off);
-      ddr = static_cast<double>(pieces) * latency_cycles + w.busiest_ns * hw.clock.frequency_mhz / 1000.0;
-      b = w.bus;
-    }
-    double sram = bytes / std::max(1, hw.sram.port_bytes_per_cycle);
-    cycles += static_cast<double>(pieces) * hw.dma.setup_cycles + std::max(ddr, sram);
-    if (bounce) cycles += static_cast<double>(pieces) * hw.dma.bounce_setup_cycles + bytes / std::max(1, hw.dma.bounce_bytes_per_cycle);
-    bus += b;
-  }
-  void linear(std::uint64_t bytes, double& cycles, double& bus) const {
-    const std::uint64_t kRun = 32768;
-    if (bytes == 0) return;
-    std::uint64_t run = std::min(bytes, kRun), runs = bytes / run;
-    box(run, runs, 1, run, 0, 0, cycles, bus);
-    if (runs * run < bytes) box(bytes - runs * run, 1, 1, 0, 0, 0, cycles, bus);
-  }
-  // rows_box() of codegen_conv.cpp: rows x w pixels, channels [c0, c0+count) of c_total.
-  void rows(std::int64_t rows, std::int64_t w, std::int64_t c_total, std::int64_t c0, std::int64_t count, std::int64_t es,
-            double& cycles, double& bus) const {
-    std::uint64_t row_bytes = static_cast<std::uint64_t>(w * c_total * es);
-    if (count == c_total && row_bytes <= 65535)
-      box(row_bytes, static_cast<std::uint64_t>(rows), 1, row_bytes, 0, 0, cycles, bus);
-    else
-      box(static_cast<std::uint64_t>(count * es), static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(rows),
-          static_cast<std::uint64_t>(c_total * es), row_bytes, static_cast<std::uint64_t>(c0 * es), cycles, bus);
-  }
-};
-
-// Systolic cycles of one gemm (sim/README.md), m x k times k x n, per group.
-double gemm_cycles(const HardwareConfig& hw, std::int64_t m, std::int64_t k, std::int64_t n) {
-  const std::int64_t R = hw.mac_array.rows, C = hw.mac_array.cols;
-  switch (hw.mac_array.dataflow) {
-    case Dataflow::OutputStationary: return static_cast<double>(ceil_div(m, R) * ceil_div(n, C) * (k + R + C - 2));
-    case Dataflow::InputStationary: return static_cast<double>(ceil_div(k, R) * ceil_div(m, C) * (2 * R + C + n - 2));
-    default: return static_cast<double>(ceil_div(k, R) * ceil_div(n, C) * (2 * R + C + m - 2));
-  }
-}
 
 }  // namespace
 
@@ -373,7 +228,8 @@ TilePlan plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint
     }
   } else {
     const HardwareConfig& h = *hw;
-    const DmaEstimate dma(h);
+    const cost::DmaEstimate dma(h);
+    const cost::MacArrayCost mac(h.mac_array);
     const bool shared_channel = h.dma.channels < 2;
     const double fp16 = s.elem == 2 ? std::max(1, h.mac_array.fp16_cycles_per_op) : 1.0;
     const std::int64_t lanes = std::max(1, h.vector.lanes);
@@ -393,7 +249,8 @@ TilePlan plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint
         std::int64_t chunk = rows_outer ? i % n_chunks : i / n_rows, ri = rows_outer ? i / n_chunks : i % n_rows;
         std::int64_t r = std::min(rows, s.oh - ri * rows), cu = std::min(u, total_units - chunk * u);
         std::int64_t m = r * s.ow, k = s.kh * s.kw * icg;
-        ct[i] = fp16 * (s.groups == 1 ? gemm_cycles(h, m, k, chunk_oc(cu)) : static_cast<double>(cu) * gemm_cycles(h, m, k, ocg));
+        ct[i] = fp16 * static_cast<double>(s.groups == 1 ? mac.gemm_cycles(m, chunk_oc(cu), k, false)
+                                                        : mac.conv_cycles(cu, m, ocg, k, false));
         compute += ct[i];
       }
       if (bound > 0 && compute > bound) {
@@ -461,7 +318,7 @@ TilePlan plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint
         if (shared_channel) channel = S[i];
       }
       // Loads and stores share the DDR: the bus bytes bound the layer from below.
-      double ddr_bound = dma.ideal ? 0.0 : bus / dma.bw_bytes_per_cycle + dma.latency_cycles;
+      double ddr_bound = dma.ideal() ? 0.0 : bus / dma.bytes_per_cycle() + dma.latency_cycles();
       out.cycles = std::max(S[n - 1], ddr_bound);
       out.bus_bytes = bus;
       out.ddr_bytes = static_cast<std::uint64_t>(requested);

@@ -2,14 +2,12 @@
 
 #include <algorithm>
 
+#include "costmodel/dma_cost.h"
+
 namespace npu::sim {
 
-SimpleDdr::SimpleDdr(const DdrConfig& config) : config_(config), free_ns_(std::max(1, config.channels), 0.0) {
-  // GB/s with 1 GB = 1e9 bytes is bytes per ns.
-  const double channel_bytes_per_ns =
-      config.bandwidth_gbps * (1.0 - config.other_agents_share) / static_cast<double>(free_ns_.size());
-  burst_ns_ = static_cast<double>(config.burst_bytes) / channel_bytes_per_ns;
-}
+SimpleDdr::SimpleDdr(const DdrConfig& config)
+    : config_(config), burst_ns_(cost::channel_burst_ns(config)), free_ns_(std::max(1, config.channels), 0.0) {}
 
 double SimpleDdr::access(std::uint64_t addr, std::uint64_t bytes, bool, double issue_ns) {
   const std::uint64_t bb = static_cast<std::uint64_t>(config_.burst_bytes);

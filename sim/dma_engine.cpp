@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "costmodel/dma_cost.h"
+
 #include "sim/scratchpad.h"
 #include "sim/sim_time.h"
 #include "sim/simulator.h"
@@ -16,7 +18,8 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const HardwareConfig& config,
       ddr_socket("ddr_socket"),
       sram_socket("sram_socket"),
       listener_(listener),
-      setup_cycles_(static_cast<std::uint64_t>(config.dma.setup_cycles)) {
+      setup_cycles_(static_cast<std::uint64_t>(config.dma.setup_cycles)),
+      dma_(config.dma) {
   for (int i = 0; i < config.dma.channels; ++i) {
     channels_.push_back(std::make_unique<Channel>());
     sc_core::sc_spawn_options opts;
@@ -74,7 +77,7 @@ void DmaEngine::run_channel(std::size_t index) {
       const std::uint64_t start = now_cycles();
       listener_.transfer_started(t, start);
       const std::uint64_t ddr_cycles = issue_runs(ch, t) - setup_cycles_;
-      sc_core::wait(cycles(setup_cycles_ + std::max(ddr_cycles, t.sram_cycles) + t.bounce_cycles));
+      sc_core::wait(cycles(cost::dma_transfer_cycles(ddr_cycles, t.sram_cycles, t.bounce_cycles, dma_)));
       ch.pending = nullptr;
       ch.freed.notify();
       listener_.transfer_finished(t, start, now_cycles());

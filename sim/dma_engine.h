@@ -53,6 +53,7 @@ class DmaEngine : public sc_core::sc_module {
 
   DmaListener& listener_;
   std::uint64_t setup_cycles_;
+  DmaConfig dma_;
   std::vector<std::unique_ptr<Channel>> channels_;
   std::uint8_t* sram_ = nullptr;  // DMI pointer; null in timing-only runs
   bool sram_asked_ = false;

@@ -14,6 +14,9 @@ GemmShape GemmShape::of(const isa::Instruction& in) {
   s.a_addr = in.get(Field::a_addr);
   s.b_addr = in.get(Field::b_addr);
   s.c_addr = in.get(Field::c_addr);
+  s.b_transposed = in.get(Field::b_transposed) != 0;
+  s.a_zero_point = in.get(Field::a_zero_point);
+  s.b_zero_point = in.get(Field::b_zero_point);
   return s;
 }
 
@@ -51,34 +54,18 @@ ConvShape ConvShape::of(const isa::Instruction& in) {
   return s;
 }
 
-MacArray::MacArray(const MacArrayConfig& config)
-    : dataflow_(make_dataflow(config)), fp16_factor_(static_cast<std::uint64_t>(config.fp16_cycles_per_op)) {}
-
-std::uint64_t MacArray::gemm_cycles(const GemmShape& s) const {
-  return dataflow_->gemm_cycles(s.m, s.n, s.k) * (s.fp16 ? fp16_factor_ : 1);
-}
+std::uint64_t MacArray::gemm_cycles(const GemmShape& s) const { return cost_.gemm_cycles(s.m, s.n, s.k, s.fp16); }
 
 std::uint64_t MacArray::conv_cycles(const ConvShape& s) const {
-  return s.groups * dataflow_->gemm_cycles(s.gemm_m(), s.gemm_n(), s.gemm_k()) * (s.fp16 ? fp16_factor_ : 1);
+  return cost_.conv_cycles(s.groups, s.gemm_m(), s.gemm_n(), s.gemm_k(), s.fp16);
 }
-
-namespace {
-// C[m x n] = A[m x k] * B[k x n] (+ C), element size es, 4-byte accumulators.
-SramTraffic traffic(const OperandPasses& p, std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint64_t es,
-                    bool accumulate) {
-  const std::uint64_t c = m * n * 4;
-  return {m * k * es * p.a + k * n * es * p.b + (accumulate ? c : 0), c};
-}
-}  // namespace
 
 SramTraffic MacArray::gemm_traffic(const GemmShape& s) const {
-  return traffic(dataflow_->operand_passes(s.m, s.n, s.k), s.m, s.n, s.k, s.fp16 ? 2 : 1, s.accumulate);
+  return cost_.gemm_traffic(s.m, s.n, s.k, s.fp16, s.accumulate);
 }
 
 SramTraffic MacArray::conv_traffic(const ConvShape& s) const {
-  const std::uint64_t m = s.gemm_m(), n = s.gemm_n(), k = s.gemm_k();
-  const SramTraffic g = traffic(dataflow_->operand_passes(m, n, k), m, n, k, s.fp16 ? 2 : 1, s.accumulate);
-  return {g.read * s.groups, g.written * s.groups};
+  return cost_.conv_traffic(s.groups, s.gemm_m(), s.gemm_n(), s.gemm_k(), s.fp16, s.accumulate);
 }
 
 void MacArray::execute(const isa::Instruction& inst, std::uint8_t* sram) const {

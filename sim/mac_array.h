@@ -1,14 +1,15 @@
-// The MAC array: gemm and conv instructions. Timing comes from the configured dataflow
-// (per tile, closed form); the arithmetic is the same for every dataflow:
-//   int8 x int8 -> int32 accumulators (two's-complement wrap-around on overflow),
+// The MAC array: gemm and conv instructions. Timing comes from the cost model (the configured
+// dataflow's closed form per tile); the arithmetic is the same for every dataflow:
+//   int8 x int8 -> int32 accumulators (two's-complement wrap-around on overflow), gemm's
+//   operands minus their zero points ((a - za) * (b - zb), exact in int32 per product),
 //   fp16 x fp16 -> fp32 accumulators (each product is exact in fp32; sums in k order).
 #pragma once
 #include <cstdint>
 #include <memory>
 
+#include "costmodel/mac_cost.h"
 #include "hwconfig/hardware_config.h"
 #include "isa/instruction.h"
-#include "sim/dataflow.h"
 
 namespace npu::sim {
 
@@ -16,6 +17,8 @@ struct GemmShape {
   std::uint64_t m = 0, n = 0, k = 0;
   bool fp16 = false, accumulate = false;
   std::uint64_t a_addr = 0, b_addr = 0, c_addr = 0;
+  bool b_transposed = false;  // B stored n x k
+  std::int64_t a_zero_point = 0, b_zero_point = 0;  // int8: subtracted from the operands
   static GemmShape of(const isa::Instruction& inst);
 };
 
@@ -37,29 +40,21 @@ struct ConvShape {
   static ConvShape of(const isa::Instruction& inst);
 };
 
-// Scratchpad bytes one compute instruction moves, as the array streams its operands.
-struct SramTraffic {
-  std::uint64_t read = 0, written = 0;
-};
+using cost::SramTraffic;
 
 class MacArray {
  public:
-  explicit MacArray(const MacArrayConfig& config);
-  // folds * per-fold cycles (dataflow), times fp16_cycles_per_op for fp16.
+  explicit MacArray(const MacArrayConfig& config) : cost_(config) {}
+  // Timing and traffic from the cost model (costmodel/mac_cost.h).
   std::uint64_t gemm_cycles(const GemmShape& s) const;
-  // The per-group gemm's cycles times groups.
   std::uint64_t conv_cycles(const ConvShape& s) const;
-  // read = A bytes * passes.a + B bytes * passes.b (+ C when accumulating), written = C, with
-  // C as int32/fp32 accumulators. Conv: the per-group gemm (A is the im2col view, padded
-  // positions included) times groups.
   SramTraffic gemm_traffic(const GemmShape& s) const;
   SramTraffic conv_traffic(const ConvShape& s) const;
   // Functional execution on the scratchpad bytes (addresses already validated).
   void execute(const isa::Instruction& inst, std::uint8_t* sram) const;
 
  private:
-  std::unique_ptr<DataflowModel> dataflow_;
-  std::uint64_t fp16_factor_;
+  cost::MacArrayCost cost_;
 };
 
 // Kernels (mac_kernels.cpp).

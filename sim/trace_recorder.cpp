@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "costmodel/vector_cost.h"
 #include "sim/vector_unit.h"
 
 namespace npu::sim {
@@ -100,7 +101,7 @@ void TraceRecorder::describe(const PlannedOp& op, TraceEvent& e) const {
       a["fp16"] = op.fp16;
       a["macs"] = i64(op.macs);
       break;
-    case isa::Unit::Vector: a["elements"] = i64(vector_elements(in)); break;
+    case isa::Unit::Vector: a["elements"] = i64(cost::vector_elements(in)); break;
     case isa::Unit::Control: return;
   }
   a["sram_read"] = i64(op.sram_read_bytes);

@@ -1,4 +1,4 @@
-// Vector-unit timing and the element-wise instructions.
+// The vector unit's element-wise instructions (timing: costmodel/vector_cost.h).
 #include "sim/vector_unit.h"
 
 #include <algorithm>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/dataflow.h"
+#include "costmodel/vector_cost.h"
 #include "sim/simulator.h"
 #include "sim/vector_elements.h"
 
@@ -16,49 +16,6 @@ using isa::DType;
 using isa::Field;
 using isa::Opcode;
 using vec::at;
-
-PoolShape PoolShape::of(const isa::Instruction& in) {
-  PoolShape s;
-  s.in_h = in.get(Field::in_h);
-  s.in_w = in.get(Field::in_w);
-  s.channels = in.get(Field::channels);
-  s.kernel_h = in.get(Field::kernel_h);
-  s.kernel_w = in.get(Field::kernel_w);
-  s.stride_h = in.get(Field::stride_h);
-  s.stride_w = in.get(Field::stride_w);
-  s.pad_top = in.get(Field::pad_top);
-  s.pad_left = in.get(Field::pad_left);
-  s.pad_bottom = in.get(Field::pad_bottom);
-  s.pad_right = in.get(Field::pad_right);
-  auto out_dim = [](std::uint64_t in, std::uint64_t pads, std::uint64_t k, std::uint64_t st) {
-    if (k == 0 || st == 0 || in + pads < k) return std::uint64_t{0};
-    return (in + pads - k) / st + 1;
-  };
-  s.out_h = out_dim(s.in_h, s.pad_top + s.pad_bottom, s.kernel_h, s.stride_h);
-  s.out_w = out_dim(s.in_w, s.pad_left + s.pad_right, s.kernel_w, s.stride_w);
-  return s;
-}
-
-std::uint64_t vector_elements(const isa::Instruction& in) {
-  switch (in.opcode) {
-    case Opcode::Pool: {
-      const PoolShape s = PoolShape::of(in);
-      return s.out_h * s.out_w * s.channels * s.kernel_h * s.kernel_w;
-    }
-    case Opcode::Softmax: return in.get(Field::rows) * in.get(Field::cols);
-    default: return in.get(Field::count);
-  }
-}
-
-std::uint64_t vector_cycles(const isa::Instruction& in, const VectorConfig& c) {
-  const std::uint64_t lanes = static_cast<std::uint64_t>(c.lanes);
-  const std::uint64_t latency = static_cast<std::uint64_t>(c.latency_cycles);
-  switch (in.opcode) {
-    case Opcode::Activation: return latency + 4 * ceil_div(in.get(Field::count), lanes);
-    case Opcode::Softmax: return latency + 3 * in.get(Field::rows) * ceil_div(in.get(Field::cols), lanes);
-    default: return latency + ceil_div(vector_elements(in), lanes);
-  }
-}
 
 namespace {
 
@@ -209,6 +166,14 @@ void execute_vector(const isa::Instruction& in, std::uint8_t* sram) {
     case Opcode::Lut: return lookup(in, sram);
     case Opcode::Activation: return execute_activation(in, sram);
     case Opcode::Softmax: return execute_softmax(in, sram);
+    case Opcode::Binary: return execute_binary(in, sram);
+    case Opcode::QuantizedBinary: return execute_quantized_binary(in, sram);
+    case Opcode::Reduce: return execute_reduce(in, sram);
+    case Opcode::LayerNorm: return execute_layernorm(in, sram);
+    case Opcode::Transpose: return execute_transpose(in, sram);
+    case Opcode::Fill: return execute_fill(in, sram);
+    case Opcode::Quantize: return execute_quantize(in, sram);
+    case Opcode::Dequantize: return execute_dequantize(in, sram);
     default: break;
   }
 }

@@ -1,9 +1,9 @@
 // Input stationary: a k x m block of A (transposed) is pinned (R rows of k, C columns of m);
 // the n columns of B stream through. Per fold: 2R + C + T - 2 with T = n, mirroring WS.
 // SRAM reads: A once (stationary); B once per column fold of m, ceil(m/C) times.
-#include "sim/dataflow.h"
+#include "costmodel/dataflow.h"
 
-namespace npu::sim {
+namespace npu::cost {
 namespace {
 
 class InputStationary : public DataflowModel {
@@ -28,4 +28,4 @@ std::unique_ptr<DataflowModel> make_input_stationary(int rows, int cols) {
   return std::make_unique<InputStationary>(rows, cols);
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost

@@ -2,9 +2,9 @@
 // of n); A and B stream in for T = k steps. Per fold: T + R + C - 2 (skewed fill and drain;
 // the results leave while the next fold fills, as SCALE-Sim assumes).
 // SRAM reads: A once per column fold (ceil(n/C)), B once per row fold (ceil(m/R)).
-#include "sim/dataflow.h"
+#include "costmodel/dataflow.h"
 
-namespace npu::sim {
+namespace npu::cost {
 namespace {
 
 class OutputStationary : public DataflowModel {
@@ -29,4 +29,4 @@ std::unique_ptr<DataflowModel> make_output_stationary(int rows, int cols) {
   return std::make_unique<OutputStationary>(rows, cols);
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost

@@ -8,7 +8,7 @@
 
 #include "hwconfig/hardware_config.h"
 
-namespace npu::sim {
+namespace npu::cost {
 
 // How many times one gemm streams each input operand out of the scratchpad (energy counters):
 // the stationary operand is read once, a streamed operand once per fold of the other output
@@ -35,4 +35,4 @@ std::unique_ptr<DataflowModel> make_weight_stationary(int rows, int cols);
 std::unique_ptr<DataflowModel> make_output_stationary(int rows, int cols);
 std::unique_ptr<DataflowModel> make_input_stationary(int rows, int cols);
 
-}  // namespace npu::sim
+}  // namespace npu::cost

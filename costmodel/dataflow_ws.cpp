@@ -2,9 +2,9 @@
 // the m rows of A stream through. Per fold: R cycles to load weights, then T = m rows
 // streamed with R + C - 2 cycles of skew to fill and drain: 2R + C + T - 2.
 // SRAM reads: B once (stationary); A once per column fold, ceil(n/C) times.
-#include "sim/dataflow.h"
+#include "costmodel/dataflow.h"
 
-namespace npu::sim {
+namespace npu::cost {
 namespace {
 
 class WeightStationary : public DataflowModel {
@@ -29,4 +29,4 @@ std::unique_ptr<DataflowModel> make_weight_stationary(int rows, int cols) {
   return std::make_unique<WeightStationary>(rows, cols);
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost

@@ -1,7 +1,7 @@
 // Dataflow enum -> implementation; the enum comes from the config (dataflow: ws|os|is).
-#include "sim/dataflow.h"
+#include "costmodel/dataflow.h"
 
-namespace npu::sim {
+namespace npu::cost {
 
 std::unique_ptr<DataflowModel> make_dataflow(const MacArrayConfig& c) {
   switch (c.dataflow) {
@@ -12,4 +12,4 @@ std::unique_ptr<DataflowModel> make_dataflow(const MacArrayConfig& c) {
   return make_weight_stationary(c.rows, c.cols);
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost
