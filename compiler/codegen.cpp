@@ -72,22 +72,29 @@ void CodegenContext::alias(const std::string& name, const std::string& same_as) 
   tensors_[name] = d;
 }
 
-const DdrTensor& CodegenContext::constant(const std::string& name, const QuantParams& q) {
-  auto key = std::make_tuple(name, int8() ? q.scale : 0.0f, int8() ? q.zero_point : 0);
+const DdrTensor& CodegenContext::constant(const std::string& name, const QuantParams& q, const AxisOrder& order) {
+  return constant(graph.tensor(name), q, order);
+}
+
+const DdrTensor& CodegenContext::constant(const Tensor& t, const QuantParams& q, const AxisOrder& order) {
+  const AxisOrder o = order_or_identity(order, t.shape.size());
+  auto key = std::make_tuple(t.name, int8() ? q.scale : 0.0f, int8() ? q.zero_point : 0, o);
   auto it = constants_.find(key);
   if (it != constants_.end()) return it->second;
-  const Tensor& t = graph.tensor(name);
   DdrTensor d;
   d.shape = t.shape;
-  d.order = identity_order(t.shape.size());
+  d.order = o;
   d.strides = logical_strides(t.shape, d.order);
   nhwc_extents(t.shape, d.order, d.h, d.w, d.c);
   d.elem = elem_bytes();
   d.quant = q;
-  std::vector<std::uint8_t> bytes;
+  std::vector<float> logical;
   const std::int64_t n = t.elements();
-  for (std::int64_t i = 0; i < n; ++i) {
-    float v = t.floats.empty() ? static_cast<float>(t.ints.at(static_cast<std::size_t>(i))) : t.floats[static_cast<std::size_t>(i)];
+  for (std::int64_t i = 0; i < n; ++i)
+    logical.push_back(t.floats.empty() ? static_cast<float>(t.ints.at(static_cast<std::size_t>(i)))
+                                       : t.floats.at(static_cast<std::size_t>(i)));
+  std::vector<std::uint8_t> bytes;
+  for (float v : to_physical(logical, t.shape, d.order)) {
     if (int8()) {
       bytes.push_back(static_cast<std::uint8_t>(quantize_value(v, q.scale, q.zero_point)));
     } else {

@@ -56,9 +56,11 @@ class CodegenContext {
   void alias(const std::string& name, const std::string& same_as);
   // Constant bytes placed in DDR (a program data segment); returns the address.
   std::uint64_t add_data(std::vector<std::uint8_t> bytes);
-  // A constant operand as a data segment in row-major logical order: int8 on `q` (int8
-  // programs) or fp16. Placed once per (name, q).
-  const DdrTensor& constant(const std::string& name, const QuantParams& q);
+  // A constant operand as a data segment, its axes in `order` (empty: row-major): int8 on `q`
+  // (int8 programs) or fp16. Placed once per (name, q, order). The second form places a
+  // constant codegen computed itself (named uniquely by the caller).
+  const DdrTensor& constant(const std::string& name, const QuantParams& q, const AxisOrder& order = {});
+  const DdrTensor& constant(const Tensor& value, const QuantParams& q, const AxisOrder& order = {});
 
   isa::Program& program() { return program_; }
   std::map<std::string, DdrTensor>& placed() { return tensors_; }
@@ -66,7 +68,7 @@ class CodegenContext {
  private:
   std::uint64_t allocate(std::uint64_t bytes);
   std::map<std::string, DdrTensor> tensors_;
-  std::map<std::tuple<std::string, float, std::int32_t>, DdrTensor> constants_;
+  std::map<std::tuple<std::string, float, std::int32_t, AxisOrder>, DdrTensor> constants_;
   isa::Program program_;
   std::uint64_t next_ddr_ = 0x1000;  // 0 is left unused so a zero address is always a bug
 };

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "compiler/codegen_context.h"
+#include "compiler/eltwise_plan.h"
 #include "compiler/float_evaluator.h"
 #include "compiler/instruction_stream.h"
 #include "compiler/int8_layer_params.h"
@@ -26,12 +27,9 @@ void append(std::vector<std::uint8_t>& out, T v) {
 }
 
 int act_function(const std::string& a) {
-  if (a == "Sigmoid") return 0;
-  if (a == "Tanh") return 1;
-  if (a == "HardSigmoid") return 2;
-  if (a == "HardSwish") return 3;
-  if (a == "SiLU") return 4;
-  throw CompileError("activation " + a + " has no fp16 act function");
+  isa::ActFunction f;
+  if (!act_function_of(a, f)) throw CompileError("activation " + a + " has no fp16 act function");
+  return static_cast<int>(f);
 }
 
 // DMA box for rows [row0, row0+rows) of an NHWC tensor, channels [c0, c0+count).

@@ -1,5 +1,5 @@
-// Code for layers without the MAC array: element-wise ops, pooling, softmax (vector unit) and
-// nearest resize (pure DMA: a strided store does the data movement).
+// Code for layers without the MAC array: pooling, softmax (vector unit) and nearest resize
+// (pure DMA: a strided store does the data movement).
 #include <limits>
 
 #include "compiler/codegen_context.h"
@@ -33,94 +33,7 @@ void linear(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, std::ui
   if (done < bytes) emit_dma(out, op, DmaBox{ddr + done, sram + done, bytes - done});
 }
 
-float clip_bound(const Graph& g, const Node& n, std::size_t input, const char* attr, float fallback) {
-  if (n.inputs.size() > input && !n.inputs[input].empty()) {
-    const Tensor& t = g.tensor(n.inputs[input]);
-    return t.floats.empty() ? static_cast<float>(t.ints.at(0)) : t.floats.at(0);
-  }
-  return n.has(attr) ? n.get_float(attr, fallback) : fallback;
-}
-
 }  // namespace
-
-LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
-  const Graph& g = ctx.graph;
-  const std::string& op = n.op_type;
-  const bool binary = op == "Add" || op == "Mul";
-  const DdrTensor& a = ctx.tensor(n.inputs[0]);
-  const DdrTensor* b = binary ? &ctx.tensor(n.inputs[1]) : nullptr;
-  const DdrTensor& y = ctx.tensor(n.outputs[0]);
-  const std::int64_t es = ctx.elem_bytes();
-  const std::int64_t total = a.h * a.w * a.c;
-  const bool lut = ctx.int8() && !binary && op != "Relu" && op != "Clip";
-  std::uint64_t fixed = lut ? ctx.align(256) : 0;
-  std::uint64_t per_elem = static_cast<std::uint64_t>(2 * (binary ? 3 : 2) * es);
-  if (ctx.sram_bytes < fixed + 6 * ctx.alignment + per_elem) too_big(ctx, n, fixed + per_elem);
-  std::int64_t chunk = static_cast<std::int64_t>((ctx.sram_bytes - fixed - 6 * ctx.alignment) / per_elem);
-  chunk = std::min<std::int64_t>({chunk, total, (1 << 24) - 1});
-  if (chunk >= 64) chunk = chunk / 64 * 64;  // whole 64-element runs keep slots aligned
-  std::uint64_t slot = ctx.align(static_cast<std::uint64_t>(chunk * es));
-  std::uint64_t lut_at = 0, at = fixed;
-  std::uint64_t a_slot[2], b_slot[2], o_slot[2];
-  for (int i = 0; i < 2; ++i) {
-    a_slot[i] = at; at += slot;
-    b_slot[i] = at; at += binary ? slot : 0;
-    o_slot[i] = at; at += slot;
-  }
-  LayerCode out;
-  Int8ElementwiseParams q;
-  if (ctx.int8()) q = int8_elementwise_params(g, n);
-  std::uint64_t lut_ddr = lut ? ctx.add_data(std::vector<std::uint8_t>(q.lut.begin(), q.lut.end())) : 0;
-  const QaddParams& qadd = q.qadd;
-  LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
-  for (std::int64_t e0 = 0, t = 0; e0 < total; e0 += chunk, ++t) {
-    std::int64_t count = std::min(chunk, total - e0);
-    std::uint64_t bytes = static_cast<std::uint64_t>(count * es), off = static_cast<std::uint64_t>(e0 * es);
-    TileStages& st = stream.new_tile();
-    if (t == 0 && lut) linear(st.load, Opcode::Load, lut_ddr, lut_at, 256);
-    linear(st.load, Opcode::Load, a.addr + off, a_slot[t % 2], bytes);
-    if (binary) linear(st.load, Opcode::Load, b->addr + off, b_slot[t % 2], bytes);
-    std::uint64_t dst = o_slot[t % 2], src = a_slot[t % 2];
-    if (op == "Relu" || op == "Clip") {
-      float lo = op == "Relu" ? 0.0f : clip_bound(g, n, 1, "min", -std::numeric_limits<float>::infinity());
-      float hi = op == "Relu" ? std::numeric_limits<float>::infinity() : clip_bound(g, n, 2, "max", std::numeric_limits<float>::infinity());
-      if (ctx.int8()) {  // same parameters in and out: clip in the integer domain
-        lo = static_cast<float>(q.lo);
-        hi = static_cast<float>(q.hi);
-      }
-      Instruction in = make(Opcode::Clip, {{Field::dtype, ctx.int8() ? 0 : 2}, {Field::dst_addr, addr(dst)},
-                                           {Field::src_addr, addr(src)}, {Field::count, count}});
-      in.set_float(Field::lo, lo);
-      in.set_float(Field::hi, hi);
-      st.vector.push_back(in);
-    } else if (lut) {
-      st.vector.push_back(make(Opcode::Lut, {{Field::dst_addr, addr(dst)}, {Field::src_addr, addr(src)},
-                                             {Field::table_addr, addr(lut_at)}, {Field::count, count}}));
-    } else if (binary && ctx.int8()) {
-      st.vector.push_back(make(Opcode::QuantizedAdd,
-                               {{Field::dst_addr, addr(dst)}, {Field::a_addr, addr(src)}, {Field::b_addr, addr(b_slot[t % 2])},
-                                {Field::count, count}, {Field::a_zero_point, qadd.a_zero_point},
-                                {Field::b_zero_point, qadd.b_zero_point}, {Field::zero_point, qadd.zero_point},
-                                {Field::a_multiplier, qadd.a_multiplier}, {Field::b_multiplier, qadd.b_multiplier},
-                                {Field::shift, qadd.shift}, {Field::clamp_min, -128}, {Field::clamp_max, 127}}));
-    } else if (binary) {
-      st.vector.push_back(make(op == "Add" ? Opcode::Add : Opcode::Mul,
-                               {{Field::dtype, 2}, {Field::dst_addr, addr(dst)}, {Field::a_addr, addr(src)},
-                                {Field::b_addr, addr(b_slot[t % 2])}, {Field::count, count}}));
-    } else {
-      int fn = op == "Sigmoid" ? 0 : op == "Tanh" ? 1 : op == "HardSigmoid" ? 2 : 3;
-      Instruction in = make(Opcode::Activation, {{Field::dtype, 2}, {Field::function, fn}, {Field::dst_addr, addr(dst)},
-                                                 {Field::src_addr, addr(src)}, {Field::count, count}});
-      in.set_float(Field::alpha, n.get_float("alpha", 0.2f));
-      in.set_float(Field::beta, n.get_float("beta", 0.5f));
-      st.vector.push_back(in);
-    }
-    linear(st.store, Opcode::Store, y.addr + off, dst, bytes);
-    out.planned_ddr_bytes += bytes * (binary ? 3 : 2);
-  }
-  out.code = stream.finish();
-  return out;
-}
 
 LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
   const Graph& g = ctx.graph;

@@ -4,7 +4,9 @@
 #include <map>
 #include <set>
 
+#include "compiler/eltwise_plan.h"
 #include "compiler/float_evaluator.h"
+#include "compiler/int8_layer_params.h"
 #include "compiler/move_params.h"
 #include "compiler/npu_ops.h"
 #include "compiler/shape_inference.h"
@@ -88,6 +90,37 @@ std::string move_rejection(const Graph& g, const Node& n) {
   return "";
 }
 
+std::string fused_activation_rejection(const Node& n, bool int8) {
+  const std::string act = n.get_string("activation", "");
+  isa::ActFunction f;
+  if (!int8 && !act.empty() && act != "Relu" && act != "Clip" && !act_function_of(act, f))
+    return "activation " + act + " has no fp16 act function";
+  return "";
+}
+
+// Element-wise: fp16 on act / clip / binary; int8 as a table (a function of one value), qadd /
+// qbinary, or a dequantize-fp16-quantize island for Div, Pow and PRelu of two values.
+std::string eltwise_rejection(const Graph& g, const Node& n, bool int8) {
+  const std::string& op = n.op_type;
+  if (op == "Clip")
+    for (std::size_t i = 1; i < n.inputs.size(); ++i)
+      if (!n.inputs[i].empty() && !g.is_constant(n.inputs[i])) return "Clip bounds are not constants";
+  if (op == "Where") {
+    if (!g.is_constant(n.inputs[0])) return "the condition is computed (only constant masks select by multiply-add)";
+    if (int8) return "int8 Where: a masked value has no int8 encoding (-inf); the model runs it in fp16";
+    return "";
+  }
+  const int single = unary_operand(g, n);
+  if (int8) {
+    if (single >= 0 && !evaluator_supports(n)) return "no FP32 kernel to build its int8 table from";
+    return "";
+  }
+  isa::ActFunction f;
+  if (unary_ops().count(op) && op != "Relu" && op != "Clip" && !act_function_of(op, f)) return "op " + op + " has no fp16 act function";
+  if (binary_ops().count(op) && n.inputs.size() != 2) return "needs two inputs";
+  return "";
+}
+
 }  // namespace
 
 std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
@@ -129,33 +162,14 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     if (!why.empty()) return why;
     if (xs[3] > kTileDimMax) return too_wide("input width", xs[3], kTileDimMax, 12);
     if (xs[1] > kChannelsMax || w.shape[0] > kChannelsMax) return too_wide("channels", std::max(xs[1], w.shape[0]), kChannelsMax, 16);
-    std::string act = n.get_string("activation", "");
-    if (!int8 && act == "LeakyRelu") return "LeakyRelu has no fp16 activation function";
-    return "";
+    return fused_activation_rejection(n, int8);
   }
   if (op == "FusedGemm") {
     if (xs.size() < 2) return "Gemm input is 1-D";
     if (xs.back() > kChannelsMax) return too_wide("inner dimension", xs.back(), kChannelsMax, 16);
-    std::string act = n.get_string("activation", "");
-    if (!int8 && act == "LeakyRelu") return "LeakyRelu has no fp16 activation function";
-    return "";
+    return fused_activation_rejection(n, int8);
   }
-  if (op == "Relu" || op == "Clip" || op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" || op == "Tanh") {
-    if (op == "Clip")
-      for (std::size_t i = 1; i < n.inputs.size(); ++i)
-        if (!n.inputs[i].empty() && !g.is_constant(n.inputs[i])) return "Clip bounds are not constants";
-    if (x->elements() >= (1 << 24)) return "more than 2^24 elements (24-bit count field)";
-    return "";
-  }
-  if (op == "Add" || op == "Mul") {
-    if (n.inputs.size() != 2) return "needs two inputs";
-    const Tensor& y = g.tensor(n.inputs[1]);
-    if (x->is_constant || y.is_constant) return "a constant operand (the NPU adds two computed tensors)";
-    if (xs != y.shape) return "broadcast " + shape_string(xs) + " with " + shape_string(y.shape) + " has no element-wise instruction";
-    if (op == "Mul" && int8) return "int8 Mul needs a rescale the mul instruction lacks";
-    if (x->elements() >= (1 << 24)) return "more than 2^24 elements (24-bit count field)";
-    return "";
-  }
+  if (unary_ops().count(op) || binary_ops().count(op) || op == "Where") return eltwise_rejection(g, n, int8);
   if (op == "MaxPool" || op == "AveragePool") {
     if (xs.size() != 4) return "only 2-D pooling maps to the pool instruction";
     if (n.outputs.size() > 1 && !n.outputs[1].empty()) return "MaxPool Indices output has no instruction";

@@ -83,8 +83,10 @@ bool normalize_gemm(Graph& g, Node& n, const std::string& out_bias_add, std::str
   if (n.inputs.size() < 2 || !g.is_constant(n.inputs[1])) return false;
   const Tensor& x = g.tensor(n.inputs[0]);
   const Tensor& w = g.tensor(n.inputs[1]);
-  if (!x.shape_known || x.shape.size() != 2 || w.shape.size() != 2 || w.floats.empty()) return false;
   bool gemm = n.op_type == "Gemm";
+  // Gemm is 2-D; MatMul by constant [K, N] weights works on rows of K in any rank ([1, T, D]).
+  if (!x.shape_known || x.shape.size() < 2 || (gemm && x.shape.size() != 2) || w.shape.size() != 2 || w.floats.empty())
+    return false;
   if (gemm && n.get_int("transA", 0) != 0) return false;
   bool trans_b = gemm && n.get_int("transB", 0) != 0;
   float alpha = gemm ? n.get_float("alpha", 1.0f) : 1.0f, beta = gemm ? n.get_float("beta", 1.0f) : 1.0f;

@@ -1,11 +1,13 @@
 #include "tests/support/integer_reference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "compiler/codegen_context.h"
 #include "compiler/int8_layer_params.h"
 #include "compiler/npu_ops.h"
+#include "isa/fp16.h"
 #include "compiler/shape_inference.h"
 #include "compiler/tensor_layout.h"
 
@@ -146,17 +148,95 @@ Bytes fused_conv(const Graph& g, const Node& n, const Bytes& x, const Bytes* res
   return y;
 }
 
-Bytes elementwise(const Graph& g, const Node& n, const Bytes& a, const Bytes* b) {
-  const Int8ElementwiseParams p = int8_elementwise_params(g, n);
-  Bytes y(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    switch (p.kind) {
-      case Int8ElementwiseParams::Kind::Clip: y[i] = clamp_int8(a[i], p.lo, p.hi); break;
-      case Int8ElementwiseParams::Kind::Lut: y[i] = p.lut[static_cast<std::uint8_t>(a[i])]; break;
-      case Int8ElementwiseParams::Kind::Qadd: y[i] = quantized_add(a[i], (*b)[i], p.qadd); break;
+// An operand in logical order: an activation's bytes, or a constant quantised on `q` as codegen
+// places it.
+Bytes logical_operand(const Graph& g, const std::string& name, const Bytes* bytes, const QuantParams& q) {
+  const Tensor& t = g.tensor(name);
+  if (!t.is_constant) return to_logical(*bytes, t.shape, t.order);
+  Bytes r;
+  for (float v : constant_as_float(t).data) r.push_back(quantize_value(v, q.scale, q.zero_point));
+  return r;
+}
+
+// Element offsets of `shape` broadcast into `out` (numpy: aligned right), in out's row-major order.
+std::vector<std::int64_t> broadcast_index(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& out) {
+  std::vector<std::int64_t> strides(out.size(), 0);
+  std::int64_t s = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    strides[out.size() - shape.size() + i] = shape[i] == 1 ? 0 : s;
+    s *= shape[i];
+  }
+  std::int64_t n = 1;
+  for (auto d : out) n *= d;
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> coord(out.size(), 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t off = 0;
+    for (std::size_t k = 0; k < out.size(); ++k) off += coord[k] * strides[k];
+    idx[static_cast<std::size_t>(i)] = off;
+    for (std::size_t k = out.size(); k-- > 0;) {
+      if (++coord[k] < out[k]) break;
+      coord[k] = 0;
     }
   }
-  return y;
+  return idx;
+}
+
+// fp32 arithmetic of the binary instruction on fp16 operands, rounded once to fp16.
+float binary_fp16(isa::BinaryFunction f, float a, float b) {
+  float r = 0.0f;
+  switch (f) {
+    case isa::BinaryFunction::Add: r = a + b; break;
+    case isa::BinaryFunction::Sub: r = a - b; break;
+    case isa::BinaryFunction::Mul: r = a * b; break;
+    case isa::BinaryFunction::Max: r = std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); break;
+    case isa::BinaryFunction::Min: r = std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); break;
+    case isa::BinaryFunction::Div: r = a / b; break;
+    case isa::BinaryFunction::Pow: r = std::pow(a, b); break;
+    case isa::BinaryFunction::Prelu: r = a >= 0.0f ? a : a * b; break;
+  }
+  return isa::round_to_half(r);
+}
+
+// dequantize (fp32 product rounded to fp16) and quantize (fp32 quotient, half to even, saturate).
+float dequantize_fp16(std::int8_t q, const QuantParams& p) {
+  return isa::round_to_half(static_cast<float>(q - p.zero_point) * p.scale);
+}
+std::int8_t quantize_fp16(float x, const QuantParams& p) {
+  if (std::isnan(x)) return clamp_int8(p.zero_point, -128, 127);
+  const float r = std::nearbyint(x / p.scale);
+  return static_cast<std::int8_t>(std::clamp(static_cast<double>(r) + p.zero_point, -128.0, 127.0));
+}
+
+Bytes elementwise(const Graph& g, const Node& n, const std::vector<const Bytes*>& in) {
+  const Int8ElementwiseParams p = int8_elementwise_params(g, n);
+  const Tensor& yt = g.tensor(n.outputs[0]);
+  using K = Int8ElementwiseParams::Kind;
+  if (p.kind == K::Clip || p.kind == K::Lut) {
+    const int x = p.kind == K::Clip ? 0 : unary_operand(g, n);
+    const Bytes& a = *in.at(static_cast<std::size_t>(x));
+    Bytes y(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      y[i] = p.kind == K::Clip ? clamp_int8(a[i], p.lo, p.hi) : p.lut[static_cast<std::uint8_t>(a[i])];
+    return y;  // same shape and order in and out
+  }
+  const Bytes a = logical_operand(g, n.inputs[0], in[0], p.operands[0]);
+  const Bytes b = logical_operand(g, n.inputs[1], in[1], p.operands[1]);
+  const auto ia = broadcast_index(g.tensor(n.inputs[0]).shape, yt.shape);
+  const auto ib = broadcast_index(g.tensor(n.inputs[1]).shape, yt.shape);
+  Bytes y(ia.size());
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const std::int8_t va = a[static_cast<std::size_t>(ia[i])], vb = b[static_cast<std::size_t>(ib[i])];
+    switch (p.kind) {
+      case K::Qadd: y[i] = quantized_add(va, vb, p.qadd); break;
+      case K::QBinary: y[i] = quantized_binary(va, vb, p.qbinary); break;
+      default:
+        y[i] = quantize_fp16(binary_fp16(p.island_function, dequantize_fp16(va, p.operands[0]), dequantize_fp16(vb, p.operands[1])),
+                             yt.quant);
+        break;
+    }
+  }
+  return to_physical(y, yt.shape, yt.order);
 }
 
 // The pool instruction on the whole tensor: max pads read -128 (never wins), average pads
@@ -230,7 +310,7 @@ Int8Values run_integer_reference(const Graph& g, Int8Values values) {
       if (it == values.end()) fail(g, n, "input '" + v + "' has no value");
       in.push_back(&it->second);
     }
-    if (in.empty() || !in[0]) fail(g, n, "its data input is a constant");
+    if (std::none_of(in.begin(), in.end(), [](const Bytes* b) { return b != nullptr; })) fail(g, n, "every input is a constant");
     Bytes y;
     if (move_ops().count(op)) {
       auto outs = move(g, n, in);
@@ -241,9 +321,8 @@ Int8Values run_integer_reference(const Graph& g, Int8Values values) {
     if (op == "FusedConv" || op == "FusedGemm") {
       const Bytes* residual = in.size() > 3 ? in[3] : nullptr;
       y = op == "FusedConv" ? fused_conv(g, n, *in[0], residual) : fused_gemm(g, n, *in[0], residual);
-    } else if (op == "Relu" || op == "Clip" || op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" ||
-               op == "Tanh" || op == "Add") {
-      y = elementwise(g, n, *in[0], op == "Add" ? in[1] : nullptr);
+    } else if (unary_ops().count(op) || binary_ops().count(op)) {
+      y = elementwise(g, n, in);
     } else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") {
       y = pool(g, n, *in[0]);
     } else if (op == "Resize" || op == "Upsample") {
