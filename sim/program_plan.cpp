@@ -52,6 +52,24 @@ class Checker {
     fail("{} = {} ({}) is not supported here", isa::field_info(f).name, in_.get(f), isa::dtype_name(t));
   }
 
+  // Bytes of a tensor whose shape is the product of `dims` (each >= 1) with `es`-byte
+  // elements. Three 24-bit dimensions can overflow 64 bits, so a product beyond the
+  // scratchpad is an error here, before it could wrap.
+  std::uint64_t shape_bytes(std::initializer_list<Field> dims, std::uint64_t es) const {
+    std::uint64_t bytes = es;
+    bool too_big = false;
+    std::string names, values;
+    for (Field f : dims) {
+      const std::uint64_t v = at_least(f, 1);
+      too_big = too_big || __builtin_mul_overflow(bytes, v, &bytes) || bytes > c_.sram.capacity_bytes;
+      names += fmt::format("{}{}", names.empty() ? "" : " x ", isa::field_info(f).name);
+      values += fmt::format("{}{}", values.empty() ? "" : " x ", v);
+    }
+    if (too_big)
+      fail("{} = {} elements of {} bytes exceed scratchpad capacity {}", names, values, es, c_.sram.capacity_bytes);
+    return bytes;
+  }
+
   // Every enum field holds one of its enum's values.
   void enums() const {
     const isa::OpcodeInfo& info = isa::opcode_info(in_.opcode);
@@ -328,12 +346,13 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
       if (t == DType::Int32) ck.fail("dtype = int32 is not supported here (int8, fp16, fp32)");
       if (t == DType::Int8 && fn == isa::ReduceFunction::SumSquare)
         ck.fail("function = sum_square needs a float dtype (dtype = int8)");
-      const std::uint64_t outer = ck.at_least(Field::outer, 1), length = ck.at_least(Field::length, 1),
-                          inner = ck.at_least(Field::inner, 1), es = esize(in.get(Field::dtype));
+      const std::uint64_t es = esize(in.get(Field::dtype));
       const std::uint64_t out_es = t == DType::Int8 && fn == isa::ReduceFunction::Sum ? 4 : es;
-      ck.sram(Field::src_addr, outer * length * inner * es, false);
-      ck.sram(Field::dst_addr, outer * inner * out_es, true);
-      ck.no_overlap(Field::dst_addr, outer * inner * out_es, Field::src_addr, outer * length * inner * es,
+      const std::uint64_t src_bytes = ck.shape_bytes({Field::outer, Field::length, Field::inner}, es);
+      const std::uint64_t dst_bytes = ck.shape_bytes({Field::outer, Field::inner}, out_es);
+      ck.sram(Field::src_addr, src_bytes, false);
+      ck.sram(Field::dst_addr, dst_bytes, true);
+      ck.no_overlap(Field::dst_addr, dst_bytes, Field::src_addr, src_bytes,
                     out_es == es ? Checker::Overlap::SameAddress : Checker::Overlap::Never);
       break;
     }
@@ -351,8 +370,7 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
       break;
     }
     case Opcode::Transpose: {
-      const std::uint64_t b = ck.at_least(Field::batch, 1) * ck.at_least(Field::rows, 1) *
-                              ck.at_least(Field::cols, 1) * esize(in.get(Field::dtype));
+      const std::uint64_t b = ck.shape_bytes({Field::batch, Field::rows, Field::cols}, esize(in.get(Field::dtype)));
       ck.sram(Field::src_addr, b, false);
       ck.sram(Field::dst_addr, b, true);
       ck.no_overlap(Field::dst_addr, b, Field::src_addr, b, Checker::Overlap::Never);

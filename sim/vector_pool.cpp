@@ -19,7 +19,8 @@ using isa::Field;
 void execute_pool(const isa::Instruction& in, std::uint8_t* sram) {
   const cost::PoolShape s = cost::PoolShape::of(in);
   const DType t = static_cast<DType>(in.get(Field::dtype));
-  const bool average = in.get(Field::mode) == 1, include_pad = in.get(Field::count_include_pad) == 1;
+  const bool average = in.get(Field::mode) == static_cast<int>(isa::PoolMode::Average);
+  const bool include_pad = in.get(Field::count_include_pad) == 1;
   const double pad = static_cast<double>(in.get(Field::pad_value));
   const bool integer = t == DType::Int8 || t == DType::Int32;
   const std::uint64_t c = s.channels;
