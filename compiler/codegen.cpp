@@ -7,6 +7,7 @@
 #include "compiler/codegen_move.h"
 #include "compiler/npu_ops.h"
 #include "compiler/quant_math.h"
+#include "compiler/rowwise_params.h"
 #include "isa/fp16.h"
 
 namespace npu::compiler {
@@ -117,6 +118,12 @@ std::uint64_t node_macs(const Graph& g, const Node& n) {
   const std::string& op = n.op_type;
   if (op != "Conv" && op != "FusedConv" && op != "Gemm" && op != "FusedGemm" && op != "MatMul") return 0;
   if (n.inputs.size() < 2 || n.outputs.empty()) return 0;
+  if (op == "MatMul") {  // y [.., M, N] from a k-long reduction per element
+    const Tensor& a = g.tensor(n.inputs[0]);
+    const Tensor& y = g.tensor(n.outputs[0]);
+    if (!a.shape_known || !y.shape_known || a.shape.empty()) return 0;
+    return static_cast<std::uint64_t>(y.elements() * a.shape.back());
+  }
   const Tensor& w = g.tensor(n.inputs[1]);
   const Tensor& y = g.tensor(n.outputs[0]);
   if (!w.shape_known || !y.shape_known) return 0;
@@ -168,8 +175,10 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
         code = generate_pool(ctx, n);
       } else if (op == "Resize" || op == "Upsample") {
         code = generate_resize(ctx, n);
-      } else if (op == "Softmax") {
-        code = generate_softmax(ctx, n);
+      } else if (is_rowwise_op(op)) {
+        code = generate_rowwise(ctx, n);
+      } else if (op == "MatMul") {
+        code = generate_matmul(ctx, n);
       } else {
         code = generate_elementwise(ctx, n);
       }

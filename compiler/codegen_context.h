@@ -82,6 +82,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& node);
 LayerCode generate_elementwise(CodegenContext& ctx, const Node& node);
 LayerCode generate_pool(CodegenContext& ctx, const Node& node);
 LayerCode generate_resize(CodegenContext& ctx, const Node& node);
-LayerCode generate_softmax(CodegenContext& ctx, const Node& node);
+LayerCode generate_rowwise(CodegenContext& ctx, const Node& node);  // softmax, layernorm, reductions
+LayerCode generate_matmul(CodegenContext& ctx, const Node& node);   // MatMul of computed tensors
 
 }  // namespace npu::compiler

@@ -1,4 +1,4 @@
-// Code for layers without the MAC array: pooling, softmax (vector unit) and nearest resize
+// Code for layers without the MAC array: pooling (vector unit) and nearest resize
 // (pure DMA: a strided store does the data movement).
 #include <limits>
 
@@ -172,31 +172,6 @@ LayerCode generate_resize(CodegenContext& ctx, const Node& n) {
         emit_dma(st.store, Opcode::Store, b);
       }
     out.planned_ddr_bytes += static_cast<std::uint64_t>(nr) * row * static_cast<std::uint64_t>(1 + sh * sw);
-  }
-  out.code = stream.finish();
-  return out;
-}
-
-LayerCode generate_softmax(CodegenContext& ctx, const Node& n) {
-  const DdrTensor& x = ctx.tensor(n.inputs[0]);
-  const DdrTensor& y = ctx.tensor(n.outputs[0]);
-  const std::int64_t es = ctx.elem_bytes();
-  std::int64_t total_rows = x.h * x.w, cols = x.c;
-  std::uint64_t row = static_cast<std::uint64_t>(cols * es);
-  std::uint64_t quarter = ctx.sram_bytes / 4 / ctx.alignment * ctx.alignment;
-  if (row > quarter) too_big(ctx, n, 4 * row);
-  std::int64_t rows = std::min<std::int64_t>({total_rows, static_cast<std::int64_t>(quarter / row), 65535});
-  LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
-  LayerCode out;
-  for (std::int64_t r0 = 0, t = 0; r0 < total_rows; r0 += rows, ++t) {
-    std::int64_t nr = std::min(rows, total_rows - r0);
-    std::uint64_t in_slot = static_cast<std::uint64_t>(t % 2) * 2 * quarter, out_slot = in_slot + quarter;
-    TileStages& st = stream.new_tile();
-    linear(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(r0) * row, in_slot, static_cast<std::uint64_t>(nr) * row);
-    st.vector.push_back(make(Opcode::Softmax, {{Field::dtype, 2}, {Field::dst_addr, addr(out_slot)},
-                                               {Field::src_addr, addr(in_slot)}, {Field::rows, nr}, {Field::cols, cols}}));
-    linear(st.store, Opcode::Store, y.addr + static_cast<std::uint64_t>(r0) * row, out_slot, static_cast<std::uint64_t>(nr) * row);
-    out.planned_ddr_bytes += 2 * static_cast<std::uint64_t>(nr) * row;
   }
   out.code = stream.finish();
   return out;

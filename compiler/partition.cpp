@@ -9,6 +9,8 @@
 #include "compiler/int8_layer_params.h"
 #include "compiler/move_params.h"
 #include "compiler/npu_ops.h"
+#include "compiler/rowwise_params.h"
+#include "isa/field_limits.h"
 #include "compiler/shape_inference.h"
 #include "compiler/subgraph_capture.h"
 
@@ -209,15 +211,28 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     }
     return "";
   }
-  if (op == "Softmax") {
-    if (int8) return "int8 Softmax (the softmax instruction is fp16/fp32)";
-    std::int64_t axis = n.get_int("axis", g.opset >= 13 ? -1 : 1);
-    if (axis < 0) axis += static_cast<std::int64_t>(xs.size());
-    bool last = axis == static_cast<std::int64_t>(xs.size()) - 1;
-    bool channel4d = xs.size() == 4 && axis == 1 && g.opset >= 13;  // innermost in NHWC
-    if (!(xs.size() == 2 && last) && !channel4d) return "softmax over a non-innermost axis";
-    std::int64_t cols = xs.size() == 2 ? xs[1] : xs[1];
-    if (cols > kChannelsMax) return too_wide("row length", cols, kChannelsMax, 16);
+  if (is_rowwise_op(op)) {
+    if (n.outputs.size() > 1)
+      for (std::size_t k = 1; k < n.outputs.size(); ++k)
+        if (!n.outputs[k].empty()) return "its extra outputs (mean, inverse std) have no instruction";
+    std::int64_t mid = 1;
+    try {
+      for (auto a : rowwise_axes(g, n)) mid *= xs[static_cast<std::size_t>(a)];
+      if (op == "LayerNormalization") rowwise_op(g, n, int8);  // scale and bias constant and broadcastable
+    } catch (const CompileError& e) {
+      std::string what = e.what();
+      auto colon = what.find("): ");
+      return colon == std::string::npos ? what : what.substr(colon + 3);
+    }
+    const std::int64_t max = op == "Softmax" || op == "LogSoftmax" ? isa::field_max(isa::Opcode::Softmax, isa::Field::cols)
+                                                                   : isa::field_max(isa::Opcode::Reduce, isa::Field::length);
+    if (mid > max) return "its " + std::to_string(mid) + " elements per row exceed the instruction (max " + std::to_string(max) + ")";
+    return "";
+  }
+  if (op == "MatMul") {
+    const Tensor& b = g.tensor(n.inputs[1]);
+    if (xs.size() < 2 || b.shape.size() < 2) return "1-D MatMul operand";
+    if (xs.back() > isa::field_max(isa::Opcode::Gemm, isa::Field::k)) return too_wide("reduction length", xs.back(), isa::field_max(isa::Opcode::Gemm, isa::Field::k), 16);
     return "";
   }
   return "op " + op + " has no NPU instruction";

@@ -143,7 +143,8 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
     // Data movement passes its parameters through unchanged (the bytes are the values), as do
     // pooling and the clamps that run in the integer domain.
     static const std::set<std::string> kSameParams = {"MaxPool", "AveragePool", "GlobalAveragePool", "Resize",
-                                                      "Upsample", "Relu", "Clip", "GlobalMaxPool"};
+                                                      "Upsample", "Relu", "Clip", "GlobalMaxPool",
+                                                      "ReduceMax", "ReduceMin"};
     const bool moves = move_ops().count(n.op_type) != 0;
     if (kSameParams.count(n.op_type) || moves) {
       // Gather and Pad: only the data operand; Concat: every operand.

@@ -14,11 +14,13 @@
 //   NHWC for 4-D and row-major otherwise, which is what the runtime converts at the boundary.
 // Where an operand's order differs from what its consumer needs, a Relayout node (domain npusim)
 // copies it; the summary counts them, and the NCHW<->NHWC conversions the runtime does.
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "compiler/npu_ops.h"
 #include "compiler/passes/passes.h"
+#include "compiler/rowwise_params.h"
 #include "compiler/tensor_layout.h"
 
 namespace npu::compiler {
@@ -54,6 +56,37 @@ AxisOrder trailing_axes_order(const std::vector<std::int64_t>& shape, const Axis
 
 std::int64_t normalized_axis(std::int64_t axis, std::size_t rank) {
   return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis;
+}
+
+// Whether `axes` form one block of consecutive axes in memory (size-1 axes do not count).
+bool axes_contiguous(const std::vector<std::int64_t>& shape, const AxisOrder& order, const std::vector<std::int64_t>& axes) {
+  int phase = 0;
+  for (int a : order_or_identity(order, shape.size())) {
+    if (shape[static_cast<std::size_t>(a)] == 1) continue;
+    const bool in = std::find(axes.begin(), axes.end(), a) != axes.end();
+    if (in && phase == 2) return false;
+    if (in) phase = 1;
+    else if (phase == 1) phase = 2;
+  }
+  return true;
+}
+
+// The order of an output that drops the axes not `kept` (and renumbers the rest), or replaces
+// axis `replaced` by `count` new axes (Gather's index axes).
+AxisOrder without_axes(const AxisOrder& in, const std::vector<bool>& kept, std::int64_t replaced, std::int64_t count) {
+  AxisOrder out;
+  for (int a : in) {
+    if (a == replaced) {
+      for (std::int64_t k = 0; k < count; ++k) out.push_back(static_cast<int>(a + k));
+      continue;
+    }
+    if (!kept[static_cast<std::size_t>(a)]) continue;
+    int removed_before = 0;
+    for (int b = 0; b < a; ++b) removed_before += !kept[static_cast<std::size_t>(b)];
+    const int shift = replaced >= 0 && a > replaced ? static_cast<int>(count) - 1 : 0;
+    out.push_back(a - removed_before + shift);
+  }
+  return out;
 }
 
 class LayoutPass {
@@ -257,44 +290,39 @@ class LayoutPass {
       set_output(y, oo);
       return;
     }
-    if (reduce_ops().count(op) || op == "Gather") {
+    if (is_rowwise_op(op)) {
       const auto& xs = shape(in[0]);
-      const auto& ys = shape(y);
-      AxisOrder xo = order_of(in[0]);
-      if (ys.size() == xs.size()) {
-        set_output(y, xo);
-        return;
+      const std::vector<std::int64_t> axes = rowwise_axes(g_, n);
+      const bool reduce = reduce_ops().count(op) != 0;
+      if (!reduce && axes.size() > 1) {  // normalised / coerced axes: innermost, in order
+        if (!trailing_axes_innermost(xs, order_of(in[0]), static_cast<std::size_t>(axes.front())))
+          in[0] = ensure(in[0], trailing_axes_order(xs, order_of(in[0]), static_cast<std::size_t>(axes.front())), out);
+      } else if (reduce && !axes_contiguous(xs, order_of(in[0]), axes)) {
+        AxisOrder o;
+        for (int a : order_of(in[0]))
+          if (std::find(axes.begin(), axes.end(), a) == axes.end()) o.push_back(a);
+        for (int a : order_of(in[0]))
+          if (std::find(axes.begin(), axes.end(), a) != axes.end()) o.push_back(a);
+        in[0] = ensure(in[0], o, out);
       }
-      // Removed axes (reductions without keepdims) or an axis replaced by the indices' axes.
-      std::vector<bool> kept(xs.size(), true);
-      std::int64_t gather_axis = -1, index_rank = 0;
-      if (op == "Gather") {
-        gather_axis = normalized_axis(n.get_int("axis", 0), xs.size());
-        index_rank = static_cast<std::int64_t>(shape(in[1]).size());
+      if (!reduce || shape(y).size() == xs.size()) {
+        set_output(y, order_of(in[0]));
       } else {
-        std::vector<std::int64_t> axes = n.get_ints("axes");
-        if (axes.empty() && in.size() > 1 && g_.is_constant(in[1])) axes = g_.tensor(in[1]).ints;
-        if (axes.empty())
-          for (std::size_t a = 0; a < xs.size(); ++a) axes.push_back(static_cast<std::int64_t>(a));
-        for (auto a : axes) kept[static_cast<std::size_t>(normalized_axis(a, xs.size()))] = false;
+        std::vector<bool> kept(xs.size(), true);
+        for (auto a : axes) kept[static_cast<std::size_t>(a)] = false;
+        set_output(y, without_axes(order_of(in[0]), kept, -1, 0));
       }
-      AxisOrder yo;
-      for (int a : xo) {
-        if (a == gather_axis) {
-          for (std::int64_t k = 0; k < index_rank; ++k) yo.push_back(static_cast<int>(a + k));
-          continue;
-        }
-        if (!kept[static_cast<std::size_t>(a)]) continue;
-        int removed_before = 0;
-        for (int b = 0; b < a; ++b) removed_before += !kept[static_cast<std::size_t>(b)];
-        int shift = gather_axis >= 0 && a > gather_axis ? static_cast<int>(index_rank) - 1 : 0;
-        yo.push_back(a - removed_before + shift);
-      }
-      set_output(y, yo);
+      return;
+    }
+    if (op == "Gather") {
+      const auto& xs = shape(in[0]);
+      const std::int64_t axis = normalized_axis(n.get_int("axis", 0), xs.size());
+      std::vector<bool> kept(xs.size(), true);
+      set_output(y, without_axes(order_of(in[0]), kept, axis, static_cast<std::int64_t>(shape(in[1]).size())));
       return;
     }
     if (op == "Expand" || op == "Tile" || op == "Slice" || op == "Split" || op == "Pad" || op == "DepthToSpace" ||
-        op == "SpaceToDepth" || op == "Softmax" || op == "LogSoftmax") {
+        op == "SpaceToDepth") {
       const auto& xs = shape(in[0]);
       for (const auto& o : n.outputs) {
         if (o.empty()) continue;
