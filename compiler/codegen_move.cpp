@@ -126,6 +126,74 @@ struct Planner {
   LayerStream stream{{Unit::Load, Unit::Store}, false};
   std::uint64_t fill_ddr = 0, fill_elems = 0;
   int tiles = 0;
+  // Boxes whose source is contiguous along another dim than the destination: load runs along
+  // the source's contiguous dim, transpose on the vector unit, store runs along the
+  // destination's. Their own slots (in and transposed, double-buffered) and stream.
+  LayerStream transpose_stream{{Unit::Load, Unit::Vector, Unit::Store}, false};
+  std::uint64_t transpose_in[2] = {0, 0}, transpose_out[2] = {0, 0};
+  int transpose_tiles = 0;
+
+  // dims (destination order, simplified): z innermost with destination stride 1, a the dim
+  // with source stride 1, b one more dim chunked into the tile's batch; the rest one index at
+  // a time.
+  void transpose_box(const MoveBox& box, const std::vector<MoveDim>& d, std::size_t ai) {
+    const std::size_t zi = d.size() - 1;
+    std::size_t bi = d.size();
+    for (std::size_t k = d.size(); k-- > 0;)
+      if (k != zi && k != ai) {
+        bi = k;
+        break;
+      }
+    const MoveDim& A = d[ai];
+    const MoveDim& Z = d[zi];
+    const std::int64_t count_max = static_cast<std::int64_t>(kDmaCountMax);
+    const std::int64_t run_max = static_cast<std::int64_t>(kDmaLen0Max) / es;
+    std::int64_t ac = std::min({A.size, count_max, run_max}), zc = std::min({Z.size, count_max, run_max});
+    auto bytes = [&](std::int64_t b, std::int64_t a, std::int64_t z) { return static_cast<std::uint64_t>(b * a * z * es); };
+    while (bytes(1, ac, zc) > slot_bytes && (ac > 1 || zc > 1)) {
+      if (ac >= zc) ac = (ac + 1) / 2;
+      else zc = (zc + 1) / 2;
+    }
+    std::int64_t bc = 1;
+    if (bi < d.size()) bc = std::max<std::int64_t>(1, std::min<std::int64_t>({d[bi].size, count_max, static_cast<std::int64_t>(slot_bytes / bytes(1, ac, zc))}));
+    // Every other dim: one index at a time.
+    std::vector<std::size_t> rest;
+    for (std::size_t k = 0; k < d.size(); ++k)
+      if (k != ai && k != zi && k != bi) rest.push_back(k);
+    std::vector<std::int64_t> idx(rest.size(), 0);
+    const std::int64_t bsize = bi < d.size() ? d[bi].size : 1;
+    for (;;) {
+      std::int64_t so = 0, dof = 0;
+      for (std::size_t r = 0; r < rest.size(); ++r) {
+        so += idx[r] * d[rest[r]].src_stride;
+        dof += idx[r] * d[rest[r]].dst_stride;
+      }
+      for (std::int64_t b0 = 0; b0 < bsize; b0 += bc)
+        for (std::int64_t a0 = 0; a0 < A.size; a0 += ac)
+          for (std::int64_t z0 = 0; z0 < Z.size; z0 += zc) {
+            const std::int64_t nb = std::min(bc, bsize - b0), na = std::min(ac, A.size - a0), nz = std::min(zc, Z.size - z0);
+            const std::int64_t bs_src = bi < d.size() ? d[bi].src_stride : 0, bs_dst = bi < d.size() ? d[bi].dst_stride : 0;
+            const std::int64_t src_off = so + b0 * bs_src + a0 * A.src_stride + z0 * Z.src_stride;
+            const std::int64_t dst_off = dof + b0 * bs_dst + a0 * A.dst_stride + z0 * Z.dst_stride;
+            const int s = transpose_tiles++ % 2;
+            TileStages& st = transpose_stream.new_tile();
+            // [b][z][a] in SRAM: runs of na along a.
+            emit_levels(st.load, Opcode::Load, box.src_addr + static_cast<std::uint64_t>(src_off * es), transpose_in[s], na * es,
+                        {{nb, bs_src * es, nz * na * es}, {nz, Z.src_stride * es, na * es}}, ctx.alignment, node);
+            st.vector.push_back(make(Opcode::Transpose, {{Field::dtype, static_cast<std::int64_t>(ctx.int8() ? isa::DType::Int8 : isa::DType::Fp16)},
+                                                         {Field::dst_addr, static_cast<std::int64_t>(transpose_out[s])},
+                                                         {Field::src_addr, static_cast<std::int64_t>(transpose_in[s])},
+                                                         {Field::batch, nb}, {Field::rows, nz}, {Field::cols, na}}));
+            // [b][a][z]: runs of nz along z.
+            emit_levels(st.store, Opcode::Store, box.dst_addr + static_cast<std::uint64_t>(dst_off * es), transpose_out[s], nz * es,
+                        {{nb, bs_dst * es, na * nz * es}, {na, A.dst_stride * es, nz * es}}, ctx.alignment, node);
+            code.planned_ddr_bytes += 2 * bytes(nb, na, nz);
+          }
+      std::size_t k = rest.size();
+      while (k > 0 && ++idx[k - 1] == d[rest[k - 1]].size) idx[--k] = 0;
+      if (k == 0) break;
+    }
+  }
 
   // One tile: load `levels` (source strides) into the slot, store them (destination strides).
   void tile(std::uint64_t src, std::uint64_t dst, std::int64_t run_elems, const std::vector<MoveDim>& dims,
@@ -172,9 +240,14 @@ struct Planner {
     if (d.empty()) d.push_back({1, 1, 1});
     for (const auto& x : d)
       if (x.size <= 0) return;
-    // The run: the innermost dim when it is contiguous on both sides, else single elements.
+    // The run: the innermost dim when it is contiguous on both sides; a transpose when another
+    // dim is contiguous in the source; else single elements.
     MoveDim inner = d.back();
     const bool contiguous = inner.dst_stride == 1 && (inner.src_stride == 1 || box.fill);
+    if (!contiguous && !box.fill && inner.dst_stride == 1) {
+      for (std::size_t k = 0; k + 1 < d.size(); ++k)
+        if (d[k].src_stride == 1) return transpose_box(box, d, k);
+    }
     if (!contiguous) d.push_back({1, 1, 1});
     // Runs longer than a DMA run or a slot: split them into (n, q) when a divisor allows.
     const std::int64_t max_run = static_cast<std::int64_t>(std::min<std::uint64_t>(slot_bytes, 32768)) / es;
@@ -283,11 +356,15 @@ LayerCode generate_moves(CodegenContext& ctx, const Node& n, const std::vector<M
                          const std::vector<std::uint8_t>& fill_bytes) {
   LayerCode code;
   Planner p{ctx, n, ctx.elem_bytes(), 0, {0, 0}, code};
-  p.slot_bytes = std::min<std::uint64_t>(ctx.sram_bytes / 2 / ctx.alignment * ctx.alignment, 64 * 1024);
+  // Six slots: two for plain copies, two in and two out for transposed ones.
+  p.slot_bytes = std::min<std::uint64_t>(ctx.sram_bytes / 6 / ctx.alignment * ctx.alignment, 64 * 1024);
   if (p.slot_bytes < ctx.alignment)
     throw CompileError(ctx.graph.source + ": layer '" + n.name + "': the scratchpad is too small for a copy");
-  p.slots[0] = 0;
-  p.slots[1] = p.slot_bytes;
+  for (int i = 0; i < 2; ++i) {
+    p.slots[i] = static_cast<std::uint64_t>(i) * p.slot_bytes;
+    p.transpose_in[i] = static_cast<std::uint64_t>(2 + i) * p.slot_bytes;
+    p.transpose_out[i] = static_cast<std::uint64_t>(4 + i) * p.slot_bytes;
+  }
   bool any_fill = false;
   for (const auto& b : boxes) any_fill |= b.fill;
   if (any_fill) {
@@ -298,7 +375,12 @@ LayerCode generate_moves(CodegenContext& ctx, const Node& n, const std::vector<M
     p.fill_ddr = ctx.add_data(std::move(blob));
   }
   for (const auto& b : boxes) p.run_box(b);
+  // The two streams use disjoint slots and balance their own tokens, so they simply follow each other.
   if (p.tiles > 0) code.code = p.stream.finish();
+  if (p.transpose_tiles > 0) {
+    auto t = p.transpose_stream.finish();
+    code.code.insert(code.code.end(), t.begin(), t.end());
+  }
   return code;
 }
 

@@ -34,6 +34,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
     return d;
   });
   pipeline.run("dead-node-removal", g, remove_dead_nodes);
+  pipeline.run("npu-lowering", g, lower_for_npu);
   pipeline.run("batchnorm-folding", g, fold_batchnorm);
   if (before_fusion) *before_fusion = g;
   pipeline.run("fusion", g, [](Graph& x) {

@@ -13,6 +13,11 @@ std::string fold_constants(Graph& graph);
 // Drops Identity/Dropout, nodes whose outputs nothing reads, and unused constants.
 std::string remove_dead_nodes(Graph& graph);
 
+// Layers the conv instruction cannot express, rewritten into ones it can (npu_lowering.cpp):
+// ConvTranspose as a 1x1 Conv + DepthToSpace or zero insertion + Conv, large-stride patchify
+// Conv as SpaceToDepth + 1x1 Conv.
+std::string lower_for_npu(Graph& graph);
+
 // BatchNormalization after Conv/Gemm (sole consumer) is folded into its weights and bias.
 std::string fold_batchnorm(Graph& graph);
 
