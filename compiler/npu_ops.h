@@ -6,12 +6,15 @@
 
 namespace npu::compiler {
 
-// Element-wise functions of one input on the vector unit (act, clip), int8 by table.
+// Element-wise functions of one input on the vector unit (act, clip), int8 by table. The
+// trigonometric tail has no act function: int8 only (any function is a table).
 inline const std::set<std::string>& unary_ops() {
   static const std::set<std::string> s = {"Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Exp",
                                           "Log", "Sqrt", "Reciprocal", "Erf", "Abs", "Neg", "Gelu", "Mish",
                                           "Softplus", "LeakyRelu", "Elu", "Softsign", "Selu", "Celu", "Sin",
-                                          "Cos", "Floor", "Ceil", "Round", "Sign", "ThresholdedRelu", "SiLU"};
+                                          "Cos", "Floor", "Ceil", "Round", "Sign", "ThresholdedRelu", "SiLU",
+                                          "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+                                          "Atanh", "Shrink"};
   return s;
 }
 

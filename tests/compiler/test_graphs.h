@@ -54,6 +54,7 @@ class GraphBuilder {
     return g_;
   }
   std::mt19937& rng() { return rng_; }
+  Graph& graph() { return g_; }
 
  private:
   Graph g_;

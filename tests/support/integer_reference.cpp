@@ -6,7 +6,9 @@
 
 #include "compiler/codegen_context.h"
 #include "compiler/int8_layer_params.h"
+#include "compiler/matmul_params.h"
 #include "compiler/npu_ops.h"
+#include "compiler/rowwise_params.h"
 #include "isa/fp16.h"
 #include "compiler/shape_inference.h"
 #include "compiler/tensor_layout.h"
@@ -239,6 +241,136 @@ Bytes elementwise(const Graph& g, const Node& n, const std::vector<const Bytes*>
   return to_physical(y, yt.shape, yt.order);
 }
 
+// Values an int8 program keeps in fp16 (a masked attention score, -inf where masked): no
+// quantisation parameters. Their bytes are little-endian binary16.
+bool fp16_value(const Graph& g, const std::string& v) { return !g.tensor(v).quant.valid(); }
+std::vector<float> fp16_elements(const Bytes& b) {
+  std::vector<float> r(b.size() / 2);
+  for (std::size_t i = 0; i < r.size(); ++i)
+    r[i] = isa::half_to_float(static_cast<std::uint16_t>(static_cast<std::uint8_t>(b[2 * i]) | (static_cast<std::uint8_t>(b[2 * i + 1]) << 8)));
+  return r;
+}
+Bytes fp16_bytes(const std::vector<float>& v) {
+  Bytes b;
+  for (float x : v) {
+    const std::uint16_t h = isa::float_to_half(x);
+    b.push_back(static_cast<std::int8_t>(h & 0xff));
+    b.push_back(static_cast<std::int8_t>(h >> 8));
+  }
+  return b;
+}
+
+// Softmax, LayerNorm and reductions on the physical outer x mid x inner view (rowwise_params.h),
+// with the fp32 arithmetic of the softmax / layernorm / reduce instructions in their element
+// order; int8 max/min on the integers, everything else dequantized to fp16 and quantized back.
+Bytes rowwise(const Graph& g, const Node& n, const Bytes& xb) {
+  const RowwiseOp op = rowwise_op(g, n, true);
+  const RowwiseShape& s = op.shape;
+  const Tensor& xt = g.tensor(n.inputs[0]);
+  const Tensor& yt = g.tensor(n.outputs[0]);
+  const std::int64_t out_count = s.outer * s.out_mid * s.inner;
+  if (op.int8_direct) {
+    Bytes y(static_cast<std::size_t>(out_count));
+    for (std::int64_t o = 0; o < s.outer; ++o)
+      for (std::int64_t i = 0; i < s.inner; ++i) {
+        std::int32_t acc = xb[static_cast<std::size_t>(o * s.mid * s.inner + i)];
+        for (std::int64_t r = 1; r < s.mid; ++r) {
+          const std::int32_t v = xb[static_cast<std::size_t>((o * s.mid + r) * s.inner + i)];
+          acc = op.reduce == isa::ReduceFunction::Max ? std::max(acc, v) : std::min(acc, v);
+        }
+        y[static_cast<std::size_t>(o * s.inner + i)] = static_cast<std::int8_t>(acc);
+      }
+    return y;
+  }
+  std::vector<float> x;
+  if (fp16_value(g, n.inputs[0])) x = fp16_elements(xb);
+  else
+    for (std::int8_t q : xb) x.push_back(dequantize_fp16(q, xt.quant));
+  std::vector<float> y(static_cast<std::size_t>(out_count));
+  auto at = [&](std::int64_t o, std::int64_t r, std::int64_t i) { return static_cast<std::size_t>((o * s.mid + r) * s.inner + i); };
+  for (std::int64_t o = 0; o < s.outer; ++o)
+    for (std::int64_t i = 0; i < s.inner; ++i) {
+      switch (op.kind) {
+        case RowwiseKind::Softmax:
+        case RowwiseKind::LogSoftmax: {
+          std::vector<float> e(static_cast<std::size_t>(s.mid));
+          float m = -INFINITY;
+          for (std::int64_t r = 0; r < s.mid; ++r) m = std::max(m, e[static_cast<std::size_t>(r)] = x[at(o, r, i)]);
+          float sum = 0;
+          for (std::int64_t r = 0; r < s.mid; ++r) sum += (e[static_cast<std::size_t>(r)] = std::exp(e[static_cast<std::size_t>(r)] - m));
+          for (std::int64_t r = 0; r < s.mid; ++r) {
+            float v = isa::round_to_half(e[static_cast<std::size_t>(r)] / sum);
+            if (op.kind == RowwiseKind::LogSoftmax) v = isa::round_to_half(std::log(v));
+            y[at(o, r, i)] = v;
+          }
+          break;
+        }
+        case RowwiseKind::LayerNorm: {
+          const float cnt = static_cast<float>(s.mid);
+          float sum = 0.0f;
+          for (std::int64_t r = 0; r < s.mid; ++r) sum += x[at(o, r, i)];
+          const float mean = sum / cnt;
+          float sq = 0.0f;
+          for (std::int64_t r = 0; r < s.mid; ++r) sq += (x[at(o, r, i)] - mean) * (x[at(o, r, i)] - mean);
+          const float inv = 1.0f / std::sqrt(sq / cnt + op.epsilon);
+          for (std::int64_t r = 0; r < s.mid; ++r)
+            y[at(o, r, i)] = isa::round_to_half((x[at(o, r, i)] - mean) * inv * op.gamma[static_cast<std::size_t>(r)] + op.beta[static_cast<std::size_t>(r)]);
+          break;
+        }
+        case RowwiseKind::Reduce: {
+          const bool square = op.reduce == isa::ReduceFunction::SumSquare;
+          float acc = square ? x[at(o, 0, i)] * x[at(o, 0, i)] : x[at(o, 0, i)];
+          for (std::int64_t r = 1; r < s.mid; ++r) {
+            const float v = x[at(o, r, i)];
+            switch (op.reduce) {
+              case isa::ReduceFunction::Max: acc = v > acc || v != v ? v : acc; break;
+              case isa::ReduceFunction::Min: acc = v < acc || v != v ? v : acc; break;
+              case isa::ReduceFunction::SumSquare: acc = acc + v * v; break;
+              default: acc = acc + v; break;
+            }
+          }
+          if (op.reduce == isa::ReduceFunction::Mean) acc = acc / static_cast<float>(s.mid);
+          float v = isa::round_to_half(acc);
+          if (op.sqrt_after) v = isa::round_to_half(std::sqrt(v));
+          y[static_cast<std::size_t>(o * s.inner + i)] = v;
+          break;
+        }
+      }
+    }
+  if (fp16_value(g, n.outputs[0])) return fp16_bytes(y);
+  Bytes q;
+  for (float v : y) q.push_back(quantize_fp16(v, yt.quant));
+  return q;
+}
+
+// MatMul of computed tensors: sum over k of (a - za)(b - zb) in wrapping int32, requantized per
+// tensor, for every batch index (broadcast), in logical order.
+Bytes matmul(const Graph& g, const Node& n, const std::vector<const Bytes*>& in) {
+  const Int8MatMulParams p = int8_matmul_params(g, n);
+  const Tensor& at = g.tensor(n.inputs[0]);
+  const Tensor& bt = g.tensor(n.inputs[1]);
+  const Tensor& yt = g.tensor(n.outputs[0]);
+  const Bytes a = logical_operand(g, n.inputs[0], in[0], p.a), b = logical_operand(g, n.inputs[1], in[1], p.b);
+  const std::int64_t M = at.shape[at.shape.size() - 2], K = at.shape.back(), N = bt.shape.back();
+  std::vector<std::int64_t> ab(at.shape.begin(), at.shape.end() - 2), bb(bt.shape.begin(), bt.shape.end() - 2);
+  std::vector<std::int64_t> batch(yt.shape.begin(), yt.shape.end() - 2);
+  const auto ia = broadcast_index(ab, batch), ib = broadcast_index(bb, batch);
+  Bytes y(static_cast<std::size_t>(yt.elements()));
+  for (std::size_t bi = 0; bi < ia.size(); ++bi)
+    for (std::int64_t m = 0; m < M; ++m)
+      for (std::int64_t j = 0; j < N; ++j) {
+        std::uint32_t acc = 0;
+        for (std::int64_t k = 0; k < K; ++k) {
+          const std::int32_t va = a[static_cast<std::size_t>((ia[bi] * M + m) * K + k)] - p.a.zero_point;
+          const std::int32_t vb = b[static_cast<std::size_t>((ib[bi] * K + k) * N + j)] - p.b.zero_point;
+          acc += static_cast<std::uint32_t>(va * vb);
+        }
+        y[static_cast<std::size_t>((static_cast<std::int64_t>(bi) * M + m) * N + j)] =
+            requantize(static_cast<std::int32_t>(acc), p.requant, yt.quant.zero_point, -128, 127);
+      }
+  return to_physical(y, yt.shape, yt.order);
+}
+
 // The pool instruction on the whole tensor: max pads read -128 (never wins), average pads
 // read the input zero point when counted.
 Bytes pool(const Graph& g, const Node& n, const Bytes& x) {
@@ -323,6 +455,10 @@ Int8Values run_integer_reference(const Graph& g, Int8Values values) {
       y = op == "FusedConv" ? fused_conv(g, n, *in[0], residual) : fused_gemm(g, n, *in[0], residual);
     } else if (unary_ops().count(op) || binary_ops().count(op)) {
       y = elementwise(g, n, in);
+    } else if (is_rowwise_op(op)) {
+      y = rowwise(g, n, *in[0]);
+    } else if (op == "MatMul") {
+      y = matmul(g, n, in);
     } else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") {
       y = pool(g, n, *in[0]);
     } else if (op == "Resize" || op == "Upsample") {
