@@ -14,7 +14,7 @@ namespace npu::compiler {
 Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model) {
   model.precision = options.precision;
   Graph unfused;
-  Graph g = import_and_optimize(onnx_path, options, model.passes, &unfused);
+  Graph g = import_and_optimize(onnx_path, options, model.passes, &unfused, &model.warnings);
   model.model_inputs = g.inputs;
   model.model_outputs = g.outputs;
   PassPipeline pipeline(options, model.passes);

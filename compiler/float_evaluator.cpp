@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "compiler/float_kernels.h"
 #include "compiler/node_parameters.h"
@@ -81,6 +82,28 @@ float ActivationFn::operator()(float x) const {
   return x;
 }
 
+namespace {
+template <typename F>
+void each(std::vector<float>& v, F f) {
+  for (auto& x : v) x = f(x);
+}
+}  // namespace
+
+void ActivationFn::apply(std::vector<float>& v) const {
+  const float a = alpha, b = beta;
+  switch (kind) {
+    case Kind::Identity: return;
+    case Kind::Relu: return each(v, [](float x) { return x > 0.0f ? x : 0.0f; });
+    case Kind::Clip: return each(v, [=](float x) { return std::min(std::max(x, a), b); });
+    case Kind::Sigmoid: return each(v, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+    case Kind::HardSigmoid: return each(v, [=](float x) { return std::clamp(a * x + b, 0.0f, 1.0f); });
+    case Kind::HardSwish: return each(v, [](float x) { return x * std::clamp(x / 6.0f + 0.5f, 0.0f, 1.0f); });
+    case Kind::SiLU: return each(v, [](float x) { return x / (1.0f + std::exp(-x)); });
+    case Kind::LeakyRelu: return each(v, [=](float x) { return x >= 0 ? x : a * x; });
+    default: return each(v, [this](float x) { return (*this)(x); });
+  }
+}
+
 ActivationFn resolve_activation(const std::string& a, float alpha, float beta) {
   using K = ActivationFn::Kind;
   static const std::map<std::string, K> names = {
@@ -156,6 +179,81 @@ TensorMap graph_constants(const Graph& g) {
   for (const auto& [name, t] : g.tensors)
     if (t.is_constant) constants[name] = constant_as_float(t);
   return constants;
+}
+
+std::pair<float, float> value_range(const std::vector<float>& values) {
+  // Eight independent lanes: a reduction the compiler turns into vector min/max (one running
+  // min would be a serial chain, as std::minmax_element is).
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  float lo[8] = {kInf, kInf, kInf, kInf, kInf, kInf, kInf, kInf};
+  float hi[8] = {-kInf, -kInf, -kInf, -kInf, -kInf, -kInf, -kInf, -kInf};
+  const float* d = values.data();
+  const std::size_t n = values.size();
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) {
+      lo[j] = d[i + j] < lo[j] ? d[i + j] : lo[j];
+      hi[j] = d[i + j] > hi[j] ? d[i + j] : hi[j];
+    }
+  for (; i < n; ++i) {
+    lo[0] = d[i] < lo[0] ? d[i] : lo[0];
+    hi[0] = d[i] > hi[0] ? d[i] : hi[0];
+  }
+  for (int j = 1; j < 8; ++j) {
+    lo[0] = std::min(lo[0], lo[j]);
+    hi[0] = std::max(hi[0], hi[j]);
+  }
+  return {lo[0], hi[0]};
+}
+
+void evaluate_graph_visiting(const Graph& g, const TensorMap& inputs, const TensorMap& constants,
+                             const std::function<void(const std::string&, const FloatTensor&)>& visit) {
+  // last reader of each value; graph outputs live to the end
+  std::map<std::string, std::size_t> last_use;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    for (const auto& in : g.nodes[i].inputs)
+      if (!in.empty()) last_use[in] = i;
+  for (const auto& o : g.outputs) last_use[o] = g.nodes.size();
+  TensorMap values;
+  for (const auto& in : g.inputs) {
+    auto it = inputs.find(in);
+    if (it == inputs.end()) throw CompileError(g.source + ": no value given for input '" + in + "'");
+    visit(in, it->second);
+  }
+  auto lookup = [&](const std::string& name) -> const FloatTensor* {
+    auto v = values.find(name);
+    if (v != values.end()) return &v->second;
+    auto c = constants.find(name);
+    if (c != constants.end()) return &c->second;
+    auto i = inputs.find(name);
+    return i != inputs.end() ? &i->second : nullptr;
+  };
+  for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& n = g.nodes[k];
+    std::vector<const FloatTensor*> args;
+    bool missing = false;
+    for (const auto& i : n.inputs) {
+      const FloatTensor* t = i.empty() ? nullptr : lookup(i);
+      missing |= !i.empty() && !t;
+      args.push_back(t);
+    }
+    if (!missing && evaluator_supports(n)) {
+      try {
+        auto outs = evaluate_node(g, n, args);
+        for (std::size_t o = 0; o < outs.size() && o < n.outputs.size(); ++o) {
+          if (n.outputs[o].empty()) continue;
+          visit(n.outputs[o], outs[o]);
+          if (last_use.count(n.outputs[o])) values[n.outputs[o]] = std::move(outs[o]);
+        }
+      } catch (const CompileError&) {
+        // best effort: its outputs stay absent
+      }
+    }
+    for (const auto& i : n.inputs) {
+      auto it = last_use.find(i);
+      if (!i.empty() && it != last_use.end() && it->second == k) values.erase(i);
+    }
+  }
 }
 
 TensorMap evaluate_graph(const Graph& g, const TensorMap& inputs, bool best_effort, const TensorMap* constants) {

@@ -4,6 +4,8 @@
 // as ONNX does. Exact int64 shape arithmetic is constant folding's (constant_evaluator.h).
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,6 +36,16 @@ std::vector<FloatTensor> evaluate_node(const Graph& graph, const Node& node,
 TensorMap evaluate_graph(const Graph& graph, const TensorMap& inputs, bool best_effort = false,
                         const TensorMap* constants = nullptr);
 TensorMap graph_constants(const Graph& graph);
+
+// The same run without keeping every value: `visit(name, value)` sees each value as its node
+// computes it (graph inputs first), and a value is freed after its last reader. This is what
+// calibration uses: a 640x640 detector's activations would otherwise all be held at once.
+// Best effort, as above: nodes it cannot run are skipped.
+void evaluate_graph_visiting(const Graph& graph, const TensorMap& inputs, const TensorMap& constants,
+                             const std::function<void(const std::string&, const FloatTensor&)>& visit);
+
+// min and max of the values (NaNs ignored); {+inf, -inf} when there are none.
+std::pair<float, float> value_range(const std::vector<float>& values);
 
 // Source index of output position `o` for nearest Resize along one axis (ONNX formulas).
 // Returns -1 for an unsupported coordinate_transformation_mode.

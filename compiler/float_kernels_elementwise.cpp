@@ -11,6 +11,12 @@
 namespace npu::compiler {
 namespace {
 
+FloatOutputs activation(const EvalNode& e, const ActivationFn& f) {
+  FloatTensor y = e.need(0);
+  f.apply(y.data);
+  return {std::move(y)};
+}
+
 template <typename F>
 FloatOutputs unary(const EvalNode& e, F f) {
   FloatTensor y = e.need(0);
@@ -99,22 +105,23 @@ void add_unary(KernelTable& t) {
   };
   t["Softsign"] = [](const EvalNode& e) { return unary(e, [](float v) { return v / (1.0f + std::fabs(v)); }); };
   t["HardSwish"] = [](const EvalNode& e) {
-    return unary(e, resolve_activation("HardSwish", 0, 0));
+    return activation(e, resolve_activation("HardSwish", 0, 0));
   };
-  t["SiLU"] = [](const EvalNode& e) { return unary(e, resolve_activation("SiLU", 0, 0)); };
-  t["Mish"] = [](const EvalNode& e) { return unary(e, resolve_activation("Mish", 0, 0)); };
+  t["SiLU"] = [](const EvalNode& e) { return activation(e, resolve_activation("SiLU", 0, 0)); };
+  t["Mish"] = [](const EvalNode& e) { return activation(e, resolve_activation("Mish", 0, 0)); };
+  t["GeluTanh"] = [](const EvalNode& e) { return activation(e, resolve_activation("GeluTanh", 0, 0)); };
   t["Gelu"] = [](const EvalNode& e) {
     std::string approx = e.node.get_string("approximate", "none");
     if (approx != "none" && approx != "tanh") e.fail("approximate '" + approx + "' is not none or tanh");
-    return unary(e, resolve_activation(approx == "tanh" ? "GeluTanh" : "Gelu", 0, 0));
+    return activation(e, resolve_activation(approx == "tanh" ? "GeluTanh" : "Gelu", 0, 0));
   };
   t["HardSigmoid"] = [](const EvalNode& e) {
-    return unary(e, resolve_activation("HardSigmoid", activation_attr(e, "alpha", 0.2f), activation_attr(e, "beta", 0.5f)));
+    return activation(e, resolve_activation("HardSigmoid", activation_attr(e, "alpha", 0.2f), activation_attr(e, "beta", 0.5f)));
   };
   t["LeakyRelu"] = [](const EvalNode& e) {
-    return unary(e, resolve_activation("LeakyRelu", activation_attr(e, "alpha", 0.01f), 0));
+    return activation(e, resolve_activation("LeakyRelu", activation_attr(e, "alpha", 0.01f), 0));
   };
-  t["Elu"] = [](const EvalNode& e) { return unary(e, resolve_activation("Elu", activation_attr(e, "alpha", 1.0f), 0)); };
+  t["Elu"] = [](const EvalNode& e) { return activation(e, resolve_activation("Elu", activation_attr(e, "alpha", 1.0f), 0)); };
   t["Selu"] = [](const EvalNode& e) {
     const float a = activation_attr(e, "alpha", 1.67326319217681884765625f),
                 g = activation_attr(e, "gamma", 1.05070102214813232421875f);

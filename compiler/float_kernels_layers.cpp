@@ -65,27 +65,34 @@ void conv_direct(const WindowGeometry& geo, const float* in, const float* w, flo
 }
 
 // col[(c * KH + kh) * KW + kw][oh * OW + ow] = input pixel under that tap (0 in the padding).
+// Every element is written once (no zero pre-fill: the buffer is reused across convs).
 void im2col(const WindowGeometry& geo, const float* in, std::int64_t cg, std::int64_t H, std::int64_t W,
             std::vector<float>& col) {
   const std::int64_t OH = geo.out_h, OW = geo.out_w, KH = geo.kernel_h, KW = geo.kernel_w;
-  col.assign(static_cast<std::size_t>(cg * KH * KW * OH * OW), 0.0f);
+  col.resize(static_cast<std::size_t>(cg * KH * KW * OH * OW));
   float* dst = col.data();
   for (std::int64_t c = 0; c < cg; ++c)
     for (std::int64_t kh = 0; kh < KH; ++kh)
       for (std::int64_t kw = 0; kw < KW; ++kw, dst += OH * OW)
         for (std::int64_t oh = 0; oh < OH; ++oh) {
-          std::int64_t ih = oh * geo.stride_h - geo.pad_top + kh * geo.dilation_h;
-          if (ih < 0 || ih >= H) continue;
-          const float* row = in + (c * H + ih) * W;
           float* orow = dst + oh * OW;
-          std::int64_t iw0 = -geo.pad_left + kw * geo.dilation_w;
-          std::int64_t lo = iw0 >= 0 ? 0 : (-iw0 + geo.stride_w - 1) / geo.stride_w;
-          std::int64_t hi = W - 1 - iw0 < 0 ? -1 : std::min(OW - 1, (W - 1 - iw0) / geo.stride_w);
-          if (geo.stride_w == 1) {
-            if (hi >= lo) std::copy(row + lo + iw0, row + hi + 1 + iw0, orow + lo);
-          } else {
-            for (std::int64_t ow = lo; ow <= hi; ++ow) orow[ow] = row[ow * geo.stride_w + iw0];
+          std::int64_t ih = oh * geo.stride_h - geo.pad_top + kh * geo.dilation_h;
+          if (ih < 0 || ih >= H) {
+            std::fill_n(orow, OW, 0.0f);
+            continue;
           }
+          const float* row = in + (c * H + ih) * W;
+          std::int64_t iw0 = -geo.pad_left + kw * geo.dilation_w;
+          std::int64_t lo = iw0 >= 0 ? 0 : std::min(OW, (-iw0 + geo.stride_w - 1) / geo.stride_w);
+          std::int64_t hi = W - 1 - iw0 < 0 ? -1 : std::min(OW - 1, (W - 1 - iw0) / geo.stride_w);
+          std::fill_n(orow, lo, 0.0f);
+          if (hi >= lo) {
+            if (geo.stride_w == 1) std::copy(row + lo + iw0, row + hi + 1 + iw0, orow + lo);
+            else
+              for (std::int64_t ow = lo; ow <= hi; ++ow) orow[ow] = row[ow * geo.stride_w + iw0];
+          }
+          const std::int64_t tail = std::max(hi + 1, lo);
+          std::fill_n(orow + tail, OW - tail, 0.0f);
         }
 }
 
@@ -106,7 +113,9 @@ FloatTensor conv2d(const EvalNode& e, const Node& n, const FloatTensor& x, const
   y.shape = {N, M, OH, OW};
   y.data.resize(static_cast<std::size_t>(N * M * P));
   for (std::int64_t m = 0; m < N * M; ++m) std::fill_n(&y.data[m * P], P, b ? b->data[m % M] : 0.0f);
-  std::vector<float> col;
+  // Reused across convs: allocating (and the kernel zeroing) a fresh multi-megabyte buffer per
+  // conv cost more than the copy itself at 640x640.
+  thread_local std::vector<float> col;
   for (std::int64_t nn = 0; nn < N; ++nn)
     for (std::int64_t grp = 0; grp < group; ++grp) {
       const float* in = &x.data[(nn * C + grp * cg) * H * W];
@@ -154,9 +163,10 @@ FloatTensor conv_transpose2d(const EvalNode& e, const Node& n, const FloatTensor
     const std::int64_t full = strides[d] * (in_hw[d] - 1) + out_pad[d] + (k[d] - 1) * dil[d] + 1;
     if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       const std::int64_t target = !out_shape.empty() ? out_shape[out_shape.size() - 2 + d] : in_hw[d] * strides[d];
-      const std::int64_t total = std::max<std::int64_t>(0, full - target);
+      // negative when output_shape asks for more than the full output: extra rows at the end
+      const std::int64_t total = full - target;
       const bool upper_extra = auto_pad != "SAME_LOWER";  // ONNX: SAME_UPPER puts the odd pad at the end
-      pads[d] = upper_extra ? total / 2 : total - total / 2;
+      pads[d] = upper_extra ? total / 2 : total - total / 2;  // C++ / truncates as ONNX Runtime does
       pads[d + 2] = total - pads[d];
     } else if (auto_pad == "VALID") {
       pads[d] = pads[d + 2] = 0;
@@ -213,7 +223,7 @@ FloatOutputs pool2d(const EvalNode& e, const Node& n, const FloatTensor& x, bool
   if (k.size() != 2) e.fail("kernel_shape is not 2-D");
   auto geo = window_geometry(n, x.shape, k[0], k[1]);
   const bool include_pad = n.get_int("count_include_pad", 0) != 0;
-  const bool want_indices = e.wants_output(1);
+  const bool want_indices = e.wants_output(1), column_major = n.get_int("storage_order", 0) != 0;
   std::int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
   FloatTensor y, idx;
   y.shape = {N, C, geo.out_h, geo.out_w};
@@ -238,7 +248,8 @@ FloatOutputs pool2d(const EvalNode& e, const Node& n, const FloatTensor& x, bool
             const std::int64_t at = (nc * H + ih) * W + iw;
             float v = x.data[at];
             if (is_max) {
-              if (v > acc) { acc = v; arg = at; }
+              // Indices: row-major over N, C, H, W; storage_order 1 walks each plane column-major
+              if (v > acc) { acc = v; arg = column_major ? (nc * W + iw) * H + ih : at; }
             } else {
               acc += v;
             }
@@ -374,14 +385,12 @@ FloatOutputs compute_layer(const EvalNode& e) {
   if (e.node.domain == "npusim") {
     auto act = resolve_activation(e.node.get_string("activation", ""), e.node.get_float("act_alpha", 0.0f),
                                   e.node.get_float("act_beta", 0.0f));
-    if (act.kind != ActivationFn::Kind::Identity)
-      for (auto& v : y.data) v = act(v);
+    act.apply(y.data);
     if (const FloatTensor* residual = e.optional(3)) {
       y = add(e, y, *residual);
       auto post = resolve_activation(e.node.get_string("post_activation", ""), e.node.get_float("post_alpha", 0.0f),
                                      e.node.get_float("post_beta", 0.0f));
-      if (post.kind != ActivationFn::Kind::Identity)
-        for (auto& v : y.data) v = post(v);
+      post.apply(y.data);
     }
   }
   return {std::move(y)};

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "compiler/node_parameters.h"
+
 namespace npu::compiler {
 namespace {
 
@@ -13,15 +15,11 @@ std::int64_t normalize(std::int64_t axis, std::size_t rank) {
   return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis;
 }
 
-// Integer values of constant input `i` (empty when the input is absent).
-std::vector<std::int64_t> const_ints(const Graph& g, const Node& n, std::size_t i, const char* what) {
-  if (n.inputs.size() <= i || n.inputs[i].empty()) return {};
-  const Tensor& t = g.tensor(n.inputs[i]);
-  if (!t.is_constant) fail(g, n, std::string(what) + " is not a constant");
-  if (!t.ints.empty()) return t.ints;
-  std::vector<std::int64_t> r;
-  for (float f : t.floats) r.push_back(static_cast<std::int64_t>(f));
-  return r;
+// A parameter (node_parameters.h): the canonical attribute, else the constant input.
+std::vector<std::int64_t> param_ints(const Graph& g, const Node& n, const std::string& name) {
+  std::vector<std::int64_t> v;
+  parameter_ints(g, n, name, v);
+  return v;
 }
 
 const std::vector<std::int64_t>& input_shape(const Graph& g, const Node& n) { return g.tensor(n.inputs.at(0)).shape; }
@@ -31,17 +29,8 @@ const std::vector<std::int64_t>& input_shape(const Graph& g, const Node& n) { re
 SliceParams slice_params(const Graph& g, const Node& n) {
   const auto& xs = input_shape(g, n);
   const std::size_t r = xs.size();
-  std::vector<std::int64_t> starts, ends, axes, steps;
-  if (n.has("starts")) {  // opset < 10
-    starts = n.get_ints("starts");
-    ends = n.get_ints("ends");
-    axes = n.get_ints("axes");
-  } else {
-    starts = const_ints(g, n, 1, "starts");
-    ends = const_ints(g, n, 2, "ends");
-    axes = const_ints(g, n, 3, "axes");
-    steps = const_ints(g, n, 4, "steps");
-  }
+  std::vector<std::int64_t> starts = param_ints(g, n, "starts"), ends = param_ints(g, n, "ends");
+  std::vector<std::int64_t> axes = param_ints(g, n, "axes"), steps = param_ints(g, n, "steps");
   if (starts.size() != ends.size()) fail(g, n, "starts and ends differ in length");
   if (axes.empty())
     for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
@@ -80,19 +69,10 @@ PadParams pad_params(const Graph& g, const Node& n) {
   const std::size_t r = xs.size();
   PadParams p;
   p.mode = n.get_string("mode", "constant");
-  std::vector<std::int64_t> pads, axes;
-  if (n.has("pads") || n.has("paddings")) {  // opset < 11
-    pads = n.has("pads") ? n.get_ints("pads") : n.get_ints("paddings");
-    p.value = n.get_float("value", 0.0f);
-  } else {
-    pads = const_ints(g, n, 1, "pads");
-    if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
-      const Tensor& v = g.tensor(n.inputs[2]);
-      if (!v.is_constant) fail(g, n, "constant_value is not a constant");
-      p.value = v.floats.empty() ? static_cast<float>(v.ints.empty() ? 0 : v.ints[0]) : v.floats[0];
-    }
-    axes = const_ints(g, n, 3, "axes");
-  }
+  std::vector<std::int64_t> pads = param_ints(g, n, "pads"), axes = param_ints(g, n, "axes");
+  if (pads.empty() && n.has("paddings")) pads = n.get_ints("paddings");  // opset 1
+  std::vector<float> value;
+  if (parameter_floats(g, n, "value", value) && !value.empty()) p.value = value[0];
   if (axes.empty())
     for (std::size_t i = 0; i < r; ++i) axes.push_back(static_cast<std::int64_t>(i));
   if (pads.size() != 2 * axes.size()) fail(g, n, "pads has " + std::to_string(pads.size()) + " values for " + std::to_string(axes.size()) + " axes");
@@ -115,7 +95,10 @@ std::int64_t split_axis(const Graph& g, const Node& n) { return normalize(n.get_
 std::int64_t gather_axis(const Graph& g, const Node& n) { return normalize(n.get_int("axis", 0), input_shape(g, n).size()); }
 
 std::vector<std::int64_t> gather_indices(const Graph& g, const Node& n) {
-  std::vector<std::int64_t> idx = const_ints(g, n, 1, "indices");
+  if (n.inputs.size() < 2 || !g.is_constant(n.inputs[1])) fail(g, n, "indices are not a constant");
+  std::vector<std::int64_t> idx = g.tensor(n.inputs[1]).ints;
+  if (idx.empty())
+    for (float f : g.tensor(n.inputs[1]).floats) idx.push_back(static_cast<std::int64_t>(f));
   const std::int64_t dim = input_shape(g, n)[static_cast<std::size_t>(gather_axis(g, n))];
   for (auto& i : idx) {
     if (i < 0) i += dim;
@@ -126,8 +109,7 @@ std::vector<std::int64_t> gather_indices(const Graph& g, const Node& n) {
 
 std::vector<std::int64_t> reduce_axes(const Graph& g, const Node& n) {
   const std::size_t r = input_shape(g, n).size();
-  std::vector<std::int64_t> axes = n.get_ints("axes");
-  if (axes.empty() && !n.has("axes")) axes = const_ints(g, n, 1, "axes");
+  std::vector<std::int64_t> axes = param_ints(g, n, "axes");
   if (n.op_type == "GlobalMaxPool")
     for (std::size_t a = 2; a < r; ++a) axes.push_back(static_cast<std::int64_t>(a));
   if (axes.empty() && !n.get_int("noop_with_empty_axes", 0))

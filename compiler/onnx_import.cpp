@@ -68,6 +68,22 @@ void read_tensor_proto(const onnx::TensorProto& p, Tensor& t, const std::string&
       if (has_raw) { check_raw(1); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int8_t>(raw, i)); }
       else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
       break;
+    case 5:  // int16
+      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int16_t>(raw, i)); }
+      else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
+      break;
+    case 4:  // uint16
+      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint16_t>(raw, i)); }
+      else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
+      break;
+    case 12:  // uint32
+      if (has_raw) { check_raw(4); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint32_t>(raw, i)); }
+      else { check_count(p.uint64_data_size()); t.ints.assign(p.uint64_data().begin(), p.uint64_data().end()); }
+      break;
+    case 13:  // uint64 (held as int64: values above 2^63 wrap)
+      if (has_raw) { check_raw(8); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(static_cast<std::int64_t>(read_raw<std::uint64_t>(raw, i))); }
+      else { check_count(p.uint64_data_size()); for (auto v : p.uint64_data()) t.ints.push_back(static_cast<std::int64_t>(v)); }
+      break;
     case kUint8:
     case kBool:
       if (has_raw) { check_raw(1); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint8_t>(raw, i)); }

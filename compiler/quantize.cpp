@@ -85,14 +85,13 @@ ValueRanges measure_ranges(const Graph& g, const std::vector<TensorMap>& inputs)
   ValueRanges ranges;
   const TensorMap constants = graph_constants(g);
   for (const auto& sample : inputs) {
-    TensorMap values = evaluate_graph(g, sample, /*best_effort=*/true, &constants);
-    for (const auto& [name, t] : values) {
-      if (g.is_constant(name) || t.data.empty()) continue;
-      auto [lo, hi] = std::minmax_element(t.data.begin(), t.data.end());
+    evaluate_graph_visiting(g, sample, constants, [&](const std::string& name, const FloatTensor& t) {
+      if (t.data.empty()) return;
+      auto [lo, hi] = value_range(t.data);
       auto it = ranges.find(name);
-      if (it == ranges.end()) ranges[name] = {*lo, *hi};
-      else it->second = {std::min(it->second.first, *lo), std::max(it->second.second, *hi)};
-    }
+      if (it == ranges.end()) ranges[name] = {lo, hi};
+      else it->second = {std::min(it->second.first, lo), std::max(it->second.second, hi)};
+    });
   }
   return ranges;
 }

@@ -12,7 +12,7 @@ namespace {
 const std::set<std::string> kUnary = {
     "Relu", "Sigmoid", "Tanh", "Clip", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu",
     "Softmax", "LogSoftmax", "Identity", "Neg", "Abs", "Exp", "Log", "Sqrt",
-    "Reciprocal", "Floor", "Ceil", "Erf", "Softplus", "Softsign", "Gelu", "Mish", "SiLU", "PRelu",
+    "Reciprocal", "Floor", "Ceil", "Erf", "Softplus", "Softsign", "Gelu", "GeluTanh", "Mish", "SiLU", "PRelu",
     "BatchNormalization", "LRN", "InstanceNormalization", "Round", "Sign",
     "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Celu",
     "ThresholdedRelu", "Shrink", "Hardmax", "CumSum", "Trilu", "LpNormalization", "MeanVarianceNormalization"};

@@ -49,9 +49,14 @@ bool match_activation(const Graph& g, const std::string& value, const std::set<i
   }
   if (cons.size() != 1 || taken.count(cons[0])) return false;
   const Node& n = g.nodes[cons[0]];
-  if (!n.domain.empty()) return false;
   act.nodes = {cons[0]};
   act.output = n.outputs[0];
+  // The activation-patterns pass writes x * sigmoid(x) as npusim:SiLU.
+  if (n.domain == "npusim" && n.op_type == "SiLU") {
+    act.name = "SiLU";
+    return true;
+  }
+  if (!n.domain.empty()) return false;
   if (n.op_type == "Relu" || n.op_type == "Sigmoid" || n.op_type == "HardSwish") {
     act.name = n.op_type;
     return true;

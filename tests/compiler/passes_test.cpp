@@ -60,7 +60,7 @@ TEST_CASE("BatchNorm folding keeps the numbers", "[compiler][passes]") {
   Graph before = conv_bn_relu(false);
   Graph after = before;
   auto detail = fold_batchnorm(after);
-  CHECK(detail == "folded 1 BatchNormalization");
+  CHECK(detail == "1 BatchNormalization to scale and shift, 2 folded into the layer before, 0 into the conv after");
   CHECK(after.nodes.size() == 2);
   CHECK(count_op(after, "BatchNormalization") == 0);
   TensorMap in{{"x", testing::random_tensor({1, 4, 9, 9}, 11)}};
@@ -68,10 +68,16 @@ TEST_CASE("BatchNorm folding keeps the numbers", "[compiler][passes]") {
   CHECK(testing::max_abs_diff(a.at(before.outputs[0]), b.at(after.outputs[0])) < 1e-4f);
 }
 
-TEST_CASE("BatchNorm on a shared Conv output is left alone", "[compiler][passes]") {
-  Graph g = conv_bn_relu(true);
+TEST_CASE("BatchNorm on a shared Conv output becomes a per-channel Mul and Add", "[compiler][passes]") {
+  Graph before = conv_bn_relu(true);
+  Graph g = before;
   fold_batchnorm(g);
-  CHECK(count_op(g, "BatchNormalization") == 1);
+  CHECK(count_op(g, "BatchNormalization") == 0);
+  CHECK(count_op(g, "Mul") == 2);  // the BN's scale and the graph's own "scale"
+  CHECK(count_op(g, "Add") == 2);  // the BN's shift and the constant Add
+  TensorMap in{{"x", testing::random_tensor({1, 4, 9, 9}, 12)}};
+  auto a = evaluate_graph(before, in), b = evaluate_graph(g, in);
+  CHECK(testing::max_abs_diff(a.at(before.outputs[0]), b.at(g.outputs[0])) < 1e-4f);
 }
 
 TEST_CASE("fusion merges Conv + bias + activation and residual Add + Relu", "[compiler][passes]") {
