@@ -12,7 +12,7 @@ inline const std::set<std::string>& unary_ops() {
   static const std::set<std::string> s = {"Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Exp",
                                           "Log", "Sqrt", "Reciprocal", "Erf", "Abs", "Neg", "Gelu", "Mish",
                                           "Softplus", "LeakyRelu", "Elu", "Softsign", "Selu", "Celu", "Sin",
-                                          "Cos", "Floor", "Ceil", "Round", "Sign", "ThresholdedRelu", "SiLU",
+                                          "Cos", "Floor", "Ceil", "Round", "Sign", "ThresholdedRelu", "SiLU", "GeluTanh",
                                           "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
                                           "Atanh", "Shrink"};
   return s;
