@@ -62,7 +62,7 @@ const DdrTensor& CodegenContext::tensor(const std::string& name) {
   const Tensor& t = graph.tensor(name);
   DdrTensor d;
   describe(t, d);
-  d.elem = elem_bytes();
+  d.elem = elem_bytes(t);
   d.addr = allocate(static_cast<std::uint64_t>(d.bytes()));
   return tensors_[name] = d;
 }
@@ -79,7 +79,8 @@ const DdrTensor& CodegenContext::constant(const std::string& name, const QuantPa
 
 const DdrTensor& CodegenContext::constant(const Tensor& t, const QuantParams& q, const AxisOrder& order) {
   const AxisOrder o = order_or_identity(order, t.shape.size());
-  auto key = std::make_tuple(t.name, int8() ? q.scale : 0.0f, int8() ? q.zero_point : 0, o);
+  const bool quantized = int8() && q.valid();  // else fp16 (also the masks of an int8 island)
+  auto key = std::make_tuple(t.name, quantized ? q.scale : 0.0f, quantized ? q.zero_point : 0, o);
   auto it = constants_.find(key);
   if (it != constants_.end()) return it->second;
   DdrTensor d;
@@ -87,8 +88,8 @@ const DdrTensor& CodegenContext::constant(const Tensor& t, const QuantParams& q,
   d.order = o;
   d.strides = logical_strides(t.shape, d.order);
   nhwc_extents(t.shape, d.order, d.h, d.w, d.c);
-  d.elem = elem_bytes();
-  d.quant = q;
+  d.elem = quantized ? 1 : 2;
+  d.quant = quantized ? q : QuantParams{};
   std::vector<float> logical;
   const std::int64_t n = t.elements();
   for (std::int64_t i = 0; i < n; ++i)
@@ -96,7 +97,7 @@ const DdrTensor& CodegenContext::constant(const Tensor& t, const QuantParams& q,
                                        : t.floats.at(static_cast<std::size_t>(i)));
   std::vector<std::uint8_t> bytes;
   for (float v : to_physical(logical, t.shape, d.order)) {
-    if (int8()) {
+    if (quantized) {
       bytes.push_back(static_cast<std::uint8_t>(quantize_value(v, q.scale, q.zero_point)));
     } else {
       std::uint16_t h = isa::float_to_half(v);
@@ -207,7 +208,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     e.role = step_outputs.count(name) ? isa::TensorRole::Output
              : step_inputs.count(name) ? isa::TensorRole::Input
                                        : isa::TensorRole::Intermediate;
-    e.dtype = precision == Precision::Int8 ? isa::DType::Int8 : isa::DType::Fp16;
+    e.dtype = d.elem == 1 ? isa::DType::Int8 : isa::DType::Fp16;
     // shape in memory order; layout names the order: NHWC, NC / ND (row-major), or
     // ND[a,b,...] listing the logical axes outermost first (only NPU-internal values).
     e.shape = physical_shape(t.shape, d.order);
@@ -222,7 +223,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     }
     e.ddr_addr = d.addr;
     e.size_bytes = static_cast<std::uint64_t>(d.bytes());
-    if (precision == Precision::Int8) {
+    if (e.dtype == isa::DType::Int8) {
       e.scale = d.quant.scale;
       e.zero_point = d.quant.zero_point;
     }

@@ -49,6 +49,9 @@ class CodegenContext {
 
   bool int8() const { return precision == Precision::Int8; }
   std::int64_t elem_bytes() const { return int8() ? 1 : 2; }
+  // Per value: an int8 program keeps values without quantisation parameters (a masked
+  // attention score, -inf where masked) in fp16.
+  std::int64_t elem_bytes(const Tensor& t) const { return int8() && t.quant.valid() ? 1 : 2; }
   std::uint64_t align(std::uint64_t v) const { return (v + alignment - 1) / alignment * alignment; }
 
   // DDR placement of an activation (allocated on first use; reshapes alias their input).
@@ -57,8 +60,9 @@ class CodegenContext {
   // Constant bytes placed in DDR (a program data segment); returns the address.
   std::uint64_t add_data(std::vector<std::uint8_t> bytes);
   // A constant operand as a data segment, its axes in `order` (empty: row-major): int8 on `q`
-  // (int8 programs) or fp16. Placed once per (name, q, order). The second form places a
-  // constant codegen computed itself (named uniquely by the caller).
+  // (int8 programs, q valid) or fp16 (fp16 programs, or no q: an int8 island's masks). Placed
+  // once per (name, q, order). The second form places a constant codegen computed itself
+  // (named uniquely by the caller).
   const DdrTensor& constant(const std::string& name, const QuantParams& q, const AxisOrder& order = {});
   const DdrTensor& constant(const Tensor& value, const QuantParams& q, const AxisOrder& order = {});
 

@@ -45,7 +45,7 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
   const DdrTensor& y = ctx.tensor(n.outputs[0]);
   EltwisePlan plan = plan_elementwise(ctx, n);
   const std::size_t k = plan.operands.size();
-  const std::int64_t out_es = ctx.elem_bytes();
+  const std::int64_t out_es = y.elem;
   const std::size_t rank = y.shape.size();
 
   // Dims in the output's memory order, each operand's element stride along them.

@@ -180,7 +180,7 @@ struct Planner {
             // [b][z][a] in SRAM: runs of na along a.
             emit_levels(st.load, Opcode::Load, box.src_addr + static_cast<std::uint64_t>(src_off * es), transpose_in[s], na * es,
                         {{nb, bs_src * es, nz * na * es}, {nz, Z.src_stride * es, na * es}}, ctx.alignment, node);
-            st.vector.push_back(make(Opcode::Transpose, {{Field::dtype, static_cast<std::int64_t>(ctx.int8() ? isa::DType::Int8 : isa::DType::Fp16)},
+            st.vector.push_back(make(Opcode::Transpose, {{Field::dtype, static_cast<std::int64_t>(es == 1 ? isa::DType::Int8 : isa::DType::Fp16)},
                                                          {Field::dst_addr, static_cast<std::int64_t>(transpose_out[s])},
                                                          {Field::src_addr, static_cast<std::int64_t>(transpose_in[s])},
                                                          {Field::batch, nb}, {Field::rows, nz}, {Field::cols, na}}));
@@ -355,7 +355,8 @@ MoveBox whole_tensor_box(const DdrTensor& src, const DdrTensor& dst, std::int64_
 LayerCode generate_moves(CodegenContext& ctx, const Node& n, const std::vector<MoveBox>& boxes,
                          const std::vector<std::uint8_t>& fill_bytes) {
   LayerCode code;
-  Planner p{ctx, n, ctx.elem_bytes(), 0, {0, 0}, code};
+  // Element size of the values moved (an int8 program may move an fp16 value).
+  Planner p{ctx, n, ctx.tensor(n.outputs[0]).elem, 0, {0, 0}, code};
   // Six slots: two for plain copies, two in and two out for transposed ones.
   p.slot_bytes = std::min<std::uint64_t>(ctx.sram_bytes / 6 / ctx.alignment * ctx.alignment, 64 * 1024);
   if (p.slot_bytes < ctx.alignment)
@@ -368,7 +369,7 @@ LayerCode generate_moves(CodegenContext& ctx, const Node& n, const std::vector<M
   bool any_fill = false;
   for (const auto& b : boxes) any_fill |= b.fill;
   if (any_fill) {
-    const std::int64_t es = ctx.elem_bytes();
+    const std::int64_t es = p.es;
     p.fill_elems = std::min<std::uint64_t>(p.slot_bytes, 32768) / static_cast<std::uint64_t>(es);
     std::vector<std::uint8_t> blob;
     for (std::uint64_t i = 0; i < p.fill_elems; ++i) blob.insert(blob.end(), fill_bytes.begin(), fill_bytes.end());

@@ -30,7 +30,9 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
   const RowwiseOp op = rowwise_op(g, n, int8);
   const RowwiseShape& s = op.shape;
   const bool island = int8 && !op.int8_direct;
-  const std::int64_t es = ctx.elem_bytes();
+  // An int8 program's fp16 values (a masked score) skip the dequantize.
+  const bool dequantize = island && x.elem == 1;
+  const std::int64_t es = x.elem, out_es = y.elem;
   const std::int64_t dim_max = op.kind == RowwiseKind::Reduce || op.kind == RowwiseKind::LayerNorm ? kReduceDimMax : kSoftmaxDimMax;
   const bool softmax = op.kind == RowwiseKind::Softmax || op.kind == RowwiseKind::LogSoftmax;
   if (s.mid > dim_max || (op.kind == RowwiseKind::LayerNorm && s.inner != 1))
@@ -40,7 +42,7 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
   // out, single fp16 temporaries for an island).
   auto need = [&](std::int64_t rows, std::int64_t ic) -> std::uint64_t {
     std::uint64_t in = ctx.align(static_cast<std::uint64_t>(rows * s.mid * ic * es));
-    std::uint64_t outb = ctx.align(static_cast<std::uint64_t>(rows * s.out_mid * ic * es));
+    std::uint64_t outb = ctx.align(static_cast<std::uint64_t>(rows * s.out_mid * ic * out_es));
     std::uint64_t tmp = island ? ctx.align(static_cast<std::uint64_t>(rows * s.mid * ic * 2)) +
                                      ctx.align(static_cast<std::uint64_t>(rows * s.out_mid * ic * 2))
                                : 0;
@@ -76,7 +78,7 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
     in_at[i] = at;
     at += ctx.align(static_cast<std::uint64_t>(rows * s.mid * ic * es));
     out_at[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(rows * s.out_mid * ic * es));
+    at += ctx.align(static_cast<std::uint64_t>(rows * s.out_mid * ic * out_es));
   }
   const std::uint64_t t0 = at, t1 = t0 + ctx.align(static_cast<std::uint64_t>(rows * s.mid * ic * 2));
 
@@ -106,12 +108,14 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
       const std::int64_t fdtype = static_cast<std::int64_t>(island || !int8 ? isa::DType::Fp16 : isa::DType::Int8);
       std::uint64_t src = in_at[slot], dst = out_at[slot];
       if (island) {
+        dst = t1;
+      }
+      if (dequantize) {
         Instruction dq = make(Opcode::Dequantize, {{Field::dtype, fdtype}, {Field::dst_addr, addr(t0)}, {Field::src_addr, addr(src)},
                                                    {Field::count, in_count}, {Field::zero_point, x.quant.zero_point}});
         dq.set_float(Field::scale, x.quant.scale);
         st.vector.push_back(dq);
         src = t0;
-        dst = t1;
       }
       switch (op.kind) {
         case RowwiseKind::Softmax:
@@ -145,11 +149,11 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
         st.vector.push_back(q);
       }
       DmaBox store;
-      store.ddr_addr = y.addr + static_cast<std::uint64_t>((r0 * s.out_mid * s.inner + i0) * es);
+      store.ddr_addr = y.addr + static_cast<std::uint64_t>((r0 * s.out_mid * s.inner + i0) * out_es);
       store.sram_addr = out_at[slot];
-      store.run_bytes = static_cast<std::uint64_t>(ni * es);
+      store.run_bytes = static_cast<std::uint64_t>(ni * out_es);
       store.runs = static_cast<std::uint64_t>(nr * s.out_mid);
-      store.ddr_stride = static_cast<std::uint64_t>(s.inner * es);
+      store.ddr_stride = static_cast<std::uint64_t>(s.inner * out_es);
       store.sram_stride = store.run_bytes;
       emit_dma(st.store, Opcode::Store, store);
       out.planned_ddr_bytes += store.run_bytes * store.runs;

@@ -142,8 +142,29 @@ class Planner {
     step(Kind::Binary, a, b).function = static_cast<int>(binary_function(op));
   }
 
+  // An operand as fp16: itself in fp16 programs; in int8 ones an activation is dequantized to
+  // a temporary and a constant placed in fp16.
+  int float_operand(const std::string& name) {
+    if (!ctx_.int8()) return operand(name);
+    if (g_.is_constant(name)) return operand(name, QuantParams{});
+    const int a = operand(name);
+    const int t = temp(a);
+    EltwiseStep& s = step(Kind::Dequantize, a, kNoBuffer, t);
+    s.dtype = isa::DType::Fp16;
+    s.scale = g_.tensor(name).quant.scale;
+    s.zero_point = g_.tensor(name).quant.zero_point;
+    return t;
+  }
+  void float_binary(isa::BinaryFunction f, int a, int b, int out) {
+    EltwiseStep& s = step(Kind::Binary, a, b, out);
+    s.dtype = isa::DType::Fp16;
+    s.function = static_cast<int>(f);
+  }
+
   // Where(c, x, y) with c a constant: x * M + K with M = c ? 1 : 0 and K = c ? 0 : y when y is a
-  // constant (and mirrored when x is); (x - y) * M + y when both are computed.
+  // constant (and mirrored when x is); (x - y) * M + y when both are computed. In fp16; an int8
+  // program dequantizes its operands first and quantizes the result, unless the output stays
+  // fp16 (a mask fill, masked_where()).
   void plan_where() {
     const Tensor& c = g_.tensor(n_.inputs[0]);
     if (!c.is_constant) fail("the condition is not a constant");
@@ -167,26 +188,36 @@ class Planner {
       for (std::size_t i = 0; i < cb.size(); ++i) k.floats.push_back((cb[i] != 0.0f) == when_true ? vb[i] : 0.0f);
       return k;
     };
+    const QuantParams& yq = g_.tensor(n_.outputs[0]).quant;
+    const bool quantize = ctx_.int8() && yq.valid();
+    const int result = quantize ? temp() : kOutputBuffer;
     if (!xc && yc) {
-      int xa = operand(x), m = constant_operand(mask(true)), k = constant_operand(selected(yv, false));
+      int xa = float_operand(x), m = constant_operand(mask(true)), k = constant_operand(selected(yv, false));
       int t = temp();
-      step(Kind::Binary, xa, m, t).function = static_cast<int>(isa::BinaryFunction::Mul);
-      step(Kind::Binary, t, k).function = static_cast<int>(isa::BinaryFunction::Add);
+      float_binary(isa::BinaryFunction::Mul, xa, m, t);
+      float_binary(isa::BinaryFunction::Add, t, k, result);
     } else if (xc && !yc) {
-      int ya = operand(yv), m = constant_operand(mask(false)), k = constant_operand(selected(x, true));
+      int ya = float_operand(yv), m = constant_operand(mask(false)), k = constant_operand(selected(x, true));
       int t = temp();
-      step(Kind::Binary, ya, m, t).function = static_cast<int>(isa::BinaryFunction::Mul);
-      step(Kind::Binary, t, k).function = static_cast<int>(isa::BinaryFunction::Add);
+      float_binary(isa::BinaryFunction::Mul, ya, m, t);
+      float_binary(isa::BinaryFunction::Add, t, k, result);
     } else {
-      int xa = operand(x), ya = operand(yv), m = constant_operand(mask(true));
+      int xa = float_operand(x), ya = float_operand(yv), m = constant_operand(mask(true));
       int t0 = temp(), t1 = temp();
-      step(Kind::Binary, xa, ya, t0).function = static_cast<int>(isa::BinaryFunction::Sub);
-      step(Kind::Binary, t0, m, t1).function = static_cast<int>(isa::BinaryFunction::Mul);
-      step(Kind::Binary, t1, ya).function = static_cast<int>(isa::BinaryFunction::Add);
+      float_binary(isa::BinaryFunction::Sub, xa, ya, t0);
+      float_binary(isa::BinaryFunction::Mul, t0, m, t1);
+      float_binary(isa::BinaryFunction::Add, t1, ya, result);
+    }
+    if (quantize) {
+      EltwiseStep& q = step(Kind::Quantize, result);
+      q.dtype = isa::DType::Fp16;
+      q.scale = yq.scale;
+      q.zero_point = yq.zero_point;
     }
   }
 
   void plan_int8() {
+    if (n_.op_type == "Where") return plan_where();
     Int8ElementwiseParams p = int8_elementwise_params(g_, n_);
     using K8 = Int8ElementwiseParams::Kind;
     switch (p.kind) {

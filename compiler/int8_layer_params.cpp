@@ -164,6 +164,16 @@ int unary_operand(const Graph& g, const Node& n) {
   return operand;
 }
 
+bool masked_where(const Graph& g, const Node& n) {
+  if (n.op_type != "Where" || n.inputs.size() != 3) return false;
+  for (std::size_t i = 1; i < 3; ++i) {
+    if (!g.is_constant(n.inputs[i])) continue;
+    for (float v : constant_as_float(g.tensor(n.inputs[i])).data)
+      if (!std::isfinite(v) || std::abs(v) > 1e4f) return true;
+  }
+  return false;
+}
+
 isa::BinaryFunction binary_function(const std::string& op) {
   if (op == "Add") return isa::BinaryFunction::Add;
   if (op == "Sub") return isa::BinaryFunction::Sub;

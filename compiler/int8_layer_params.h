@@ -55,6 +55,11 @@ struct Int8ElementwiseParams {
 };
 Int8ElementwiseParams int8_elementwise_params(const Graph& graph, const Node& node);
 
+// A Where selecting a mask fill (a constant operand beyond fp16's finite range or over 1e4 in
+// magnitude, e.g. -inf or float min for masked attention scores). In int8 programs its output
+// stays fp16: no int8 code stands for -inf.
+bool masked_where(const Graph& graph, const Node& node);
+
 // The binary function of an ONNX element-wise op (Add, Sub, Mul, Div, Max, Min, Pow, PRelu).
 isa::BinaryFunction binary_function(const std::string& op);
 

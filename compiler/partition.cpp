@@ -109,7 +109,12 @@ std::string eltwise_rejection(const Graph& g, const Node& n, bool int8) {
       if (!n.inputs[i].empty() && !g.is_constant(n.inputs[i])) return "Clip bounds are not constants";
   if (op == "Where") {
     if (!g.is_constant(n.inputs[0])) return "the condition is computed (only constant masks select by multiply-add)";
-    if (int8) return "int8 Where: a masked value has no int8 encoding (-inf); the model runs it in fp16";
+    // int8: a mask fill (-inf, float min) has no int8 code; such a Where keeps its output in
+    // fp16 for the softmax after it (quantize.cpp), which must be its only kind of reader.
+    if (int8 && masked_where(g, n))
+      for (int c : g.consumers(n.outputs[0]))
+        if (g.nodes[static_cast<std::size_t>(c)].op_type != "Softmax" && g.nodes[static_cast<std::size_t>(c)].op_type != "LogSoftmax")
+          return "int8 Where with a mask fill read by a " + g.nodes[static_cast<std::size_t>(c)].op_type + " (only a softmax can take its fp16 output)";
     return "";
   }
   const int single = unary_operand(g, n);

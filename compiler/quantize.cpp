@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "compiler/int8_layer_params.h"
 #include "compiler/npu_ops.h"
 #include "compiler/npy_float.h"
 
@@ -166,6 +167,9 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
     auto [lo, hi] = group_range[find(v)];
     g.tensor(v).quant = activation_params(lo, hi);
   }
+  // A masked Where's output stays fp16 (no scale): -inf where masked has no int8 code.
+  for (const auto& n : g.nodes)
+    if (n.device == Node::Device::Npu && masked_where(g, n)) g.tensor(n.outputs[0]).quant = QuantParams{};
   for (auto& n : g.nodes) {
     if (n.device != Node::Device::Npu || n.domain != "npusim") continue;
     for (const char* key : {"acc_value", "act_value"}) {

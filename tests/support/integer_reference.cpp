@@ -260,6 +260,42 @@ Bytes fp16_bytes(const std::vector<float>& v) {
   return b;
 }
 
+// Where with a constant condition, as codegen's fp16 island: the selected operand dequantized
+// (or a constant rounded to fp16), x * M + K with M = c ? 1 : 0 and K the other branch where
+// c is false (mirrored for a constant x; (x - y) * M + y for two computed operands), each
+// fp16 binary op rounding once; quantized unless the output stays fp16 (a mask fill).
+Bytes where(const Graph& g, const Node& n, const std::vector<const Bytes*>& in) {
+  const Tensor& yt = g.tensor(n.outputs[0]);
+  const auto cond = constant_as_float(g.tensor(n.inputs[0])).data;
+  auto operand = [&](std::size_t i) {
+    const Tensor& t = g.tensor(n.inputs[i]);
+    std::vector<float> v;
+    if (t.is_constant)
+      for (float f : constant_as_float(t).data) v.push_back(isa::round_to_half(f));
+    else
+      for (std::int8_t q : to_logical(*in[i], t.shape, t.order)) v.push_back(dequantize_fp16(q, t.quant));
+    return v;
+  };
+  const auto xv = operand(1), yv = operand(2);
+  const auto ic = broadcast_index(g.tensor(n.inputs[0]).shape, yt.shape);
+  const auto ix = broadcast_index(g.tensor(n.inputs[1]).shape, yt.shape);
+  const auto iy = broadcast_index(g.tensor(n.inputs[2]).shape, yt.shape);
+  const bool xc = g.is_constant(n.inputs[1]), yc = g.is_constant(n.inputs[2]);
+  std::vector<float> r(ic.size());
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const bool c = cond[static_cast<std::size_t>(ic[i])] != 0.0f;
+    const float x = xv[static_cast<std::size_t>(ix[i])], y = yv[static_cast<std::size_t>(iy[i])];
+    if (!xc && yc) r[i] = isa::round_to_half(isa::round_to_half(x * (c ? 1.0f : 0.0f)) + (c ? 0.0f : y));
+    else if (xc && !yc) r[i] = isa::round_to_half(isa::round_to_half(y * (c ? 0.0f : 1.0f)) + (c ? x : 0.0f));
+    else r[i] = isa::round_to_half(isa::round_to_half(isa::round_to_half(x - y) * (c ? 1.0f : 0.0f)) + y);
+  }
+  r = to_physical(r, yt.shape, yt.order);
+  if (fp16_value(g, n.outputs[0])) return fp16_bytes(r);
+  Bytes q;
+  for (float v : r) q.push_back(quantize_fp16(v, yt.quant));
+  return q;
+}
+
 // Softmax, LayerNorm and reductions on the physical outer x mid x inner view (rowwise_params.h),
 // with the fp32 arithmetic of the softmax / layernorm / reduce instructions in their element
 // order; int8 max/min on the integers, everything else dequantized to fp16 and quantized back.
@@ -455,6 +491,8 @@ Int8Values run_integer_reference(const Graph& g, Int8Values values) {
       y = op == "FusedConv" ? fused_conv(g, n, *in[0], residual) : fused_gemm(g, n, *in[0], residual);
     } else if (unary_ops().count(op) || binary_ops().count(op)) {
       y = elementwise(g, n, in);
+    } else if (op == "Where") {
+      y = where(g, n, in);
     } else if (is_rowwise_op(op)) {
       y = rowwise(g, n, *in[0]);
     } else if (op == "MatMul") {

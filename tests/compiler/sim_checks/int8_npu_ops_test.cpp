@@ -90,7 +90,7 @@ TEST_CASE("int8 data movement in any layout equals the integer reference", "[com
   check_graph(g, "moves");
 }
 
-TEST_CASE("int8 attention: MatMul of computed tensors, softmax, layernorm and reductions equal the integer reference",
+TEST_CASE("int8 attention: MatMul of computed tensors, masked softmax, layernorm and reductions equal the integer reference",
           "[compiler][sim][int8]") {
   Builder b(23);
   auto x = b.input("x", {1, 12, 16});  // [1, T, D], 2 heads of 8
@@ -106,7 +106,13 @@ TEST_CASE("int8 attention: MatMul of computed tensors, softmax, layernorm and re
   b.node("Transpose", {b.out("v4")}, "vh").set_ints("perm", {0, 2, 1, 3});
   b.node("MatMul", {b.out("qh"), b.out("kt")}, "scores");
   b.node("Mul", {b.out("scores"), b.constant("scale", {}, {0.35f})}, "scaled");
-  b.node("Softmax", {b.out("scaled")}, "probs").set_int("axis", -1);
+  std::vector<float> causal;
+  for (int i = 0; i < 12; ++i)
+    for (int j = 0; j < 12; ++j) causal.push_back(j <= i ? 1.0f : 0.0f);
+  b.constant("causal", {1, 1, 12, 12}, causal);
+  b.graph().tensors["causal"].elem_type = kBool;
+  b.node("Where", {"causal", b.out("scaled"), b.constant("fill", {}, {-3.4028235e38f})}, "masked");  // stays fp16
+  b.node("Softmax", {b.out("masked")}, "probs").set_int("axis", -1);
   b.node("MatMul", {b.out("probs"), b.out("vh")}, "ctx");
   b.node("Transpose", {b.out("ctx")}, "ctx_t").set_ints("perm", {0, 2, 1, 3});
   b.node("Reshape", {b.out("ctx_t"), b.int_constant("flat", {1, 12, 16})}, "merged");
