@@ -111,7 +111,8 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
         b.sram_stride = c_bytes;
         emit_dma(st.load, Opcode::Load, b);
       }
-      st.vector.push_back(make(Opcode::Pool, {{Field::dtype, ctx.int8() ? 0 : 2}, {Field::mode, is_max ? 0 : 1},
+      st.vector.push_back(make(Opcode::Pool, {{Field::dtype, static_cast<std::int64_t>(ctx.int8() ? isa::DType::Int8 : isa::DType::Fp16)},
+                                              {Field::mode, static_cast<std::int64_t>(is_max ? isa::PoolMode::Max : isa::PoolMode::Average)},
                                               {Field::count_include_pad, n.get_int("count_include_pad", 0)},
                                               {Field::dst_addr, addr(out_slot[t % 2])}, {Field::src_addr, addr(in_slot[t % 2])},
                                               {Field::in_h, ih1 - ih0}, {Field::in_w, x.w}, {Field::channels, nc},

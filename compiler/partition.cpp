@@ -17,15 +17,27 @@
 namespace npu::compiler {
 namespace {
 
-// Field widths from isa/instruction_set.def that decide what one instruction can express.
-constexpr std::int64_t kConvKernelMax = 15;    // kernel_h/w: 4 bits
-constexpr std::int64_t kConvStrideMax = 7;     // stride_h/w: 3 bits
-constexpr std::int64_t kConvDilationMax = 7;   // dilation_h/w: 3 bits
-constexpr std::int64_t kPadMax = 15;           // pad_*: 4 bits
-constexpr std::int64_t kTileDimMax = 4095;     // in_h/in_w: 12 bits
-constexpr std::int64_t kChannelsMax = 65535;   // in_c/out_c/channels: 16 bits
-constexpr std::int64_t kPoolKernelMax = 255;   // pool kernel_h/w: 8 bits
-constexpr std::int64_t kPoolStrideMax = 15;    // pool stride_h/w: 4 bits
+// What one instruction can express, from the ISA table's field widths.
+using isa::Field;
+using isa::Opcode;
+constexpr std::int64_t kConvKernelMax = isa::field_max(Opcode::Conv, Field::kernel_h);
+constexpr int kConvKernelBits = isa::field_width(Opcode::Conv, Field::kernel_h);
+constexpr std::int64_t kConvStrideMax = isa::field_max(Opcode::Conv, Field::stride_h);
+constexpr int kConvStrideBits = isa::field_width(Opcode::Conv, Field::stride_h);
+constexpr std::int64_t kConvDilationMax = isa::field_max(Opcode::Conv, Field::dilation_h);
+constexpr int kConvDilationBits = isa::field_width(Opcode::Conv, Field::dilation_h);
+constexpr std::int64_t kPadMax = isa::field_max(Opcode::Conv, Field::pad_top);
+constexpr int kPadBits = isa::field_width(Opcode::Conv, Field::pad_top);
+constexpr std::int64_t kTileDimMax = isa::field_max(Opcode::Conv, Field::in_w);
+constexpr int kTileDimBits = isa::field_width(Opcode::Conv, Field::in_w);
+constexpr std::int64_t kChannelsMax = isa::field_max(Opcode::Conv, Field::in_c);
+constexpr int kChannelsBits = isa::field_width(Opcode::Conv, Field::in_c);
+constexpr std::int64_t kGemmKMax = isa::field_max(Opcode::Gemm, Field::k);
+constexpr int kGemmKBits = isa::field_width(Opcode::Gemm, Field::k);
+constexpr std::int64_t kPoolKernelMax = isa::field_max(Opcode::Pool, Field::kernel_h);
+constexpr int kPoolKernelBits = isa::field_width(Opcode::Pool, Field::kernel_h);
+constexpr std::int64_t kPoolStrideMax = isa::field_max(Opcode::Pool, Field::stride_h);
+constexpr int kPoolStrideBits = isa::field_width(Opcode::Pool, Field::stride_h);
 
 std::string too_wide(const std::string& what, std::int64_t value, std::int64_t max, int bits) {
   return what + " " + std::to_string(value) + " exceeds the ISA's " + std::to_string(bits) +
@@ -38,9 +50,9 @@ std::string check_window(const WindowGeometry& w, std::int64_t kmax, int kbits, 
   if (w.stride_h > smax || w.stride_w > smax) return too_wide("stride", std::max(w.stride_h, w.stride_w), smax, sbits);
   if (!dilation_allowed && (w.dilation_h != 1 || w.dilation_w != 1)) return "dilations other than 1 have no pool instruction field";
   if (w.dilation_h > kConvDilationMax || w.dilation_w > kConvDilationMax)
-    return too_wide("dilation", std::max(w.dilation_h, w.dilation_w), kConvDilationMax, 3);
+    return too_wide("dilation", std::max(w.dilation_h, w.dilation_w), kConvDilationMax, kConvDilationBits);
   std::int64_t pad = std::max({w.pad_top, w.pad_left, w.pad_bottom, w.pad_right});
-  if (pad > kPadMax) return too_wide("pad", pad, kPadMax, 4);
+  if (pad > kPadMax) return too_wide("pad", pad, kPadMax, kPadBits);
   if (std::min({w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}) < 0) return "negative pads";
   return "";
 }
@@ -165,15 +177,17 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     const Tensor& w = g.tensor(n.inputs[1]);
     if (xs.size() != 4) return "only 2-D convolution maps to the conv instruction";
     auto geo = window_geometry(n, xs, w.shape[2], w.shape[3]);
-    auto why = check_window(geo, kConvKernelMax, 4, kConvStrideMax, 3, true);
+    auto why = check_window(geo, kConvKernelMax, kConvKernelBits, kConvStrideMax, kConvStrideBits, true);
     if (!why.empty()) return why;
-    if (xs[3] > kTileDimMax) return too_wide("input width", xs[3], kTileDimMax, 12);
-    if (xs[1] > kChannelsMax || w.shape[0] > kChannelsMax) return too_wide("channels", std::max(xs[1], w.shape[0]), kChannelsMax, 16);
+    const bool pointwise = geo.kernel_h == 1 && geo.kernel_w == 1 && geo.stride_h == 1 && geo.stride_w == 1 &&
+                           geo.pad_top == 0 && geo.pad_left == 0 && geo.pad_bottom == 0 && geo.pad_right == 0;
+    if (xs[3] > kTileDimMax && !pointwise) return too_wide("input width", xs[3], kTileDimMax, kTileDimBits);
+    if (xs[1] > kChannelsMax || w.shape[0] > kChannelsMax) return too_wide("channels", std::max(xs[1], w.shape[0]), kChannelsMax, kChannelsBits);
     return fused_activation_rejection(n, int8);
   }
   if (op == "FusedGemm") {
     if (xs.size() < 2) return "Gemm input is 1-D";
-    if (xs.back() > kChannelsMax) return too_wide("inner dimension", xs.back(), kChannelsMax, 16);
+    if (xs.back() > kChannelsMax) return too_wide("inner dimension", xs.back(), kChannelsMax, kChannelsBits);
     return fused_activation_rejection(n, int8);
   }
   if (unary_ops().count(op) || binary_ops().count(op) || op == "Where") return eltwise_rejection(g, n, int8);
@@ -183,7 +197,7 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     auto k = n.get_ints("kernel_shape");
     if (k.size() != 2) return "kernel_shape is not 2-D";
     auto geo = window_geometry(n, xs, k[0], k[1]);
-    auto why = check_window(geo, kPoolKernelMax, 8, kPoolStrideMax, 4, false);
+    auto why = check_window(geo, kPoolKernelMax, kPoolKernelBits, kPoolStrideMax, kPoolStrideBits, false);
     if (!why.empty()) return why;
     if (geo.ceil_mode) {
       Node floor_node = n;
@@ -191,12 +205,12 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
       auto floor_geo = window_geometry(floor_node, xs, k[0], k[1]);
       if (floor_geo.out_h != geo.out_h || floor_geo.out_w != geo.out_w) return "ceil_mode=1 changes the output size; the pool instruction floors";
     }
-    if (xs[3] > kTileDimMax) return too_wide("input width", xs[3], kTileDimMax, 12);
+    if (xs[3] > kTileDimMax) return too_wide("input width", xs[3], kTileDimMax, kTileDimBits);
     return "";
   }
   if (op == "GlobalAveragePool") {
     if (xs.size() != 4) return "only 4-D input";
-    if (xs[2] > kPoolKernelMax || xs[3] > kPoolKernelMax) return too_wide("window", std::max(xs[2], xs[3]), kPoolKernelMax, 8);
+    if (xs[2] > kPoolKernelMax || xs[3] > kPoolKernelMax) return too_wide("window", std::max(xs[2], xs[3]), kPoolKernelMax, kPoolKernelBits);
     return "";
   }
   if (op == "Resize" || op == "Upsample") {
@@ -237,7 +251,7 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
   if (op == "MatMul") {
     const Tensor& b = g.tensor(n.inputs[1]);
     if (xs.size() < 2 || b.shape.size() < 2) return "1-D MatMul operand";
-    if (xs.back() > isa::field_max(isa::Opcode::Gemm, isa::Field::k)) return too_wide("reduction length", xs.back(), isa::field_max(isa::Opcode::Gemm, isa::Field::k), 16);
+    if (xs.back() > kGemmKMax) return too_wide("reduction length", xs.back(), kGemmKMax, kGemmKBits);
     return "";
   }
   return "op " + op + " has no NPU instruction";
