@@ -172,7 +172,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
         code = generate_move(ctx, n);
       } else if (op == "FusedConv" || op == "FusedGemm") {
         code = generate_conv(ctx, n);
-      } else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") {
+      } else if (op == "MaxPool" || op == "AveragePool") {
         code = generate_pool(ctx, n);
       } else if (op == "Resize" || op == "Upsample") {
         code = generate_resize(ctx, n);

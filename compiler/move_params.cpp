@@ -110,7 +110,7 @@ std::vector<std::int64_t> gather_indices(const Graph& g, const Node& n) {
 std::vector<std::int64_t> reduce_axes(const Graph& g, const Node& n) {
   const std::size_t r = input_shape(g, n).size();
   std::vector<std::int64_t> axes = param_ints(g, n, "axes");
-  if (n.op_type == "GlobalMaxPool")
+  if (n.op_type == "GlobalMaxPool" || n.op_type == "GlobalAveragePool")
     for (std::size_t a = 2; a < r; ++a) axes.push_back(static_cast<std::int64_t>(a));
   if (axes.empty() && !n.get_int("noop_with_empty_axes", 0))
     for (std::size_t a = 0; a < r; ++a) axes.push_back(static_cast<std::int64_t>(a));

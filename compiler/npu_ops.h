@@ -39,7 +39,9 @@ inline bool is_view_op(const std::string& op) {
 }
 
 inline const std::set<std::string>& reduce_ops() {
-  static const std::set<std::string> s = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "GlobalMaxPool",
+  // GlobalAveragePool is a mean over H x W: in int8 its output gets its own parameters (a
+  // channel's mean spans far less than the channel), which the pool instruction cannot give.
+  static const std::set<std::string> s = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "GlobalMaxPool", "GlobalAveragePool",
                                           "ReduceSumSquare", "ReduceL2"};
   return s;
 }

@@ -142,7 +142,7 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
       if (!v.empty()) activations.insert(v);
     // Data movement passes its parameters through unchanged (the bytes are the values), as do
     // pooling and the clamps that run in the integer domain.
-    static const std::set<std::string> kSameParams = {"MaxPool", "AveragePool", "GlobalAveragePool", "Resize",
+    static const std::set<std::string> kSameParams = {"MaxPool", "AveragePool", "Resize",
                                                       "Upsample", "Relu", "Clip", "GlobalMaxPool",
                                                       "ReduceMax", "ReduceMin"};
     const bool moves = move_ops().count(n.op_type) != 0;

@@ -83,7 +83,7 @@ RowwiseOp rowwise_op(const Graph& g, const Node& n, bool int8) {
   r.shape.out_mid = r.kind == RowwiseKind::Reduce ? 1 : r.shape.mid;
   if (r.kind == RowwiseKind::Reduce) {
     if (op == "ReduceSum") r.reduce = isa::ReduceFunction::Sum;
-    else if (op == "ReduceMean") r.reduce = isa::ReduceFunction::Mean;
+    else if (op == "ReduceMean" || op == "GlobalAveragePool") r.reduce = isa::ReduceFunction::Mean;
     else if (op == "ReduceMax" || op == "GlobalMaxPool") r.reduce = isa::ReduceFunction::Max;
     else if (op == "ReduceMin") r.reduce = isa::ReduceFunction::Min;
     else r.reduce = isa::ReduceFunction::SumSquare;  // ReduceSumSquare, ReduceL2

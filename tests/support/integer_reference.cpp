@@ -497,7 +497,7 @@ Int8Values run_integer_reference(const Graph& g, Int8Values values) {
       y = rowwise(g, n, *in[0]);
     } else if (op == "MatMul") {
       y = matmul(g, n, in);
-    } else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") {
+    } else if (op == "MaxPool" || op == "AveragePool") {
       y = pool(g, n, *in[0]);
     } else if (op == "Resize" || op == "Upsample") {
       y = resize(g, n, *in[0]);
