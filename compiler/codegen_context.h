@@ -25,8 +25,12 @@ struct DdrTensor {
   std::vector<std::int64_t> shape;    // logical
   AxisOrder order;                    // memory order of the logical axes
   std::vector<std::int64_t> strides;  // elements between neighbours along each logical axis
-  std::int64_t elements() const { return h * w * c; }
-  std::int64_t bytes() const { return h * w * c * elem; }
+  std::int64_t elements() const {  // all of them (the image view leaves out a batch > 1)
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    return shape.empty() ? h * w * c : n;
+  }
+  std::int64_t bytes() const { return elements() * elem; }
   std::int64_t elem = 1;  // bytes per element
   QuantParams quant;
 };
