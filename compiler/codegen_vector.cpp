@@ -40,24 +40,17 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
   const DdrTensor& x = ctx.tensor(n.inputs[0]);
   const DdrTensor& y = ctx.tensor(n.outputs[0]);
   const std::int64_t es = ctx.elem_bytes();
-  const bool global = n.op_type == "GlobalAveragePool";
   const bool is_max = n.op_type == "MaxPool";
-  WindowGeometry geo;
-  if (global) {
-    geo.kernel_h = x.h;
-    geo.kernel_w = x.w;
-  } else {
-    auto k = n.get_ints("kernel_shape");
-    geo = window_geometry(n, g.tensor(n.inputs[0]).shape, k[0], k[1]);
-    geo.ceil_mode = false;  // the partitioner only lets ceil_mode through when it changes nothing
-  }
+  auto k = n.get_ints("kernel_shape");
+  WindowGeometry geo = window_geometry(n, g.tensor(n.inputs[0]).shape, k[0], k[1]);
+  geo.ceil_mode = false;  // the partitioner only lets ceil_mode through when it changes nothing
   auto in_rows = [&](std::int64_t rows) { return std::min(x.h, (rows - 1) * geo.stride_h + geo.kernel_h); };
   // SRAM for `rows` output rows of `cc` channels, double-buffered.
   auto need = [&](std::int64_t rows, std::int64_t cc) {
     return 2 * (ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es)) +
                 ctx.align(static_cast<std::uint64_t>(rows * y.w * cc * es)));
   };
-  // Pooling is per channel, so when one output row with all channels does not fit (a global
+  // Pooling is per channel, so when one output row with all channels does not fit (a wide
   // average pool over 7x7x2048, say), the channels split into chunks: each tile loads its
   // chunk's channels with a strided DMA, pools them and stores them strided. Every output
   // value is computed by the same single pool window as before, so results are unchanged.

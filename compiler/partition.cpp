@@ -1,7 +1,6 @@
 #include "compiler/partition.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -145,8 +144,6 @@ std::string eltwise_rejection(const Graph& g, const Node& n, bool int8) {
 
 std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
   const std::string& op = n.op_type;
-  if (const char* dbg = std::getenv("NPUSIM_DEBUG_CPU_OPS"))  // DEBUG-ONLY
-    if ((std::string(",") + dbg + ",").find("," + op + ",") != std::string::npos) return "debug";
   if (!n.domain.empty() && n.domain != "npusim") return "domain '" + n.domain + "' is not an NPU op set";
   int activations = 0;
   for (const auto& in : n.inputs) {

@@ -79,6 +79,11 @@ EXPECTED_FAILURES = {
     "test_layer_normalization_default_axis_expanded":
         "FP16: the expanded graph's Add/Mul run on the NPU in FP16; error 2.6e-3 exceeds 1e-3",
     "test_softmax_large_number": "FP16: inputs near 1e4 differ by 1, below FP16's spacing of 8 there",
+    "test_softmax_large_number_expanded": "FP16: inputs near 1e4 differ by 1, below FP16's spacing of 8 there",
+    "test_logsoftmax_large_number": "FP16: inputs near 1e4 differ by 1, below FP16's spacing of 8 there",
+    "test_logsoftmax_large_number_expanded": "FP16: inputs near 1e4 differ by 1, below FP16's spacing of 8 there",
+    "test_matmul_4d": "FP16: numpy's matmul of the inputs rounded to fp16 is already 2.2e-3 off (cancellation), over 1e-3",
+    "test_pow": "FP16: numpy's power of the inputs rounded to fp16 is already 2.3 off at 1536 (1.5e-3 relative), over 1e-3",
 }
 
 

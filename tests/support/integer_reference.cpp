@@ -411,14 +411,8 @@ Bytes matmul(const Graph& g, const Node& n, const std::vector<const Bytes*>& in)
 // read the input zero point when counted.
 Bytes pool(const Graph& g, const Node& n, const Bytes& x) {
   const Extents xe = extents(g, n.inputs[0]), ye = extents(g, n.outputs[0]);
-  WindowGeometry geo;
-  if (n.op_type == "GlobalAveragePool") {
-    geo.kernel_h = xe.h;
-    geo.kernel_w = xe.w;
-  } else {
-    auto k = n.get_ints("kernel_shape");
-    geo = window_geometry(n, g.tensor(n.inputs[0]).shape, k[0], k[1]);
-  }
+  auto k = n.get_ints("kernel_shape");
+  const WindowGeometry geo = window_geometry(n, g.tensor(n.inputs[0]).shape, k[0], k[1]);
   const bool is_max = n.op_type == "MaxPool";
   const bool include_pad = n.get_int("count_include_pad", 0) != 0;
   const std::int64_t pad = is_max ? -128 : g.tensor(n.inputs[0]).quant.zero_point;
