@@ -6,6 +6,7 @@
 #include <random>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "compiler/int8_layer_params.h"
 #include "compiler/npu_ops.h"
@@ -83,17 +84,37 @@ std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& 
 }
 
 ValueRanges measure_ranges(const Graph& g, const std::vector<TensorMap>& inputs) {
-  ValueRanges ranges;
   const TensorMap constants = graph_constants(g);
-  for (const auto& sample : inputs) {
-    evaluate_graph_visiting(g, sample, constants, [&](const std::string& name, const FloatTensor& t) {
-      if (t.data.empty()) return;
-      auto [lo, hi] = value_range(t.data);
-      auto it = ranges.find(name);
-      if (it == ranges.end()) ranges[name] = {lo, hi};
-      else it->second = {std::min(it->second.first, lo), std::max(it->second.second, hi)};
-    });
-  }
+  // Samples are independent: up to one thread per core, each with its own ranges, merged after.
+  const std::size_t threads =
+      std::max<std::size_t>(1, std::min<std::size_t>(inputs.size(), std::thread::hardware_concurrency()));
+  std::vector<ValueRanges> partial(threads);
+  std::vector<std::exception_ptr> errors(threads);
+  auto work = [&](std::size_t t) {
+    try {
+      for (std::size_t s = t; s < inputs.size(); s += threads)
+        evaluate_graph_visiting(g, inputs[s], constants, [&](const std::string& name, const FloatTensor& v) {
+          if (v.data.empty()) return;
+          auto [lo, hi] = value_range(v.data);
+          auto [it, fresh] = partial[t].try_emplace(name, lo, hi);
+          if (!fresh) it->second = {std::min(it->second.first, lo), std::max(it->second.second, hi)};
+        });
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  ValueRanges ranges = std::move(partial[0]);
+  for (std::size_t t = 1; t < threads; ++t)
+    for (const auto& [name, r] : partial[t]) {
+      auto [it, fresh] = ranges.try_emplace(name, r);
+      if (!fresh) it->second = {std::min(it->second.first, r.first), std::max(it->second.second, r.second)};
+    }
   return ranges;
 }
 

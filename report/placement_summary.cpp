@@ -34,7 +34,7 @@ std::vector<InstructionTime> instruction_times(const container::CompiledModel& m
       if (op.unit == isa::Unit::Load || op.unit == isa::Unit::Store) {
         const auto& t = plan.transfers.at(op.transfer);
         const auto ddr = static_cast<std::uint64_t>(bytes_per_cycle > 0 ? std::ceil(t.bus_bytes / bytes_per_cycle) : 0);
-        times[at].cycles = static_cast<double>(cost::dma_transfer_cycles(ddr, t.sram_cycles, t.bounce_cycles, hw.dma));
+        times[at].cycles = static_cast<double>(cost::dma_transfer_cycles(ddr, cost::sram_port_cycles(t.bytes, hw.sram), t.bounce_cycles, hw.dma));
       } else {
         times[at].cycles = static_cast<double>(op.cycles);
       }
