@@ -3,15 +3,19 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "compiler/graph.h"
+#include "compiler/int8_layer_params.h"
 #include "hwconfig/hardware_config.h"
 #include "isa/instruction.h"
 #include "isa/program.h"
 
 namespace npu::compiler {
+
+class Int8ParamsCache;
 
 // A value as the NPU stores it: NHWC (2-D [M, K] is H = M, W = 1, C = K), int8 or fp16.
 struct DdrTensor {
@@ -30,7 +34,8 @@ struct LayerCode {
 
 class CodegenContext {
  public:
-  CodegenContext(const Graph& graph, const HardwareConfig& config, Precision precision);
+  CodegenContext(const Graph& graph, const HardwareConfig& config, Precision precision,
+                 const Int8ParamsCache* int8_params = nullptr);
 
   const Graph& graph;
   const HardwareConfig& config;
@@ -48,11 +53,15 @@ class CodegenContext {
   // Constant bytes placed in DDR (a program data segment); returns the address.
   std::uint64_t add_data(std::vector<std::uint8_t> bytes);
 
+  // INT8 parameters of a FusedConv/FusedGemm: from the lowered model's cache when there is one.
+  std::shared_ptr<const Int8ConvParams> conv_params(const Node& node) const;
+
   isa::Program& program() { return program_; }
   std::map<std::string, DdrTensor>& placed() { return tensors_; }
 
  private:
   std::uint64_t allocate(std::uint64_t bytes);
+  const Int8ParamsCache* int8_params_ = nullptr;
   std::map<std::string, DdrTensor> tensors_;
   isa::Program program_;
   std::uint64_t next_ddr_ = 0x1000;  // 0 is left unused so a zero address is always a bug
