@@ -84,7 +84,7 @@ SimResult simulate(const isa::Program& program, const HardwareConfig& config, Dd
     result.ddr_bytes_written = d.bytes_written();
     result.ddr_bus_bytes = d.model().bus_bytes();
     result.ddr_row_misses = d.model().row_misses();
-    if (config.energy) result.energy = energy_of(result, *config.energy);
+    if (config.energy) result.energy = energy_of(result, design_costs(config));
   }
   return result;
 }

@@ -10,8 +10,10 @@ import random
 from dataclasses import dataclass
 
 from . import config_key_paths as config_keys
-from .errors import SweepSpecError
+from .config import with_values
+from .errors import Error, SweepSpecError
 from .safe_expression import ExpressionError
+from .sweep_metrics import DESIGN_METRICS, design_metrics
 
 _MAX_GRID = 10_000_000  # a grid larger than this must be sampled (random or lhs)
 
@@ -53,9 +55,32 @@ def constraint_names(spec, design):
     return names
 
 
+def _with_design_costs(spec, design, names, text):
+    """Adds area and static power (npusim.Config.costs()) for a constraint that names them."""
+    try:
+        config = with_values(spec.base_config, design.overrides, origin=f"{spec.path} point {design.values}")
+    except Error:
+        return False  # an invalid point: run_sweep records it as failed; it is not filtered out here
+    for column, value in design_metrics(config).items():
+        if value is None and column in spec_names(spec, text):
+            raise SweepSpecError(f"{spec.path}: constraints: '{text}': {column} is not known for these configs "
+                                 "(give the base config an area: section or energy: {model: derived})")
+        names[column] = value
+    return True
+
+
+def spec_names(spec, text):
+    return next(e.names() for t, e in spec.constraints if t == text)
+
+
 def _accepts(spec, design):
     names = constraint_names(spec, design)
+    costed = False
     for i, (text, expression) in enumerate(spec.constraints):
+        if not costed and expression.names() & DESIGN_METRICS:
+            costed = True
+            if not _with_design_costs(spec, design, names, text):
+                return True
         try:
             if not expression.evaluate(names):
                 return False

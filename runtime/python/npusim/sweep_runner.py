@@ -14,7 +14,8 @@ from . import config_key_paths
 from .config import config_to_dict, with_values
 from .errors import Error
 from .sweep_compile import compile_key
-from .sweep_points import sweep_points
+from .safe_expression import ExpressionError
+from .sweep_points import constraint_names, sweep_points
 from .sweep_results import ResultStore
 from .sweep_spec import load_sweep_spec
 
@@ -100,8 +101,13 @@ def run_sweep(spec_path, out, workers=None, scheduler=None, restart=False, progr
     todo = [p for p in points if p.id not in done]
     order = {p.id: p.index for p in points}
     leading = ["point_id", "model", "precision", *(c for a in spec.axes for c in a.columns), "status", "error"]
+    designs = {p.id: p.design for p in points}
+
+    def decorate(table):
+        return mark_feasible(spec, designs, table)
+
     if not todo:
-        return store.finish(order, leading)
+        return store.finish(order, leading, decorate)
 
     generate_models(spec, store.parts / "models")
     base_tree = config_to_dict(spec.base_config)
@@ -124,7 +130,32 @@ def run_sweep(spec_path, out, workers=None, scheduler=None, restart=False, progr
                 _run_on_dask(dask, tasks, compile_for, spec.timing_only, store, bar)
         finally:
             store.flush()
-    return store.finish(order, leading)
+    return store.finish(order, leading, decorate)
+
+
+def mark_feasible(spec, designs, table):
+    """`feasible`: the point ran and meets every constraint on results (area_mm2 <= 4 ...);
+    attrs["npusim"]: the objectives and constraints, for `npusim plot`."""
+    if len(table):
+        feasible = []
+        for row in table.to_dict("records"):
+            ok = row.get("status") == "ok"
+            if ok and spec.result_constraints:
+                names = {**constraint_names(spec, designs[row["point_id"]]), **row}
+                for text, expression in spec.result_constraints:
+                    try:
+                        value = expression.evaluate(names)
+                    except (ExpressionError, ArithmeticError, TypeError, ValueError) as e:
+                        raise Error(f"{spec.path}: constraints: '{text}': {e} (point {row['point_id']})") from None
+                    if not value:
+                        ok = False
+                        break
+            feasible.append(ok)
+        table = table.copy()
+        table["feasible"] = feasible
+    table.attrs["npusim"] = {"objectives": [list(o) for o in spec.objectives],
+                             "constraints": [t for t, _ in spec.constraints + spec.result_constraints]}
+    return table
 
 
 def _run_on_dask(client, tasks, compile_for, timing_only, store, bar):

@@ -5,8 +5,8 @@ import os
 import time
 from collections import OrderedDict
 
-from .config import config_to_dict
 from .errors import Error
+from .sweep_metrics import metrics
 from . import _core
 from .session import Session, _shape_args, read_onnx_boundary
 
@@ -56,39 +56,6 @@ def _boundary(path):
     return _BOUNDARIES[path]
 
 
-def area_mm2(config_tree):
-    """The config's area model: per MAC, per KiB of SRAM, plus a fixed part; None without one."""
-    area = config_tree.get("area")
-    if not area:
-        return None
-    macs = config_tree["mac_array"]["rows"] * config_tree["mac_array"]["cols"]
-    return area["mm2_per_mac"] * macs + area["mm2_per_sram_kib"] * config_tree["sram"]["capacity_kib"] + area["fixed_mm2"]
-
-
-def metrics(report, config_tree):
-    """The summary columns of one results row."""
-    energy = report.get("energy") or {}
-    ddr = report.get("ddr", {})
-    return {
-        "cycles": report["cycles"],
-        "latency_us": report["latency_us"],
-        "npu_latency_us": report.get("npu_latency_us"),
-        "achieved_tops": report["achieved_tops"],
-        "peak_tops": report["peak_tops"],
-        "mac_utilization": report["mac_utilization"],
-        "macs": report["macs"],
-        "ddr_bytes_read": ddr.get("bytes_read"),
-        "ddr_bytes_written": ddr.get("bytes_written"),
-        "ddr_bus_bytes": ddr.get("bus_bytes"),
-        "sram_peak_bytes": report.get("sram", {}).get("peak_bytes"),
-        "energy_uj": energy.get("total_uj"),
-        "average_power_mw": energy.get("average_power_mw"),
-        "tops_per_watt": energy.get("tops_per_watt"),
-        "area_mm2": area_mm2(config_tree),
-        "cpu_fallbacks": len(report.get("fallbacks", [])),
-    }
-
-
 def run_points(model, compile_yaml, key, points, timing_only, seed=1):
     """A Dask task: the program of compile key `key` (compiled from `compile_yaml` unless this
     worker has it) run on each point of `points`. Returns the finished rows, failures included."""
@@ -110,7 +77,7 @@ def run_point(point, compiled, timing_only, seed=1):
         path = point["model_path"]
         session = Session(program, config, path, _boundary(path) if path.endswith(".onnx") else None)
         _, report = session.run(timing_only=timing_only, seed=seed)
-        row.update(metrics(report, config_to_dict(config)))
+        row.update(metrics(report))
         row["instructions"] = compiled["instructions"]
         row["status"], row["error"] = "ok", ""
     except _Failed as e:
