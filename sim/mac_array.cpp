@@ -9,11 +9,14 @@ GemmShape GemmShape::of(const isa::Instruction& in) {
   s.m = in.get(Field::m);
   s.n = in.get(Field::n);
   s.k = in.get(Field::k);
-  s.fp16 = in.get(Field::mac_dtype) == 1;
+  s.fp16 = in.get(Field::mac_dtype) == static_cast<int>(isa::MacDType::Fp16);
   s.accumulate = in.get(Field::accumulate) != 0;
   s.a_addr = in.get(Field::a_addr);
   s.b_addr = in.get(Field::b_addr);
   s.c_addr = in.get(Field::c_addr);
+  s.b_transposed = in.get(Field::b_transposed) != 0;
+  s.a_zero_point = in.get(Field::a_zero_point);
+  s.b_zero_point = in.get(Field::b_zero_point);
   return s;
 }
 
@@ -35,7 +38,7 @@ ConvShape ConvShape::of(const isa::Instruction& in) {
   s.pad_right = in.get(Field::pad_right);
   s.groups = in.get(Field::groups);
   s.pad_value = in.get(Field::pad_value);
-  s.fp16 = in.get(Field::mac_dtype) == 1;
+  s.fp16 = in.get(Field::mac_dtype) == static_cast<int>(isa::MacDType::Fp16);
   s.accumulate = in.get(Field::accumulate) != 0;
   s.in_addr = in.get(Field::in_addr);
   s.w_addr = in.get(Field::w_addr);

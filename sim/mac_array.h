@@ -1,6 +1,7 @@
 // The MAC array: gemm and conv instructions. Timing comes from the cost model (the configured
 // dataflow's closed form per tile); the arithmetic is the same for every dataflow:
-//   int8 x int8 -> int32 accumulators (two's-complement wrap-around on overflow),
+//   int8 x int8 -> int32 accumulators (two's-complement wrap-around on overflow), gemm's
+//   operands minus their zero points ((a - za) * (b - zb), exact in int32 per product),
 //   fp16 x fp16 -> fp32 accumulators (each product is exact in fp32; sums in k order).
 #pragma once
 #include <cstdint>
@@ -16,6 +17,8 @@ struct GemmShape {
   std::uint64_t m = 0, n = 0, k = 0;
   bool fp16 = false, accumulate = false;
   std::uint64_t a_addr = 0, b_addr = 0, c_addr = 0;
+  bool b_transposed = false;  // B stored n x k
+  std::int64_t a_zero_point = 0, b_zero_point = 0;  // int8: subtracted from the operands
   static GemmShape of(const isa::Instruction& inst);
 };
 
