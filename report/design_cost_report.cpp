@@ -1,5 +1,7 @@
 #include "report/design_cost_report.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "report/sim_summary.h"
@@ -11,6 +13,13 @@ double per(double numerator, double denominator) { return denominator > 0 ? nume
 
 std::string source_of(const HardwareConfig& config) {
   return config.source_path.empty() ? config.name : config.source_path;
+}
+
+// A table path as the user would type it: relative to the working directory when inside it.
+std::string shown_path(const std::string& path) {
+  std::error_code ec;
+  const auto relative = std::filesystem::relative(path, ec).string();
+  return ec || relative.empty() || relative.rfind("..", 0) == 0 ? path : relative;
 }
 
 }  // namespace
@@ -97,7 +106,7 @@ std::string format_design_costs(const sim::SimResult& r, const HardwareConfig& c
       if (p.name != "fixed") parts += fmt::format("{}{} {:.4g}", parts.empty() ? "" : ", ", p.name, p.leakage_mw);
     line("static power      {:.4g} mW: leakage {:.4g} ({}), clock {:.4g} ({} flip-flops), uncore {:.4g}",
          c.static_mw(), c.leakage_mw, parts, c.clock_mw, c.clocked_bits, c.uncore_mw);
-    line("cost model        derived from {} ({} nm)", c.tech_table, c.tech_nm);
+    line("cost model        derived from {} ({} nm)", shown_path(c.tech_table), c.tech_nm);
     for (const auto& n : c.notes) line("                  {}", n);
   }
   return s;
