@@ -55,32 +55,28 @@ def constraint_names(spec, design):
     return names
 
 
-def _with_design_costs(spec, design, names, text):
-    """Adds area and static power (npusim.Config.costs()) for a constraint that names them."""
+def _with_design_costs(spec, design, names):
+    """Adds the design costs known before running (npusim.Config.costs(): area, leakage,
+    static power) to `names`; False for a point whose config is invalid (run_sweep records it
+    as failed rather than dropping it here)."""
     try:
         config = with_values(spec.base_config, design.overrides, origin=f"{spec.path} point {design.values}")
     except Error:
-        return False  # an invalid point: run_sweep records it as failed; it is not filtered out here
+        return False
+    needed = set().union(*(e.names() for _, e in spec.constraints)) & DESIGN_METRICS
     for column, value in design_metrics(config).items():
-        if value is None and column in spec_names(spec, text):
-            raise SweepSpecError(f"{spec.path}: constraints: '{text}': {column} is not known for these configs "
+        if value is None and column in needed:
+            raise SweepSpecError(f"{spec.path}: constraints: {column} is not known for these configs "
                                  "(give the base config an area: section or energy: {model: derived})")
         names[column] = value
     return True
 
 
-def spec_names(spec, text):
-    return next(e.names() for t, e in spec.constraints if t == text)
-
-
 def _accepts(spec, design):
     names = constraint_names(spec, design)
-    costed = False
+    if any(e.names() & DESIGN_METRICS for _, e in spec.constraints) and not _with_design_costs(spec, design, names):
+        return True
     for i, (text, expression) in enumerate(spec.constraints):
-        if not costed and expression.names() & DESIGN_METRICS:
-            costed = True
-            if not _with_design_costs(spec, design, names, text):
-                return True
         try:
             if not expression.evaluate(names):
                 return False

@@ -225,7 +225,9 @@ def _parse_constraints(spec_path, tree, axes):
         if unknown:
             _fail(spec_path, f"constraints[{i}]", f"'{text}': unknown name '{unknown[0]}': neither a config key, an "
                   f"axis column nor a result column ({', '.join(METRICS)})")
-        (results if names & (set(METRICS) - DESIGN_METRICS) else design).append((text, expression))
+        # A config name wins over a result column of the same name (`macs` is rows x cols here).
+        run_results = (names - config_names) & (set(METRICS) - DESIGN_METRICS)
+        (results if run_results else design).append((text, expression))
     return design, results
 
 
