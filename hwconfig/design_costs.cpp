@@ -111,16 +111,17 @@ void derived_costs(const HardwareConfig& c, DesignCosts& d) {
 
   add_part(d, "fixed", c.area ? c.area->fixed_mm2 : 0.0, 0);
 
-  if (e.dram.empty()) {
+  if (e.dram_technology.empty()) {
     d.ddr_pj_per_byte = e.ddr_byte_pj;
   } else {
-    const tech::DramTechnology* dram = t.find_dram(e.dram);
+    const tech::DramTechnology* dram = t.find_dram(e.dram_technology);
     if (!dram)
-      fail(c, "energy.dram", "no DRAM technology \"" + e.dram + "\" in " + t.path + " (it has " + t.dram_names() + ")");
+      fail(c, "energy.dram_technology",
+           "no DRAM technology \"" + e.dram_technology + "\" in " + t.path + " (it has " + t.dram_names() + ")");
     if (!dram->energy_pj_per_bit)
-      fail(c, "energy.dram",
+      fail(c, "energy.dram_technology",
            dram->technology + " has no energy figure in " + t.path + " (" + dram->note +
-               "); leave energy.dram empty and give energy.ddr_byte_pj");
+               "); leave energy.dram_technology empty and give energy.ddr_byte_pj");
     d.ddr_pj_per_byte = 8.0 * *dram->energy_pj_per_bit;
   }
 

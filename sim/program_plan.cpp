@@ -99,6 +99,22 @@ class Checker {
            c_.sram.capacity_bytes);
     peak_ = std::max(peak_, addr + span_bytes);
     (write ? op_.sram_write_bytes : op_.sram_read_bytes) += traffic_bytes;
+    add_range(addr, span_bytes);
+  }
+
+  // Remembers an operand's scratchpad range for bank conflicts (PlannedOp::ranges).
+  void add_range(std::uint64_t addr, std::uint64_t bytes) {
+    for (int i = 0; i < op_.range_count; ++i)
+      if (op_.ranges[i].addr == addr && op_.ranges[i].bytes == bytes) return;
+    if (op_.range_count == PlannedOp::kMaxRanges) {
+      // More operands than slots: widen the last range to cover this one too.
+      auto& last = op_.ranges[PlannedOp::kMaxRanges - 1];
+      const std::uint64_t lo = std::min<std::uint64_t>(last.addr, addr);
+      const std::uint64_t hi = std::max<std::uint64_t>(last.addr + last.bytes, addr + bytes);
+      last = {static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(hi - lo)};
+      return;
+    }
+    op_.ranges[op_.range_count++] = {static_cast<std::uint32_t>(addr), static_cast<std::uint32_t>(bytes)};
   }
 
   // dst [u(dst), +dst_bytes) and src [u(src), +src_bytes) may only overlap as allowed.
@@ -165,7 +181,6 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
     ck.fail("ddr_addr {:#x} + {} bytes exceeds DDR capacity {}", t.ddr_addr, ddr_span, c.ddr.capacity_bytes);
 
   t.bus_bytes = bus_bytes(t, static_cast<std::uint64_t>(c.ddr.burst_bytes));
-  t.sram_cycles = cost::sram_port_cycles(t.bytes, c.sram);
   // Any run whose DDR address is below the DMA's alignment goes through the bounce buffer.
   if (cost::needs_bounce(t.ddr_addr, t.count1, t.ddr_stride1, t.count2, t.ddr_stride2, t.count3, t.ddr_stride3, c.dma))
     t.bounce_cycles = cost::bounce_cycles(t.bytes, c.dma);

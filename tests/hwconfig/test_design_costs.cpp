@@ -33,7 +33,7 @@ const npu::PartCost& part(const npu::DesignCosts& d, const std::string& name) {
 TEST_CASE("derived costs are the table's figures for the design's sizes", "[hwconfig][costs]") {
   const auto c = npu::parse_hardware_config(derived_yaml({{"sram.banks", "16"}, {"sram.port_bytes_per_cycle", "64"},
                                                           {"vector.lanes", "32"}, {"dma.channels", "2"},
-                                                          {"energy.dram", "HBM2"}}),
+                                                          {"energy.dram_technology", "HBM2"}}),
                                             "x.yaml");
   const auto d = npu::design_costs(c);
   const auto t = npu::tech::load_tech_table(table_7nm());
@@ -95,12 +95,12 @@ TEST_CASE("a derived config that cannot resolve is one line naming the key", "[h
   CHECK(error_of(derived_yaml({{"energy.tech_nm", "5"}})) ==
         "configs/x.yaml: energy.tech_nm: no technology table for 5 nm (tables exist for 7, 22, 45 nm, in " +
             source_dir() + "/configs/tech)");
-  CHECK(error_of(derived_yaml({{"energy.dram", "LPDDR6"}})) ==
-        "configs/x.yaml: energy.dram: no DRAM technology \"LPDDR6\" in " + table_7nm() +
+  CHECK(error_of(derived_yaml({{"energy.dram_technology", "LPDDR6"}})) ==
+        "configs/x.yaml: energy.dram_technology: no DRAM technology \"LPDDR6\" in " + table_7nm() +
             " (it has LPDDR4, HBM2, HBM3, HBM4, DDR3, LPDDR, DDR4, GDDR6, LPDDR4X, LPDDR5, LPDDR5X, DDR5)");
-  const std::string lpddr5 = error_of(derived_yaml({{"energy.dram", "lpddr5"}}));
-  CHECK(lpddr5.rfind("configs/x.yaml: energy.dram: LPDDR5 has no energy figure in " + table_7nm(), 0) == 0);
-  CHECK(lpddr5.find("leave energy.dram empty and give energy.ddr_byte_pj") != std::string::npos);
+  const std::string lpddr5 = error_of(derived_yaml({{"energy.dram_technology", "lpddr5"}}));
+  CHECK(lpddr5.rfind("configs/x.yaml: energy.dram_technology: LPDDR5 has no energy figure in " + table_7nm(), 0) == 0);
+  CHECK(lpddr5.find("leave energy.dram_technology empty and give energy.ddr_byte_pj") != std::string::npos);
   CHECK(error_of(derived_yaml({{"energy.model", "magic"}})) ==
         "configs/x.yaml: energy.model: must be one of explicit, derived (got \"magic\")");
   CHECK(error_of(derived_yaml({{"energy.sram_rw_ports", "3"}})) ==

@@ -86,13 +86,15 @@ axes:
     # Own session, so the kill takes the Dask worker processes with it, as a Ctrl-\ or OOM would.
     proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     parts = pathlib.Path(str(out) + ".parts")
-    deadline = time.monotonic() + 120
-    while part_rows(parts) < 40 and proc.poll() is None and time.monotonic() < deadline:
+    # Kill once some points are on disk; the deadline only stops a hung sweep (a loaded machine
+    # just takes longer to get there).
+    deadline = time.monotonic() + 600
+    while part_rows(parts) < 10 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     before = pd.concat([pd.read_parquet(f) for f in parts.glob("part-*.parquet")])
-    assert 40 <= len(before) < 160, f"kill came too late or too early ({len(before)} rows)"
+    assert 10 <= len(before) < 160, f"kill came too late or too early ({len(before)} rows)"
     assert not out.exists()
 
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)

@@ -148,7 +148,7 @@ TEST_CASE("derived energy: every part from the design's costs, reads and writes 
   auto c = config();
   c.energy = npu::EnergyConfig{};
   c.energy->model = "derived";
-  c.energy->dram = "LPDDR4";
+  c.energy->dram_technology = "LPDDR4";
   c.energy->uncore_mw = 3;
   const npu::DesignCosts d = npu::design_costs(c);
   REQUIRE(d.derived);
