@@ -83,7 +83,7 @@ void derived_costs(const HardwareConfig& c, DesignCosts& d) {
   tech::SramFigures sram;
   try {
     sram = tech::sram_figures(t, static_cast<double>(c.sram.capacity_bytes) / 1024.0, e.sram_rw_ports, c.sram.banks,
-                              c.sram.port_bytes_per_cycle);
+                              c.sram.bank_width_bytes);  // CACTI's port: one bank's access
   } catch (const tech::TechTableError& err) {
     fail(c, "sram.capacity_kib", err.what());
   }

@@ -31,7 +31,7 @@ const npu::PartCost& part(const npu::DesignCosts& d, const std::string& name) {
 }  // namespace
 
 TEST_CASE("derived costs are the table's figures for the design's sizes", "[hwconfig][costs]") {
-  const auto c = npu::parse_hardware_config(derived_yaml({{"sram.banks", "16"}, {"sram.port_bytes_per_cycle", "64"},
+  const auto c = npu::parse_hardware_config(derived_yaml({{"sram.banks", "16"}, {"sram.bank_width_bytes", "64"},
                                                           {"vector.lanes", "32"}, {"dma.channels", "2"},
                                                           {"energy.dram_technology", "HBM2"}}),
                                             "x.yaml");

@@ -73,7 +73,7 @@ def test_table_grid_points_are_the_component_models_outputs():
                 assert series[field][caps.index(cap)] == model[field], (point, node, field)
             costs = npusim.with_values(base, {"energy.tech_nm": node, "energy.sram_rw_ports": ports,
                                               "sram.capacity_kib": cap, "sram.banks": banks,
-                                              "sram.port_bytes_per_cycle": port_bytes}).costs()
+                                              "sram.bank_width_bytes": port_bytes}).costs()
             assert costs["pj"]["sram_read_per_byte"] == model["read_pj_per_byte"]
             assert costs["pj"]["sram_write_per_byte"] == model["write_pj_per_byte"]
             assert costs["leakage_sram_mw"] == model["leakage_mw"]
