@@ -2,6 +2,7 @@
 #include "compiler/codegen.h"
 #include "compiler/compile.h"
 #include "compiler/constant_outputs.h"
+#include "compiler/host_flops.h"
 #include "compiler/lowering_cache.h"
 #include "compiler/onnx_io.h"
 #include "compiler/partition.h"
@@ -50,7 +51,7 @@ Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, C
 }
 
 void generate_code(const Graph& g, const HardwareConfig& config, const CompileOptions& options,
-                   CompiledModel& model) {
+                   CompiledModel& model, const Int8ParamsCache* int8_params) {
   PassPipeline pipeline(options, model.passes);
 
   auto steps = group_steps(g);
@@ -65,10 +66,7 @@ void generate_code(const Graph& g, const HardwareConfig& config, const CompileOp
       step.cpu.outputs = sub.outputs;
       for (int i : steps[s].nodes) {
         step.cpu.node_names.push_back(g.nodes[i].name);
-        std::uint64_t elements = 0;
-        for (const auto& o : g.nodes[i].outputs)
-          if (!o.empty() && g.tensor(o).shape_known) elements += static_cast<std::uint64_t>(g.tensor(o).elements());
-        step.cpu.flops += 2 * node_macs(g, g.nodes[i]) + elements;
+        step.cpu.flops += node_host_flops(g, g.nodes[i]);
       }
     } else {
       step.kind = Step::Kind::Npu;
@@ -78,7 +76,7 @@ void generate_code(const Graph& g, const HardwareConfig& config, const CompileOp
     model.steps.push_back(std::move(step));
   }
   std::size_t before = g.nodes.size();
-  generate_program(g, steps, config, options.precision, model);
+  generate_program(g, steps, config, options.precision, model, int8_params);
   pipeline.record("codegen", g, before,
                   std::to_string(model.program.code.size()) + " instructions in " + std::to_string(steps.size()) +
                       " steps, " + std::to_string(model.npu_cpu_transitions) + " NPU<->CPU transitions");
@@ -101,7 +99,7 @@ CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config
                       const CompileOptions& options) {
   const auto lowered = lower_with_cache(onnx_path, options);
   CompiledModel model = lowered->model;
-  generate_code(lowered->graph, config, options, model);
+  generate_code(lowered->graph, config, options, model, &lowered->int8_params);
   return model;
 }
 
