@@ -109,6 +109,12 @@ Comparison compare_on_devices(const std::string& model_path, const HardwareConfi
     d.latency = latency_stats(times);
     if (!reference.empty()) d.outputs = match_outputs(reference, last.outputs);
     d.placement = backend->placement();
+    if (options.layer_runs > 0 && !d.simulated) {
+      d.layer_times = backend->layer_times(options.layer_runs);
+      if (d.layer_times.empty())
+        throw std::runtime_error(fmt::format("--per-layer: {} gives no per-node times (its runtime has no profiler "
+                                             "npusim reads)", d.device));
+    }
     c.devices.push_back(std::move(d));
   }
   return c;

@@ -22,6 +22,7 @@ struct CompareOptions {
   bool strict = false;               // a fallback on any device is an error naming the nodes
   bool sim_timing_only = false;      // simulate cycles only: no simulated outputs to compare
   std::string sim_precision = "int8";
+  int layer_runs = 0;                // > 0: profile each real device this many runs for per-node times
   std::uint64_t seed = 1;            // for inputs not given
   std::map<std::string, runtime::HostTensor> inputs;  // given inputs by name
 };
@@ -33,6 +34,7 @@ struct DeviceComparison {
   LatencyStats latency;
   std::vector<OutputMatch> outputs;  // empty when there is no reference or no outputs
   std::vector<NodePlacement> placement;
+  std::vector<LayerTime> layer_times;  // measured per node (CompareOptions::layer_runs)
   std::size_t fallback_nodes() const;
 };
 

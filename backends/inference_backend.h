@@ -42,6 +42,13 @@ struct NodePlacement {
   bool fallback = false;   // ran on the CPU although another device was asked for
 };
 
+// One node's (or runtime layer's) measured time per inference, from the runtime's profiler.
+struct LayerTime {
+  std::string node;     // ONNX node name as the runtime reports it
+  std::string op_type;
+  double time_us = 0;   // mean over the profiled runs
+};
+
 struct BackendRun {
   std::vector<std::pair<std::string, runtime::HostTensor>> outputs;  // model outputs in order
   double latency_us = 0;   // this one run: measured wall time, or simulated latency for the sim
@@ -60,6 +67,9 @@ class InferenceBackend {
   virtual BackendRun run(const std::vector<std::pair<std::string, runtime::HostTensor>>& inputs) = 0;
   // After load() and at least one run(): where each node ran.
   virtual std::vector<NodePlacement> placement() = 0;
+  // After load() and at least one run(): `runs` profiled inferences, each node's mean time.
+  // Empty when the stack has no per-node profiler (`npusim compare --per-layer` says so).
+  virtual std::vector<LayerTime> layer_times(int runs) { return {}; }
   // True for the simulator: latency_us is simulated, not measured.
   virtual bool simulated() const { return false; }
 };

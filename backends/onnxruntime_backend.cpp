@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -261,6 +262,38 @@ class OnnxRuntimeBackend : public InferenceBackend {
       result.outputs.emplace_back(output_names_[i], runtime::from_numpy_array(values[i], "output " + output_names_[i]));
     last_feed_ = feed;
     return result;
+  }
+
+  // ORT's profiler: one "<node>_kernel_time" event per node and run, durations in us. The
+  // first profiled run is a warm-up (the profiled session is new) and not counted.
+  std::vector<LayerTime> layer_times(int runs) override {
+    py::gil_scoped_acquire gil;
+    if (!last_feed_ || model_path_.empty()) return {};
+    py::object session = make_session(model_path_, false, true);
+    for (int i = 0; i <= runs; ++i) session.attr("run")(py::none(), last_feed_);
+    const std::string file = py::str(session.attr("end_profiling")());
+    std::ifstream in(file);
+    const auto events = nlohmann::json::parse(in, nullptr, false);
+    std::remove(file.c_str());
+    if (!events.is_array()) return {};
+    const std::string suffix = "_kernel_time";
+    std::vector<LayerTime> out;
+    std::map<std::string, std::size_t> index;
+    std::map<std::string, int> seen;
+    for (const auto& e : events) {
+      if (e.value("cat", "") != "Node") continue;
+      std::string node = e.value("name", "");
+      if (node.size() <= suffix.size() || node.compare(node.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+      node.resize(node.size() - suffix.size());
+      if (seen[node]++ == 0) continue;  // the warm-up run
+      if (!index.count(node)) {
+        index[node] = out.size();
+        const auto& args = e.value("args", nlohmann::json::object());
+        out.push_back({node, args.value("op_name", ""), 0.0});
+      }
+      out[index[node]].time_us += e.value("dur", 0.0) / runs;
+    }
+    return out;
   }
 
   std::vector<NodePlacement> placement() override {

@@ -1,8 +1,10 @@
 #include <fstream>
+#include <map>
 
 #include <fmt/core.h>
 
 #include "backends/device_comparison.h"
+#include "calibrate/layer_match.h"
 #include "hwconfig/hardware_config.h"
 #include "runtime/cli/command.h"
 #include "runtime/cli/options.h"
@@ -26,6 +28,11 @@ int run_compare(const std::vector<std::string>& args) {
       ("seed", po::value<std::uint64_t>()->default_value(1), "seed for random inputs")
       ("precision", po::value<std::string>()->default_value("int8"), "what the simulated NPU runs: int8 or fp16")
       ("timing-only", po::bool_switch(), "simulate cycles only (faster; no simulated outputs to compare)")
+      ("per-layer", po::bool_switch(),
+       "also time each node on the real devices (their profiler) and set it against the simulated layers, "
+       "matched through the compiler's fusion record, sorted by the gap")
+      ("layer-runs", po::value<int>()->default_value(5), "--per-layer: profiled runs per device")
+      ("top-layers", po::value<std::size_t>()->default_value(0), "--per-layer: print only the N largest gaps (0: all)")
       ("quiet,q", po::bool_switch(), "print nothing but errors");
   po::positional_options_description pos;
   pos.add("model", 1);
@@ -51,12 +58,37 @@ int run_compare(const std::vector<std::string>& args) {
       options.inputs[arg.substr(0, eq)] = runtime::read_tensor_file(arg.substr(eq + 1)).tensor;
     }
 
-  const auto comparison = backends::compare_on_devices((*vm)["model"].as<std::string>(), config, options);
-  if (!(*vm)["quiet"].as<bool>()) fmt::print("{}", backends::format_comparison(comparison));
+  const bool per_layer = (*vm)["per-layer"].as<bool>();
+  if (per_layer) {
+    options.layer_runs = (*vm)["layer-runs"].as<int>();
+    if (options.layer_runs < 1) throw std::runtime_error("--layer-runs must be at least 1");
+  }
+  const std::string model = (*vm)["model"].as<std::string>();
+  const auto comparison = backends::compare_on_devices(model, config, options);
+  const bool quiet = (*vm)["quiet"].as<bool>();
+  if (!quiet) fmt::print("{}", backends::format_comparison(comparison));
+  std::map<std::string, calibrate::LayerComparison> layers;  // by device
+  if (per_layer) {
+    bool any = false;
+    for (const auto& d : comparison.devices) {
+      if (d.simulated) continue;
+      any = true;
+      std::vector<calibrate::MeasuredNode> measured;
+      for (const auto& t : d.layer_times) measured.push_back({t.node, t.time_us});
+      layers[d.device] = calibrate::compare_layers(model, config, options.sim_precision, d.device, measured);
+      if (!quiet) fmt::print("{}", calibrate::format_layer_comparison(layers[d.device], (*vm)["top-layers"].as<std::size_t>()));
+    }
+    if (!any) throw std::runtime_error("--per-layer needs a real device to measure (--device ort:cpu, ...)");
+  }
   if (vm->count("json")) {
     const auto path = (*vm)["json"].as<std::string>();
     std::ofstream out(path);
-    if (!(out << backends::comparison_json(comparison).dump(2) << "\n")) throw std::runtime_error(path + ": cannot write file");
+    auto j = backends::comparison_json(comparison);
+    for (auto& d : j["devices"])
+      if (const auto it = layers.find(d.value("device", std::string())); it != layers.end())
+        d["per_layer"] = calibrate::layer_comparison_json(it->second);
+    j["precision"] = options.sim_precision;  // what the simulated side ran: npusim calibrate reads it
+    if (!(out << j.dump(2) << "\n")) throw std::runtime_error(path + ": cannot write file");
   }
   return kExitOk;
 }
