@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -20,9 +19,26 @@ LayerComparison compare_layers(const std::string& model_path, const HardwareConf
   const auto simulated = sim.simulate(0, config, true);
   const auto& model = sim.compiled(0);
 
-  std::map<std::string, double> by_node;
-  for (const auto& m : measured) by_node[m.node] += m.time_us;
-  std::set<std::string> used;
+  // Runtimes rename nodes they rewrite: ONNX Runtime's NCHWc layout pass names the new node
+  // after the tensor it produces ("/relu/Relu_output_0_nchwc"), and PyTorch's exporter names
+  // that tensor after its node ("/relu/Relu" -> "/relu/Relu_output_0").
+  std::map<std::string, std::size_t> layer_of;  // ONNX node (or layer) name -> row
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    layer_of.emplace(model.layers[i].name, i);
+    for (const auto& n : model.layers[i].fused_nodes) layer_of.emplace(n, i);
+  }
+  auto find_layer = [&](std::string name) -> const std::size_t* {
+    for (int step = 0; step < 3; ++step) {
+      if (const auto it = layer_of.find(name); it != layer_of.end()) return &it->second;
+      if (step == 0) {
+        if (name.size() > 6 && name.compare(name.size() - 6, 6, "_nchwc") == 0) name.resize(name.size() - 6);
+      } else if (const auto at = name.rfind("_output_"); at != std::string::npos &&
+                 name.find_first_not_of("0123456789", at + 8) == std::string::npos && at + 8 < name.size()) {
+        name.resize(at);
+      }
+    }
+    return nullptr;
+  };
   LayerComparison out;
   out.device = device;
   for (const auto& l : model.layers) {
@@ -30,22 +46,18 @@ LayerComparison compare_layers(const std::string& model_path, const HardwareConf
     g.layer = l.name;
     g.op = l.op;
     if (const auto it = simulated.layer_us.find(l.name); it != simulated.layer_us.end()) g.sim_us = it->second;
-    std::vector<std::string> nodes = l.fused_nodes;
-    if (nodes.empty()) nodes.push_back(l.name);
-    for (const auto& n : nodes)
-      if (const auto it = by_node.find(n); it != by_node.end() && used.insert(n).second) {
-        g.onnx_nodes.push_back(n);
-        g.measured_us += it->second;
-      }
     out.sim_total_us += g.sim_us;
-    out.measured_total_us += g.measured_us;
     out.rows.push_back(g);
   }
-  for (const auto& [node, us] : by_node)
-    if (!used.count(node)) {
-      out.unmatched_us[node] = us;
-      out.measured_total_us += us;
+  for (const auto& m : measured) {
+    out.measured_total_us += m.time_us;
+    if (const std::size_t* row = find_layer(m.node)) {
+      out.rows[*row].onnx_nodes.push_back(m.node);
+      out.rows[*row].measured_us += m.time_us;
+    } else {
+      out.unmatched_us[m.node] += m.time_us;
     }
+  }
   std::stable_sort(out.rows.begin(), out.rows.end(),
                    [](const LayerGap& a, const LayerGap& b) { return std::fabs(a.gap_us()) > std::fabs(b.gap_us()); });
   return out;

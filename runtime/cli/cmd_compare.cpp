@@ -74,7 +74,13 @@ int run_compare(const std::vector<std::string>& args) {
       if (d.simulated) continue;
       any = true;
       std::vector<calibrate::MeasuredNode> measured;
-      for (const auto& t : d.layer_times) measured.push_back({t.node, t.time_us});
+      // A profiled run is several times slower than a timed one (the profiler's own cost): the
+      // node times are scaled to sum to the device's measured median latency, so they say how
+      // that latency divides between layers.
+      double profiled_us = 0;
+      for (const auto& t : d.layer_times) profiled_us += t.time_us;
+      const double scale = profiled_us > 0 ? d.latency.median_us / profiled_us : 1.0;
+      for (const auto& t : d.layer_times) measured.push_back({t.node, t.time_us * scale});
       layers[d.device] = calibrate::compare_layers(model, config, options.sim_precision, d.device, measured);
       if (!quiet) fmt::print("{}", calibrate::format_layer_comparison(layers[d.device], (*vm)["top-layers"].as<std::size_t>()));
     }

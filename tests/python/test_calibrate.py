@@ -104,3 +104,40 @@ def test_no_convergence_keeps_the_base(npusim, root, tmp_path, simulated):
                "--max-iterations", "1", "-o", out, "-q")
     assert_one_line_error(r, "did not converge", "keeps the base config")
     assert fitted_value(out.read_text(), "clock", "frequency_mhz") == 1300
+
+
+def test_compare_per_layer_matches_ort_nodes_through_fusion(npusim, root, tmp_path):
+    out = tmp_path / "compare.json"
+    r = npusim("compare", root / "models/exported/resnet_small_opset11.onnx", "-c", root / "configs/laptop-cpu-host.yaml",
+               "-d", "ort:cpu", "--timing-only", "--runs", "3", "--layer-runs", "2", "--per-layer", "--json", out)
+    assert r.code == 0, r.err
+    assert "per layer against ort:cpu" in r.out
+    device = next(d for d in json.loads(out.read_text())["devices"] if d["device"] == "ort:cpu")
+    per_layer = device["per_layer"]
+    rows = per_layer["rows"]
+    gaps = [abs(row["sim_us"] - row["measured_us"]) for row in rows]
+    assert gaps == sorted(gaps, reverse=True)
+    # the profiled node times are scaled to the measured median: nothing lost, nothing added
+    matched = sum(row["measured_us"] for row in rows)
+    unmatched = sum(per_layer["unmatched"].values())
+    assert abs(matched + unmatched - device["latency_us"]["median"]) < 1e-6 * device["latency_us"]["median"] + 1e-6
+    # ORT's renamed convolutions land on the simulated layers that fused them
+    assert matched > 0.9 * (matched + unmatched)
+    conv1 = next(row for row in rows if row["layer"] == "/conv1/Conv")
+    assert conv1["onnx_nodes"] and conv1["measured_us"] > 0 and conv1["sim_layers"] == ["/conv1/Conv"]
+
+
+def test_per_layer_needs_a_real_device(npusim, root, tmp_path):
+    r = npusim("compare", root / MODELS[0], "-c", root / "configs/default.yaml", "--timing-only", "--per-layer")
+    assert_one_line_error(r, "--per-layer", "real device")
+
+
+def test_config_show_prints_provenance(npusim):
+    r = npusim("config", "show", "snapdragon-8-elite-htp-fitted", "--json")
+    assert r.code == 0, r.err
+    keys = {k["key"]: k for k in json.loads(r.out)["keys"]}
+    assert keys["clock.frequency_mhz"]["origin"] == "fitted"
+    assert "snapdragon-8-elite-ai-hub.csv" in keys["clock.frequency_mhz"]["source"]
+    assert keys["sram.alignment_bytes"]["origin"] == "public"
+    assert keys["sram.capacity_kib"]["origin"] == "guess"
+    assert_one_line_error(npusim("config", "show", "no-such-preset"), "no-such-preset", "no such config")
