@@ -215,7 +215,7 @@ Session::Session(container::CompiledModel model, HardwareConfig config, SessionO
   boundary_ = model_boundary(model_);
   device_ = make_npu_step_executor(options_.device, config_);
   device_->load(model_.program);
-  cpu_ = make_integer_cpu_kernels(make_onnxruntime_executor());
+  cpu_ = make_integer_cpu_kernels(make_float_evaluator_executor(make_onnxruntime_executor()));
 }
 
 Session::~Session() = default;
