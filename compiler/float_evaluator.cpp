@@ -147,6 +147,7 @@ FloatTensor conv(const Graph& g, const Node& n, const FloatTensor& x, const Floa
 
 FloatTensor pool(const Node& n, const FloatTensor& x, bool is_max) {
   auto k = n.get_ints("kernel_shape");
+  if (k.size() != 2) throw CompileError("node '" + n.name + "': kernel_shape is not 2-D");
   auto geo = window_geometry(n, x.shape, k[0], k[1]);
   bool include_pad = n.get_int("count_include_pad", 0) != 0;
   std::int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
