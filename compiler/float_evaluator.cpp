@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "compiler/float_evaluator_checks.h"
 #include "compiler/float_gemm.h"
 #include "compiler/shape_inference.h"
 
@@ -371,6 +372,7 @@ std::vector<FloatTensor> evaluate_node(const Graph& g, const Node& n,
     return std::vector<FloatTensor>{y};
   };
   std::string where = g.source + ": node '" + n.name + "'";
+  check_evaluator_inputs(g, n, in);
   if (op == "Conv" || op == "FusedConv" || op == "Gemm" || op == "FusedGemm" || op == "MatMul" ||
       op == "FusedMatMul") {
     FloatTensor y;
