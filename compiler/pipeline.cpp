@@ -24,7 +24,7 @@ void PassPipeline::record(const std::string& name, const Graph& graph, std::size
 Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& options,
                           std::vector<PassSummary>& summaries, Graph* before_fusion) {
   PassPipeline pipeline(options, summaries);
-  Graph g = import_onnx(onnx_path, options.input_shapes);
+  Graph g = import_onnx(onnx_path, options.input_shapes, options.max_tensor_bytes);
   pipeline.record("import", g, g.nodes.size(),
                   std::to_string(g.inputs.size()) + " inputs, " + std::to_string(g.outputs.size()) +
                       " outputs, opset " + std::to_string(g.opset));
