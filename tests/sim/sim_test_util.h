@@ -121,7 +121,8 @@ struct Rng {
   }
   std::int8_t i8() { return static_cast<std::int8_t>(next() & 0xff); }
   std::int32_t i32(std::int32_t lo, std::int32_t hi) {
-    return lo + static_cast<std::int32_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+    const std::int64_t span = static_cast<std::int64_t>(hi) - lo + 1;  // up to 2^32: no int overflow
+    return static_cast<std::int32_t>(lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(span)));
   }
   float f(float lo, float hi) { return lo + (hi - lo) * static_cast<float>(next() % 1000000) / 1e6f; }
 };
