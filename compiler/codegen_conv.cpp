@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "compiler/codegen_context.h"
+#include "compiler/eltwise_plan.h"
 #include "compiler/float_evaluator.h"
 #include "compiler/instruction_stream.h"
 #include "compiler/int8_layer_params.h"
@@ -13,6 +14,7 @@
 #include "compiler/quantize.h"
 #include "compiler/shape_inference.h"
 #include "compiler/sram_tiling.h"
+#include "isa/field_limits.h"
 #include "isa/fp16.h"
 
 namespace npu::compiler {
@@ -25,13 +27,18 @@ void append(std::vector<std::uint8_t>& out, T v) {
   out.insert(out.end(), b, b + sizeof(T));
 }
 
+constexpr std::int64_t kDtypeInt32 = static_cast<std::int64_t>(isa::DType::Int32);
+constexpr std::int64_t kDtypeFp16 = static_cast<std::int64_t>(isa::DType::Fp16);
+constexpr std::int64_t kDtypeFp32 = static_cast<std::int64_t>(isa::DType::Fp32);
+
+std::int64_t mac_dtype_of(bool int8) {
+  return static_cast<std::int64_t>(int8 ? isa::MacDType::Int8 : isa::MacDType::Fp16);
+}
+
 int act_function(const std::string& a) {
-  if (a == "Sigmoid") return 0;
-  if (a == "Tanh") return 1;
-  if (a == "HardSigmoid") return 2;
-  if (a == "HardSwish") return 3;
-  if (a == "SiLU") return 4;
-  throw CompileError("activation " + a + " has no fp16 act function");
+  isa::ActFunction f;
+  if (!act_function_of(a, f)) throw CompileError("activation " + a + " has no fp16 act function");
+  return static_cast<int>(f);
 }
 
 // DMA box for rows [row0, row0+rows) of an NHWC tensor, channels [c0, c0+count).
@@ -85,6 +92,17 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   if (!gemm) {
     geo = window_geometry(n, xt.shape, wt.shape[2], wt.shape[3]);
     s.groups = n.get_int("group", 1);
+  }
+  // A 1x1, stride-1, unpadded conv sees each pixel alone: any H x W with the same pixels in the
+  // same (NHWC) order is the same layer, so one too wide for in_w (YOLOv8's 4 x 8400 DFL conv)
+  // runs as HW x 1.
+  if (!gemm && geo.kernel_h == 1 && geo.kernel_w == 1 && geo.stride_h == 1 && geo.stride_w == 1 && geo.pad_top == 0 &&
+      geo.pad_left == 0 && geo.pad_bottom == 0 && geo.pad_right == 0 &&
+      s.w > isa::field_max(isa::Opcode::Conv, isa::Field::in_w)) {
+    s.h = x.h * x.w;
+    s.w = 1;
+    s.oh = y.h * y.w;
+    s.ow = 1;
   }
   s.kh = geo.kernel_h;
   s.kw = geo.kernel_w;
@@ -177,7 +195,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
                       std::int64_t count, std::int64_t ch_oc, std::uint64_t pbase) {
     auto addr = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
     if (ctx.int8()) {
-      vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, 1}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
+      vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, kDtypeInt32}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
                                                  {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch_oc}}));
       vec.push_back(make(Opcode::Requantize,
                                {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(acc)},
@@ -195,7 +213,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
                                   {Field::a_multiplier, qadd.a_multiplier}, {Field::b_multiplier, qadd.b_multiplier},
                                   {Field::shift, qadd.shift}, {Field::clamp_min, qadd.clamp_min}, {Field::clamp_max, qadd.clamp_max}}));
     } else {
-      vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, 3}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
+      vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, kDtypeFp32}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
                                                  {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch_oc}}));
       auto clip = [&](const std::string& a, float lo, float hi, std::int64_t dtype, std::uint64_t where) {
         Instruction in = make(Opcode::Clip, {{Field::dtype, dtype}, {Field::dst_addr, addr(where)}, {Field::src_addr, addr(where)},
@@ -205,20 +223,20 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
         vec.push_back(in);
       };
       if (act == "Relu" || act == "Clip") {
-        clip(act, n.get_float("act_alpha", 0), n.get_float("act_beta", 0), 3, acc);
+        clip(act, n.get_float("act_alpha", 0), n.get_float("act_beta", 0), kDtypeFp32, acc);
       } else if (!act.empty()) {
-        Instruction in = make(Opcode::Activation, {{Field::dtype, 3}, {Field::function, act_function(act)},
+        Instruction in = make(Opcode::Activation, {{Field::dtype, kDtypeFp32}, {Field::function, act_function(act)},
                                                    {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)}, {Field::count, count}});
         in.set_float(Field::alpha, n.get_float("act_alpha", 0));
         in.set_float(Field::beta, n.get_float("act_beta", 0));
         vec.push_back(in);
       }
-      vec.push_back(make(Opcode::Cast, {{Field::src_dtype, 3}, {Field::dst_dtype, 2}, {Field::dst_addr, addr(o_slot)},
+      vec.push_back(make(Opcode::Cast, {{Field::src_dtype, kDtypeFp32}, {Field::dst_dtype, kDtypeFp16}, {Field::dst_addr, addr(o_slot)},
                                               {Field::src_addr, addr(acc)}, {Field::count, count}}));
       if (residual) {
-        vec.push_back(make(Opcode::Add, {{Field::dtype, 2}, {Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)},
+        vec.push_back(make(Opcode::Add, {{Field::dtype, kDtypeFp16}, {Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)},
                                                {Field::b_addr, addr(res_slot)}, {Field::count, count}}));
-        if (post == "Relu" || post == "Clip") clip(post, n.get_float("post_alpha", 0), n.get_float("post_beta", 0), 2, o_slot);
+        if (post == "Relu" || post == "Clip") clip(post, n.get_float("post_alpha", 0), n.get_float("post_beta", 0), kDtypeFp16, o_slot);
       }
     }
   };
@@ -267,7 +285,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
           emit_dma(st.load, Opcode::Load, rows_box(r->addr, res_slot, tile.row0, tile.rows, s.ow, s.oc, ch.first_oc, ch.oc, es));
           out.planned_ddr_bytes += static_cast<std::uint64_t>(tile.rows * s.ow * ch.oc * es);
         }
-        std::int64_t mac_dtype = ctx.int8() ? 0 : 1, accumulate = k > 0 ? 1 : 0;
+        std::int64_t mac_dtype = mac_dtype_of(ctx.int8()), accumulate = k > 0 ? 1 : 0;
         if (gemm) {
           st.compute.push_back(make(Opcode::Gemm, {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate},
                                                    {Field::a_addr, static_cast<std::int64_t>(in_slot)},
@@ -376,7 +394,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       emit_dma(st.load, Opcode::Load, rows_box(r->addr, res_slot, tile.row0, tile.rows, s.ow, s.oc, ch.first_oc, ch.oc, es));
       out.planned_ddr_bytes += static_cast<std::uint64_t>(tile.rows * s.ow * ch.oc * es);
     }
-    std::int64_t mac_dtype = ctx.int8() ? 0 : 1;
+    std::int64_t mac_dtype = mac_dtype_of(ctx.int8());
     if (gemm) {
       st.compute.push_back(make(Opcode::Gemm, {{Field::mac_dtype, mac_dtype}, {Field::a_addr, static_cast<std::int64_t>(in_slot)},
                                                {Field::b_addr, static_cast<std::int64_t>(w_slot)}, {Field::c_addr, static_cast<std::int64_t>(acc)},

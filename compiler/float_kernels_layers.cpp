@@ -355,9 +355,20 @@ FloatOutputs compute_layer(const EvalNode& e) {
   if (op == "Conv" || op == "FusedConv") {
     y = conv(e, e.need(0), e.need(1), bias);
   } else if (op == "Gemm" || op == "FusedGemm") {
-    const FloatTensor &a = e.need(0), &b = e.need(1);
+    FloatTensor a = e.need(0);
+    const FloatTensor& b = e.need(1);
+    // FusedGemm (a MatMul by constant weights) keeps the input's leading dims: rows of K.
+    Shape lead;
+    if (op == "FusedGemm" && a.shape.size() > 2) {
+      lead.assign(a.shape.begin(), a.shape.end() - 1);
+      a.shape = {a.elements() / a.shape.back(), a.shape.back()};
+    }
     if (a.shape.size() != 2 || b.shape.size() != 2) e.fail("Gemm operands are not 2-D");
     y = matmul2d(a, b, e.node.get_int("transA", 0) != 0, e.node.get_int("transB", 0) != 0);
+    if (!lead.empty()) {
+      lead.push_back(y.shape.back());
+      y.shape = lead;
+    }
     const float alpha = e.node.get_float("alpha", 1.0f), beta = e.node.get_float("beta", 1.0f);
     if (alpha != 1.0f)
       for (auto& v : y.data) v *= alpha;

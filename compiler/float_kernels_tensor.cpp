@@ -11,15 +11,6 @@ namespace {
 
 FloatTensor reshaped(const EvalNode& e, const Shape& shape) {
   FloatTensor y = e.need(0);
-  // After the layout pass a 4-D value is stored NHWC and its graph shape says so; the data is
-  // still evaluated NCHW.
-  if (!e.node.outputs.empty() && e.graph.has_tensor(e.node.outputs[0])) {
-    const Tensor& out = e.graph.tensor(e.node.outputs[0]);
-    if (out.layout == Layout::NHWC && out.shape.size() == 4 && out.shape_known) {
-      y.shape = {out.shape[0], out.shape[3], out.shape[1], out.shape[2]};
-      return y;
-    }
-  }
   if (shape_elements(shape) != y.elements()) e.fail("output shape does not hold the input's elements");
   y.shape = shape;
   return y;

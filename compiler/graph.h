@@ -19,8 +19,6 @@ enum ElemType : int {
 };
 const char* elem_type_name(int elem_type);
 
-enum class Layout : std::uint8_t { NCHW, NHWC };
-
 // real = scale * (q - zero_point). Weights are per output channel (channel_scales), zp 0.
 struct QuantParams {
   float scale = 0.0f;  // 0: not quantised
@@ -35,7 +33,9 @@ struct Tensor {
   std::vector<std::int64_t> shape;
   bool shape_known = false;
   std::vector<std::string> dim_names;  // symbolic names of dynamic dims ("" when fixed)
-  Layout layout = Layout::NCHW;        // only meaningful for rank-4 tensors
+  // NPU values: the physical order of the logical axes in DDR, outermost first, set by the
+  // layout pass (tensor_layout.h); empty: row-major logical order.
+  std::vector<int> order;
   QuantParams quant;
   bool is_constant = false;
   // Constant data: float types in `floats`, integer and bool types in `ints`.

@@ -40,7 +40,7 @@ void emit_dma(std::vector<Instruction>& out, Opcode op, const DmaBox& box) {
   std::uint64_t channel = op == Opcode::Load ? 0 : 1;
   // Split counts beyond the 10-bit field at a multiple of 64 so that every piece's SRAM
   // address stays as aligned as the box's (the scratchpad checks instruction base addresses).
-  constexpr std::uint64_t kSplit = 960;
+  constexpr std::uint64_t kSplit = kDmaCountMax / 64 * 64;
   auto piece = [&](std::uint64_t left) { return left <= kDmaCountMax ? left : kSplit; };
   for (std::uint64_t r0 = 0, reps = 0; r0 < b.reps; r0 += reps) {
     reps = piece(b.reps - r0);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "isa/field_limits.h"
 #include "isa/instruction.h"
 
 namespace npu::compiler {
@@ -17,9 +18,9 @@ using isa::Instruction;
 using isa::Opcode;
 using isa::Unit;
 
-// Limits of the DMA fields (isa/instruction_set.def).
-constexpr std::uint64_t kDmaLen0Max = 65535;  // 16 bits
-constexpr std::uint64_t kDmaCountMax = 1023;  // 10 bits
+// Limits of the DMA fields, from the ISA table.
+constexpr std::uint64_t kDmaLen0Max = static_cast<std::uint64_t>(isa::field_max(isa::Opcode::Load, isa::Field::len0));
+constexpr std::uint64_t kDmaCountMax = static_cast<std::uint64_t>(isa::field_max(isa::Opcode::Load, isa::Field::count1));
 
 // A strided box of bytes: reps x runs x run_bytes. Load/store may split it into several
 // instructions when a count exceeds its field.

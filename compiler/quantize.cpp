@@ -8,6 +8,8 @@
 #include <set>
 #include <thread>
 
+#include "compiler/int8_layer_params.h"
+#include "compiler/npu_ops.h"
 #include "compiler/npy_float.h"
 
 namespace npu::compiler {
@@ -159,11 +161,19 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
       if (!v.empty() && !g.is_constant(v)) activations.insert(v);
     for (const auto& v : n.outputs)
       if (!v.empty()) activations.insert(v);
-    static const std::set<std::string> kSameParams = {"MaxPool", "AveragePool", "GlobalAveragePool", "Concat",
-                                                      "Resize", "Upsample", "Flatten", "Reshape", "Relu", "Clip"};
-    if (kSameParams.count(n.op_type))
-      for (const auto& v : n.inputs)
-        if (!v.empty() && !g.is_constant(v)) unite(v, n.outputs[0]);
+    // Data movement passes its parameters through unchanged (the bytes are the values), as do
+    // pooling and the clamps that run in the integer domain.
+    static const std::set<std::string> kSameParams = {"MaxPool", "AveragePool", "Resize",
+                                                      "Upsample", "Relu", "Clip", "GlobalMaxPool",
+                                                      "ReduceMax", "ReduceMin"};
+    const bool moves = move_ops().count(n.op_type) != 0;
+    if (kSameParams.count(n.op_type) || moves) {
+      // Gather and Pad: only the data operand; Concat: every operand.
+      const std::size_t operands = n.op_type == "Concat" || n.op_type == "Where" ? n.inputs.size() : 1;
+      for (std::size_t i = 0; i < operands && i < n.inputs.size(); ++i)
+        for (const auto& o : n.outputs)
+          if (!n.inputs[i].empty() && !g.is_constant(n.inputs[i]) && !o.empty()) unite(n.inputs[i], o);
+    }
   }
   std::map<std::string, std::pair<float, float>> group_range;
   for (const auto& v : activations) {
@@ -178,6 +188,9 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
     auto [lo, hi] = group_range[find(v)];
     g.tensor(v).quant = activation_params(lo, hi);
   }
+  // A masked Where's output stays fp16 (no scale): -inf where masked has no int8 code.
+  for (const auto& n : g.nodes)
+    if (n.device == Node::Device::Npu && masked_where(g, n)) g.tensor(n.outputs[0]).quant = QuantParams{};
   for (auto& n : g.nodes) {
     if (n.device != Node::Device::Npu || n.domain != "npusim") continue;
     for (const char* key : {"acc_value", "act_value"}) {

@@ -61,6 +61,14 @@ bool infer_node(ShapeContext& c) {
     set_output(g, n, 0, s, xt);
     return true;
   }
+  if (op == "FusedGemm" && xs.size() > 2) {  // a MatMul by [K, N] weights: rows of K
+    const Tensor* b = in(1);
+    if (!b || !b->shape_known || b->shape.size() != 2) return false;
+    std::vector<std::int64_t> s = xs;
+    s.back() = b->shape[1];
+    set_output(g, n, 0, s, xt);
+    return true;
+  }
   if (op == "Gemm" || op == "FusedGemm") {
     const Tensor* b = in(1);
     if (!b || !b->shape_known || xs.size() != 2 || b->shape.size() != 2) return false;

@@ -7,15 +7,16 @@
 #include <numeric>
 
 #include "compiler/compile.h"
+#include "isa/field_limits.h"
 #include "costmodel/dma_cost.h"
 #include "costmodel/mac_cost.h"
 
 namespace npu::compiler {
 namespace {
 
-constexpr std::int64_t kTileDimMax = 4095;     // conv in_h: 12 bits
-constexpr std::int64_t kCountMax = (1 << 24) - 1;  // vector count: 24 bits
-constexpr std::int64_t kGemmDimMax = 65535;    // gemm m/n/k: 16 bits
+constexpr std::int64_t kTileDimMax = isa::field_max(isa::Opcode::Conv, isa::Field::in_h);
+constexpr std::int64_t kCountMax = isa::field_max(isa::Opcode::Requantize, isa::Field::count);
+constexpr std::int64_t kGemmDimMax = isa::field_max(isa::Opcode::Gemm, isa::Field::m);
 
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 

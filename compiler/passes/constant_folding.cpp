@@ -29,7 +29,7 @@ std::string fold_constants(Graph& g) {
     for (auto& t : outputs) {
       if (t.name.empty()) continue;
       Tensor& dst = g.tensor(t.name);
-      t.layout = dst.layout;
+      t.order = dst.order;
       dst = std::move(t);
     }
     ++folded;

@@ -41,6 +41,11 @@ std::string fuse_activation_patterns(Graph& graph);
 // ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div[/Mul/Add] -> LayerNormalization (opset 17).
 std::string fuse_layernorm_pattern(Graph& graph);
 
+// Layers the conv instruction cannot express, rewritten into ones it can (npu_lowering.cpp):
+// ConvTranspose as a 1x1 Conv + DepthToSpace or zero insertion + Conv, large-stride patchify
+// Conv as SpaceToDepth + 1x1 Conv.
+std::string lower_for_npu(Graph& graph);
+
 // BatchNormalization -> per-channel Mul and Add; per-channel Mul/Add by constants fold into the
 // Conv/ConvTranspose/Gemm/MatMul before them or the unpadded Conv after them.
 std::string fold_batchnorm(Graph& graph);

@@ -16,65 +16,6 @@ using namespace npu;
 using namespace npu::compiler;
 using namespace npu::compiler::sim_checks;
 
-namespace {
-
-const isa::TensorEntry* find_entry(const isa::Program& p, const std::string& name) {
-  for (const auto& t : p.tensors)
-    if (t.name == name) return &t;
-  return nullptr;
-}
-
-// Compiles `model` for INT8 on `config`, runs it on the simulator and on the integer reference
-// from the same quantised input, and compares every NPU-computed value byte for byte.
-void check_bit_exact(const std::string& model, const std::string& config_name) {
-  INFO(model << " on " << config_name);
-  HardwareConfig config = load_hardware_config(config_path(config_name));
-  CompileOptions options;
-  options.precision = Precision::Int8;
-  CompiledModel m;
-  Graph g = lower_graph(model, options, m);
-  generate_code(g, config, options, m);
-  REQUIRE(m.fallbacks.empty());
-
-  Int8Values inputs;
-  sim::DdrImage ddr;
-  ddr.place(m.program);
-  unsigned seed = 11;
-  for (const auto& name : g.inputs) {
-    const isa::TensorEntry* e = find_entry(m.program, name);
-    REQUIRE(e);
-    auto bytes = quantize_to_nhwc(testing::random_tensor(g.tensor(name).shape, seed++), g.tensor(name).quant);
-    REQUIRE(bytes.size() == e->size_bytes);
-    ddr.write(e->ddr_addr, bytes.data(), bytes.size());
-    inputs[name] = std::move(bytes);
-  }
-  Int8Values expected = run_integer_reference(g, inputs);
-  sim::SimResult r = sim::simulate(m.program, config, ddr);
-  CHECK(r.cycles > 0);
-
-  std::size_t compared = 0;
-  for (const Node& n : g.nodes) {
-    const std::string& value = n.outputs[0];
-    const isa::TensorEntry* e = find_entry(m.program, value);
-    REQUIRE(e);
-    const auto& want = expected.at(value);
-    REQUIRE(want.size() == e->size_bytes);
-    std::vector<std::int8_t> got(want.size());
-    ddr.read(e->ddr_addr, got.data(), got.size());
-    std::size_t differ = 0, first = 0;
-    for (std::size_t i = 0; i < got.size(); ++i)
-      if (got[i] != want[i] && differ++ == 0) first = i;
-    INFO("layer '" << n.name << "' (" << n.get_string("pattern", n.op_type) << ") value '" << value << "': " << differ
-                   << " of " << got.size() << " bytes differ, first at " << first << " (sim "
-                   << int{got[first]} << ", reference " << int{want[first]} << ")");
-    REQUIRE(differ == 0);
-    ++compared;
-  }
-  CHECK(compared == g.nodes.size());
-}
-
-}  // namespace
-
 TEST_CASE("int8 tiny model: simulated NPU equals the integer reference bit for bit", "[compiler][sim][int8]") {
   const std::string model = std::string(NPUSIM_SOURCE_DIR) + "/models/tiny_convnet.onnx";
   check_bit_exact(model, "default.yaml");
