@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/quant_options.h"
 #include "container/compiled_model.h"
 #include "hwconfig/hardware_config.h"
 
@@ -17,6 +18,7 @@ using container::Fallback;
 using container::LayerRecord;
 using container::NpuStep;
 using container::PassSummary;
+using container::QuantizationRecord;
 using container::Precision;
 using container::Step;
 
@@ -27,6 +29,7 @@ struct CompileOptions {
   bool strict = false;                        // any CPU fallback is an error naming the node
   std::string dump_dir;                       // when set, each pass writes <NN>-<pass>.onnx here
   bool explain = false;                       // collect PassSummary lines
+  QuantOptions quant;                         // calibration, mixed precision, weight-only (quant_options.h)
 };
 
 // Throws CompileError: one line naming the file, node or tensor and what is wrong.
