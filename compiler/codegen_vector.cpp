@@ -8,6 +8,7 @@
 #include "compiler/int8_layer_params.h"
 #include "compiler/quant_math.h"
 #include "compiler/shape_inference.h"
+#include "isa/field_limits.h"
 
 namespace npu::compiler {
 namespace {
@@ -43,7 +44,9 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
   const bool is_max = n.op_type == "MaxPool";
   auto k = n.get_ints("kernel_shape");
   WindowGeometry geo = window_geometry(n, g.tensor(n.inputs[0]).shape, k[0], k[1]);
-  geo.ceil_mode = false;  // the partitioner only lets ceil_mode through when it changes nothing
+  // ceil_mode: output rows past the input are padding (the tiles' pad_bottom), and the right
+  // padding grows until the instruction's floor reaches the last window.
+  const std::int64_t pad_right = std::max(geo.pad_right, (geo.out_w - 1) * geo.stride_w + geo.kernel_w - x.w - geo.pad_left);
   auto in_rows = [&](std::int64_t rows) { return std::min(x.h, (rows - 1) * geo.stride_h + geo.kernel_h); };
   // SRAM for `rows` output rows of `cc` channels, double-buffered.
   auto need = [&](std::int64_t rows, std::int64_t cc) {
@@ -66,9 +69,9 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
     std::int64_t chunks = (x.c + fit - 1) / fit;  // balance the chunks
     cc = std::min(fit, ((x.c + chunks - 1) / chunks + step - 1) / step * step);
   }
-  if (need(1, cc) > ctx.sram_bytes || in_rows(1) > 4095) too_big(ctx, n, need(1, cc));
+  if (need(1, cc) > ctx.sram_bytes || in_rows(1) > isa::field_max(Opcode::Pool, Field::in_h)) too_big(ctx, n, need(1, cc));
   std::int64_t rows = y.h;
-  while (rows > 1 && (need(rows, cc) > ctx.sram_bytes || in_rows(rows) > 4095)) rows = (rows + 1) / 2;
+  while (rows > 1 && (need(rows, cc) > ctx.sram_bytes || in_rows(rows) > isa::field_max(Opcode::Pool, Field::in_h))) rows = (rows + 1) / 2;
   std::uint64_t in_slot[2], out_slot[2], at = 0;
   for (int i = 0; i < 2; ++i) {
     in_slot[i] = at;
@@ -112,7 +115,7 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
                                               {Field::kernel_h, geo.kernel_h}, {Field::kernel_w, geo.kernel_w},
                                               {Field::stride_h, geo.stride_h}, {Field::stride_w, geo.stride_w},
                                               {Field::pad_top, ih0 - start}, {Field::pad_left, geo.pad_left},
-                                              {Field::pad_bottom, end - (ih1 - 1)}, {Field::pad_right, geo.pad_right},
+                                              {Field::pad_bottom, end - (ih1 - 1)}, {Field::pad_right, pad_right},
                                               {Field::pad_value, pad_value}}));
       if (nc == x.c) {
         linear(st.store, Opcode::Store, y.addr + static_cast<std::uint64_t>(r0) * out_row, out_slot[t % 2],

@@ -38,6 +38,8 @@ constexpr std::int64_t kPoolKernelMax = isa::field_max(Opcode::Pool, Field::kern
 constexpr int kPoolKernelBits = isa::field_width(Opcode::Pool, Field::kernel_h);
 constexpr std::int64_t kPoolStrideMax = isa::field_max(Opcode::Pool, Field::stride_h);
 constexpr int kPoolStrideBits = isa::field_width(Opcode::Pool, Field::stride_h);
+constexpr std::int64_t kPoolPadMax = isa::field_max(Opcode::Pool, Field::pad_bottom);
+constexpr int kPoolPadBits = isa::field_width(Opcode::Pool, Field::pad_bottom);
 
 std::string too_wide(const std::string& what, std::int64_t value, std::int64_t max, int bits) {
   return what + " " + std::to_string(value) + " exceeds the ISA's " + std::to_string(bits) +
@@ -200,10 +202,17 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     auto why = check_window(geo, kPoolKernelMax, kPoolKernelBits, kPoolStrideMax, kPoolStrideBits, false);
     if (!why.empty()) return why;
     if (geo.ceil_mode) {
+      // ceil_mode is floor mode with padding below and right that reaches the last window;
+      // an average counting pads would count that overhang too.
       Node floor_node = n;
       floor_node.set_int("ceil_mode", 0);
       auto floor_geo = window_geometry(floor_node, xs, k[0], k[1]);
-      if (floor_geo.out_h != geo.out_h || floor_geo.out_w != geo.out_w) return "ceil_mode=1 changes the output size; the pool instruction floors";
+      const bool grows = floor_geo.out_h != geo.out_h || floor_geo.out_w != geo.out_w;
+      if (grows && op == "AveragePool" && n.get_int("count_include_pad", 0))
+        return "ceil_mode=1 with count_include_pad=1 (the overhang past the pads would be counted)";
+      const std::int64_t bottom = (geo.out_h - 1) * geo.stride_h + geo.kernel_h - xs[2] - geo.pad_top;
+      const std::int64_t right = (geo.out_w - 1) * geo.stride_w + geo.kernel_w - xs[3] - geo.pad_left;
+      if (std::max(bottom, right) > kPoolPadMax) return too_wide("ceil-mode pad", std::max(bottom, right), kPoolPadMax, kPoolPadBits);
     }
     if (xs[3] > kTileDimMax) return too_wide("input width", xs[3], kTileDimMax, kTileDimBits);
     return "";

@@ -64,7 +64,15 @@ TEST_CASE("int8 broadcast element-wise ops, tables and fp16 islands equal the in
   b.node("Div", {b.out("max"), b.out("gate")}, "div");                                        // island
   b.node("Pow", {b.out("div"), b.constant("two", {}, {2.0f})}, "square");                     // lut
   b.node("Add", {b.out("square"), b.out("c1")}, "residual");                                  // qadd
-  Graph g = b.finish({b.out("residual")});
+  Node& mp = b.node("MaxPool", {b.out("residual")}, "ceil_max");  // ceil mode: 12x10 -> 6x5 (floor: 5x4)
+  mp.set_ints("kernel_shape", {3, 3});
+  mp.set_ints("strides", {2, 2});
+  mp.set_int("ceil_mode", 1);
+  Node& ap = b.node("AveragePool", {b.out("ceil_max")}, "ceil_avg");
+  ap.set_ints("kernel_shape", {2, 2});
+  ap.set_ints("strides", {2, 2});
+  ap.set_int("ceil_mode", 1);
+  Graph g = b.finish({b.out("ceil_avg")});
   check_graph(g, "eltwise");
 }
 
@@ -131,7 +139,7 @@ TEST_CASE("int8 attention: MatMul of computed tensors, masked softmax, layernorm
   check_graph(g, "attention");
 }
 
-TEST_CASE("int8 ConvTranspose lowered onto conv equals the integer reference", "[compiler][sim][int8]") {
+TEST_CASE("int8 ConvTranspose and a patchify conv lowered onto conv equal the integer reference", "[compiler][sim][int8]") {
   Builder b(24);
   auto x = b.input("x", {1, 6, 7, 9});
   b.conv(x, 6, 8, "c1");
@@ -141,7 +149,9 @@ TEST_CASE("int8 ConvTranspose lowered onto conv equals the integer reference", "
   ct.set_ints("strides", {2, 2});  // zero insertion + conv
   ct.set_ints("pads", {1, 1, 1, 1});
   ct.set_ints("output_padding", {1, 1});
-  b.node("Relu", {b.out("up3")}, "relu");
-  Graph g = b.finish({b.out("relu")});
+  b.node("Relu", {b.out("up3")}, "relu");  // [1, 3, 29, 37]
+  Node& patches = b.node("Conv", {b.out("relu"), b.random_constant("patch_w", {5, 3, 9, 9})}, "patchify");
+  patches.set_ints("strides", {9, 9});  // beyond the stride field: SpaceToDepth + 1x1 conv (rows 27, 28 unused)
+  Graph g = b.finish({b.out("relu"), b.out("patchify")});
   check_graph(g, "conv_transpose");
 }
