@@ -136,7 +136,11 @@ double clipped_divergence(const std::vector<double>& a, int kept, int levels, do
 }
 
 Span entropy_range(const ValueHistogram& h, bool symmetric) {
-  const std::vector<double> a = magnitudes(h);
+  std::vector<double> a = magnitudes(h);
+  // The zero bin of a ReLU output holds half the values; smeared over its quantised bin's
+  // neighbours it would dominate the divergence and favour the narrowest range. As NVIDIA's
+  // pytorch-quantization does, it counts as its neighbour.
+  if (a.size() > 1) a[0] = a[1];
   const int top = last_nonzero(a);
   // Levels on the magnitude side: 128 as TensorRT for a symmetric range, else the positive
   // side's share of the 255 steps (255 for a non-negative value).

@@ -5,6 +5,8 @@
 
 #include "compiler/calibration_statistics.h"
 #include "compiler/mixed_precision.h"
+#include "compiler/partition.h"
+#include "compiler/pipeline.h"
 #include "compiler/quantize.h"
 
 namespace npu::compiler {
@@ -85,6 +87,26 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
     if (std::find(record.fp16_layers.begin(), record.fp16_layers.end(), n.name) != record.fp16_layers.end())
       n.set_string("precision", "fp16");
   return detail + "; " + std::to_string(record.fp16_layers.size()) + " layer(s) in fp16";
+}
+
+SensitivityReport quantization_sensitivity(const std::string& onnx_path, const CompileOptions& options,
+                                           std::string& scheme, std::vector<std::string>& warnings) {
+  CompileOptions plain = options;
+  plain.precision = Precision::Int8;
+  plain.quant.mixed = false;
+  plain.quant.keep_fp16.clear();
+  CompiledModel model;
+  std::vector<PassSummary> passes;
+  Graph unfused;
+  Graph g = import_and_optimize(onnx_path, plain, passes, &unfused, &model.warnings);
+  model.fallbacks = assign_devices(g, Precision::Int8, plain.strict);
+  quantize_graph(g, unfused, plain, model);
+  std::vector<std::string> ignored;
+  const auto samples = calibration_inputs(unfused, plain, ignored);
+  scheme = model.quantization.scheme;
+  warnings = model.warnings;
+  QuantSimulator sim(g);
+  return analyse_sensitivity(sim, samples);
 }
 
 }  // namespace npu::compiler

@@ -20,11 +20,7 @@ void add_quant_options(po::options_description& opts, const std::string& what) {
                "calibration data (default cosine=0.99)").c_str())
       ("keep-fp16", po::value<std::string>(),
        (what + "NODE,... layers (fused or ONNX node names) that run in fp16 in an int8 program").c_str())
-      ("weights", po::value<std::string>(),
-       (what + "weight-only quantisation of Gemm/MatMul weights with fp16 activations: int8 (per channel) or "
-               "int4 (per group)").c_str())
-      ("group-size", po::value<int>()->default_value(128),
-       (what + "--weights int4: weights per scale along the reduction axis").c_str());
+      ;
 }
 
 void read_quant_options(const po::variables_map& vm, compiler::CompileOptions& options) {
@@ -53,12 +49,6 @@ void read_quant_options(const po::variables_map& vm, compiler::CompileOptions& o
     if (options.precision != Precision::Int8) throw std::runtime_error("--keep-fp16 needs --precision int8 or mixed");
     q.keep_fp16 = split_names(vm["keep-fp16"].as<std::string>());
   }
-  if (vm.count("weights")) {
-    if (precision != "fp16") throw std::runtime_error("--weights (weight-only quantisation) needs --precision fp16");
-    q.weights = parse_weight_only(vm["weights"].as<std::string>());
-  }
-  q.group_size = vm["group-size"].as<int>();
-  if (q.group_size < 1) throw std::runtime_error("--group-size must be at least 1");
 }
 
 }  // namespace npu::cli
