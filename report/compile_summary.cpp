@@ -31,7 +31,7 @@ std::string format_quantization(const container::QuantizationRecord& q) {
   std::string s;
   if (!q.scheme.empty()) s += fmt::format("quantisation: {} from {} calibration sample(s)\n", q.scheme, q.calibration_samples);
   if (!q.weights.empty()) s += fmt::format("weight-only quantisation: {}\n", q.weights);
-  if (q.fp16_layers.empty()) return s;
+  if (q.fp16_layers.empty() && q.accuracy_target.empty()) return s;
   std::string forced, promoted;
   for (std::size_t i = 0; i < q.fp16_layers.size(); ++i) {
     std::string& list = i < q.forced_fp16 ? forced : promoted;

@@ -40,13 +40,16 @@ nlohmann::json report_json(const compiler::SensitivityReport& r, const std::stri
           {"layers", layers}};
 }
 
+// Long ONNX names differ at their end ("/features/features.2/features.2.0/Conv").
+std::string tail(const std::string& s, std::size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - n + 3); }
+
 std::string format_report(const compiler::SensitivityReport& r, const std::string& scheme, std::size_t top) {
   std::string s = fmt::format("quantisation: {} over {} sample(s)\nmodel outputs, all int8: cosine {:.4f}, SQNR {:.1f} dB\n",
                               scheme, r.samples, r.all_int8.cosine, r.all_int8.sqnr_db);
-  s += fmt::format("{:<32} {:<22} {:>11} {:>9} {:>11} {:>9} {:>12}\n", "layer (graph order)", "op", "alone SQNR",
+  s += fmt::format("{:<40} {:<22} {:>11} {:>9} {:>11} {:>9} {:>12}\n", "layer (graph order)", "op", "alone SQNR",
                    "alone cos", "cumul SQNR", "cumul cos", "model cos*");
   for (const auto& l : r.layers)
-    s += fmt::format("{:<32} {:<22} {:>8.1f} dB {:>9.5f} {:>8.1f} dB {:>9.5f} {:>12.5f}{}\n", l.layer.substr(0, 32),
+    s += fmt::format("{:<40} {:<22} {:>8.1f} dB {:>9.5f} {:>8.1f} dB {:>9.5f} {:>12.5f}{}\n", tail(l.layer, 40),
                      l.op.substr(0, 22), l.alone_sqnr_db, l.alone_cosine, l.cumulative_sqnr_db, l.cumulative_cosine,
                      l.model_alone.cosine, l.fp16_capable ? "" : "  (no fp16 form)");
   s += "* the model outputs' worst cosine against FP32 with only this layer quantised\n";
