@@ -1,10 +1,12 @@
 #include "compiler/pipeline.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "compiler/onnx_io.h"
 #include "compiler/opset_upgrade.h"
+#include "compiler/qdq_import.h"
 #include "compiler/passes/passes.h"
 #include "compiler/shape_inference.h"
 
@@ -64,6 +66,8 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   pipeline.record("import", g, g.nodes.size(),
                   std::to_string(g.inputs.size()) + " inputs, " + std::to_string(g.outputs.size()) +
                       " outputs, opset " + std::to_string(g.opset));
+  if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear"; }))
+    pipeline.run("qdq-import", g, import_qdq);
   pipeline.run("static-shapes", g, fold_static_shapes);
   if (g.opset < kCanonicalOpset) {
     pipeline.run("opset-upgrade", g, [&](Graph& x) {

@@ -37,10 +37,12 @@ void make_symmetric(Graph& g) {
     }
 }
 
-ValueRanges ranges_by_method(const CalibrationStatistics& stats, const QuantOptions& q) {
+// A QDQ model's own ranges (qdq_import.h) stand; calibration fills the values it leaves out.
+ValueRanges ranges_by_method(const CalibrationStatistics& stats, const QuantOptions& q, const Graph& g) {
   ValueRanges ranges;
   for (const auto& [name, h] : stats)
     ranges[name] = clipping_range(h, q.method, q.percentile, q.symmetric_activations);
+  for (const auto& [name, r] : g.qdq_ranges) ranges[name] = r;
   return ranges;
 }
 
@@ -52,7 +54,7 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
   const QuantOptions& q = options.quant;
   auto samples = calibration_inputs(unfused, options, model.warnings);
   const auto stats = collect_statistics(unfused, samples, q.method != CalibrationMethod::MinMax);
-  const ValueRanges ranges = ranges_by_method(stats, q);
+  const ValueRanges ranges = ranges_by_method(stats, q, unfused);
   auto moved = assign_quantization(g, ranges);
   for (const auto& name : moved)
     for (const auto& n : g.nodes)
@@ -67,6 +69,9 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
 
   QuantizationRecord& record = model.quantization;
   record.scheme = describe_quant_options(q);
+  if (!unfused.qdq_ranges.empty())
+    record.scheme = "the model's QDQ parameters for " + std::to_string(unfused.qdq_ranges.size()) + " values, " + record.scheme +
+                    " for the rest";
   record.calibration_samples = static_cast<std::uint32_t>(samples.size());
   std::string detail = record.scheme + " from " + std::to_string(samples.size()) + " calibration samples";
   const auto forced = resolve_fp16_names(g, q.keep_fp16);

@@ -113,6 +113,15 @@ QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t chan
     q.channel_scales[c] = std::max(q.channel_scales[c], std::abs(w[i]));
   }
   for (auto& s : q.channel_scales) s = s > 0 ? s / 127.0f : 1.0f;
+  // Weights already on one per-tensor int8 grid (a QDQ model's, qdq_import.h) keep it: the
+  // integers the file gives, where per-channel scales would round them afresh.
+  const float tensor_scale = *std::max_element(q.channel_scales.begin(), q.channel_scales.end());
+  bool on_grid = !w.empty();
+  for (std::size_t i = 0; i < w.size() && on_grid; ++i) {
+    const float k = w[i] / tensor_scale;
+    on_grid = std::fabs(k - std::nearbyint(k)) < 1e-3f;
+  }
+  if (on_grid && channels > 1) q.channel_scales.assign(q.channel_scales.size(), tensor_scale);
   q.values.resize(w.size());
   for (std::size_t i = 0; i < w.size(); ++i) {
     auto c = static_cast<std::size_t>((static_cast<std::int64_t>(i) / inner) % channels);

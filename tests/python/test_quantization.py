@@ -1,5 +1,6 @@
 """Quantisation options end to end: calibration methods recorded in the program, `npusim
-quant-report`, mixed precision reaching its target on the NPU's own output, and their bad input.
+quant-report`, mixed precision reaching its target on the NPU's own output, QDQ models from ONNX
+Runtime's quantiser run with their own parameters, and bad input.
 
 The model is generated here: conv -> relu -> conv (one output channel 40x the others) -> relu ->
 conv (whose weights reading that channel are 40x smaller, so its per-output-channel int8 weights
@@ -165,3 +166,38 @@ def test_bad_calibration_directory(npusim, root, model_and_calib, tmp_path):
     np.save(wrong / "x_0.npy", np.zeros((1, 3, 8, 8), np.float32))
     r = npusim("quant-report", model, "--config", root / CONFIG, "--calib", wrong)
     assert_one_line_error(r, "x_0.npy", "does not fit input 'x'")
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_qdq_model_runs_with_its_own_parameters(npusim, root, model_and_calib, tmp_path, per_channel):
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    model, calib = model_and_calib
+    samples = [{"x": np.load(calib / f"x_{i}.npy")} for i in range(4)]
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(samples)
+
+        def get_next(self):
+            return next(self.it, None)
+
+    qdq = tmp_path / "qdq.onnx"
+    quantize_static(str(model), str(qdq), Reader(), quant_format=QuantFormat.QDQ, per_channel=per_channel,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    m = onnx.load(qdq)
+    assert sum(n.op_type == "QuantizeLinear" for n in m.graph.node) >= 5
+    x_file = tmp_path / "x.npy"
+    x = np.random.default_rng(77).normal(0, 1, (1, 3, 16, 16)).astype(np.float32)
+    np.save(x_file, x)
+    ref = ort.InferenceSession(str(qdq)).run(None, {"x": x})[0]
+    # No --calib: the ranges are the file's (the output's scale below is the model's own).
+    y, out = npu_output(npusim, root, qdq, x_file, tmp_path)
+    assert "the model's QDQ parameters for" in out
+    inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    dq_y = next(n for n in m.graph.node if n.op_type == "DequantizeLinear" and n.output[0] == "y")
+    step = float(inits[dq_y.input[1]])
+    assert f"scale {step:.6g}" in out  # the output converted with the file's scale
+    err = np.abs(y - ref).max() / step
+    assert err <= 1.0 + 1e-3, err
+    if per_channel:  # the same integers as ONNX Runtime's QLinear kernels
+        assert err <= 1e-3, err
