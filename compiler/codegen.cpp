@@ -5,6 +5,7 @@
 
 #include "compiler/codegen_context.h"
 #include "compiler/codegen_move.h"
+#include "compiler/lowering_cache.h"
 #include "compiler/npu_ops.h"
 #include "compiler/precision_converters.h"
 #include "compiler/quantization_stage.h"
@@ -43,10 +44,15 @@ void describe(const Tensor& t, DdrTensor& d) {
 
 }  // namespace
 
-CodegenContext::CodegenContext(const Graph& g, const HardwareConfig& c, Precision p)
-    : graph(g), config(c), precision(p) {
+CodegenContext::CodegenContext(const Graph& g, const HardwareConfig& c, Precision p, const Int8ParamsCache* cache)
+    : graph(g), config(c), precision(p), int8_params_(cache) {
   alignment = static_cast<std::uint64_t>(std::max(1, c.sram.alignment_bytes));
   sram_bytes = std::min<std::uint64_t>(c.sram.capacity_bytes, (1ull << 24)) / alignment * alignment;
+}
+
+std::shared_ptr<const Int8ConvParams> CodegenContext::conv_params(const Node& node) const {
+  if (int8_params_) return int8_params_->conv(graph, node);
+  return std::make_shared<const Int8ConvParams>(int8_conv_params(graph, node));
 }
 
 std::uint64_t CodegenContext::allocate(std::uint64_t bytes) {
@@ -140,8 +146,8 @@ std::uint64_t node_macs(const Graph& g, const Node& n) {
 }
 
 void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const HardwareConfig& config,
-                      Precision precision, CompiledModel& model) {
-  CodegenContext ctx(g, config, precision);
+                      Precision precision, CompiledModel& model, const Int8ParamsCache* int8_params) {
+  CodegenContext ctx(g, config, precision, int8_params);
   isa::Program& program = ctx.program();
   std::set<std::string> step_inputs, step_outputs;
   for (std::size_t s = 0; s < steps.size(); ++s) {

@@ -119,12 +119,13 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   // ---- constant data: packed weights per chunk, epilogue parameters per chunk ----
   const std::int64_t icg = s.c / s.groups, ocg = s.oc / s.groups;
   const std::int64_t KH = s.kh, KW = s.kw;
-  std::vector<float> wf = wt.floats;  // Conv: [OC][icg][KH][KW]; Gemm: [K][N]
+  const std::vector<float>& wf = wt.floats;  // Conv: [OC][icg][KH][KW]; Gemm: [K][N]
   auto w_at = [&](std::int64_t o, std::int64_t i, std::int64_t kh, std::int64_t kw) -> std::size_t {
     return gemm ? static_cast<std::size_t>(i * s.oc + o) : static_cast<std::size_t>(((o * icg + i) * KH + kh) * KW + kw);
   };
-  Int8ConvParams q;
-  if (ctx.int8()) q = int8_conv_params(g, n);
+  static const Int8ConvParams kNoInt8Params;
+  const auto q_shared = ctx.int8() ? ctx.conv_params(n) : nullptr;
+  const Int8ConvParams& q = q_shared ? *q_shared : kNoInt8Params;
   std::vector<float> bias(static_cast<std::size_t>(s.oc), 0.0f);
   if (!bias_name.empty()) bias = g.tensor(bias_name).floats;
 
