@@ -66,8 +66,6 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   pipeline.record("import", g, g.nodes.size(),
                   std::to_string(g.inputs.size()) + " inputs, " + std::to_string(g.outputs.size()) +
                       " outputs, opset " + std::to_string(g.opset));
-  if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear"; }))
-    pipeline.run("qdq-import", g, import_qdq);
   pipeline.run("static-shapes", g, fold_static_shapes);
   if (g.opset < kCanonicalOpset) {
     pipeline.run("opset-upgrade", g, [&](Graph& x) {
@@ -82,6 +80,8 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
       return "opset " + std::to_string(from) + " -> " + std::to_string(x.opset) + "; " + fold_static_shapes(x);
     });
   }
+  if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear"; }))
+    pipeline.run("qdq-import", g, import_qdq);
   check_runnable(g);
   report_dynamic_shapes(g, options, warnings);
   pipeline.run("dead-node-removal", g, remove_dead_nodes);

@@ -1,6 +1,7 @@
 #include "compiler/qdq_import.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "compiler/compile.h"
 
@@ -15,23 +16,21 @@ struct Params {
   int elem_type = kOnnxUint8;
 };
 
-Params params_of(const Graph& g, const Node& n) {
-  auto bad = [&](const std::string& what) {
-    return CompileError(g.source + ": node '" + n.name + "' (" + n.op_type + "): " + what);
-  };
-  if (n.inputs.size() < 2 || !g.is_constant(n.inputs[1])) throw bad("the scale is not a constant");
+// Constant 8-bit parameters, or nothing: the node then stays as it is (a dynamic quantisation,
+// 16-bit or 4-bit QDQ), for the CPU.
+std::optional<Params> params_of(const Graph& g, const Node& n) {
+  if (n.inputs.size() < 2 || !g.is_constant(n.inputs[1])) return std::nullopt;
   Params p;
   p.scales = g.tensor(n.inputs[1]).floats;
   if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
-    if (!g.is_constant(n.inputs[2])) throw bad("the zero point is not a constant");
+    if (!g.is_constant(n.inputs[2])) return std::nullopt;
     const Tensor& z = g.tensor(n.inputs[2]);
     p.zero_points = z.ints;
     p.elem_type = z.elem_type;
   }
   if (p.zero_points.empty()) p.zero_points.assign(p.scales.size(), 0);
-  if (p.elem_type != kOnnxUint8 && p.elem_type != kOnnxInt8)
-    throw bad("only 8-bit quantisation is supported (zero point type " + std::to_string(p.elem_type) + ")");
-  if (p.scales.empty() || p.zero_points.size() != p.scales.size()) throw bad("scale and zero point do not match");
+  if (p.elem_type != kOnnxUint8 && p.elem_type != kOnnxInt8) return std::nullopt;
+  if (p.scales.empty() || p.zero_points.size() != p.scales.size()) return std::nullopt;
   return p;
 }
 
@@ -74,25 +73,27 @@ std::string import_qdq(Graph& g) {
     Node& n = g.nodes[i];
     if (!n.domain.empty() && n.domain != "ai.onnx") continue;
     if (n.op_type == "DequantizeLinear" && g.is_constant(n.inputs[0])) {
-      const Params p = params_of(g, n);
+      const auto p = params_of(g, n);
+      if (!p || g.tensor(n.inputs[0]).ints.empty()) continue;
       const Tensor q = g.tensor(n.inputs[0]);
-      g.add_constant(n.outputs[0], q.shape, dequantized(g, n, q, p));
+      g.add_constant(n.outputs[0], q.shape, dequantized(g, n, q, *p));
       drop[i] = true;
       ++weights;
       continue;
     }
     if (n.op_type != "QuantizeLinear") continue;
-    const Params p = params_of(g, n);
-    if (p.scales.size() != 1)
-      throw CompileError(g.source + ": node '" + n.name + "' (QuantizeLinear): per-axis activation quantisation; the NPU "
-                         "quantises activations per tensor");
+    const auto params = params_of(g, n);
+    if (!params || params->scales.size() != 1) continue;  // per-axis activations: the NPU's are per tensor
+    const Params& p = *params;
     const std::string x = n.inputs[0], y = n.outputs[0];
     const auto readers = g.consumers(y);
-    bool all_dequantize = !readers.empty() && !g.is_graph_output(y);
-    for (int r : readers) all_dequantize &= g.nodes[r].op_type == "DequantizeLinear";
-    if (!all_dequantize)
-      throw CompileError(g.source + ": node '" + n.name + "' (QuantizeLinear): its int8 output '" + y +
-                         "' is read by something other than DequantizeLinear; only QDQ pairs are supported");
+    bool pairs_only = !readers.empty() && !g.is_graph_output(y);
+    for (int r : readers) {
+      const Node& dq = g.nodes[r];
+      pairs_only &= dq.op_type == "DequantizeLinear" && dq.inputs.size() >= 2 && dq.inputs[1] == n.inputs[1] &&
+                    (dq.inputs.size() > 2 ? dq.inputs[2] : "") == (n.inputs.size() > 2 ? n.inputs[2] : "");
+    }
+    if (!pairs_only) continue;  // the int8 value itself is used: not a QDQ pair
     const double qmin = p.elem_type == kOnnxUint8 ? 0.0 : -128.0, qmax = qmin + 255.0;
     const double s = p.scales[0], zp = static_cast<double>(p.zero_points[0]);
     const std::pair<float, float> range{static_cast<float>(s * (qmin - zp)), static_cast<float>(s * (qmax - zp))};

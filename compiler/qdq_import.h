@@ -10,9 +10,9 @@
 
 namespace npu::compiler {
 
-// Runs right after import; returns the pass summary's detail ("" when the model has no QDQ).
-// Throws CompileError naming a Quantize/DequantizeLinear it cannot take (a non-constant scale,
-// a 16-bit type, a DequantizeLinear of a computed integer value).
+// Runs after the static-shape front end; returns the pass summary's detail. Quantize/
+// DequantizeLinear it cannot take (computed scales as in DynamicQuantizeLinear, 16- or 4-bit
+// types, per-axis activations, an int8 value read by other nodes) stay as they are, for the CPU.
 std::string import_qdq(Graph& graph);
 
 }  // namespace npu::compiler
