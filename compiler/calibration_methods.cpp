@@ -171,7 +171,9 @@ Span entropy_range(const ValueHistogram& h, bool symmetric) {
 
 std::pair<float, float> clipping_range(const ValueHistogram& h, CalibrationMethod method, double percentile,
                                        bool symmetric) {
-  if (method == CalibrationMethod::MinMax || h.counts().empty() || h.range() == 0.0) return {h.min(), h.max()};
+  if (method == CalibrationMethod::MinMax || h.counts().empty() || h.range() == 0.0 || !std::isfinite(h.min()) ||
+      !std::isfinite(h.max()))
+    return {h.min(), h.max()};
   Span s{h.min(), h.max()};
   switch (method) {
     case CalibrationMethod::Percentile: s = percentile_range(h, percentile); break;

@@ -35,20 +35,31 @@ void ValueHistogram::grow_to(int exponent) {
 }
 
 void ValueHistogram::add(const float* data, std::size_t n) {
-  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-  std::size_t finite = 0;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;  // over non-NaN values
+  float finite_lo = lo, finite_hi = hi;
+  std::size_t counted = 0, finite = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const float v = data[i];
-    if (!std::isfinite(v)) continue;  // NaN and inf have no clipping range; they saturate
+    if (std::isnan(v)) {
+      nan_ = true;
+      continue;
+    }
     lo = std::min(lo, v);
     hi = std::max(hi, v);
+    ++counted;
+    if (!std::isfinite(v)) continue;
+    finite_lo = std::min(finite_lo, v);
+    finite_hi = std::max(finite_hi, v);
     ++finite;
   }
-  if (!finite) return;
-  min_ = total_ ? std::min(min_, lo) : lo;
-  max_ = total_ ? std::max(max_, hi) : hi;
+  if (!counted) return;
+  min_ = seen_ ? std::min(min_, lo) : lo;
+  max_ = seen_ ? std::max(max_, hi) : hi;
+  seen_ = true;
   total_ += finite;
-  const double magnitude = std::max(std::fabs(static_cast<double>(lo)), std::fabs(static_cast<double>(hi)));
+  if (!finite) return;
+  const double magnitude =
+      std::max(std::fabs(static_cast<double>(finite_lo)), std::fabs(static_cast<double>(finite_hi)));
   if (magnitude > 0.0) grow_to(covering_exponent(magnitude));
   if (counts_.empty()) return;  // min/max only
   const double r = range();
@@ -62,10 +73,13 @@ void ValueHistogram::add(const float* data, std::size_t n) {
 }
 
 void ValueHistogram::merge(const ValueHistogram& other) {
-  if (other.total_ == 0) return;
-  if (total_ == 0) {
+  nan_ = nan_ || other.nan_;
+  if (!other.seen_) return;
+  if (!seen_) {
     const bool histogram = !counts_.empty();
+    const bool nan = nan_;
     *this = other;
+    nan_ = nan;
     if (histogram && counts_.empty()) counts_.assign(kBins, 0);
     return;
   }

@@ -5,6 +5,7 @@
 // of threads.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -30,9 +31,11 @@ class ValueHistogram {
   void add(const float* data, std::size_t n);
   void merge(const ValueHistogram& other);
 
-  float min() const { return min_; }
-  float max() const { return max_; }
-  bool empty() const { return total_ == 0; }
+  // NaN when any value seen was NaN, +-inf when one was infinite: assign_quantization then
+  // leaves the value to the CPU (the bins count finite values only).
+  float min() const { return nan_ ? kNaN : min_; }
+  float max() const { return nan_ ? kNaN : max_; }
+  bool empty() const { return !seen_; }
   std::uint64_t total() const { return total_; }
   // R = 2^exponent (0 when every value seen was 0).
   double range() const;
@@ -41,7 +44,10 @@ class ValueHistogram {
 
  private:
   void grow_to(int exponent);
+  static constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
   float min_ = 0.0f, max_ = 0.0f;
+  bool nan_ = false;
+  bool seen_ = false;  // a non-NaN value (min_/max_ hold it)
   std::uint64_t total_ = 0;
   int exponent_ = kNoRange;  // kNoRange: all values 0 so far (they sit in the middle bin)
   std::vector<std::uint64_t> counts_;

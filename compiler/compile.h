@@ -1,6 +1,7 @@
 // The compiler's entry point: an ONNX file and a hardware config in, a compiled model (program
 // plus execution plan, container/compiled_model.h) out.
 #pragma once
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ using container::QuantizationRecord;
 using container::Precision;
 using container::Step;
 
+constexpr std::uint64_t kDefaultMaxTensorBytes = std::uint64_t{4} << 30;  // 4 GiB
+
 struct CompileOptions {
   Precision precision = Precision::Int8;
   std::string calibration_dir;                // .npy files named <input>.npy or <input>_N.npy
@@ -30,6 +33,9 @@ struct CompileOptions {
   std::string dump_dir;                       // when set, each pass writes <NN>-<pass>.onnx here
   bool explain = false;                       // collect PassSummary lines
   QuantOptions quant;                         // calibration, mixed precision, weight-only (quant_options.h)
+  // A tensor larger than this (counted as FP32, the compiler's working type) is an error: a
+  // model must never make the compiler allocate what no NPU's DDR could hold.
+  std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;
 };
 
 // Throws CompileError: one line naming the file, node or tensor and what is wrong.

@@ -25,7 +25,7 @@ std::string cache_key(const std::string& onnx_path, const CompileOptions& option
   std::string key = onnx_path + '\n' + stamp(onnx_path) + '\n' +
                     std::to_string(static_cast<int>(options.precision)) + '\n' + options.calibration_dir + '\n' +
                     (options.calibration_dir.empty() ? "" : stamp(options.calibration_dir)) + '\n' +
-                    (options.strict ? "strict" : "") + '\n';
+                    (options.strict ? "strict" : "") + '\n' + std::to_string(options.max_tensor_bytes) + '\n';
   for (const auto& shape : options.input_shapes) key += shape + ';';
   return key + '\n' + quant_options_key(options.quant);
 }

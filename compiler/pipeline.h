@@ -25,7 +25,7 @@ class PassPipeline {
   void record(const std::string& name, const Graph& graph, std::size_t before, const std::string& detail);
 
  private:
-  const CompileOptions& options_;
+  const CompileOptions options_;  // a copy: callers pass temporaries ({})
   std::vector<PassSummary>& summaries_;
   int index_;  // continues the numbering of dumps across pipelines
 };

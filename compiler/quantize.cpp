@@ -1,7 +1,9 @@
 #include "compiler/quantize.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <set>
 
 #include "compiler/calibration_statistics.h"
@@ -36,10 +38,22 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
     for (const auto& v : n.inputs) if (!v.empty() && !g.is_constant(v)) values.push_back(v);
     for (const auto& v : n.outputs) if (!v.empty()) values.push_back(v);
     for (const char* key : {"acc_value", "act_value"}) if (n.has(key)) values.push_back(n.get_string(key, ""));
-    for (const auto& v : values)
-      if (!ranges.count(v)) {
+    auto finite = [](float x) { return std::isfinite(x); };
+    for (const auto& v : values) {
+      const auto r = ranges.find(v);
+      if (r != ranges.end() && finite(r->second.first) && finite(r->second.second)) continue;
+      n.device = Node::Device::Cpu;
+      n.fallback_reason = r == ranges.end()
+                              ? "int8 calibration has no range for '" + v + "' (an upstream op has no reference kernel)"
+                              : "int8 calibration saw NaN or infinity in '" + v + "': no int8 scale represents it";
+      unmeasured.push_back(n.name);
+      break;
+    }
+    if (n.device != Node::Device::Npu) continue;
+    for (const auto& c : n.inputs)  // weights and biases: quantised per channel
+      if (!c.empty() && g.is_constant(c) && !std::all_of(g.tensor(c).floats.begin(), g.tensor(c).floats.end(), finite)) {
         n.device = Node::Device::Cpu;
-        n.fallback_reason = "int8 calibration has no range for '" + v + "' (an upstream op has no reference kernel)";
+        n.fallback_reason = "constant '" + c + "' holds NaN or infinity: not quantisable to int8";
         unmeasured.push_back(n.name);
         break;
       }

@@ -195,7 +195,6 @@ TilePlan plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint
                        std::to_string(need(1, 1)) + " bytes of SRAM with double buffers; the scratchpad has " +
                        std::to_string(sram_bytes));
   }
-  const std::uint64_t weights_total = static_cast<std::uint64_t>(s.kh * s.kw * icg * s.oc * s.elem);
   auto largest_rows = [&](std::int64_t u) {
     std::int64_t lo = 1, hi = s.oh;  // largest rows that fit
     while (lo < hi) {
@@ -207,27 +206,7 @@ TilePlan plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint
   };
   Candidate best;
   best.cost = -1;
-  if (!hw) {
-    std::vector<std::int64_t> unit_options;
-    for (std::int64_t u = total_units; u >= 1; u = (u + 1) / 2) {
-      unit_options.push_back(u);
-      if (u == 1) break;
-    }
-    for (std::int64_t u : unit_options) {
-      if (!legal(u, 1)) continue;
-      std::int64_t rows = largest_rows(u);
-      std::int64_t n_chunks = (total_units + u - 1) / u, n_rows = (s.oh + rows - 1) / rows;
-      std::uint64_t input_pass = static_cast<std::uint64_t>(n_rows * in_rows(rows) * s.w * s.c * s.elem);
-      for (bool rows_outer : {false, true}) {
-        std::uint64_t bytes;
-        if (!rows_outer) bytes = weights_total + (s.groups == 1 ? n_chunks : 1) * input_pass;
-        else bytes = input_pass + (n_chunks > 1 ? n_rows : 1) * weights_total;
-        // Each tile costs a few DMA descriptors and pipeline fill: count it as 2 KiB of traffic.
-        double cost = static_cast<double>(bytes) + 2048.0 * n_chunks * n_rows;
-        if (best.cost < 0 || cost < best.cost) best = {u, rows, rows_outer, cost, bytes};
-      }
-    }
-  } else {
+  {
     const HardwareConfig& h = *hw;
     const cost::DmaEstimate dma(h);
     const cost::MacArrayCost mac(h.mac_array);

@@ -65,8 +65,8 @@ struct TilePlan {
 
 // Throws CompileError naming the layer and sizes when even one output row of one channel
 // (or group) does not fit with double buffers, even with the input channels split (groups == 1).
-// `hw` null: minimise DDR bytes (the old behaviour); otherwise minimise estimated cycles.
+// Chooses the plan with the fewest cycles `hw`'s cost model estimates (never null).
 TilePlan plan_conv_tiles(const ConvShape& shape, std::uint64_t sram_bytes, std::uint64_t alignment,
-                         const HardwareConfig* hw = nullptr);
+                         const HardwareConfig* hw);
 
 }  // namespace npu::compiler
