@@ -7,6 +7,8 @@
 #include "compiler/codegen_move.h"
 #include "compiler/lowering_cache.h"
 #include "compiler/npu_ops.h"
+#include "compiler/precision_converters.h"
+#include "compiler/quantization_stage.h"
 #include "compiler/quant_math.h"
 #include "compiler/rowwise_params.h"
 #include "isa/fp16.h"
@@ -172,7 +174,11 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       const Node& n = g.nodes[i];
       const std::string& op = n.op_type;
       LayerCode code;
-      if (is_view_op(op)) {
+      // Mixed programs: this layer's precision (quantization_stage.h), the program's otherwise.
+      ctx.precision = runs_in_fp16(n) ? Precision::Fp16 : precision;
+      if (is_precision_converter(n)) {
+        code = generate_convert(ctx, n);
+      } else if (is_view_op(op)) {
         ctx.alias(n.outputs[0], n.inputs[0]);  // the layout pass made the output the same bytes
       } else if (move_ops().count(op)) {
         code = generate_move(ctx, n);
@@ -203,6 +209,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       rec.end_instruction = static_cast<std::uint32_t>(program.code.size());
       model.layers.push_back(rec);
     }
+    ctx.precision = precision;
     program.code.push_back(isa::make_instruction(isa::Opcode::Halt));
     step.end_instruction = static_cast<std::uint32_t>(program.code.size());
     for (const auto& o : steps[s].outputs) step_outputs.insert(o);

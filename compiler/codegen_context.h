@@ -58,9 +58,9 @@ class CodegenContext {
 
   bool int8() const { return precision == Precision::Int8; }
   std::int64_t elem_bytes() const { return int8() ? 1 : 2; }
-  // Per value: an int8 program keeps values without quantisation parameters (a masked
-  // attention score, -inf where masked) in fp16.
-  std::int64_t elem_bytes(const Tensor& t) const { return int8() && t.quant.valid() ? 1 : 2; }
+  // Per value: int8 when it has quantisation parameters, else fp16 (an fp16 program's values, an
+  // int8 program's masked attention scores, -inf where masked, and its fp16 layers' values).
+  std::int64_t elem_bytes(const Tensor& t) const { return t.quant.valid() ? 1 : 2; }
   std::uint64_t align(std::uint64_t v) const { return (v + alignment - 1) / alignment * alignment; }
 
   // DDR placement of an activation (allocated on first use; reshapes alias their input).
@@ -101,5 +101,6 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& node);
 LayerCode generate_resize(CodegenContext& ctx, const Node& node);
 LayerCode generate_rowwise(CodegenContext& ctx, const Node& node);  // softmax, layernorm, reductions
 LayerCode generate_matmul(CodegenContext& ctx, const Node& node);   // MatMul of computed tensors
+LayerCode generate_convert(CodegenContext& ctx, const Node& node);  // mixed precision's Quantize/Dequantize
 
 }  // namespace npu::compiler

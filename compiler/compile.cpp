@@ -8,6 +8,8 @@
 #include "compiler/partition.h"
 #include "compiler/passes/passes.h"
 #include "compiler/pipeline.h"
+#include "compiler/precision_converters.h"
+#include "compiler/quantization_stage.h"
 #include "compiler/quantize.h"
 
 namespace npu::compiler {
@@ -28,25 +30,12 @@ Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, C
 
   if (options.precision == Precision::Int8) {
     before = g.nodes.size();
-    auto samples = calibration_inputs(unfused, options, model.warnings);
-    auto ranges = measure_ranges(unfused, samples);
-    auto moved = assign_quantization(g, ranges);
-    for (const auto& name : moved)
-      for (const auto& n : g.nodes)
-        if (n.name == name) {
-          if (options.strict)
-            throw CompileError(g.source + ": --strict: node '" + n.name + "' (" + n.op_type +
-                               ") would fall back to the CPU: " + n.fallback_reason);
-          model.fallbacks.push_back({n.name, n.op_type, n.fallback_reason});
-        }
-    if (!moved.empty()) assign_quantization(g, ranges);
-    pipeline.record("quantization", g, before,
-                    "int8 per-channel weights, per-tensor activations from " + std::to_string(samples.size()) +
-                        " calibration samples");
+    pipeline.record("quantization", g, before, quantize_graph(g, unfused, options, model));
   }
 
   int transposes = 0;
   pipeline.run("layout", g, [&](Graph& x) { return convert_layout(x, transposes); });
+  if (!model.quantization.fp16_layers.empty()) pipeline.run("precision-converters", g, insert_precision_converters);
   return g;
 }
 

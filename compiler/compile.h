@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/quant_options.h"
 #include "container/compiled_model.h"
 #include "hwconfig/hardware_config.h"
 
@@ -18,6 +19,7 @@ using container::Fallback;
 using container::LayerRecord;
 using container::NpuStep;
 using container::PassSummary;
+using container::QuantizationRecord;
 using container::Precision;
 using container::Step;
 
@@ -30,6 +32,7 @@ struct CompileOptions {
   bool strict = false;                        // any CPU fallback is an error naming the node
   std::string dump_dir;                       // when set, each pass writes <NN>-<pass>.onnx here
   bool explain = false;                       // collect PassSummary lines
+  QuantOptions quant;                         // calibration, mixed precision, weight-only (quant_options.h)
   // A tensor larger than this (counted as FP32, the compiler's working type) is an error: a
   // model must never make the compiler allocate what no NPU's DDR could hold.
   std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;

@@ -94,6 +94,8 @@ struct Graph {
   std::vector<Node> nodes;  // topological order
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
+  // Values whose int8 range a QDQ model fixes (qdq_import.h): calibration does not override them.
+  std::map<std::string, std::pair<float, float>> qdq_ranges;
 
   Tensor& tensor(const std::string& name);  // throws CompileError when unknown
   const Tensor& tensor(const std::string& name) const;

@@ -27,7 +27,7 @@ std::string cache_key(const std::string& onnx_path, const CompileOptions& option
                     (options.calibration_dir.empty() ? "" : stamp(options.calibration_dir)) + '\n' +
                     (options.strict ? "strict" : "") + '\n' + std::to_string(options.max_tensor_bytes) + '\n';
   for (const auto& shape : options.input_shapes) key += shape + ';';
-  return key;
+  return key + '\n' + quant_options_key(options.quant);
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 #include "compiler/pipeline.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "compiler/onnx_io.h"
 #include "compiler/opset_upgrade.h"
+#include "compiler/qdq_import.h"
 #include "compiler/passes/passes.h"
 #include "compiler/shape_inference.h"
 
@@ -78,6 +80,8 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
       return "opset " + std::to_string(from) + " -> " + std::to_string(x.opset) + "; " + fold_static_shapes(x);
     });
   }
+  if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear"; }))
+    pipeline.run("qdq-import", g, import_qdq);
   check_runnable(g);
   report_dynamic_shapes(g, options, warnings);
   pipeline.run("dead-node-removal", g, remove_dead_nodes);

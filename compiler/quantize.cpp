@@ -2,132 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <functional>
 #include <limits>
-#include <random>
-#include <regex>
 #include <set>
-#include <thread>
 
+#include "compiler/calibration_statistics.h"
 #include "compiler/int8_layer_params.h"
 #include "compiler/npu_ops.h"
-#include "compiler/npy_float.h"
 
 namespace npu::compiler {
-namespace fs = std::filesystem;
-
-namespace {
-
-constexpr int kGeneratedSamples = 2;
-constexpr int kMaxSamples = 16;
-
-FloatTensor fit_input(FloatTensor t, const Tensor& input, const std::string& file) {
-  if (t.elements() != input.elements())
-    throw CompileError(file + ": shape " + shape_string(t.shape) + " does not fit input '" + input.name +
-                       "' of shape " + shape_string(input.shape));
-  t.shape = input.shape;
-  return t;
-}
-
-}  // namespace
-
-std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& options,
-                                          std::vector<std::string>& warnings) {
-  std::vector<TensorMap> samples;
-  if (!options.calibration_dir.empty()) {
-    if (!fs::is_directory(options.calibration_dir))
-      throw CompileError(options.calibration_dir + ": calibration directory does not exist");
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(options.calibration_dir))
-      if (e.path().extension() == ".npy") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    std::map<std::string, TensorMap> by_index;
-    for (const auto& in : g.inputs) {
-      std::regex pattern(std::regex_replace(in, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + R"((_(\d+))?\.npy)");
-      for (const auto& f : files) {
-        std::smatch m;
-        std::string name = f.filename().string();
-        if (std::regex_match(name, m, pattern))
-          by_index[m[2].str()][in] = fit_input(read_npy_as_float(f.string()), g.tensor(in), f.string());
-      }
-    }
-    if (by_index.empty() && g.inputs.size() == 1)
-      for (const auto& f : files)
-        by_index[f.filename().string()][g.inputs[0]] = fit_input(read_npy_as_float(f.string()), g.tensor(g.inputs[0]), f.string());
-    for (auto& [index, sample] : by_index) {
-      for (const auto& in : g.inputs)
-        if (!sample.count(in))
-          throw CompileError(options.calibration_dir + ": sample '" + index + "' has no file for input '" + in + "'");
-      samples.push_back(std::move(sample));
-      if (static_cast<int>(samples.size()) == kMaxSamples) break;
-    }
-    if (samples.empty())
-      throw CompileError(options.calibration_dir + ": no .npy calibration files (expected <input>.npy or <input>_N.npy)");
-    return samples;
-  }
-  warnings.push_back("INT8 calibrated on " + std::to_string(kGeneratedSamples) +
-                     " generated N(0,1) inputs, not real data: pass --calib DIR of .npy files for "
-                     "representative activation ranges");
-  std::mt19937 rng(12345);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  for (int s = 0; s < kGeneratedSamples; ++s) {
-    TensorMap sample;
-    for (const auto& in : g.inputs) {
-      FloatTensor t;
-      t.shape = g.tensor(in).shape;
-      t.data.resize(static_cast<std::size_t>(t.elements()));
-      for (auto& v : t.data) v = dist(rng);
-      sample[in] = std::move(t);
-    }
-    samples.push_back(std::move(sample));
-  }
-  return samples;
-}
-
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-// Two ranges of one value as one; NaN stays NaN.
-std::pair<float, float> merge_range(std::pair<float, float> a, std::pair<float, float> b) {
-  if (std::isnan(a.first) || std::isnan(b.first)) return {kNaN, kNaN};
-  return {std::min(a.first, b.first), std::max(a.second, b.second)};
-}
 
 ValueRanges measure_ranges(const Graph& g, const std::vector<TensorMap>& inputs) {
-  const TensorMap constants = graph_constants(g);
-  // Samples are independent: up to one thread per core, each with its own ranges, merged after.
-  const std::size_t threads =
-      std::max<std::size_t>(1, std::min<std::size_t>(inputs.size(), std::thread::hardware_concurrency()));
-  std::vector<ValueRanges> partial(threads);
-  std::vector<std::exception_ptr> errors(threads);
-  auto work = [&](std::size_t t) {
-    try {
-      for (std::size_t s = t; s < inputs.size(); s += threads)
-        evaluate_graph_visiting(g, inputs[s], constants, [&](const std::string& name, const FloatTensor& v) {
-          if (v.data.empty()) return;
-          auto [lo, hi] = value_range(v.data);
-          // A NaN anywhere makes the range NaN (min/max would skip it): assign_quantization then
-          // leaves the value to the CPU.
-          if (std::any_of(v.data.begin(), v.data.end(), [](float x) { return std::isnan(x); })) lo = hi = kNaN;
-          auto [it, fresh] = partial[t].try_emplace(name, lo, hi);
-          if (!fresh) it->second = merge_range(it->second, {lo, hi});
-        });
-    } catch (...) {
-      errors[t] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
-  ValueRanges ranges = std::move(partial[0]);
-  for (std::size_t t = 1; t < threads; ++t)
-    for (const auto& [name, r] : partial[t]) {
-      auto [it, fresh] = ranges.try_emplace(name, r);
-      if (!fresh) it->second = merge_range(it->second, r);
-    }
+  ValueRanges ranges;
+  for (const auto& [name, h] : collect_statistics(g, inputs, false)) ranges[name] = {h.min(), h.max()};
   return ranges;
 }
 
@@ -240,6 +127,15 @@ QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t chan
     q.channel_scales[c] = std::max(q.channel_scales[c], std::abs(w[i]));
   }
   for (auto& s : q.channel_scales) s = s > 0 ? s / 127.0f : 1.0f;
+  // Weights already on one per-tensor int8 grid (a QDQ model's, qdq_import.h) keep it: the
+  // integers the file gives, where per-channel scales would round them afresh.
+  const float tensor_scale = *std::max_element(q.channel_scales.begin(), q.channel_scales.end());
+  bool on_grid = !w.empty();
+  for (std::size_t i = 0; i < w.size() && on_grid; ++i) {
+    const float k = w[i] / tensor_scale;
+    on_grid = std::fabs(k - std::nearbyint(k)) < 1e-3f;
+  }
+  if (on_grid && channels > 1) q.channel_scales.assign(q.channel_scales.size(), tensor_scale);
   q.values.resize(w.size());
   for (std::size_t i = 0; i < w.size(); ++i) {
     auto c = static_cast<std::size_t>((static_cast<std::int64_t>(i) / inner) % channels);

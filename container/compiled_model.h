@@ -70,6 +70,23 @@ struct PassSummary {
   std::string detail;
 };
 
+// How an int8 program was quantised (empty for a plain fp16 one): what `npusim compile` printed,
+// kept in the program as section kQuantSectionKind (quant_record.cpp).
+constexpr std::uint32_t kQuantSectionKind = 101;
+struct QuantizationRecord {
+  std::string scheme;                    // "entropy calibration, asymmetric per-tensor activations, ..."
+  std::uint32_t calibration_samples = 0;
+  std::vector<std::string> fp16_layers;  // layers run in fp16 in an int8 program, forced ones first
+  std::uint32_t forced_fp16 = 0;         // how many of them --keep-fp16 named
+  std::string accuracy_target;           // "cosine=0.99" when the mixed-precision search ran
+  // The model outputs against FP32 on the calibration data (quantisation simulated), worst
+  // output and sample: all int8, and with fp16_layers in fp16.
+  double all_int8_cosine = 0, all_int8_sqnr_db = 0;
+  double reached_cosine = 0, reached_sqnr_db = 0;
+  std::string weights;                   // weight-only quantisation: "int4 per-group (128)", or ""
+  bool present() const { return !scheme.empty() || !weights.empty(); }
+};
+
 struct CompiledModel {
   isa::Program program;
   std::vector<Step> steps;
@@ -81,6 +98,7 @@ struct CompiledModel {
   std::vector<std::string> warnings;        // e.g. calibrated on generated inputs
   Precision precision = Precision::Int8;
   std::uint32_t npu_cpu_transitions = 0;
+  QuantizationRecord quantization;
 };
 
 // A container that cannot be read: one line naming the file and what is wrong.
@@ -91,6 +109,9 @@ struct ModelFileError : std::runtime_error {
 // The plan travels in program.extra as section kPlanSectionKind.
 void attach_plan(CompiledModel& model);
 CompiledModel load_compiled(const std::string& npuprog_path);
+// The quantisation record's section: written by attach_plan, read by plan_from_program.
+void attach_quant_record(CompiledModel& model);
+void read_quant_record(CompiledModel& model, const std::string& origin);
 // The same from a program already in memory (e.g. isa::deserialize'd); `origin` names it in errors.
 CompiledModel plan_from_program(isa::Program program, const std::string& origin);
 

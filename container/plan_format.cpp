@@ -138,6 +138,7 @@ void attach_plan(CompiledModel& m) {
   extra.erase(std::remove_if(extra.begin(), extra.end(), [](const isa::OpaqueSection& s) { return s.kind == kPlanSectionKind; }),
               extra.end());
   extra.push_back({kPlanSectionKind, std::move(w.bytes)});
+  attach_quant_record(m);
 }
 
 CompiledModel plan_from_program(isa::Program program, const std::string& origin) {
@@ -201,6 +202,7 @@ CompiledModel plan_from_program(isa::Program program, const std::string& origin)
   }
   if (!r.done()) throw ModelFileError(origin + ": execution plan has trailing bytes");
   m.program = std::move(program);
+  read_quant_record(m, origin);
   return m;
 }
 

@@ -22,6 +22,28 @@ std::string format_compile_summary(const container::CompiledModel& model, const 
       model_path, out_path, container::precision_name(model.precision), model.program.code.size(), model.layers.size(),
       npu_layers, npu_steps, cpu_steps, model.npu_cpu_transitions);
   for (const auto& f : model.fallbacks) s += fmt::format("fallback {} ({}): {}\n", f.node, f.op, f.reason);
+  s += format_quantization(model.quantization);
+  return s;
+}
+
+std::string format_quantization(const container::QuantizationRecord& q) {
+  if (!q.present()) return "";
+  std::string s;
+  if (!q.scheme.empty()) s += fmt::format("quantisation: {} from {} calibration sample(s)\n", q.scheme, q.calibration_samples);
+  if (!q.weights.empty()) s += fmt::format("weight-only quantisation: {}\n", q.weights);
+  if (q.fp16_layers.empty() && q.accuracy_target.empty()) return s;
+  std::string forced, promoted;
+  for (std::size_t i = 0; i < q.fp16_layers.size(); ++i) {
+    std::string& list = i < q.forced_fp16 ? forced : promoted;
+    list += (list.empty() ? "" : ", ") + q.fp16_layers[i];
+  }
+  if (!forced.empty()) s += fmt::format("fp16 layers by --keep-fp16 ({}): {}\n", q.forced_fp16, forced);
+  if (!q.accuracy_target.empty())
+    s += fmt::format("mixed precision for {}: {} layer(s) promoted to fp16{}{}\n", q.accuracy_target,
+                     q.fp16_layers.size() - q.forced_fp16, promoted.empty() ? "" : ": ", promoted);
+  s += fmt::format("accuracy against FP32 on the calibration data: all int8 cosine {:.4f} (SQNR {:.1f} dB), "
+                   "with the fp16 layers cosine {:.4f} (SQNR {:.1f} dB)\n",
+                   q.all_int8_cosine, q.all_int8_sqnr_db, q.reached_cosine, q.reached_sqnr_db);
   return s;
 }
 

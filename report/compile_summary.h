@@ -9,7 +9,9 @@ namespace npu::report {
 
 // `--explain`: node counts before and after each pass.
 std::string format_passes(const container::CompiledModel& model);
-// What was written: instructions, steps, layers, fallbacks with reasons.
+// How an int8 program was quantised (calibration, fp16 layers, accuracy reached); empty for fp16.
+std::string format_quantization(const container::QuantizationRecord& q);
+// What was written: instructions, steps, layers, fallbacks with reasons, the quantisation.
 std::string format_compile_summary(const container::CompiledModel& model, const std::string& model_path,
                                    const std::string& out_path);
 

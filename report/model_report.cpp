@@ -66,6 +66,17 @@ nlohmann::json model_report_json(const ModelReport& r, const HardwareConfig& con
   nlohmann::json j = sim_report_json(r.npu, config);
   j["model"] = r.model;
   j["precision"] = r.precision;
+  if (r.quantization.present()) {
+    const auto& q = r.quantization;
+    j["quantization"] = {{"scheme", q.scheme},
+                         {"calibration_samples", q.calibration_samples},
+                         {"fp16_layers", q.fp16_layers},
+                         {"forced_fp16", q.forced_fp16},
+                         {"accuracy_target", q.accuracy_target},
+                         {"all_int8_cosine", q.all_int8_cosine},
+                         {"reached_cosine", q.reached_cosine},
+                         {"weights", q.weights}};
+  }
   j["device"] = r.device;
   j["timing_only"] = r.timing_only;
   j["npu_latency_us"] = r.npu.latency_us;
@@ -123,6 +134,9 @@ std::string format_model_report(const ModelReport& r, const HardwareConfig& conf
   for (const auto& n : r.notes) line("{}", n);
   for (const auto& c : r.conversions) line("{}", c.text());
   if (!r.model.empty()) line("model             {} ({}{})", r.model, r.precision, r.timing_only ? ", timing only" : "");
+  if (!r.quantization.scheme.empty())
+    line("quantisation      {} from {} calibration sample(s){}", r.quantization.scheme, r.quantization.calibration_samples,
+         r.quantization.fp16_layers.empty() ? "" : fmt::format(", {} layer(s) in fp16", r.quantization.fp16_layers.size()));
   s += format_sim_report(r.npu, config);
   line("host              {:.3f} us: CPU steps {:.3f} us ({} flops at {} GFLOP/s), {} transitions {:.3f} us, "
        "{} B transferred {:.3f} us{}",

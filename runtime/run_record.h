@@ -25,6 +25,7 @@ struct StepReport {
 struct RunRecord {
   std::string model;                 // file the model came from
   std::string precision;             // "int8" | "fp16"
+  container::QuantizationRecord quantization;  // how an int8 program was quantised (compiled_model.h)
   std::string device;                // NPU back end, e.g. "sim"
   bool timing_only = false;
   sim::SimResult npu;                // summed over NPU steps; instructions and trace on the model timeline

@@ -234,6 +234,7 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs,
   RunRecord& report = result.record;
   report.model = model_path_;
   report.precision = container::precision_name(model_.precision);
+  report.quantization = model_.quantization;
   report.device = device_->name();
   report.timing_only = options_.timing_only;
   report.fallbacks = model_.fallbacks;

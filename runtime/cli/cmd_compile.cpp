@@ -5,6 +5,7 @@
 #include "report/model_report.h"
 #include "runtime/cli/command.h"
 #include "runtime/cli/options.h"
+#include "runtime/cli/quant_options_cli.h"
 #include "runtime/compiled_model_io.h"
 
 namespace npu::cli {
@@ -16,24 +17,25 @@ int run_compile(const std::vector<std::string>& args) {
       ("model", po::value<std::string>()->required(), "ONNX model to compile")
       ("config,c", po::value<std::string>()->required(), "hardware config YAML (configs/*.yaml)")
       ("output,o", po::value<std::string>()->required(), "program to write (.npuprog)")
-      ("precision", po::value<std::string>()->default_value("int8"), "int8 (calibrated) or fp16")
       ("calib", po::value<std::string>(), "directory of .npy calibration inputs (<input>.npy or <input>_N.npy)")
       ("strict", po::bool_switch(), "any CPU fallback is an error naming the node")
       ("explain", po::bool_switch(), "print the node counts before and after each pass")
       ("input-shape", po::value<std::vector<std::string>>()->composing(), "NAME=1x3x224x224 fixes dynamic dims (repeatable)")
       ("dump-dir", po::value<std::string>(), "write each pass's graph as ONNX into DIR (view in Netron)")
       ("quiet,q", po::bool_switch(), "print nothing but errors");
+  add_quant_options(opts);
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line(
-      "npusim compile MODEL.onnx --config CFG -o MODEL.npuprog [--precision int8|fp16] [--calib DIR] [--strict] "
+      "npusim compile MODEL.onnx --config CFG -o MODEL.npuprog [--precision int8|fp16|mixed] [--calib DIR] "
+      "[--calib-method M] [--accuracy-target cosine=X] [--keep-fp16 NODE,...] [--weights int8|int4] [--strict] "
       "[--explain] [--input-shape NAME=1x3x224x224] [--dump-dir DIR]",
       opts, pos, args);
   if (!vm) return kExitOk;
 
   const auto config = load_hardware_config((*vm)["config"].as<std::string>());
   compiler::CompileOptions options;
-  options.precision = container::parse_precision((*vm)["precision"].as<std::string>());
+  read_quant_options(*vm, options);
   if (vm->count("calib")) options.calibration_dir = (*vm)["calib"].as<std::string>();
   if (vm->count("input-shape")) options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
   if (vm->count("dump-dir")) options.dump_dir = (*vm)["dump-dir"].as<std::string>();

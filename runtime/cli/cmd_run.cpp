@@ -12,6 +12,7 @@
 #include "report/vcd.h"
 #include "runtime/cli/command.h"
 #include "runtime/cli/options.h"
+#include "runtime/cli/quant_options_cli.h"
 #include "runtime/compiled_model_io.h"
 #include "runtime/input_check.h"
 #include "runtime/onnx_model_info.h"
@@ -70,7 +71,6 @@ int run_model(const std::vector<std::string>& args) {
        "write a Chrome/Perfetto trace: unit and DMA-channel tracks, layer and tile in args, DDR bandwidth counter")
       ("vcd", po::value<std::string>(), "write a VCD of unit and DMA-channel busy signals per NPU step (GTKWave)")
       ("timing-only", po::bool_switch(), "cycles only: no arithmetic, no outputs")
-      ("precision", po::value<std::string>()->default_value("int8"), "when compiling ONNX: int8 or fp16")
       ("calib", po::value<std::string>(), "when compiling ONNX: directory of .npy calibration inputs")
       ("strict", po::bool_switch(), "when compiling ONNX: any CPU fallback is an error")
       ("input-shape", po::value<std::vector<std::string>>()->composing(), "when compiling ONNX: NAME=1x3x224x224")
@@ -80,6 +80,7 @@ int run_model(const std::vector<std::string>& args) {
        "(reads below dma.min_alignment_bytes go through the bounce buffer); 0: where the compiler put it")
       ("seed", po::value<std::uint64_t>()->default_value(1), "seed for generated inputs")
       ("quiet,q", po::bool_switch(), "print nothing but errors");
+  add_quant_options(opts, "when compiling ONNX: ");
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line(
@@ -90,7 +91,7 @@ int run_model(const std::vector<std::string>& args) {
 
   const auto config = load_hardware_config((*vm)["config"].as<std::string>());
   compiler::CompileOptions compile_options;
-  compile_options.precision = container::parse_precision((*vm)["precision"].as<std::string>());
+  read_quant_options(*vm, compile_options);
   if (vm->count("calib")) compile_options.calibration_dir = (*vm)["calib"].as<std::string>();
   if (vm->count("input-shape"))
     compile_options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
