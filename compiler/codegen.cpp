@@ -1,9 +1,15 @@
 #include "compiler/codegen.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "compiler/codegen_context.h"
+#include "compiler/dependency_tokens.h"
+#include "compiler/step_schedule.h"
 
 namespace npu::compiler {
 
@@ -25,7 +31,9 @@ void nhwc_extents(const std::vector<std::int64_t>& s, std::int64_t& h, std::int6
 CodegenContext::CodegenContext(const Graph& g, const HardwareConfig& c, Precision p)
     : graph(g), config(c), precision(p) {
   alignment = static_cast<std::uint64_t>(std::max(1, c.sram.alignment_bytes));
-  sram_bytes = std::min<std::uint64_t>(c.sram.capacity_bytes, (1ull << 24)) / alignment * alignment;
+  sram_capacity = std::min<std::uint64_t>(c.sram.capacity_bytes, (1ull << 24)) / alignment * alignment;
+  sram_base = 0;
+  sram_bytes = sram_capacity;
 }
 
 std::uint64_t CodegenContext::allocate(std::uint64_t bytes) {
@@ -55,6 +63,24 @@ void CodegenContext::alias(const std::string& name, const std::string& same_as) 
   nhwc_extents(t.shape, d.h, d.w, d.c);
   d.quant = t.quant;
   tensors_[name] = d;
+  alias_of_[name] = same_as;
+}
+
+const std::string& CodegenContext::alias_root(const std::string& name) const {
+  const std::string* n = &name;
+  for (auto it = alias_of_.find(*n); it != alias_of_.end(); it = alias_of_.find(*n)) n = &it->second;
+  return *n;
+}
+
+std::optional<std::uint64_t> CodegenContext::resident(const std::string& name) const {
+  auto it = homes_.find(alias_root(name));
+  if (it == homes_.end() || !it->second.resident) return std::nullopt;
+  return it->second.sram_addr;
+}
+
+bool CodegenContext::in_ddr(const std::string& name) const {
+  auto it = homes_.find(alias_root(name));
+  return it == homes_.end() || it->second.in_ddr;
 }
 
 std::uint64_t CodegenContext::add_data(std::vector<std::uint8_t> bytes) {
@@ -79,8 +105,47 @@ std::uint64_t node_macs(const Graph& g, const Node& n) {
   return static_cast<std::uint64_t>(y.elements() * k);
 }
 
+namespace {
+
+// What codegen knows about each NPU layer kind: its generator and what it can do with the
+// scratchpad. Generators not yet written against a region get the whole scratchpad from
+// address 0 and read and write DDR only (compiler/README.md).
+struct LayerKind {
+  LayerCode (*generate)(CodegenContext&, const Node&) = nullptr;
+  bool region_aware = false;     // tiles in [ctx.sram_base, +ctx.sram_bytes)
+  bool reads_resident = false;   // reads inputs in place where ctx.resident() says
+  bool writes_resident = false;  // leaves its output in place where ctx.resident() says
+};
+
+bool is_alias(const Node& n) { return n.op_type == "Flatten" || n.op_type == "Reshape"; }
+
+LayerKind layer_kind(const Node& n) {
+  const std::string& op = n.op_type;
+  if (op == "FusedConv" || op == "FusedGemm") return {generate_conv, true, true, true};
+  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") return {generate_pool, true, false, false};
+  if (op == "Concat") return {generate_concat, true, false, false};
+  if (op == "Resize" || op == "Upsample") return {generate_resize, true, false, false};
+  if (op == "Softmax") return {generate_softmax, true, false, false};
+  return {generate_elementwise, true, false, false};
+}
+
+// The scratch a layer without a cost model wants: its double-buffered tiles get a slice of the
+// scratchpad proportionate to the work, at most an eighth.
+std::uint64_t plain_layer_bytes(CodegenContext& ctx, const Node& n) {
+  std::uint64_t io = 0;
+  for (const auto* names : {&n.inputs, &n.outputs})
+    for (const auto& v : *names)
+      if (!v.empty() && ctx.graph.tensor(v).shape_known && !ctx.graph.is_constant(v))
+        io += static_cast<std::uint64_t>(ctx.tensor(v).bytes());
+  const std::uint64_t cap = std::max<std::uint64_t>(ctx.sram_capacity / 8, std::min<std::uint64_t>(ctx.sram_capacity, 64 * 1024));
+  return ctx.align(std::min(cap, 2 * io + 4 * ctx.alignment + 512));
+}
+
+}  // namespace
+
 void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const HardwareConfig& config,
-                      Precision precision, CompiledModel& model) {
+                      const CompileOptions& options, CompiledModel& model) {
+  const Precision precision = options.precision;
   CodegenContext ctx(g, config, precision);
   isa::Program& program = ctx.program();
   std::set<std::string> step_inputs, step_outputs;
@@ -104,42 +169,83 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       ctx.tensor(in);
       step_inputs.insert(in);
     }
+    // The step's layers and values, as the scheduler sees them.
+    std::vector<StepLayer> layers;
+    std::vector<LayerKind> kinds;
+    std::map<std::string, StepValue> values;
+    std::set<std::string> outputs_of_step(steps[s].outputs.begin(), steps[s].outputs.end());
     for (int i : steps[s].nodes) {
       const Node& n = g.nodes[i];
-      const std::string& op = n.op_type;
-      LayerCode code;
-      if (op == "Flatten" || op == "Reshape") {
-        ctx.alias(n.outputs[0], n.inputs[0]);  // same bytes in NHWC when H = W = 1
-      } else if (op == "FusedConv" || op == "FusedGemm") {
-        code = generate_conv(ctx, n);
-      } else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") {
-        code = generate_pool(ctx, n);
-      } else if (op == "Concat") {
-        code = generate_concat(ctx, n);
-      } else if (op == "Resize" || op == "Upsample") {
-        code = generate_resize(ctx, n);
-      } else if (op == "Softmax") {
-        code = generate_softmax(ctx, n);
+      StepLayer L;
+      LayerKind kind = layer_kind(n);
+      if (is_alias(n)) {
+        ctx.alias(n.outputs[0], n.inputs[0]);
+        L.has_code = false;
+        L.region_aware = true;
       } else {
-        code = generate_elementwise(ctx, n);
+        L.region_aware = kind.region_aware;
+        L.reads_resident = kind.reads_resident;
+        L.writes_resident = kind.writes_resident;
+        for (const auto& v : n.inputs)
+          if (!v.empty() && !g.is_constant(v)) L.inputs.push_back(ctx.alias_root(v));
+        for (const auto& v : n.outputs) {
+          L.outputs.push_back(v);
+          StepValue& sv = values[v];
+          sv.bytes = ctx.align(static_cast<std::uint64_t>(ctx.tensor(v).bytes()));
+        }
+      }
+      layers.push_back(L);
+      kinds.push_back(kind);
+    }
+    for (auto& [v, sv] : values) {
+      for (const auto& o : outputs_of_step)
+        if (ctx.alias_root(o) == v) sv.step_output = true;
+    }
+    StepScheduleOptions so;
+    so.capacity = ctx.sram_capacity;
+    so.alignment = ctx.alignment;
+    so.keep_all_in_ddr = options.store_all_values;
+    DemandFn demand = [&](std::size_t i, const std::map<std::string, ValueHome>& homes,
+                          std::uint64_t budget) -> std::optional<LayerDemand> {
+      const Node& n = g.nodes[static_cast<std::size_t>(steps[s].nodes[i])];
+      if (kinds[i].generate == generate_conv) {
+        ctx.homes() = homes;
+        return conv_demand(ctx, n, budget);
+      }
+      return LayerDemand{std::min(budget, plain_layer_bytes(ctx, n)), 0.0};
+    };
+    StepSchedule schedule = schedule_step(layers, values, so, demand);
+    ctx.homes() = schedule.homes;
+
+    for (std::size_t li = 0; li < steps[s].nodes.size(); ++li) {
+      const Node& n = g.nodes[static_cast<std::size_t>(steps[s].nodes[li])];
+      LayerCode code;
+      if (layers[li].has_code) {
+        ctx.set_region(schedule.scratch[li]);
+        if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
+          std::fprintf(stderr, "%s: region %llu + %llu est %.0f\n", n.name.c_str(), (unsigned long long)schedule.scratch[li].base,
+                       (unsigned long long)schedule.scratch[li].bytes, schedule.est_cycles[li]);
+        code = kinds[li].generate(ctx, n);
       }
       LayerRecord rec;
       rec.name = n.name;
-      rec.op = n.get_string("pattern", op);
+      rec.op = n.get_string("pattern", n.op_type);
       rec.device = "npu";
       rec.macs = code.macs;
       rec.planned_ddr_bytes = code.planned_ddr_bytes;
       rec.fused_nodes = n.fused_nodes;
       rec.first_instruction = static_cast<std::uint32_t>(program.code.size());
       program.code.insert(program.code.end(), code.code.begin(), code.code.end());
-      // Layers communicate through DDR: the next layer may only start once this one's stores land.
-      if (!code.code.empty()) program.code.push_back(isa::make_instruction(isa::Opcode::Barrier));
       rec.end_instruction = static_cast<std::uint32_t>(program.code.size());
       model.layers.push_back(rec);
     }
     program.code.push_back(isa::make_instruction(isa::Opcode::Halt));
     step.end_instruction = static_cast<std::uint32_t>(program.code.size());
+    // No barriers between layers: each instruction waits for exactly what it depends on.
+    derive_dependency_tokens(program.code, step.first_instruction, step.end_instruction);
     for (const auto& o : steps[s].outputs) step_outputs.insert(o);
+    ctx.homes().clear();
+    ctx.set_region({0, ctx.sram_capacity});
   }
   for (const auto& [name, d] : ctx.placed()) {
     const Tensor& t = g.tensor(name);

@@ -60,7 +60,7 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
   chunk = std::min<std::int64_t>({chunk, total, (1 << 24) - 1});
   if (chunk >= 64) chunk = chunk / 64 * 64;  // whole 64-element runs keep slots aligned
   std::uint64_t slot = ctx.align(static_cast<std::uint64_t>(chunk * es));
-  std::uint64_t lut_at = 0, at = fixed;
+  std::uint64_t lut_at = ctx.sram_base, at = ctx.sram_base + fixed;
   std::uint64_t a_slot[2], b_slot[2], o_slot[2];
   for (int i = 0; i < 2; ++i) {
     a_slot[i] = at; at += slot;
@@ -163,7 +163,7 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
   if (need(1, cc) > ctx.sram_bytes || in_rows(1) > 4095) too_big(ctx, n, need(1, cc));
   std::int64_t rows = y.h;
   while (rows > 1 && (need(rows, cc) > ctx.sram_bytes || in_rows(rows) > 4095)) rows = (rows + 1) / 2;
-  std::uint64_t in_slot[2], out_slot[2], at = 0;
+  std::uint64_t in_slot[2], out_slot[2], at = ctx.sram_base;
   for (int i = 0; i < 2; ++i) {
     in_slot[i] = at;
     at += ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es));
@@ -243,7 +243,7 @@ LayerCode generate_concat(CodegenContext& ctx, const Node& n) {
     for (std::int64_t p0 = 0; p0 < pixels; p0 += chunk, ++t) {
       std::int64_t np = std::min(chunk, pixels - p0);
       TileStages& st = stream.new_tile();
-      std::uint64_t slot = static_cast<std::uint64_t>(t % 2) * half;
+      std::uint64_t slot = ctx.sram_base + static_cast<std::uint64_t>(t % 2) * half;
       linear(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(p0) * pixel, slot, static_cast<std::uint64_t>(np) * pixel);
       DmaBox b;
       b.ddr_addr = y.addr + static_cast<std::uint64_t>((p0 * y.c + c_offset) * es);
@@ -274,7 +274,7 @@ LayerCode generate_resize(CodegenContext& ctx, const Node& n) {
   LayerCode out;
   for (std::int64_t r0 = 0, t = 0; r0 < x.h; r0 += rows, ++t) {
     std::int64_t nr = std::min(rows, x.h - r0);
-    std::uint64_t slot = static_cast<std::uint64_t>(t % 2) * half;
+    std::uint64_t slot = ctx.sram_base + static_cast<std::uint64_t>(t % 2) * half;
     TileStages& st = stream.new_tile();
     linear(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(r0) * row, slot, static_cast<std::uint64_t>(nr) * row);
     // Output pixel (sh*i + dy, sw*j + dx) = input (i, j): one strided store per (dy, dx).
@@ -311,7 +311,7 @@ LayerCode generate_softmax(CodegenContext& ctx, const Node& n) {
   LayerCode out;
   for (std::int64_t r0 = 0, t = 0; r0 < total_rows; r0 += rows, ++t) {
     std::int64_t nr = std::min(rows, total_rows - r0);
-    std::uint64_t in_slot = static_cast<std::uint64_t>(t % 2) * 2 * quarter, out_slot = in_slot + quarter;
+    std::uint64_t in_slot = ctx.sram_base + static_cast<std::uint64_t>(t % 2) * 2 * quarter, out_slot = in_slot + quarter;
     TileStages& st = stream.new_tile();
     linear(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(r0) * row, in_slot, static_cast<std::uint64_t>(nr) * row);
     st.vector.push_back(make(Opcode::Softmax, {{Field::dtype, 2}, {Field::dst_addr, addr(out_slot)},

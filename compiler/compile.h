@@ -27,6 +27,9 @@ struct CompileOptions {
   bool strict = false;                        // any CPU fallback is an error naming the node
   std::string dump_dir;                       // when set, each pass writes <NN>-<pass>.onnx here
   bool explain = false;                       // collect PassSummary lines
+  // Every NPU value is also stored to DDR (tests read intermediates back); values the step
+  // scheduler keeps in the scratchpad are still read from there.
+  bool store_all_values = false;
 };
 
 // Throws CompileError: one line naming the file, node or tensor and what is wrong.

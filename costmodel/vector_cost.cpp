@@ -37,13 +37,20 @@ std::uint64_t vector_elements(const isa::Instruction& in) {
   }
 }
 
-std::uint64_t vector_cycles(const isa::Instruction& in, const VectorConfig& c) {
+std::uint64_t vector_cycles(Opcode op, std::uint64_t count, const VectorConfig& c) {
   const std::uint64_t lanes = static_cast<std::uint64_t>(c.lanes);
   const std::uint64_t latency = static_cast<std::uint64_t>(c.latency_cycles);
+  const std::uint64_t passes = op == Opcode::Activation ? 4 : 1;
+  return latency + passes * ceil_div(count, lanes);
+}
+
+std::uint64_t vector_cycles(const isa::Instruction& in, const VectorConfig& c) {
   switch (in.opcode) {
-    case Opcode::Activation: return latency + 4 * ceil_div(in.get(Field::count), lanes);
-    case Opcode::Softmax: return latency + 3 * in.get(Field::rows) * ceil_div(in.get(Field::cols), lanes);
-    default: return latency + ceil_div(vector_elements(in), lanes);
+    case Opcode::Softmax:
+      return static_cast<std::uint64_t>(c.latency_cycles) +
+             3 * in.get(Field::rows) * ceil_div(in.get(Field::cols), static_cast<std::uint64_t>(c.lanes));
+    case Opcode::Pool: return vector_cycles(in.opcode, vector_elements(in), c);
+    default: return vector_cycles(in.opcode, in.get(Field::count), c);
   }
 }
 

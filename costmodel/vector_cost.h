@@ -19,6 +19,9 @@ struct PoolShape {
 
 // Cycles per the timing column of the ISA table.
 std::uint64_t vector_cycles(const isa::Instruction& inst, const VectorConfig& config);
+// The same for an instruction whose length is its `count` field (every vector opcode except
+// pool and softmax), from the opcode and count alone: what the tilers estimate epilogues with.
+std::uint64_t vector_cycles(isa::Opcode op, std::uint64_t count, const VectorConfig& config);
 // Elements the instruction processes (trace argument).
 std::uint64_t vector_elements(const isa::Instruction& inst);
 

@@ -31,6 +31,7 @@ void check_bit_exact(const std::string& model, const std::string& config_name) {
   HardwareConfig config = load_hardware_config(config_path(config_name));
   CompileOptions options;
   options.precision = Precision::Int8;
+  options.store_all_values = true;  // intermediates kept on chip are stored too, to compare them
   CompiledModel m;
   Graph g = lower_graph(model, options, m);
   generate_code(g, config, options, m);
