@@ -9,6 +9,9 @@
 
 #include "compiler/codegen_context.h"
 #include "compiler/dependency_tokens.h"
+#include "costmodel/dma_cost.h"
+#include "costmodel/footprint.h"
+#include "costmodel/program_estimate.h"
 #include "compiler/step_schedule.h"
 
 namespace npu::compiler {
@@ -84,6 +87,7 @@ bool CodegenContext::in_ddr(const std::string& name) const {
 }
 
 std::uint64_t CodegenContext::add_data(std::vector<std::uint8_t> bytes) {
+  if (dry_run) return next_ddr_;  // costed, not kept
   std::uint64_t a = allocate(bytes.size());
   program_.data.push_back({a, std::move(bytes)});
   return a;
@@ -129,16 +133,33 @@ LayerKind layer_kind(const Node& n) {
   return {generate_elementwise, true, false, false};
 }
 
-// The scratch a layer without a cost model wants: its double-buffered tiles get a slice of the
-// scratchpad proportionate to the work, at most an eighth.
-std::uint64_t plain_layer_bytes(CodegenContext& ctx, const Node& n) {
-  std::uint64_t io = 0;
-  for (const auto* names : {&n.inputs, &n.outputs})
-    for (const auto& v : *names)
-      if (!v.empty() && ctx.graph.tensor(v).shape_known && !ctx.graph.is_constant(v))
-        io += static_cast<std::uint64_t>(ctx.tensor(v).bytes());
-  const std::uint64_t cap = std::max<std::uint64_t>(ctx.sram_capacity / 8, std::min<std::uint64_t>(ctx.sram_capacity, 64 * 1024));
-  return ctx.align(std::min(cap, 2 * io + 4 * ctx.alignment + 512));
+// What a layer without a tiler of its own does in a region of `budget` bytes: its code,
+// generated without keeping constants, timed by the cost model's program estimate.
+std::optional<LayerDemand> generated_demand(CodegenContext& ctx, const LayerKind& kind, const Node& n, std::uint64_t budget) {
+  const SramRegion saved{ctx.sram_base, ctx.sram_bytes};
+  ctx.set_region({0, budget});
+  ctx.dry_run = true;
+  std::optional<LayerDemand> d;
+  try {
+    LayerCode code = kind.generate(ctx, n);
+    code.code.push_back(isa::make_instruction(isa::Opcode::Halt));
+    derive_dependency_tokens(code.code, 0, code.code.size());
+    std::uint64_t used = 0;
+    double bus = 0;
+    for (const auto& in : code.code) {
+      const cost::Footprint f = cost::footprint(in);
+      for (const auto* ranges : {&f.sram_read, &f.sram_write})
+        for (const auto& r : *ranges)
+          if (r.end <= budget) used = std::max(used, r.end);
+      for (const auto* ranges : {&f.ddr_read, &f.ddr_write})
+        for (const auto& r : *ranges) bus += static_cast<double>(r.end - r.begin);
+    }
+    d = LayerDemand{ctx.align(used), cost::estimate_program(code.code, ctx.config).cycles, bus};
+  } catch (const CompileError&) {
+  }
+  ctx.dry_run = false;
+  ctx.set_region(saved);
+  return d;
 }
 
 }  // namespace
@@ -205,6 +226,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     so.capacity = ctx.sram_capacity;
     so.alignment = ctx.alignment;
     so.keep_all_in_ddr = options.store_all_values;
+    so.ddr_bytes_per_cycle = config.ddr.model == "ideal" ? 1e9 : cost::ddr_bytes_per_cycle(config);
     DemandFn demand = [&](std::size_t i, const std::map<std::string, ValueHome>& homes,
                           std::uint64_t budget) -> std::optional<LayerDemand> {
       const Node& n = g.nodes[static_cast<std::size_t>(steps[s].nodes[i])];
@@ -212,7 +234,9 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
         ctx.homes() = homes;
         return conv_demand(ctx, n, budget);
       }
-      return LayerDemand{std::min(budget, plain_layer_bytes(ctx, n)), 0.0};
+      ctx.homes() = homes;
+      for (auto& [v, h] : ctx.homes()) h.sram_addr = ctx.sram_capacity;  // above the trial region
+      return generated_demand(ctx, kinds[i], n, budget);
     };
     StepSchedule schedule = schedule_step(layers, values, so, demand);
     ctx.homes() = schedule.homes;

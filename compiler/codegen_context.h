@@ -79,6 +79,8 @@ class CodegenContext {
   }
   // Constant bytes placed in DDR (a program data segment); returns the address.
   std::uint64_t add_data(std::vector<std::uint8_t> bytes);
+  // Set while the step scheduler costs a layer's code in a trial region: constants are not kept.
+  bool dry_run = false;
 
   isa::Program& program() { return program_; }
   std::map<std::string, DdrTensor>& placed() { return tensors_; }

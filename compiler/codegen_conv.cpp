@@ -161,9 +161,11 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       else append<std::uint16_t>(weights_blob, isa::float_to_half(wf[idx]));
     };
     if (s.groups == 1) {  // per input-channel slice: [kh][kw][slice C][chunk_oc], each 64-aligned
-      for (std::int64_t k = 0; k < plan.k_slices; ++k) {
+      // (kernel-row slices are contiguous parts of the whole chunk's block)
+      const std::int64_t channel_slices = plan.kernel_rows ? 1 : plan.k_slices;
+      for (std::int64_t k = 0; k < channel_slices; ++k) {
         slice_w_offset.push_back(weights_blob.size());
-        const std::int64_t width = plan.k_slices > 1 ? plan.k_slice : s.c;
+        const std::int64_t width = plan.k_slice > 0 ? plan.k_slice : s.c;
         const std::int64_t c0 = k * width, c1 = std::min(s.c, c0 + width);
         for (std::int64_t kh = 0; kh < KH; ++kh)
           for (std::int64_t kw = 0; kw < KW; ++kw)
@@ -275,7 +277,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       out.planned_ddr_bytes += pbytes;
       if (plan.k_slices == 1) {
         w_slot = base + m.weights[weight_loads++ % 2];
-        const std::size_t wi = chunk;
+        const std::size_t wi = chunk;  // one block per chunk
         const std::uint64_t bytes = slice_w_offset[wi + 1] - slice_w_offset[wi];
         emit_linear_load(code, weights_ddr + slice_w_offset[wi], w_slot, bytes);
         out.planned_ddr_bytes += bytes;
@@ -305,23 +307,36 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       out.planned_ddr_bytes += static_cast<std::uint64_t>(tile.rows * tile.cols * ch.oc * es);
     }
     for (std::int64_t k = 0; k < plan.k_slices; ++k) {
-      const std::int64_t c0 = plan.k_slices > 1 ? k * plan.k_slice : cin0;
-      const std::int64_t cs = plan.k_slices > 1 ? std::min(plan.k_slice, s.c - c0) : cin;
+      const bool channel_split = plan.k_slices > 1 && !plan.kernel_rows;
+      const std::int64_t c0 = channel_split ? k * plan.k_slice : cin0;
+      const std::int64_t cs = channel_split ? std::min(plan.k_slice, s.c - c0) : cin;
+      // A kernel-row slice is a 1-row kernel over the input rows shifted by k dilated rows.
+      const std::int64_t kstart = plan.kernel_rows ? start + k * s.dh : start;
+      const std::int64_t kend = plan.kernel_rows ? kstart + (tile.rows - 1) * s.sh : end;
+      const std::int64_t kh0 = std::max<std::int64_t>(0, kstart), kh1 = std::min<std::int64_t>(s.h - 1, kend) + 1;
+      if (kh1 <= kh0) throw CompileError(g.source + ": layer '" + n.name + "': a kernel row lies entirely in padding");
       if (plan.k_slices > 1) {
         w_slot = base + m.weights[weight_loads++ % 2];
-        const std::size_t wi = chunk * static_cast<std::size_t>(plan.k_slices) + static_cast<std::size_t>(k);
-        const std::uint64_t bytes = slice_w_offset[wi + 1] - slice_w_offset[wi];
-        emit_linear_load(code, weights_ddr + slice_w_offset[wi], w_slot, bytes);
+        std::uint64_t from, bytes;
+        if (plan.kernel_rows) {  // kernel row k of the chunk's [kh][kw][C][oc] block
+          bytes = static_cast<std::uint64_t>(KW * s.c * ch.oc * es);
+          from = slice_w_offset[chunk] + static_cast<std::uint64_t>(k) * bytes;
+        } else {
+          const std::size_t wi = chunk * static_cast<std::size_t>(plan.k_slices) + static_cast<std::size_t>(k);
+          from = slice_w_offset[wi];
+          bytes = slice_w_offset[wi + 1] - slice_w_offset[wi];
+        }
+        emit_linear_load(code, weights_ddr + from, w_slot, bytes);
         out.planned_ddr_bytes += bytes;
       }
       std::uint64_t in_at;
       if (x_home) {
-        in_at = *x_home + static_cast<std::uint64_t>(ih0) * x_row;  // whole rows, all channels
+        in_at = *x_home + static_cast<std::uint64_t>(kh0) * x_row;  // whole rows, all channels
       } else {
         if (plan.k_slices > 1 || window != last_window || s.groups != 1) {
           in_slot = base + m.input[input_loads++ % 2];
-          emit_dma(code, Opcode::Load, window_box(x.addr, in_slot, ih0, ih1 - ih0, iw0, iw1 - iw0, s.w, s.c, c0, cs, es));
-          out.planned_ddr_bytes += static_cast<std::uint64_t>((ih1 - ih0) * (iw1 - iw0) * cs * es);
+          emit_dma(code, Opcode::Load, window_box(x.addr, in_slot, kh0, kh1 - kh0, iw0, iw1 - iw0, s.w, s.c, c0, cs, es));
+          out.planned_ddr_bytes += static_cast<std::uint64_t>((kh1 - kh0) * (iw1 - iw0) * cs * es);
           last_window = window;
         }
         in_at = in_slot;
@@ -336,12 +351,13 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       } else {
         code.push_back(make(Opcode::Conv,
                             {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate}, {Field::in_addr, addr(in_at)},
-                             {Field::w_addr, addr(w_slot)}, {Field::out_addr, addr(acc)}, {Field::in_h, ih1 - ih0},
+                             {Field::w_addr, addr(w_slot)}, {Field::out_addr, addr(acc)}, {Field::in_h, kh1 - kh0},
                              {Field::in_w, iw1 - iw0}, {Field::in_c, cs}, {Field::out_c, ch.oc},
-                             {Field::kernel_h, KH}, {Field::kernel_w, KW}, {Field::stride_h, geo.stride_h},
-                             {Field::stride_w, geo.stride_w}, {Field::dilation_h, geo.dilation_h},
-                             {Field::dilation_w, geo.dilation_w}, {Field::pad_top, ih0 - start},
-                             {Field::pad_left, iw0 - cstart}, {Field::pad_bottom, end - (ih1 - 1)},
+                             {Field::kernel_h, plan.kernel_rows ? 1 : KH}, {Field::kernel_w, KW},
+                             {Field::stride_h, geo.stride_h}, {Field::stride_w, geo.stride_w},
+                             {Field::dilation_h, plan.kernel_rows ? 1 : geo.dilation_h},
+                             {Field::dilation_w, geo.dilation_w}, {Field::pad_top, kh0 - kstart},
+                             {Field::pad_left, iw0 - cstart}, {Field::pad_bottom, kend - (kh1 - 1)},
                              {Field::pad_right, cend - (iw1 - 1)}, {Field::groups, s.groups == 1 ? 1 : ch.units},
                              {Field::pad_value, ctx.int8() ? q.input_zero_point : 0}, {Field::swap, swap},
                              {Field::depthwise, dw}}));

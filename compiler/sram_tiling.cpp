@@ -45,9 +45,17 @@ std::int64_t field_max(isa::Opcode op, isa::Field f) {
   return (std::int64_t{1} << isa::opcode_info(op).fields[static_cast<std::size_t>(slot)].width_bits) - 1;
 }
 
+// How the reduction splits into slices that accumulate: `channels` input channels each, or
+// (kernel_rows) one kernel row of all input channels each.
+struct Reduction {
+  std::int64_t channels = 0;
+  bool kernel_rows = false;
+};
+
 // One scored way to tile the layer.
 struct Candidate {
-  std::int64_t units = 0, rows = 0, cols = 0, k_slice = 0;
+  std::int64_t units = 0, rows = 0, cols = 0;
+  Reduction red;
   bool rows_outer = false;
   double cycles = 0, bus = 0;
   std::uint64_t ddr = 0, sram = 0;
@@ -75,7 +83,7 @@ class ConvTiler {
   }
 
   std::optional<TilePlan> plan();
-  std::uint64_t smallest_need() const { return need(1, 1, 1, s_.groups == 1 ? 1 : icg_); }
+  std::uint64_t smallest_need() const { return need(1, 1, 1, {s_.groups == 1 ? 1 : icg_, false}); }
 
  private:
   std::int64_t in_rows(std::int64_t rows) const { return std::min(s_.h, (rows - 1) * s_.sh + (s_.kh - 1) * s_.dh + 1); }
@@ -83,16 +91,29 @@ class ConvTiler {
     return cols == s_.ow ? s_.w : std::min(s_.w, (cols - 1) * s_.sw + (s_.kw - 1) * s_.dw + 1);
   }
   std::int64_t chunk_oc(std::int64_t u) const { return s_.groups == 1 ? u : u * ocg_; }
-  std::int64_t chunk_in(std::int64_t u, std::int64_t cs) const { return s_.groups == 1 ? cs : u * icg_; }
-  std::int64_t slices(std::int64_t cs) const { return s_.groups == 1 ? ceil_div(s_.c, cs) : 1; }
-  std::uint64_t weight_bytes(std::int64_t u, std::int64_t cs) const {
-    return static_cast<std::uint64_t>(s_.kh * s_.kw * (s_.groups == 1 ? cs * u : u * icg_ * ocg_) * s_.elem);
+  std::int64_t chunk_in(std::int64_t u, Reduction r) const {
+    return s_.groups != 1 ? u * icg_ : r.kernel_rows ? s_.c : r.channels;
+  }
+  std::int64_t slices(Reduction r) const {
+    return s_.groups != 1 ? 1 : r.kernel_rows ? s_.kh : ceil_div(s_.c, r.channels);
+  }
+  // Input rows one slice of a tile of `rows` output rows reads.
+  std::int64_t slice_rows(std::int64_t rows, Reduction r) const {
+    return r.kernel_rows ? std::min(s_.h, (rows - 1) * s_.sh + 1) : in_rows(rows);
+  }
+  // The reduction length of one slice's gemm (per group).
+  std::int64_t slice_k(Reduction r, std::int64_t channels) const {
+    return s_.groups != 1 ? s_.kh * s_.kw * icg_ : r.kernel_rows ? s_.kw * s_.c : s_.kh * s_.kw * channels;
+  }
+  std::uint64_t weight_bytes(std::int64_t u, Reduction r) const {
+    if (s_.groups != 1) return static_cast<std::uint64_t>(s_.kh * s_.kw * u * icg_ * ocg_ * s_.elem);
+    return static_cast<std::uint64_t>(slice_k(r, r.channels) * u * s_.elem);
   }
   std::uint64_t params_bytes(std::int64_t u) const { return proto_.params_per_chunk(chunk_oc(u)); }
   struct Counts {
     std::int64_t chunks, spatial, tiles, slices;
   };
-  Counts counts(std::int64_t u, std::int64_t rows, std::int64_t cols, std::int64_t cs) const {
+  Counts counts(std::int64_t u, std::int64_t rows, std::int64_t cols, Reduction cs) const {
     Counts c;
     c.chunks = ceil_div(total_units_, u);
     c.spatial = ceil_div(s_.oh, rows) * ceil_div(s_.ow, cols);
@@ -101,7 +122,7 @@ class ConvTiler {
     return c;
   }
   // Region bytes a plan needs: every slot that is refilled while in use is doubled.
-  std::uint64_t need(std::int64_t u, std::int64_t rows, std::int64_t cols, std::int64_t cs) const {
+  std::uint64_t need(std::int64_t u, std::int64_t rows, std::int64_t cols, Reduction cs) const {
     const Counts n = counts(u, rows, cols, cs);
     auto times = [](bool refilled) -> std::uint64_t { return refilled ? 2 : 1; };
     const std::uint64_t out_tile = align_up(static_cast<std::uint64_t>(rows * cols * chunk_oc(u) * s_.elem), a_);
@@ -109,34 +130,36 @@ class ConvTiler {
     b += times(n.chunks > 1 || n.slices > 1) * align_up(weight_bytes(u, cs), a_);
     if (!s_.input_resident)
       b += times(n.spatial > 1 || n.slices > 1 || (s_.groups > 1 && n.chunks > 1)) *
-           align_up(static_cast<std::uint64_t>(in_rows(rows) * in_cols(cols) * chunk_in(u, cs) * s_.elem), a_);
+           align_up(static_cast<std::uint64_t>(slice_rows(rows, cs) * in_cols(cols) * chunk_in(u, cs) * s_.elem), a_);
     b += times(n.tiles > 1) * align_up(static_cast<std::uint64_t>(rows * cols * chunk_oc(u) * 4), a_);
     if (!s_.output_resident) b += times(n.tiles > 1) * out_tile;
     if (s_.residual && !s_.residual_resident) b += times(n.tiles > 1) * out_tile;
     return b;
   }
-  bool legal(std::int64_t u, std::int64_t rows, std::int64_t cols, std::int64_t cs) const {
+  bool legal(std::int64_t u, std::int64_t rows, std::int64_t cols, Reduction cs) const {
     if (in_rows(rows) > in_max_ || in_cols(cols) > col_max_) return false;
     if (chunk_in(u, cs) > chan_max_ || chunk_oc(u) > out_max_) return false;
     if (rows * cols * chunk_oc(u) > count_max_) return false;
     const Counts n = counts(u, rows, cols, cs);
-    if (s_.input_resident && (cols != s_.ow || n.slices > 1 || (s_.groups > 1 && n.chunks > 1))) return false;
+    if (s_.input_resident && (cols != s_.ow || (n.slices > 1 && !cs.kernel_rows) || (s_.groups > 1 && n.chunks > 1)))
+      return false;
     if ((s_.output_resident || s_.residual_resident) && (n.chunks > 1 || cols != s_.ow)) return false;
     // Every operand address is a multiple of the alignment: row bands of a resident tensor
     // must start on one.
-    if (s_.input_resident && n.spatial > 1 && static_cast<std::uint64_t>(s_.w * s_.c * s_.elem) % a_ != 0) return false;
+    if (s_.input_resident && (n.spatial > 1 || n.slices > 1) && static_cast<std::uint64_t>(s_.w * s_.c * s_.elem) % a_ != 0)
+      return false;
     if ((s_.output_resident || s_.residual_resident) && n.spatial > 1 &&
         static_cast<std::uint64_t>(rows * s_.ow * s_.oc * s_.elem) % a_ != 0)
       return false;
     return need(u, rows, cols, cs) <= sram_;
   }
-  cost::ArrayMapping mapping_for(std::int64_t cu, std::int64_t m, std::int64_t k_channels, double* cycles) const {
+  cost::ArrayMapping mapping_for(std::int64_t cu, std::int64_t m, std::int64_t k, double* cycles) const {
     const bool fp16 = s_.elem == 2;
-    if (s_.groups == 1) return fastest(*mac_, flexible_, 1, m, cu, s_.kh * s_.kw * k_channels, fp16, false, cycles);
+    if (s_.groups == 1) return fastest(*mac_, flexible_, 1, m, cu, k, fp16, false, cycles);
     return fastest(*mac_, flexible_, cu, m, ocg_, s_.kh * s_.kw * icg_, fp16, s_.depthwise(), cycles);
   }
   bool estimate(const Candidate& shape, double bound, Candidate& out);
-  void enumerate(std::int64_t cs, std::vector<Candidate>& all, double& fastest);
+  void enumerate(Reduction cs, bool all_units, std::vector<Candidate>& all, double& fastest);
   TilePlan build(const Candidate& best) const;
 
   const ConvShape& s_;
@@ -151,17 +174,22 @@ class ConvTiler {
   std::vector<cost::TileStageCycles> stages_;
 };
 
-// Walks the tiles in issue order, costing what codegen will emit for each.
+// Walks the tiles in issue order, costing what codegen will emit for each. A tile whose
+// reduction is split is one pipeline step per slice (each slice's loads go to the other
+// buffer while the previous slice computes); its epilogue and store follow the last.
 bool ConvTiler::estimate(const Candidate& c, double bound, Candidate& out) {
-  const Counts n = counts(c.units, c.rows, c.cols, c.k_slice);
+  const Counts n = counts(c.units, c.rows, c.cols, c.red);
   const std::int64_t col_tiles = ceil_div(s_.ow, c.cols);
   auto tile_at = [&](std::int64_t i, std::int64_t& chunk, std::int64_t& spatial) {
     chunk = c.rows_outer ? i % n.chunks : i / n.spatial;
     spatial = c.rows_outer ? i / n.chunks : i % n.spatial;
   };
+  auto slice_channels = [&](std::int64_t k) {
+    return c.red.kernel_rows || s_.groups != 1 ? c.red.channels : std::min(c.red.channels, s_.c - k * c.red.channels);
+  };
   out = c;
   // The array alone bounds the layer from below: skip plans that cannot beat the best so far.
-  stages_.assign(static_cast<std::size_t>(n.tiles), {});
+  stages_.assign(static_cast<std::size_t>(n.tiles * n.slices), {});
   double compute = 0;
   if (hw_) {
     for (std::int64_t i = 0; i < n.tiles; ++i) {
@@ -170,14 +198,12 @@ bool ConvTiler::estimate(const Candidate& c, double bound, Candidate& out) {
       const std::int64_t r = std::min(c.rows, s_.oh - sp / col_tiles * c.rows);
       const std::int64_t w = std::min(c.cols, s_.ow - sp % col_tiles * c.cols);
       const std::int64_t cu = std::min(c.units, total_units_ - chunk * c.units);
-      double cyc = 0;
       for (std::int64_t k = 0; k < n.slices; ++k) {
         double one = 0;
-        mapping_for(cu, r * w, std::min(c.k_slice, s_.c - k * c.k_slice), &one);
-        cyc += one;
+        mapping_for(cu, r * w, slice_k(c.red, slice_channels(k)), &one);
+        stages_[static_cast<std::size_t>(i * n.slices + k)].compute = one;
+        compute += one;
       }
-      stages_[static_cast<std::size_t>(i)].compute = cyc;
-      compute += cyc;
     }
     if (bound > 0 && compute > bound) return false;
   }
@@ -196,44 +222,56 @@ bool ConvTiler::estimate(const Candidate& c, double bound, Candidate& out) {
   for (std::int64_t i = 0; i < n.tiles; ++i) {
     std::int64_t chunk, sp;
     tile_at(i, chunk, sp);
-    cost::TileStageCycles& st = stages_[static_cast<std::size_t>(i)];
+    cost::TileStageCycles& first = stages_[static_cast<std::size_t>(i * n.slices)];
+    cost::TileStageCycles& last = stages_[static_cast<std::size_t>(i * n.slices + n.slices - 1)];
     const std::int64_t row0 = sp / col_tiles * c.rows, col0 = sp % col_tiles * c.cols;
     const std::int64_t r = std::min(c.rows, s_.oh - row0), w = std::min(c.cols, s_.ow - col0);
     const std::int64_t fu = chunk * c.units, cu = std::min(c.units, total_units_ - fu), coc = chunk_oc(cu);
     const std::int64_t first_oc = s_.groups == 1 ? fu : fu * ocg_;
-    if (i == 0 && s_.lut) load_linear(st.load, 256);
+    if (i == 0 && s_.lut) load_linear(first.load, 256);
     if (chunk != last_chunk) {
-      load_linear(st.load, params_bytes(cu));
-      if (n.slices == 1) load_linear(st.load, align_up(weight_bytes(cu, c.k_slice), 64));
+      load_linear(first.load, params_bytes(cu));
+      if (n.slices == 1) load_linear(first.load, align_up(weight_bytes(cu, c.red), 64));
     }
-    const std::int64_t start = row0 * s_.sh - s_.pad_top, end = (row0 + r - 1) * s_.sh - s_.pad_top + s_.dh * (s_.kh - 1);
-    const std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::max(ih0 + 1, std::min(s_.h - 1, end) + 1);
     // Whole-width tiles read whole input rows (as codegen does).
     const std::int64_t cstart = w == s_.ow ? 0 : col0 * s_.sw - s_.pad_left;
     const std::int64_t cend = w == s_.ow ? s_.w - 1 : (col0 + w - 1) * s_.sw - s_.pad_left + s_.dw * (s_.kw - 1);
     const std::int64_t iw0 = std::max<std::int64_t>(0, cstart), iw1 = std::max(iw0 + 1, std::min(s_.w - 1, cend) + 1);
     const std::int64_t cin0 = s_.groups == 1 ? 0 : fu * icg_;
+    auto rows_of = [&](std::int64_t k, std::int64_t& ih0, std::int64_t& ih1) {
+      const std::int64_t start = row0 * s_.sh - s_.pad_top + (c.red.kernel_rows ? k * s_.dh : 0);
+      const std::int64_t end = c.red.kernel_rows ? start + (r - 1) * s_.sh : start + (r - 1) * s_.sh + s_.dh * (s_.kh - 1);
+      ih0 = std::max<std::int64_t>(0, start);
+      ih1 = std::max(ih0 + 1, std::min(s_.h - 1, end) + 1);
+    };
     if (n.slices > 1) {
       for (std::int64_t k = 0; k < n.slices; ++k) {
-        const std::int64_t cs = std::min(c.k_slice, s_.c - k * c.k_slice);
-        load_linear(st.load, align_up(weight_bytes(cu, cs), 64));
-        if (!s_.input_resident) load_window(st.load, ih0, ih1 - ih0, iw0, iw1 - iw0, s_.w, s_.c, k * c.k_slice, cs);
+        cost::TileStageCycles& st = stages_[static_cast<std::size_t>(i * n.slices + k)];
+        load_linear(st.load, align_up(weight_bytes(cu, {slice_channels(k), c.red.kernel_rows}), 64));
+        if (!s_.input_resident) {
+          std::int64_t ih0, ih1;
+          rows_of(k, ih0, ih1);
+          load_window(st.load, ih0, ih1 - ih0, iw0, iw1 - iw0, s_.w, s_.c, c.red.kernel_rows ? 0 : k * c.red.channels,
+                      c.red.kernel_rows ? s_.c : slice_channels(k));
+        }
       }
     } else if (!s_.input_resident && (sp != last_spatial || s_.groups != 1)) {
-      load_window(st.load, ih0, ih1 - ih0, iw0, iw1 - iw0, s_.w, s_.c, cin0, chunk_in(cu, c.k_slice));
+      std::int64_t ih0, ih1;
+      rows_of(0, ih0, ih1);
+      load_window(first.load, ih0, ih1 - ih0, iw0, iw1 - iw0, s_.w, s_.c, cin0, chunk_in(cu, c.red));
     }
     last_chunk = chunk;
     last_spatial = sp;
-    if (s_.residual && !s_.residual_resident) load_window(st.load, row0, r, col0, w, s_.ow, s_.oc, first_oc, coc);
+    if (s_.residual && !s_.residual_resident) load_window(first.load, row0, r, col0, w, s_.ow, s_.oc, first_oc, coc);
     if (hw_) {
       const auto count = static_cast<std::uint64_t>(r * w * coc);
-      for (isa::Opcode op : s_.epilogue) st.vector += static_cast<double>(cost::vector_cycles(op, count, hw_->vector));
+      for (isa::Opcode op : s_.epilogue) last.vector += static_cast<double>(cost::vector_cycles(op, count, hw_->vector));
     }
-    if (s_.output_stored) load_window(st.store, row0, r, col0, w, s_.ow, s_.oc, first_oc, coc);
+    if (s_.output_stored) load_window(last.store, row0, r, col0, w, s_.ow, s_.oc, first_oc, coc);
   }
   out.ddr = static_cast<std::uint64_t>(requested);
   out.bus = bus;
-  out.sram = need(c.units, c.rows, c.cols, c.k_slice);
+  out.sram = need(c.units, c.rows, c.cols, c.red);
   if (!hw_) {
     // Each tile costs a few DMA descriptors and a pipeline fill: count it as 2 KiB of traffic.
     out.cycles = requested + 2048.0 * static_cast<double>(n.tiles * n.slices);
@@ -245,13 +283,13 @@ bool ConvTiler::estimate(const Candidate& c, double bound, Candidate& out) {
   return true;
 }
 
-void ConvTiler::enumerate(std::int64_t cs, std::vector<Candidate>& all, double& fastest) {
+void ConvTiler::enumerate(Reduction cs, bool all_units, std::vector<Candidate>& all, double& fastest) {
   // Chunk sizes: halvings of the layer, whole multiples of the array's output-channel side,
   // and even splits of the layer (and those rounded up to that side).
   const std::int64_t side =
       hw_ ? std::max(1, hw_->mac_array.dataflow == Dataflow::InputStationary ? 1 : hw_->mac_array.cols) : 1;
   std::vector<std::int64_t> units;
-  const bool whole = s_.output_resident || s_.residual_resident || (s_.input_resident && s_.groups > 1);
+  const bool whole = all_units || s_.output_resident || s_.residual_resident || (s_.input_resident && s_.groups > 1);
   if (whole) {
     units.push_back(total_units_);
   } else {
@@ -306,7 +344,7 @@ void ConvTiler::enumerate(std::int64_t cs, std::vector<Candidate>& all, double& 
         c.units = u;
         c.rows = rows;
         c.cols = cols;
-        c.k_slice = cs;
+        c.red = cs;
         c.rows_outer = rows_outer;
         Candidate scored;
         if (!estimate(c, fastest * 1.005, scored)) continue;
@@ -320,24 +358,37 @@ void ConvTiler::enumerate(std::int64_t cs, std::vector<Candidate>& all, double& 
 std::optional<TilePlan> ConvTiler::plan() {
   std::vector<Candidate> all;
   double fastest = -1;
-  const std::int64_t full = s_.groups == 1 ? s_.c : icg_;
-  enumerate(full, all, fastest);
+  const Reduction whole{s_.groups == 1 ? s_.c : icg_, false};
+  enumerate(whole, false, all, fastest);
+  const std::int64_t step = std::max<std::int64_t>(1, 64 / s_.elem);
+  if (hw_ && s_.groups == 1) {
+    // A split reduction keeps every output channel in one tile while the weights stream in
+    // slices: better than output-channel chunks when those would each pay the array's fill
+    // again (few output pixels, swapped mapping). Kernel rows also work on a resident input
+    // (each slice reads whole rows of all channels); channel slices need it in DDR.
+    if (s_.kh > 1) enumerate({s_.c, true}, true, all, fastest);
+    if (!s_.input_resident && s_.c >= 2 * step)
+      for (std::int64_t parts : {2, 4, 8}) {
+        const std::int64_t cs = ceil_div(ceil_div(s_.c, parts), step) * step;
+        if (cs < s_.c && (parts == 2 || cs < ceil_div(ceil_div(s_.c, parts / 2), step) * step))
+          enumerate({cs, false}, true, all, fastest);
+      }
+  }
   if (all.empty() && s_.groups == 1 && !s_.input_resident) {
-    // Split the reduction: even splits of the channels, rounded up to whole 64-byte runs when
-    // that still splits them (so every slice starts DMA-aligned within a pixel); the widest
-    // that fits, and two narrower ones.
-    const std::int64_t step = std::max<std::int64_t>(1, 64 / s_.elem);
+    // Nothing fits otherwise: even splits of the channels, rounded up to whole 64-byte runs
+    // when that still splits them (so every slice starts DMA-aligned within a pixel); the
+    // widest that fits, and two narrower ones.
     std::int64_t widest = 0;
     for (std::int64_t ns = 2; ns <= s_.c && widest == 0; ++ns) {
       std::int64_t cs = ceil_div(s_.c, ns);
       const std::int64_t r = ceil_div(cs, step) * step;
       if (r < s_.c && ceil_div(s_.c, r) == ns) cs = r;
-      if (legal(1, 1, 1, cs)) widest = cs;
+      if (legal(1, 1, 1, {cs, false})) widest = cs;
     }
     if (widest > 0) {
       std::vector<std::int64_t> options = {widest};
       for (std::int64_t cs = widest / 2; cs >= 1 && options.size() < 3; cs /= 2) options.push_back(cs >= step ? cs / step * step : cs);
-      for (std::int64_t cs : options) enumerate(cs, all, fastest);
+      for (std::int64_t cs : options) enumerate({cs, false}, false, all, fastest);
     }
   }
   if (all.empty()) return std::nullopt;
@@ -356,8 +407,9 @@ TilePlan ConvTiler::build(const Candidate& best) const {
   plan.ddr_bytes = best.ddr;
   plan.bus_bytes = best.bus;
   plan.est_cycles = hw_ ? best.cycles : 0;
-  plan.k_slices = slices(best.k_slice);
-  plan.k_slice = plan.k_slices > 1 ? best.k_slice : 0;
+  plan.k_slices = slices(best.red);
+  plan.k_slice = plan.k_slices > 1 && !best.red.kernel_rows ? best.red.channels : 0;
+  plan.kernel_rows = plan.k_slices > 1 && best.red.kernel_rows;
   for (std::int64_t u0 = 0; u0 < total_units_; u0 += best.units) {
     TileChunk c;
     c.first_unit = u0;
@@ -373,8 +425,7 @@ TilePlan ConvTiler::build(const Candidate& best) const {
   auto add = [&](std::size_t chunk, ConvTile t) {
     t.chunk = static_cast<std::int64_t>(chunk);
     if (hw_) {
-      const std::int64_t cs = best.k_slice;
-      t.mapping = mapping_for(plan.chunks[chunk].units, t.rows * t.cols, cs, nullptr);
+      t.mapping = mapping_for(plan.chunks[chunk].units, t.rows * t.cols, slice_k(best.red, best.red.channels), nullptr);
     }
     plan.tiles.push_back(t);
   };
@@ -386,7 +437,7 @@ TilePlan ConvTiler::build(const Candidate& best) const {
       for (const auto& t : spatial) add(c, t);
   }
   // Slots, in the order need() counted them, each only when the plan uses it.
-  const Counts n = counts(best.units, best.rows, best.cols, best.k_slice);
+  const Counts n = counts(best.units, best.rows, best.cols, best.red);
   SramLayout& m = plan.sram;
   m = proto_;
   std::uint64_t at = 0;
@@ -404,9 +455,9 @@ TilePlan ConvTiler::build(const Candidate& best) const {
     m.lut = at;
     at += align_up(256, a_);
   }
-  take(weight_bytes(u, best.k_slice), m.weights, n.chunks > 1 || n.slices > 1);
+  take(weight_bytes(u, best.red), m.weights, n.chunks > 1 || n.slices > 1);
   if (!s_.input_resident)
-    take(static_cast<std::uint64_t>(in_rows(r) * in_cols(w) * chunk_in(u, best.k_slice) * s_.elem), m.input,
+    take(static_cast<std::uint64_t>(slice_rows(r, best.red) * in_cols(w) * chunk_in(u, best.red) * s_.elem), m.input,
          n.spatial > 1 || n.slices > 1 || (s_.groups > 1 && n.chunks > 1));
   take(static_cast<std::uint64_t>(r * w * coc * 4), m.acc, n.tiles > 1);
   if (!s_.output_resident) take(out_tile, m.output, n.tiles > 1);

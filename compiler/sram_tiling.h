@@ -73,10 +73,12 @@ struct TilePlan {
   std::uint64_t ddr_bytes = 0;   // estimated DDR bytes requested
   double bus_bytes = 0;          // ... and moved on the bus (whole bursts)
   double est_cycles = 0;         // the cost-model estimate (0 without a hardware config)
-  // Reduction split over input-channel slices (groups == 1), used only when no tile with all
-  // input channels fits: each tile runs k_slices passes over channels [k*k_slice, +k_slice),
-  // accumulating; the epilogue runs after the last. 1: no split.
+  // Reduction split (groups == 1): each tile runs k_slices passes, accumulating, and the
+  // epilogue after the last. Over input-channel slices [k*k_slice, +k_slice) (when no tile with
+  // all input channels fits, or all output channels in one tile stream their weights best so),
+  // or (kernel_rows) one kernel row of all channels per pass. k_slices 1: no split.
   std::int64_t k_slice = 0, k_slices = 1;
+  bool kernel_rows = false;
 };
 
 // The best plan in a region of `sram_bytes`, or nullopt when none fits (or none can keep the

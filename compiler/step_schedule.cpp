@@ -13,7 +13,7 @@ constexpr std::uint64_t kSmallestProbe = 4096;
 
 struct Pref {
   std::uint64_t bytes = 0;
-  double cycles = 0;
+  double cycles = 0, ddr_bytes = 0;
 };
 
 class StepScheduler {
@@ -37,7 +37,7 @@ class StepScheduler {
   // whole scratchpad anyway.
   LiveBuffer scratch_buffer(std::size_t i, std::uint64_t bytes) const {
     const auto at = static_cast<std::int64_t>(i);
-    return {separate_neighbours_ && aware(at) && aware(at - 1) ? at - 1 : at, at, bytes};
+    return {separate_[i] && aware(at) && aware(at - 1) ? at - 1 : at, at, bytes};
   }
   std::pair<std::int64_t, std::int64_t> lifetime(const std::string& v) const {
     const std::int64_t p = producer_.at(v);
@@ -58,7 +58,7 @@ class StepScheduler {
   std::map<std::string, std::vector<std::int64_t>> readers_;
   std::map<std::pair<std::size_t, std::string>, std::optional<Pref>> memo_;
   std::vector<bool> compact_;  // per layer: asked for its compact region
-  bool separate_neighbours_ = true;  // consecutive layers' scratch regions share no bytes
+  std::vector<bool> separate_;  // per layer: its scratch region shares no bytes with its predecessor's
 };
 
 // What the layer takes of the whole scratchpad, or (compact) the smallest region, halving from
@@ -76,7 +76,7 @@ std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::
   if (memo != memo_.end()) return memo->second;
   std::optional<Pref> result;
   if (auto full = demand_(i, homes, o_.capacity)) {
-    Pref best{full->sram_bytes, full->cycles};
+    Pref best{full->sram_bytes, full->cycles, full->ddr_bytes};
     if (!L.region_aware) {
       best.bytes = o_.capacity;
     } else if (compact) {
@@ -84,7 +84,7 @@ std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::
            budget >= kSmallestProbe && budget >= o_.capacity / 64; budget = budget / 2 / o_.alignment * o_.alignment) {
         auto d = demand_(i, homes, budget);
         if (!d || d->cycles > full->cycles * kNearBest || d->ddr_bytes > full->ddr_bytes * kNearBest) break;
-        best = {d->sram_bytes, d->cycles};
+        best = {d->sram_bytes, d->cycles, d->ddr_bytes};
       }
     }
     result = best;
@@ -117,12 +117,16 @@ StepSchedule StepScheduler::run() {
     prefs[i] = p ? *p : Pref{o_.capacity, 0};  // no plan at all: the generator reports it
   }
   // Neighbouring layers that do not fit side by side even compact tile one after the other.
+  separate_.assign(n, true);
   std::vector<std::string> none;
   if (!place(homes, prefs, none)) {
-    compact_.assign(n, true);
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < n; ++i) {
+      compact_[i] = true;
       if (auto p = preferred(i, homes, true)) prefs[i] = *p;
-    if (!place(homes, prefs, none)) separate_neighbours_ = false;
+    }
+    for (std::size_t i = 1; i < n; ++i)
+      if (prefs[i].bytes + prefs[i - 1].bytes > o_.capacity) separate_[i] = false;
+    if (!place(homes, prefs, none)) separate_.assign(n, false);
   }
   // Candidates, most DDR traffic saved per byte and position held first.
   struct Candidate {
@@ -174,6 +178,13 @@ StepSchedule StepScheduler::run() {
         if (!pr) ok = false;
         else trial_prefs[i] = *pr;
       }
+      // Worth it only if the layers' estimates lose less than the DDR time it saves.
+      double slower = 0, saved = 0;
+      for (std::size_t i = 0; i < n && ok; ++i) {
+        slower += trial_prefs[i].cycles - prefs[i].cycles;
+        saved += prefs[i].ddr_bytes - trial_prefs[i].ddr_bytes;
+      }
+      if (ok && slower > saved / o_.ddr_bytes_per_cycle) break;
       if (ok && place(trial, trial_prefs, order)) {
         admitted = true;
         break;

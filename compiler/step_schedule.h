@@ -10,7 +10,8 @@
 // estimated cycles and DDR bytes (LayerDemand, from the tiler). Then candidate values are admitted one by
 // one, those saving the most DDR traffic per byte and layer of scratchpad they hold first
 // (bytes x (1 + reads) over bytes x lifetime): a value is kept if its producer and readers
-// still have a plan with it in place and everything still fits (sram_allocator.h). A value
+// still have a plan with it in place, lose fewer estimated cycles than the DDR time it saves,
+// and everything still fits (sram_allocator.h). A value
 // that is not admitted is spilled: its producer stores it and its readers load it. Values the
 // step hands on (step outputs) or that a reader cannot take from the scratchpad are stored
 // to DDR as well.
@@ -51,6 +52,7 @@ using DemandFn =
 
 struct StepScheduleOptions {
   std::uint64_t capacity = 0, alignment = 64;
+  double ddr_bytes_per_cycle = 1;  // what a DDR byte saved is worth in cycles
   bool keep_all_in_ddr = false;  // every value is also stored (tests read intermediates)
 };
 

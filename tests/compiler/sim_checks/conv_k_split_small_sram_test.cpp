@@ -51,7 +51,7 @@ HardwareConfig small_sram_config() {
 
 }  // namespace
 
-TEST_CASE("the conv tiler splits input channels only when nothing fits without", "[compiler][tiling]") {
+TEST_CASE("the conv tiler splits input channels when nothing fits without", "[compiler][tiling]") {
   HardwareConfig config = small_sram_config();
   ConvShape s;
   s.name = "conv";
@@ -70,8 +70,9 @@ TEST_CASE("the conv tiler splits input channels only when nothing fits without",
     CHECK(p.k_slice * p.k_slices >= kC);
     CHECK(p.k_slice * (p.k_slices - 1) < kC);
     CHECK(p.sram.total <= config.sram.capacity_bytes);
-    TilePlan whole = plan_conv_tiles(s, 1u << 20, 64, &config);  // fits: no split
-    CHECK(whole.k_slices == 1);
+    // With room the split is a choice by estimated cycles, never slower than being forced.
+    TilePlan roomy = plan_conv_tiles(s, 1u << 20, 64, &config);
+    CHECK(roomy.est_cycles <= p.est_cycles);
   }
 }
 
