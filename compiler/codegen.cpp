@@ -144,17 +144,14 @@ std::optional<LayerDemand> generated_demand(CodegenContext& ctx, const LayerKind
     LayerCode code = kind.generate(ctx, n);
     code.code.push_back(isa::make_instruction(isa::Opcode::Halt));
     derive_dependency_tokens(code.code, 0, code.code.size());
-    std::uint64_t used = 0;
     double bus = 0;
     for (const auto& in : code.code) {
       const cost::Footprint f = cost::footprint(in);
-      for (const auto* ranges : {&f.sram_read, &f.sram_write})
-        for (const auto& r : *ranges)
-          if (r.end <= budget) used = std::max(used, r.end);
       for (const auto* ranges : {&f.ddr_read, &f.ddr_write})
         for (const auto& r : *ranges) bus += static_cast<double>(r.end - r.begin);
     }
-    d = LayerDemand{ctx.align(used), cost::estimate_program(code.code, ctx.config).cycles, bus};
+    // The generator sized its tiles from the region: it needs the whole of it.
+    d = LayerDemand{budget, cost::estimate_program(code.code, ctx.config).cycles, bus, true};
   } catch (const CompileError&) {
   }
   ctx.dry_run = false;

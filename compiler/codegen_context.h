@@ -117,6 +117,7 @@ struct LayerDemand {
   std::uint64_t sram_bytes = 0;  // of the region the plan uses
   double cycles = 0;             // its estimate
   double ddr_bytes = 0;          // DDR bus bytes it moves
+  bool takes_all = false;        // sizes its tiles from the whole region it is given
 };
 std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& node, std::uint64_t budget);
 

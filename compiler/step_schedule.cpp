@@ -79,7 +79,7 @@ std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::
     Pref best{full->sram_bytes, full->cycles, full->ddr_bytes};
     if (!L.region_aware) {
       best.bytes = o_.capacity;
-    } else if (compact) {
+    } else if (compact || full->takes_all) {  // a layer sizing its tiles from the region is never given all of it
       for (std::uint64_t budget = best.bytes / 2 / o_.alignment * o_.alignment;
            budget >= kSmallestProbe && budget >= o_.capacity / 64; budget = budget / 2 / o_.alignment * o_.alignment) {
         auto d = demand_(i, homes, budget);
