@@ -367,11 +367,15 @@ std::optional<TilePlan> ConvTiler::plan() {
     // again (few output pixels, swapped mapping). Kernel rows also work on a resident input
     // (each slice reads whole rows of all channels); channel slices need it in DDR.
     if (s_.kh > 1) enumerate({s_.c, true}, true, all, fastest);
-    if (!s_.input_resident && s_.c >= 2 * step)
-      for (std::int64_t parts : {2, 4, 8}) {
-        const std::int64_t cs = ceil_div(ceil_div(s_.c, parts), step) * step;
-        if (cs < s_.c && (parts == 2 || cs < ceil_div(ceil_div(s_.c, parts / 2), step) * step))
-          enumerate({cs, false}, true, all, fastest);
+    // Slices of whole 16-byte runs (the DMA moves each slice's pixels as runs).
+    const std::int64_t fine = std::max<std::int64_t>(1, 16 / s_.elem);
+    std::int64_t previous = s_.c;
+    if (!s_.input_resident)
+      for (std::int64_t parts = 2; parts <= 32; parts *= 2) {
+        const std::int64_t cs = ceil_div(ceil_div(s_.c, parts), fine) * fine;
+        if (cs >= previous || cs < fine) continue;
+        enumerate({cs, false}, true, all, fastest);
+        previous = cs;
       }
   }
   if (all.empty() && s_.groups == 1 && !s_.input_resident) {

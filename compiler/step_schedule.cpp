@@ -48,7 +48,8 @@ class StepScheduler {
   }
   std::optional<Pref> preferred(std::size_t i, const std::map<std::string, ValueHome>& homes, bool compact);
   std::optional<std::vector<std::uint64_t>> place(const std::map<std::string, ValueHome>& homes,
-                                                  const std::vector<Pref>& prefs, std::vector<std::string>& order) const;
+                                                  const std::vector<Pref>& prefs, std::vector<std::string>& order,
+                                                  std::size_t* failed = nullptr) const;
 
   const std::vector<StepLayer>& layers_;
   const std::map<std::string, StepValue>& values_;
@@ -61,8 +62,8 @@ class StepScheduler {
   std::vector<bool> separate_;  // per layer: its scratch region shares no bytes with its predecessor's
 };
 
-// What the layer takes of the whole scratchpad, or (compact) the smallest region, halving from
-// that, which keeps it within kNearBest of its best estimated cycles and DDR bytes.
+// What the layer takes of the whole scratchpad, or (compact) the smallest region, in steps of
+// a fifth from that, which keeps it within kNearBest of its best estimated cycles and DDR bytes.
 std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::string, ValueHome>& homes, bool compact) {
   const StepLayer& L = layers_[i];
   if (!L.has_code) return Pref{};
@@ -80,8 +81,9 @@ std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::
     if (!L.region_aware) {
       best.bytes = o_.capacity;
     } else if (compact || full->takes_all) {  // a layer sizing its tiles from the region is never given all of it
-      for (std::uint64_t budget = best.bytes / 2 / o_.alignment * o_.alignment;
-           budget >= kSmallestProbe && budget >= o_.capacity / 64; budget = budget / 2 / o_.alignment * o_.alignment) {
+      auto smaller = [&](std::uint64_t b) { return b * 4 / 5 / o_.alignment * o_.alignment; };
+      for (std::uint64_t budget = smaller(best.bytes); budget >= kSmallestProbe && budget >= o_.capacity / 64;
+           budget = smaller(std::min(budget, best.bytes))) {
         auto d = demand_(i, homes, budget);
         if (!d || d->cycles > full->cycles * kNearBest || d->ddr_bytes > full->ddr_bytes * kNearBest) break;
         best = {d->sram_bytes, d->cycles, d->ddr_bytes};
@@ -95,7 +97,7 @@ std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::
 
 std::optional<std::vector<std::uint64_t>> StepScheduler::place(const std::map<std::string, ValueHome>& homes,
                                                                const std::vector<Pref>& prefs,
-                                                               std::vector<std::string>& order) const {
+                                                               std::vector<std::string>& order, std::size_t* failed) const {
   std::vector<LiveBuffer> buffers;
   for (std::size_t i = 0; i < layers_.size(); ++i) buffers.push_back(scratch_buffer(i, prefs[i].bytes));
   order.clear();
@@ -104,7 +106,7 @@ std::optional<std::vector<std::uint64_t>> StepScheduler::place(const std::map<st
     buffers.push_back({first, last, values_.at(v).bytes});
     order.push_back(v);
   }
-  return place_buffers(buffers, o_.capacity, o_.alignment);
+  return place_buffers(buffers, o_.capacity, o_.alignment, failed);
 }
 
 StepSchedule StepScheduler::run() {
@@ -116,7 +118,9 @@ StepSchedule StepScheduler::run() {
     auto p = preferred(i, homes, false);
     prefs[i] = p ? *p : Pref{o_.capacity, 0};  // no plan at all: the generator reports it
   }
-  // Neighbouring layers that do not fit side by side even compact tile one after the other.
+  // Neighbouring layers that do not fit side by side even compact tile one after the other:
+  // while placement fails, the layer that did not fit (or its successor) stops being kept
+  // apart from its predecessor.
   separate_.assign(n, true);
   std::vector<std::string> none;
   if (!place(homes, prefs, none)) {
@@ -124,9 +128,14 @@ StepSchedule StepScheduler::run() {
       compact_[i] = true;
       if (auto p = preferred(i, homes, true)) prefs[i] = *p;
     }
-    for (std::size_t i = 1; i < n; ++i)
-      if (prefs[i].bytes + prefs[i - 1].bytes > o_.capacity) separate_[i] = false;
-    if (!place(homes, prefs, none)) separate_.assign(n, false);
+    std::size_t failed = 0;
+    while (!place(homes, prefs, none, &failed)) {
+      std::size_t i = failed < n ? failed : n - 1;
+      if (!separate_[i] && i + 1 < n) ++i;
+      while (i > 0 && !separate_[i]) --i;  // a predecessor still kept apart
+      if (!separate_[i]) break;           // nothing left to merge: cannot happen
+      separate_[i] = false;
+    }
   }
   // Candidates, most DDR traffic saved per byte and position held first.
   struct Candidate {
