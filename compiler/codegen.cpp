@@ -126,11 +126,11 @@ bool is_alias(const Node& n) { return n.op_type == "Flatten" || n.op_type == "Re
 LayerKind layer_kind(const Node& n) {
   const std::string& op = n.op_type;
   if (op == "FusedConv" || op == "FusedGemm") return {generate_conv, true, true, true};
-  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") return {generate_pool, true, false, false};
+  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") return {generate_pool, true, true, true};
   if (op == "Concat") return {generate_concat, true, false, false};
   if (op == "Resize" || op == "Upsample") return {generate_resize, true, false, false};
   if (op == "Softmax") return {generate_softmax, true, false, false};
-  return {generate_elementwise, true, false, false};
+  return {generate_elementwise, true, true, true};
 }
 
 // What a layer without a tiler of its own does in a region of `budget` bytes: its code,

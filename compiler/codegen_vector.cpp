@@ -50,37 +50,53 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
   const DdrTensor& a = ctx.tensor(n.inputs[0]);
   const DdrTensor* b = binary ? &ctx.tensor(n.inputs[1]) : nullptr;
   const DdrTensor& y = ctx.tensor(n.outputs[0]);
+  // Operands the step keeps in the scratchpad are used in place; the others go through slots.
+  const auto a_home = ctx.resident(n.inputs[0]);
+  const auto b_home = binary ? ctx.resident(n.inputs[1]) : std::nullopt;
+  const auto y_home = ctx.resident(n.outputs[0]);
+  const bool store = ctx.in_ddr(n.outputs[0]);
   const std::int64_t es = ctx.elem_bytes();
   const std::int64_t total = a.h * a.w * a.c;
   const bool lut = ctx.int8() && !binary && op != "Relu" && op != "Clip";
-  std::uint64_t fixed = lut ? ctx.align(256) : 0;
-  std::uint64_t per_elem = static_cast<std::uint64_t>(2 * (binary ? 3 : 2) * es);
-  if (ctx.sram_bytes < fixed + 6 * ctx.alignment + per_elem) too_big(ctx, n, fixed + per_elem);
-  std::int64_t chunk = static_cast<std::int64_t>((ctx.sram_bytes - fixed - 6 * ctx.alignment) / per_elem);
+  const std::uint64_t fixed = lut ? ctx.align(256) : 0;
+  const int slotted = (a_home ? 0 : 1) + (binary && !b_home ? 1 : 0) + (y_home ? 0 : 1);
+  const std::uint64_t per_elem = static_cast<std::uint64_t>(2 * slotted * es);
+  const std::uint64_t reserve = fixed + 6 * ctx.alignment;
+  if (slotted > 0 && ctx.sram_bytes < reserve + per_elem) too_big(ctx, n, fixed + per_elem);
+  std::int64_t chunk = slotted > 0 ? static_cast<std::int64_t>((ctx.sram_bytes - reserve) / per_elem) : total;
   chunk = std::min<std::int64_t>({chunk, total, (1 << 24) - 1});
-  if (chunk >= 64) chunk = chunk / 64 * 64;  // whole 64-element runs keep slots aligned
-  std::uint64_t slot = ctx.align(static_cast<std::uint64_t>(chunk * es));
-  std::uint64_t lut_at = ctx.sram_base, at = ctx.sram_base + fixed;
-  std::uint64_t a_slot[2], b_slot[2], o_slot[2];
+  // Whole alignment units per chunk keep every chunk's address aligned, in slots and in place.
+  const std::int64_t unit = std::max<std::int64_t>(1, static_cast<std::int64_t>(ctx.alignment) / es);
+  if (chunk < total) chunk = chunk / unit * unit;
+  if (chunk == 0) {
+    if (slotted == 0 || unit * es * 2 * slotted + reserve <= ctx.sram_bytes) chunk = std::min(unit, total);
+    else too_big(ctx, n, fixed + per_elem * static_cast<std::uint64_t>(unit));
+  }
+  const std::uint64_t slot = ctx.align(static_cast<std::uint64_t>(chunk * es));
+  const std::uint64_t lut_at = ctx.sram_base;
+  std::uint64_t at = ctx.sram_base + fixed;
+  std::uint64_t a_slot[2] = {0, 0}, b_slot[2] = {0, 0}, o_slot[2] = {0, 0};
   for (int i = 0; i < 2; ++i) {
-    a_slot[i] = at; at += slot;
-    b_slot[i] = at; at += binary ? slot : 0;
-    o_slot[i] = at; at += slot;
+    if (!a_home) a_slot[i] = at, at += slot;
+    if (binary && !b_home) b_slot[i] = at, at += slot;
+    if (!y_home) o_slot[i] = at, at += slot;
   }
   LayerCode out;
   Int8ElementwiseParams q;
   if (ctx.int8()) q = int8_elementwise_params(g, n);
   std::uint64_t lut_ddr = lut ? ctx.add_data(std::vector<std::uint8_t>(q.lut.begin(), q.lut.end())) : 0;
   const QaddParams& qadd = q.qadd;
-  LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
+  std::vector<Instruction>& code = out.code;
   for (std::int64_t e0 = 0, t = 0; e0 < total; e0 += chunk, ++t) {
     std::int64_t count = std::min(chunk, total - e0);
     std::uint64_t bytes = static_cast<std::uint64_t>(count * es), off = static_cast<std::uint64_t>(e0 * es);
-    TileStages& st = stream.new_tile();
-    if (t == 0 && lut) linear(st.load, Opcode::Load, lut_ddr, lut_at, 256);
-    linear(st.load, Opcode::Load, a.addr + off, a_slot[t % 2], bytes);
-    if (binary) linear(st.load, Opcode::Load, b->addr + off, b_slot[t % 2], bytes);
-    std::uint64_t dst = o_slot[t % 2], src = a_slot[t % 2];
+    if (t == 0 && lut) linear(code, Opcode::Load, lut_ddr, lut_at, 256);
+    const std::uint64_t src = a_home ? *a_home + off : a_slot[t % 2];
+    const std::uint64_t src_b = b_home ? *b_home + off : b_slot[t % 2];
+    const std::uint64_t dst = y_home ? *y_home + off : o_slot[t % 2];
+    if (!a_home) linear(code, Opcode::Load, a.addr + off, src, bytes);
+    if (binary && !b_home) linear(code, Opcode::Load, b->addr + off, src_b, bytes);
+    out.planned_ddr_bytes += bytes * static_cast<std::uint64_t>((a_home ? 0 : 1) + (binary && !b_home ? 1 : 0));
     if (op == "Relu" || op == "Clip") {
       float lo = op == "Relu" ? 0.0f : clip_bound(g, n, 1, "min", -std::numeric_limits<float>::infinity());
       float hi = op == "Relu" ? std::numeric_limits<float>::infinity() : clip_bound(g, n, 2, "max", std::numeric_limits<float>::infinity());
@@ -92,33 +108,34 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
                                            {Field::src_addr, addr(src)}, {Field::count, count}});
       in.set_float(Field::lo, lo);
       in.set_float(Field::hi, hi);
-      st.vector.push_back(in);
+      code.push_back(in);
     } else if (lut) {
-      st.vector.push_back(make(Opcode::Lut, {{Field::dst_addr, addr(dst)}, {Field::src_addr, addr(src)},
-                                             {Field::table_addr, addr(lut_at)}, {Field::count, count}}));
+      code.push_back(make(Opcode::Lut, {{Field::dst_addr, addr(dst)}, {Field::src_addr, addr(src)},
+                                        {Field::table_addr, addr(lut_at)}, {Field::count, count}}));
     } else if (binary && ctx.int8()) {
-      st.vector.push_back(make(Opcode::QuantizedAdd,
-                               {{Field::dst_addr, addr(dst)}, {Field::a_addr, addr(src)}, {Field::b_addr, addr(b_slot[t % 2])},
-                                {Field::count, count}, {Field::a_zero_point, qadd.a_zero_point},
-                                {Field::b_zero_point, qadd.b_zero_point}, {Field::zero_point, qadd.zero_point},
-                                {Field::a_multiplier, qadd.a_multiplier}, {Field::b_multiplier, qadd.b_multiplier},
-                                {Field::shift, qadd.shift}, {Field::clamp_min, -128}, {Field::clamp_max, 127}}));
+      code.push_back(make(Opcode::QuantizedAdd,
+                          {{Field::dst_addr, addr(dst)}, {Field::a_addr, addr(src)}, {Field::b_addr, addr(src_b)},
+                           {Field::count, count}, {Field::a_zero_point, qadd.a_zero_point},
+                           {Field::b_zero_point, qadd.b_zero_point}, {Field::zero_point, qadd.zero_point},
+                           {Field::a_multiplier, qadd.a_multiplier}, {Field::b_multiplier, qadd.b_multiplier},
+                           {Field::shift, qadd.shift}, {Field::clamp_min, -128}, {Field::clamp_max, 127}}));
     } else if (binary) {
-      st.vector.push_back(make(op == "Add" ? Opcode::Add : Opcode::Mul,
-                               {{Field::dtype, 2}, {Field::dst_addr, addr(dst)}, {Field::a_addr, addr(src)},
-                                {Field::b_addr, addr(b_slot[t % 2])}, {Field::count, count}}));
+      code.push_back(make(op == "Add" ? Opcode::Add : Opcode::Mul,
+                          {{Field::dtype, 2}, {Field::dst_addr, addr(dst)}, {Field::a_addr, addr(src)},
+                           {Field::b_addr, addr(src_b)}, {Field::count, count}}));
     } else {
       int fn = op == "Sigmoid" ? 0 : op == "Tanh" ? 1 : op == "HardSigmoid" ? 2 : 3;
       Instruction in = make(Opcode::Activation, {{Field::dtype, 2}, {Field::function, fn}, {Field::dst_addr, addr(dst)},
                                                  {Field::src_addr, addr(src)}, {Field::count, count}});
       in.set_float(Field::alpha, n.get_float("alpha", 0.2f));
       in.set_float(Field::beta, n.get_float("beta", 0.5f));
-      st.vector.push_back(in);
+      code.push_back(in);
     }
-    linear(st.store, Opcode::Store, y.addr + off, dst, bytes);
-    out.planned_ddr_bytes += bytes * (binary ? 3 : 2);
+    if (store) {
+      linear(code, Opcode::Store, y.addr + off, dst, bytes);
+      out.planned_ddr_bytes += bytes;
+    }
   }
-  out.code = stream.finish();
   return out;
 }
 
@@ -139,17 +156,24 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
     geo.ceil_mode = false;  // the partitioner only lets ceil_mode through when it changes nothing
   }
   auto in_rows = [&](std::int64_t rows) { return std::min(x.h, (rows - 1) * geo.stride_h + geo.kernel_h); };
+  // Values the step keeps in the scratchpad are read and written in place (whole rows of all
+  // channels); the others go through double-buffered slots.
+  const auto x_home = ctx.resident(n.inputs[0]);
+  const auto y_home = ctx.resident(n.outputs[0]);
+  const bool store = ctx.in_ddr(n.outputs[0]);
+  const std::uint64_t row_bytes = static_cast<std::uint64_t>(x.w * x.c * es);
+  const std::uint64_t out_row = static_cast<std::uint64_t>(y.w * y.c * es);
   // SRAM for `rows` output rows of `cc` channels, double-buffered.
   auto need = [&](std::int64_t rows, std::int64_t cc) {
-    return 2 * (ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es)) +
-                ctx.align(static_cast<std::uint64_t>(rows * y.w * cc * es)));
+    return 2 * ((x_home ? 0 : ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es))) +
+                (y_home ? 0 : ctx.align(static_cast<std::uint64_t>(rows * y.w * cc * es))));
   };
   // Pooling is per channel, so when one output row with all channels does not fit (a global
   // average pool over 7x7x2048, say), the channels split into chunks: each tile loads its
   // chunk's channels with a strided DMA, pools them and stores them strided. Every output
   // value is computed by the same single pool window as before, so results are unchanged.
   std::int64_t cc = x.c;
-  if (need(1, cc) > ctx.sram_bytes) {
+  if (need(1, cc) > ctx.sram_bytes && !x_home && !y_home) {
     const std::int64_t step = x.c > 64 ? 64 : 1;  // whole 64-channel groups keep DDR runs aligned
     std::int64_t fit = 0;
     for (std::int64_t c = x.c / step * step; c >= step && fit == 0; c -= step)
@@ -161,18 +185,28 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
     cc = std::min(fit, ((x.c + chunks - 1) / chunks + step - 1) / step * step);
   }
   if (need(1, cc) > ctx.sram_bytes || in_rows(1) > 4095) too_big(ctx, n, need(1, cc));
+  // Row bands of a resident tensor must start on aligned addresses.
+  auto aligned = [&](std::int64_t rows) {
+    if (rows >= y.h) return true;
+    if (y_home && static_cast<std::uint64_t>(rows) * out_row % ctx.alignment) return false;
+    if (x_home)
+      for (std::int64_t r0 = 0; r0 < y.h; r0 += rows)
+        if (static_cast<std::uint64_t>(std::max<std::int64_t>(0, r0 * geo.stride_h - geo.pad_top)) * row_bytes % ctx.alignment)
+          return false;
+    return true;
+  };
   std::int64_t rows = y.h;
-  while (rows > 1 && (need(rows, cc) > ctx.sram_bytes || in_rows(rows) > 4095)) rows = (rows + 1) / 2;
-  std::uint64_t in_slot[2], out_slot[2], at = ctx.sram_base;
+  while (rows > 1 && (need(rows, cc) > ctx.sram_bytes || in_rows(rows) > 4095 || !aligned(rows))) rows = (rows + 1) / 2;
+  if (!aligned(rows))
+    throw CompileError(ctx.graph.source + ": layer '" + n.name + "': cannot tile its resident values on aligned rows");
+  std::uint64_t in_slot[2] = {0, 0}, out_slot[2] = {0, 0}, at = ctx.sram_base;
   for (int i = 0; i < 2; ++i) {
-    in_slot[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es));
-    out_slot[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(rows * y.w * cc * es));
+    if (!x_home) in_slot[i] = at, at += ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es));
+    if (!y_home) out_slot[i] = at, at += ctx.align(static_cast<std::uint64_t>(rows * y.w * cc * es));
   }
   std::int64_t pad_value = is_max ? -128 : (ctx.int8() ? x.quant.zero_point : 0);
-  LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
   LayerCode out;
+  std::vector<Instruction>& code = out.code;
   std::int64_t t = 0;
   for (std::int64_t c0 = 0; c0 < x.c; c0 += cc) {
     const std::int64_t nc = std::min(cc, x.c - c0);
@@ -181,49 +215,49 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
       std::int64_t start = r0 * geo.stride_h - geo.pad_top;
       std::int64_t end = (r0 + nr - 1) * geo.stride_h - geo.pad_top + geo.kernel_h - 1;
       std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::min(x.h - 1, end) + 1;
-      std::uint64_t row_bytes = static_cast<std::uint64_t>(x.w * x.c * es);
-      std::uint64_t out_row = static_cast<std::uint64_t>(y.w * y.c * es);
       std::uint64_t c_off = static_cast<std::uint64_t>(c0 * es), c_bytes = static_cast<std::uint64_t>(nc * es);
-      TileStages& st = stream.new_tile();
-      if (nc == x.c) {
-        linear(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(ih0) * row_bytes, in_slot[t % 2],
+      const std::uint64_t src = x_home ? *x_home + static_cast<std::uint64_t>(ih0) * row_bytes : in_slot[t % 2];
+      const std::uint64_t dst = y_home ? *y_home + static_cast<std::uint64_t>(r0) * out_row : out_slot[t % 2];
+      if (x_home) {
+      } else if (nc == x.c) {
+        linear(code, Opcode::Load, x.addr + static_cast<std::uint64_t>(ih0) * row_bytes, src,
                static_cast<std::uint64_t>(ih1 - ih0) * row_bytes);
       } else {
         DmaBox b;
         b.ddr_addr = x.addr + static_cast<std::uint64_t>(ih0) * row_bytes + c_off;
-        b.sram_addr = in_slot[t % 2];
+        b.sram_addr = src;
         b.run_bytes = c_bytes;
         b.runs = static_cast<std::uint64_t>((ih1 - ih0) * x.w);
         b.ddr_stride = static_cast<std::uint64_t>(x.c * es);
         b.sram_stride = c_bytes;
-        emit_dma(st.load, Opcode::Load, b);
+        emit_dma(code, Opcode::Load, b);
       }
-      st.vector.push_back(make(Opcode::Pool, {{Field::dtype, ctx.int8() ? 0 : 2}, {Field::mode, is_max ? 0 : 1},
-                                              {Field::count_include_pad, n.get_int("count_include_pad", 0)},
-                                              {Field::dst_addr, addr(out_slot[t % 2])}, {Field::src_addr, addr(in_slot[t % 2])},
-                                              {Field::in_h, ih1 - ih0}, {Field::in_w, x.w}, {Field::channels, nc},
-                                              {Field::kernel_h, geo.kernel_h}, {Field::kernel_w, geo.kernel_w},
-                                              {Field::stride_h, geo.stride_h}, {Field::stride_w, geo.stride_w},
-                                              {Field::pad_top, ih0 - start}, {Field::pad_left, geo.pad_left},
-                                              {Field::pad_bottom, end - (ih1 - 1)}, {Field::pad_right, geo.pad_right},
-                                              {Field::pad_value, pad_value}}));
+      if (!x_home) out.planned_ddr_bytes += static_cast<std::uint64_t>((ih1 - ih0) * x.w) * c_bytes;
+      code.push_back(make(Opcode::Pool, {{Field::dtype, ctx.int8() ? 0 : 2}, {Field::mode, is_max ? 0 : 1},
+                                         {Field::count_include_pad, n.get_int("count_include_pad", 0)},
+                                         {Field::dst_addr, addr(dst)}, {Field::src_addr, addr(src)},
+                                         {Field::in_h, ih1 - ih0}, {Field::in_w, x.w}, {Field::channels, nc},
+                                         {Field::kernel_h, geo.kernel_h}, {Field::kernel_w, geo.kernel_w},
+                                         {Field::stride_h, geo.stride_h}, {Field::stride_w, geo.stride_w},
+                                         {Field::pad_top, ih0 - start}, {Field::pad_left, geo.pad_left},
+                                         {Field::pad_bottom, end - (ih1 - 1)}, {Field::pad_right, geo.pad_right},
+                                         {Field::pad_value, pad_value}}));
+      if (!store) continue;
       if (nc == x.c) {
-        linear(st.store, Opcode::Store, y.addr + static_cast<std::uint64_t>(r0) * out_row, out_slot[t % 2],
-               static_cast<std::uint64_t>(nr) * out_row);
+        linear(code, Opcode::Store, y.addr + static_cast<std::uint64_t>(r0) * out_row, dst, static_cast<std::uint64_t>(nr) * out_row);
       } else {
         DmaBox b;
         b.ddr_addr = y.addr + static_cast<std::uint64_t>(r0) * out_row + c_off;
-        b.sram_addr = out_slot[t % 2];
+        b.sram_addr = dst;
         b.run_bytes = c_bytes;
         b.runs = static_cast<std::uint64_t>(nr * y.w);
         b.ddr_stride = static_cast<std::uint64_t>(y.c * es);
         b.sram_stride = c_bytes;
-        emit_dma(st.store, Opcode::Store, b);
+        emit_dma(code, Opcode::Store, b);
       }
-      out.planned_ddr_bytes += static_cast<std::uint64_t>((ih1 - ih0) * x.w) * c_bytes + static_cast<std::uint64_t>(nr * y.w) * c_bytes;
+      out.planned_ddr_bytes += static_cast<std::uint64_t>(nr * y.w) * c_bytes;
     }
   }
-  out.code = stream.finish();
   return out;
 }
 
