@@ -123,6 +123,22 @@ struct LayerKind {
 
 bool is_alias(const Node& n) { return n.op_type == "Flatten" || n.op_type == "Reshape"; }
 
+// A channel concatenation read only as the (first) input of ungrouped convs in this step needs
+// no data movement: each reader runs one reduction slice per part, reading the parts in place.
+bool concat_read_in_parts(const Graph& g, const Node& n, const std::set<std::string>& step_outputs) {
+  if (n.op_type != "Concat" || n.outputs.empty() || step_outputs.count(n.outputs[0]) || g.is_graph_output(n.outputs[0]))
+    return false;
+  const std::vector<int> readers = g.consumers(n.outputs[0]);
+  if (readers.empty()) return false;
+  for (int r : readers) {
+    const Node& c = g.nodes[static_cast<std::size_t>(r)];
+    if (c.device != Node::Device::Npu || c.op_type != "FusedConv" || c.get_int("group", 1) != 1) return false;
+    for (std::size_t i = 1; i < c.inputs.size(); ++i)
+      if (c.inputs[i] == n.outputs[0]) return false;  // as weights or residual
+  }
+  return true;
+}
+
 LayerKind layer_kind(const Node& n) {
   const std::string& op = n.op_type;
   if (op == "FusedConv" || op == "FusedGemm") return {generate_conv, true, true, true};
@@ -200,12 +216,21 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
         ctx.alias(n.outputs[0], n.inputs[0]);
         L.has_code = false;
         L.region_aware = true;
+      } else if (concat_read_in_parts(g, n, outputs_of_step)) {
+        ctx.concat_parts[n.outputs[0]] = n.inputs;  // its readers take the parts: no code
+        L.has_code = false;
+        L.region_aware = true;
       } else {
         L.region_aware = kind.region_aware;
         L.reads_resident = kind.reads_resident;
         L.writes_resident = kind.writes_resident;
-        for (const auto& v : n.inputs)
-          if (!v.empty() && !g.is_constant(v)) L.inputs.push_back(ctx.alias_root(v));
+        for (const auto& v : n.inputs) {
+          if (v.empty() || g.is_constant(v)) continue;
+          if (auto parts = ctx.concat_parts.find(v); parts != ctx.concat_parts.end())
+            for (const auto& p : parts->second) L.inputs.push_back(ctx.alias_root(p));
+          else
+            L.inputs.push_back(ctx.alias_root(v));
+        }
         for (const auto& v : n.outputs) {
           L.outputs.push_back(v);
           StepValue& sv = values[v];

@@ -90,6 +90,8 @@ class CodegenContext {
   // values: codegen takes the fastest that fits the region it was given (the tiler's search
   // from that exact budget may take another path).
   std::map<std::string, std::vector<TilePlan>> conv_plans;
+  // Channel concatenations that emit no code: their readers (convs) read the parts, in order.
+  std::map<std::string, std::vector<std::string>> concat_parts;
 
  private:
   std::uint64_t allocate(std::uint64_t bytes);

@@ -99,7 +99,11 @@ ConvLayer describe(CodegenContext& ctx, const Node& n) {
       if (L.post == "Relu" || L.post == "Clip") s.epilogue.push_back(Opcode::Clip);
     }
   }
-  s.input_resident = ctx.resident(L.x).has_value();
+  if (auto it = ctx.concat_parts.find(L.x); it != ctx.concat_parts.end()) {
+    for (const auto& part : it->second) s.parts.push_back({ctx.tensor(part).c, ctx.resident(part).has_value()});
+  } else {
+    s.input_resident = ctx.resident(L.x).has_value();
+  }
   s.residual_resident = L.residual && ctx.resident(L.res).has_value();
   s.output_resident = ctx.resident(L.y).has_value();
   s.output_stored = ctx.in_ddr(L.y);
@@ -108,8 +112,10 @@ ConvLayer describe(CodegenContext& ctx, const Node& n) {
 
 std::string plan_key(const ConvLayer& L) {
   const ConvShape& s = L.s;
-  return s.name + (s.input_resident ? "/ri" : "/di") + (s.residual_resident ? "r" : "d") + (s.output_resident ? "r" : "d") +
-         (s.output_stored ? "s" : "");
+  std::string key = s.name + (s.input_resident ? "/ri" : "/di") + (s.residual_resident ? "r" : "d") +
+                    (s.output_resident ? "r" : "d") + (s.output_stored ? "s" : "");
+  for (const auto& p : s.parts) key += p.resident ? 'R' : 'D';
+  return key;
 }
 
 }  // namespace
@@ -152,6 +158,15 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   std::vector<float> bias(static_cast<std::size_t>(s.oc), 0.0f);
   if (!L.bias.empty()) bias = g.tensor(L.bias).floats;
 
+  // Input channels [first, end) of each reduction slice (kernel-row slices: all channels).
+  std::vector<std::pair<std::int64_t, std::int64_t>> slice_channels;
+  if (plan.input_parts) {
+    std::int64_t c0 = 0;
+    for (const auto& p : s.parts) slice_channels.emplace_back(c0, c0 + p.c), c0 += p.c;
+  } else {
+    const std::int64_t width = plan.k_slice > 0 ? plan.k_slice : s.c;
+    for (std::int64_t c0 = 0; c0 < s.c; c0 += width) slice_channels.emplace_back(c0, std::min(s.c, c0 + width));
+  }
   std::vector<std::uint8_t> weights_blob, params_blob;
   std::vector<std::uint64_t> slice_w_offset;  // per (chunk, input-channel slice), chunk-major
   std::vector<std::uint64_t> chunk_param_offset;
@@ -165,8 +180,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       const std::int64_t channel_slices = plan.kernel_rows ? 1 : plan.k_slices;
       for (std::int64_t k = 0; k < channel_slices; ++k) {
         slice_w_offset.push_back(weights_blob.size());
-        const std::int64_t width = plan.k_slice > 0 ? plan.k_slice : s.c;
-        const std::int64_t c0 = k * width, c1 = std::min(s.c, c0 + width);
+        const auto [c0, c1] = slice_channels[static_cast<std::size_t>(plan.kernel_rows ? 0 : k)];
         for (std::int64_t kh = 0; kh < KH; ++kh)
           for (std::int64_t kw = 0; kw < KW; ++kw)
             for (std::int64_t i = c0; i < c1; ++i)
@@ -308,8 +322,11 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
     }
     for (std::int64_t k = 0; k < plan.k_slices; ++k) {
       const bool channel_split = plan.k_slices > 1 && !plan.kernel_rows;
-      const std::int64_t c0 = channel_split ? k * plan.k_slice : cin0;
-      const std::int64_t cs = channel_split ? std::min(plan.k_slice, s.c - c0) : cin;
+      const auto [slice_first, slice_end] = slice_channels[static_cast<std::size_t>(channel_split ? k : 0)];
+      const std::int64_t c0 = channel_split ? slice_first : cin0;
+      const std::int64_t cs = channel_split ? slice_end - slice_first : cin;
+      // A part of a concatenated input is a tensor of its own: read all of it.
+      const std::string* part = plan.input_parts ? &ctx.concat_parts.at(L.x)[static_cast<std::size_t>(k)] : nullptr;
       // A kernel-row slice is a 1-row kernel over the input rows shifted by k dilated rows.
       const std::int64_t kstart = plan.kernel_rows ? start + k * s.dh : start;
       const std::int64_t kend = plan.kernel_rows ? kstart + (tile.rows - 1) * s.sh : end;
@@ -330,7 +347,16 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
         out.planned_ddr_bytes += bytes;
       }
       std::uint64_t in_at;
-      if (x_home) {
+      const auto part_home = part ? ctx.resident(*part) : std::nullopt;
+      if (part_home) {
+        in_at = *part_home + static_cast<std::uint64_t>(kh0 * s.w * cs * es);
+      } else if (part) {
+        in_slot = base + m.input[input_loads++ % 2];
+        emit_dma(code, Opcode::Load,
+                 window_box(ctx.tensor(*part).addr, in_slot, kh0, kh1 - kh0, iw0, iw1 - iw0, s.w, cs, 0, cs, es));
+        out.planned_ddr_bytes += static_cast<std::uint64_t>((kh1 - kh0) * (iw1 - iw0) * cs * es);
+        in_at = in_slot;
+      } else if (x_home) {
         in_at = *x_home + static_cast<std::uint64_t>(kh0) * x_row;  // whole rows, all channels
       } else {
         if (plan.k_slices > 1 || window != last_window || s.groups != 1) {

@@ -50,6 +50,7 @@ std::int64_t field_max(isa::Opcode op, isa::Field f) {
 struct Reduction {
   std::int64_t channels = 0;
   bool kernel_rows = false;
+  bool parts = false;  // one slice per part of the input (ConvShape::parts)
 };
 
 // One scored way to tile the layer.
@@ -91,10 +92,16 @@ class ConvTiler {
     return cols == s_.ow ? s_.w : std::min(s_.w, (cols - 1) * s_.sw + (s_.kw - 1) * s_.dw + 1);
   }
   std::int64_t chunk_oc(std::int64_t u) const { return s_.groups == 1 ? u : u * ocg_; }
+  std::int64_t widest_part() const {
+    std::int64_t c = 0;
+    for (const auto& p : s_.parts) c = std::max(c, p.c);
+    return c;
+  }
   std::int64_t chunk_in(std::int64_t u, Reduction r) const {
-    return s_.groups != 1 ? u * icg_ : r.kernel_rows ? s_.c : r.channels;
+    return s_.groups != 1 ? u * icg_ : r.parts ? widest_part() : r.kernel_rows ? s_.c : r.channels;
   }
   std::int64_t slices(Reduction r) const {
+    if (r.parts) return static_cast<std::int64_t>(s_.parts.size());
     return s_.groups != 1 ? 1 : r.kernel_rows ? s_.kh : ceil_div(s_.c, r.channels);
   }
   // Input rows one slice of a tile of `rows` output rows reads.
@@ -107,7 +114,7 @@ class ConvTiler {
   }
   std::uint64_t weight_bytes(std::int64_t u, Reduction r) const {
     if (s_.groups != 1) return static_cast<std::uint64_t>(s_.kh * s_.kw * u * icg_ * ocg_ * s_.elem);
-    return static_cast<std::uint64_t>(slice_k(r, r.channels) * u * s_.elem);
+    return static_cast<std::uint64_t>(slice_k(r, r.parts ? widest_part() : r.channels) * u * s_.elem);
   }
   std::uint64_t params_bytes(std::int64_t u) const { return proto_.params_per_chunk(chunk_oc(u)); }
   struct Counts {
@@ -148,6 +155,9 @@ class ConvTiler {
     // must start on one.
     if (s_.input_resident && (n.spatial > 1 || n.slices > 1) && static_cast<std::uint64_t>(s_.w * s_.c * s_.elem) % a_ != 0)
       return false;
+    for (const auto& p : s_.parts)
+      if (p.resident && (cols != s_.ow || (n.spatial > 1 && static_cast<std::uint64_t>(s_.w * p.c * s_.elem) % a_ != 0)))
+        return false;
     if ((s_.output_resident || s_.residual_resident) && n.spatial > 1 &&
         static_cast<std::uint64_t>(rows * s_.ow * s_.oc * s_.elem) % a_ != 0)
       return false;
@@ -185,6 +195,7 @@ bool ConvTiler::estimate(const Candidate& c, double bound, Candidate& out) {
     spatial = c.rows_outer ? i / n.chunks : i % n.spatial;
   };
   auto slice_channels = [&](std::int64_t k) {
+    if (c.red.parts) return s_.parts[static_cast<std::size_t>(k)].c;
     return c.red.kernel_rows || s_.groups != 1 ? c.red.channels : std::min(c.red.channels, s_.c - k * c.red.channels);
   };
   out = c;
@@ -247,8 +258,14 @@ bool ConvTiler::estimate(const Candidate& c, double bound, Candidate& out) {
     if (n.slices > 1) {
       for (std::int64_t k = 0; k < n.slices; ++k) {
         cost::TileStageCycles& st = stages_[static_cast<std::size_t>(i * n.slices + k)];
-        load_linear(st.load, align_up(weight_bytes(cu, {slice_channels(k), c.red.kernel_rows}), 64));
-        if (!s_.input_resident) {
+        load_linear(st.load, align_up(static_cast<std::uint64_t>(slice_k(c.red, slice_channels(k)) * cu * s_.elem), 64));
+        if (c.red.parts) {
+          if (!s_.parts[static_cast<std::size_t>(k)].resident) {
+            std::int64_t ih0, ih1;
+            rows_of(k, ih0, ih1);
+            load_window(st.load, ih0, ih1 - ih0, iw0, iw1 - iw0, s_.w, slice_channels(k), 0, slice_channels(k));
+          }
+        } else if (!s_.input_resident) {
           std::int64_t ih0, ih1;
           rows_of(k, ih0, ih1);
           load_window(st.load, ih0, ih1 - ih0, iw0, iw1 - iw0, s_.w, s_.c, c.red.kernel_rows ? 0 : k * c.red.channels,
@@ -358,6 +375,14 @@ void ConvTiler::enumerate(Reduction cs, bool all_units, std::vector<Candidate>& 
 std::optional<TilePlan> ConvTiler::plan() {
   std::vector<Candidate> all;
   double fastest = -1;
+  if (!s_.parts.empty()) {  // the reduction follows the parts
+    enumerate({0, false, true}, false, all, fastest);
+    if (all.empty()) return std::nullopt;
+    const Candidate* best = nullptr;
+    for (const auto& c : all)
+      if (c.cycles <= fastest * 1.005 && (!best || c.bus < best->bus || (c.bus == best->bus && c.sram < best->sram))) best = &c;
+    return build(*best);
+  }
   const Reduction whole{s_.groups == 1 ? s_.c : icg_, false};
   enumerate(whole, false, all, fastest);
   const std::int64_t step = std::max<std::int64_t>(1, 64 / s_.elem);
@@ -414,6 +439,8 @@ TilePlan ConvTiler::build(const Candidate& best) const {
   plan.k_slices = slices(best.red);
   plan.k_slice = plan.k_slices > 1 && !best.red.kernel_rows ? best.red.channels : 0;
   plan.kernel_rows = plan.k_slices > 1 && best.red.kernel_rows;
+  plan.input_parts = best.red.parts;
+  if (best.red.parts) plan.k_slice = 0;
   for (std::int64_t u0 = 0; u0 < total_units_; u0 += best.units) {
     TileChunk c;
     c.first_unit = u0;
@@ -429,7 +456,8 @@ TilePlan ConvTiler::build(const Candidate& best) const {
   auto add = [&](std::size_t chunk, ConvTile t) {
     t.chunk = static_cast<std::int64_t>(chunk);
     if (hw_) {
-      t.mapping = mapping_for(plan.chunks[chunk].units, t.rows * t.cols, slice_k(best.red, best.red.channels), nullptr);
+      t.mapping = mapping_for(plan.chunks[chunk].units, t.rows * t.cols,
+                              slice_k(best.red, best.red.parts ? widest_part() : best.red.channels), nullptr);
     }
     plan.tiles.push_back(t);
   };

@@ -41,6 +41,13 @@ struct ConvShape {
   std::vector<isa::Opcode> epilogue;       // the vector instructions each tile runs, in order
   bool input_resident = false, residual_resident = false, output_resident = false;
   bool output_stored = true;               // the output (also) goes to DDR
+  // The input is a channel concatenation read where its parts are (the concat emits no code):
+  // the reduction runs one slice per part, each part a tensor of its own in DDR or resident.
+  struct InputPart {
+    std::int64_t c = 0;
+    bool resident = false;
+  };
+  std::vector<InputPart> parts;
   bool depthwise() const { return groups > 1 && groups == c && groups == oc; }
 };
 
@@ -79,6 +86,7 @@ struct TilePlan {
   // or (kernel_rows) one kernel row of all channels per pass. k_slices 1: no split.
   std::int64_t k_slice = 0, k_slices = 1;
   bool kernel_rows = false;
+  bool input_parts = false;  // one slice per part of ConvShape::parts
 };
 
 // The best plan in a region of `sram_bytes`, or nullopt when none fits (or none can keep the

@@ -53,11 +53,25 @@ void check_bit_exact(const std::string& model, const std::string& config_name) {
   sim::SimResult r = sim::simulate(m.program, config, ddr);
   CHECK(r.cycles > 0);
 
-  std::size_t compared = 0;
+  // A channel concatenation whose readers take its parts in place is never written: its
+  // readers' outputs check it.
+  auto stored = [&](const isa::TensorEntry& e) {
+    for (const auto& in : m.program.code)
+      if (in.opcode == isa::Opcode::Store) {
+        const auto a = static_cast<std::uint64_t>(in.get(isa::Field::ddr_addr));
+        if (a >= e.ddr_addr && a < e.ddr_addr + e.size_bytes) return true;
+      }
+    return false;
+  };
+  std::size_t compared = 0, virtual_concats = 0;
   for (const Node& n : g.nodes) {
     const std::string& value = n.outputs[0];
     const isa::TensorEntry* e = find_entry(m.program, value);
     REQUIRE(e);
+    if (n.op_type == "Concat" && !stored(*e)) {
+      ++virtual_concats;
+      continue;
+    }
     const auto& want = expected.at(value);
     REQUIRE(want.size() == e->size_bytes);
     std::vector<std::int8_t> got(want.size());
@@ -71,7 +85,7 @@ void check_bit_exact(const std::string& model, const std::string& config_name) {
     REQUIRE(differ == 0);
     ++compared;
   }
-  CHECK(compared == g.nodes.size());
+  CHECK(compared + virtual_concats == g.nodes.size());
 }
 
 }  // namespace
