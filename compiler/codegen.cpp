@@ -13,23 +13,42 @@
 #include "costmodel/footprint.h"
 #include "costmodel/program_estimate.h"
 #include "compiler/step_schedule.h"
+#include "compiler/codegen_move.h"
+#include "compiler/npu_ops.h"
+#include "compiler/quant_math.h"
+#include "compiler/rowwise_params.h"
+#include "isa/fp16.h"
 
 namespace npu::compiler {
 
-void nhwc_extents(const std::vector<std::int64_t>& s, std::int64_t& h, std::int64_t& w, std::int64_t& c) {
+void nhwc_extents(const std::vector<std::int64_t>& s, const AxisOrder& order, std::int64_t& h, std::int64_t& w,
+                  std::int64_t& c) {
   h = w = c = 1;
-  if (s.size() == 4) {
+  const AxisOrder o = order_or_identity(order, s.size());
+  if (s.size() == 4 && same_bytes(s, o, nhwc_order())) {
     h = s[2];
     w = s[3];
     c = s[1];
-  } else if (s.size() == 2) {
-    h = s[0];
-    c = s[1];
-  } else if (!s.empty()) {
-    for (std::size_t i = 0; i + 1 < s.size(); ++i) h *= s[i];
-    c = s.back();
+    return;
   }
+  const auto p = physical_shape(s, o);
+  if (p.empty()) return;
+  for (std::size_t i = 0; i + 1 < p.size(); ++i) h *= p[i];
+  c = p.back();
 }
+
+namespace {
+
+void describe(const Tensor& t, DdrTensor& d) {
+  d.shape = t.shape;
+  d.order = order_or_identity(t.order, t.shape.size());
+  if (same_bytes(t.shape, d.order, default_order(t.shape.size()))) d.order = default_order(t.shape.size());
+  d.strides = logical_strides(t.shape, d.order);
+  nhwc_extents(t.shape, d.order, d.h, d.w, d.c);
+  d.quant = t.quant;
+}
+
+}  // namespace
 
 CodegenContext::CodegenContext(const Graph& g, const HardwareConfig& c, Precision p)
     : graph(g), config(c), precision(p) {
@@ -53,18 +72,15 @@ const DdrTensor& CodegenContext::tensor(const std::string& name) {
   if (it != tensors_.end()) return it->second;
   const Tensor& t = graph.tensor(name);
   DdrTensor d;
-  nhwc_extents(t.shape, d.h, d.w, d.c);
-  d.elem = elem_bytes();
-  d.quant = t.quant;
+  describe(t, d);
+  d.elem = elem_bytes(t);
   d.addr = allocate(static_cast<std::uint64_t>(d.bytes()));
   return tensors_[name] = d;
 }
 
 void CodegenContext::alias(const std::string& name, const std::string& same_as) {
   DdrTensor d = tensor(same_as);
-  const Tensor& t = graph.tensor(name);
-  nhwc_extents(t.shape, d.h, d.w, d.c);
-  d.quant = t.quant;
+  describe(graph.tensor(name), d);
   tensors_[name] = d;
   alias_of_[name] = same_as;
 }
@@ -86,6 +102,43 @@ bool CodegenContext::in_ddr(const std::string& name) const {
   return it == homes_.end() || it->second.in_ddr;
 }
 
+const DdrTensor& CodegenContext::constant(const std::string& name, const QuantParams& q, const AxisOrder& order) {
+  return constant(graph.tensor(name), q, order);
+}
+
+const DdrTensor& CodegenContext::constant(const Tensor& t, const QuantParams& q, const AxisOrder& order) {
+  const AxisOrder o = order_or_identity(order, t.shape.size());
+  const bool quantized = int8() && q.valid();  // else fp16 (also the masks of an int8 island)
+  auto key = std::make_tuple(t.name, quantized ? q.scale : 0.0f, quantized ? q.zero_point : 0, o);
+  auto it = constants_.find(key);
+  if (it != constants_.end()) return it->second;
+  DdrTensor d;
+  d.shape = t.shape;
+  d.order = o;
+  d.strides = logical_strides(t.shape, d.order);
+  nhwc_extents(t.shape, d.order, d.h, d.w, d.c);
+  d.elem = quantized ? 1 : 2;
+  d.quant = quantized ? q : QuantParams{};
+  std::vector<float> logical;
+  const std::int64_t n = t.elements();
+  for (std::int64_t i = 0; i < n; ++i)
+    logical.push_back(t.floats.empty() ? static_cast<float>(t.ints.at(static_cast<std::size_t>(i)))
+                                       : t.floats.at(static_cast<std::size_t>(i)));
+  std::vector<std::uint8_t> bytes;
+  for (float v : to_physical(logical, t.shape, d.order)) {
+    if (quantized) {
+      bytes.push_back(static_cast<std::uint8_t>(quantize_value(v, q.scale, q.zero_point)));
+    } else {
+      std::uint16_t h = isa::float_to_half(v);
+      bytes.push_back(static_cast<std::uint8_t>(h & 0xff));
+      bytes.push_back(static_cast<std::uint8_t>(h >> 8));
+    }
+  }
+  d.addr = add_data(std::move(bytes));
+  if (dry_run) return dry_constants_.emplace_back(d);  // a trial: the address is not real, keep none
+  return constants_[key] = d;
+}
+
 std::uint64_t CodegenContext::add_data(std::vector<std::uint8_t> bytes) {
   if (dry_run) return next_ddr_;  // costed, not kept
   std::uint64_t a = allocate(bytes.size());
@@ -97,6 +150,12 @@ std::uint64_t node_macs(const Graph& g, const Node& n) {
   const std::string& op = n.op_type;
   if (op != "Conv" && op != "FusedConv" && op != "Gemm" && op != "FusedGemm" && op != "MatMul") return 0;
   if (n.inputs.size() < 2 || n.outputs.empty()) return 0;
+  if (op == "MatMul") {  // y [.., M, N] from a k-long reduction per element
+    const Tensor& a = g.tensor(n.inputs[0]);
+    const Tensor& y = g.tensor(n.outputs[0]);
+    if (!a.shape_known || !y.shape_known || a.shape.empty()) return 0;
+    return static_cast<std::uint64_t>(y.elements() * a.shape.back());
+  }
   const Tensor& w = g.tensor(n.inputs[1]);
   const Tensor& y = g.tensor(n.outputs[0]);
   if (!w.shape_known || !y.shape_known) return 0;
@@ -121,8 +180,6 @@ struct LayerKind {
   bool writes_resident = false;  // leaves its output in place where ctx.resident() says
 };
 
-bool is_alias(const Node& n) { return n.op_type == "Flatten" || n.op_type == "Reshape"; }
-
 // A channel concatenation read only as the (first) input of ungrouped convs in this step needs
 // no data movement: each reader runs one reduction slice per part, reading the parts in place.
 bool concat_read_in_parts(const Graph& g, const Node& n, const std::set<std::string>& step_outputs) {
@@ -142,11 +199,13 @@ bool concat_read_in_parts(const Graph& g, const Node& n, const std::set<std::str
 LayerKind layer_kind(const Node& n) {
   const std::string& op = n.op_type;
   if (op == "FusedConv" || op == "FusedGemm") return {generate_conv, true, true, true};
-  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") return {generate_pool, true, true, true};
-  if (op == "Concat") return {generate_concat, true, false, false};
+  if (op == "MaxPool" || op == "AveragePool") return {generate_pool, true, true, true};
   if (op == "Resize" || op == "Upsample") return {generate_resize, true, false, false};
-  if (op == "Softmax") return {generate_softmax, true, false, false};
-  return {generate_elementwise, true, true, true};
+  // Not yet written against a region (compiler/README.md): the whole scratchpad, DDR only.
+  if (move_ops().count(op)) return {generate_move, false, false, false};
+  if (is_rowwise_op(op)) return {generate_rowwise, false, false, false};
+  if (op == "MatMul") return {generate_matmul, false, false, false};
+  return {generate_elementwise, false, false, false};
 }
 
 // What a layer without a tiler of its own does in a region of `budget` bytes: its code,
@@ -212,8 +271,8 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       const Node& n = g.nodes[i];
       StepLayer L;
       LayerKind kind = layer_kind(n);
-      if (is_alias(n)) {
-        ctx.alias(n.outputs[0], n.inputs[0]);
+      if (is_view_op(n.op_type)) {
+        ctx.alias(n.outputs[0], n.inputs[0]);  // the layout pass made the output the same bytes
         L.has_code = false;
         L.region_aware = true;
       } else if (concat_read_in_parts(g, n, outputs_of_step)) {
@@ -300,17 +359,22 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     e.role = step_outputs.count(name) ? isa::TensorRole::Output
              : step_inputs.count(name) ? isa::TensorRole::Input
                                        : isa::TensorRole::Intermediate;
-    e.dtype = precision == Precision::Int8 ? isa::DType::Int8 : isa::DType::Fp16;
-    if (t.shape.size() == 4) {
-      e.shape = {t.shape[0], t.shape[2], t.shape[3], t.shape[1]};
+    e.dtype = d.elem == 1 ? isa::DType::Int8 : isa::DType::Fp16;
+    // shape in memory order; layout names the order: NHWC, NC / ND (row-major), or
+    // ND[a,b,...] listing the logical axes outermost first (only NPU-internal values).
+    e.shape = physical_shape(t.shape, d.order);
+    if (t.shape.size() == 4 && d.order == nhwc_order()) {
       e.layout = "NHWC";
-    } else {
-      e.shape = t.shape;
+    } else if (d.order == identity_order(t.shape.size())) {
       e.layout = t.shape.size() == 2 ? "NC" : "ND";
+    } else {
+      e.layout = "ND[";
+      for (std::size_t i = 0; i < d.order.size(); ++i) e.layout += (i ? "," : "") + std::to_string(d.order[i]);
+      e.layout += "]";
     }
     e.ddr_addr = d.addr;
     e.size_bytes = static_cast<std::uint64_t>(d.bytes());
-    if (precision == Precision::Int8) {
+    if (e.dtype == isa::DType::Int8) {
       e.scale = d.quant.scale;
       e.zero_point = d.quant.zero_point;
     }

@@ -4,24 +4,38 @@
 // scheduler is written down in compiler/README.md.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "compiler/graph.h"
 #include "compiler/sram_tiling.h"
+#include "compiler/tensor_layout.h"
 #include "hwconfig/hardware_config.h"
 #include "isa/instruction.h"
 #include "isa/program.h"
 
 namespace npu::compiler {
 
-// A value as the NPU stores it: NHWC (2-D [M, K] is H = M, W = 1, C = K), int8 or fp16.
+// A value as the NPU stores it in DDR: its logical shape with the axes in memory order `order`
+// (tensor_layout.h), int8 or fp16. h, w, c view it as one image for the ops that need one: an
+// NHWC value is H x W x C; any other value is (all outer dims) x 1 x (innermost dim), so a
+// [M, K] or [1, T, D] row-major value is M x 1 x K or T x 1 x D.
 struct DdrTensor {
   std::uint64_t addr = 0;
   std::int64_t h = 1, w = 1, c = 1;
-  std::int64_t bytes() const { return h * w * c * elem; }
+  std::vector<std::int64_t> shape;    // logical
+  AxisOrder order;                    // memory order of the logical axes
+  std::vector<std::int64_t> strides;  // elements between neighbours along each logical axis
+  std::int64_t elements() const {  // all of them (the image view leaves out a batch > 1)
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    return shape.empty() ? h * w * c : n;
+  }
+  std::int64_t bytes() const { return elements() * elem; }
   std::int64_t elem = 1;  // bytes per element
   QuantParams quant;
 };
@@ -62,6 +76,9 @@ class CodegenContext {
 
   bool int8() const { return precision == Precision::Int8; }
   std::int64_t elem_bytes() const { return int8() ? 1 : 2; }
+  // Per value: an int8 program keeps values without quantisation parameters (a masked
+  // attention score, -inf where masked) in fp16.
+  std::int64_t elem_bytes(const Tensor& t) const { return int8() && t.quant.valid() ? 1 : 2; }
   std::uint64_t align(std::uint64_t v) const { return (v + alignment - 1) / alignment * alignment; }
 
   // DDR placement of an activation (allocated on first use; reshapes alias their input).
@@ -81,6 +98,12 @@ class CodegenContext {
   std::uint64_t add_data(std::vector<std::uint8_t> bytes);
   // Set while the step scheduler costs a layer's code in a trial region: constants are not kept.
   bool dry_run = false;
+  // A constant operand as a data segment, its axes in `order` (empty: row-major): int8 on `q`
+  // (int8 programs, q valid) or fp16 (fp16 programs, or no q: an int8 island's masks). Placed
+  // once per (name, q, order). The second form places a constant codegen computed itself
+  // (named uniquely by the caller).
+  const DdrTensor& constant(const std::string& name, const QuantParams& q, const AxisOrder& order = {});
+  const DdrTensor& constant(const Tensor& value, const QuantParams& q, const AxisOrder& order = {});
 
   isa::Program& program() { return program_; }
   std::map<std::string, DdrTensor>& placed() { return tensors_; }
@@ -98,20 +121,23 @@ class CodegenContext {
   std::map<std::string, DdrTensor> tensors_;
   std::map<std::string, std::string> alias_of_;
   std::map<std::string, ValueHome> homes_;
+  std::map<std::tuple<std::string, float, std::int32_t, AxisOrder>, DdrTensor> constants_;
+  std::deque<DdrTensor> dry_constants_;  // handed out during dry runs (stable references)
   isa::Program program_;
   std::uint64_t next_ddr_ = 0x1000;  // 0 is left unused so a zero address is always a bug
 };
 
-// Physical NHWC extents of an NCHW (or 2-D) logical shape.
-void nhwc_extents(const std::vector<std::int64_t>& shape, std::int64_t& h, std::int64_t& w, std::int64_t& c);
+// The h x w x c image view of a value of logical `shape` stored in `order` (see DdrTensor).
+void nhwc_extents(const std::vector<std::int64_t>& shape, const AxisOrder& order, std::int64_t& h, std::int64_t& w,
+                  std::int64_t& c);
 
 // Per layer kind; each throws CompileError naming the layer when it cannot be tiled.
 LayerCode generate_conv(CodegenContext& ctx, const Node& node);
 LayerCode generate_elementwise(CodegenContext& ctx, const Node& node);
 LayerCode generate_pool(CodegenContext& ctx, const Node& node);
-LayerCode generate_concat(CodegenContext& ctx, const Node& node);
 LayerCode generate_resize(CodegenContext& ctx, const Node& node);
-LayerCode generate_softmax(CodegenContext& ctx, const Node& node);
+LayerCode generate_rowwise(CodegenContext& ctx, const Node& node);  // softmax, layernorm, reductions
+LayerCode generate_matmul(CodegenContext& ctx, const Node& node);   // MatMul of computed tensors
 
 // What a conv/gemm layer would do in a region of `budget` bytes with the homes now set:
 // nullopt when no plan fits (or none keeps its resident values in place).

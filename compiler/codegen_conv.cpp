@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "compiler/codegen_context.h"
+#include "compiler/eltwise_plan.h"
 #include "compiler/float_evaluator.h"
 #include "compiler/instruction_stream.h"
 #include "compiler/int8_layer_params.h"
@@ -15,6 +16,7 @@
 #include "compiler/quantize.h"
 #include "compiler/shape_inference.h"
 #include "compiler/sram_tiling.h"
+#include "isa/field_limits.h"
 #include "isa/fp16.h"
 
 namespace npu::compiler {
@@ -27,13 +29,18 @@ void append(std::vector<std::uint8_t>& out, T v) {
   out.insert(out.end(), b, b + sizeof(T));
 }
 
+constexpr std::int64_t kDtypeInt32 = static_cast<std::int64_t>(isa::DType::Int32);
+constexpr std::int64_t kDtypeFp16 = static_cast<std::int64_t>(isa::DType::Fp16);
+constexpr std::int64_t kDtypeFp32 = static_cast<std::int64_t>(isa::DType::Fp32);
+
+std::int64_t mac_dtype_of(bool int8) {
+  return static_cast<std::int64_t>(int8 ? isa::MacDType::Int8 : isa::MacDType::Fp16);
+}
+
 int act_function(const std::string& a) {
-  if (a == "Sigmoid") return 0;
-  if (a == "Tanh") return 1;
-  if (a == "HardSigmoid") return 2;
-  if (a == "HardSwish") return 3;
-  if (a == "SiLU") return 4;
-  throw CompileError("activation " + a + " has no fp16 act function");
+  isa::ActFunction f;
+  if (!act_function_of(a, f)) throw CompileError("activation " + a + " has no fp16 act function");
+  return static_cast<int>(f);
 }
 
 
@@ -70,6 +77,18 @@ ConvLayer describe(CodegenContext& ctx, const Node& n) {
   if (!L.gemm) {
     L.geo = window_geometry(n, xt.shape, wt.shape[2], wt.shape[3]);
     s.groups = n.get_int("group", 1);
+  }
+  // A 1x1, stride-1, unpadded conv sees each pixel alone: any H x W with the same pixels in the
+  // same (NHWC) order is the same layer, so one too wide for in_w (YOLOv8's 4 x 8400 DFL conv)
+  // runs as HW x 1.
+  const WindowGeometry& geo = L.geo;
+  if (!L.gemm && geo.kernel_h == 1 && geo.kernel_w == 1 && geo.stride_h == 1 && geo.stride_w == 1 && geo.pad_top == 0 &&
+      geo.pad_left == 0 && geo.pad_bottom == 0 && geo.pad_right == 0 &&
+      s.w > isa::field_max(isa::Opcode::Conv, isa::Field::in_w)) {
+    s.h = x.h * x.w;
+    s.w = 1;
+    s.oh = y.h * y.w;
+    s.ow = 1;
   }
   s.kh = L.geo.kernel_h;
   s.kw = L.geo.kernel_w;
@@ -227,8 +246,8 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   auto epilogue = [&](std::vector<Instruction>& vec, std::uint64_t acc, std::uint64_t o_slot, std::uint64_t res_slot,
                       std::int64_t count, std::int64_t ch_oc, std::uint64_t pbase) {
     if (ctx.int8()) {
-      vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, 1}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
-                                           {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch_oc}}));
+      vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, kDtypeInt32}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
+                                                 {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch_oc}}));
       vec.push_back(make(Opcode::Requantize,
                          {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(acc)},
                           {Field::param_addr, addr(pbase + ctx.align(static_cast<std::uint64_t>(4 * ch_oc)))},
@@ -245,8 +264,8 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
                             {Field::a_multiplier, qadd.a_multiplier}, {Field::b_multiplier, qadd.b_multiplier},
                             {Field::shift, qadd.shift}, {Field::clamp_min, qadd.clamp_min}, {Field::clamp_max, qadd.clamp_max}}));
     } else {
-      vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, 3}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
-                                           {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch_oc}}));
+      vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, kDtypeFp32}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
+                                                 {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch_oc}}));
       auto clip = [&](const std::string& a, float lo, float hi, std::int64_t dtype, std::uint64_t where) {
         Instruction in = make(Opcode::Clip, {{Field::dtype, dtype}, {Field::dst_addr, addr(where)}, {Field::src_addr, addr(where)},
                                              {Field::count, count}});
@@ -255,20 +274,20 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
         vec.push_back(in);
       };
       if (L.act == "Relu" || L.act == "Clip") {
-        clip(L.act, n.get_float("act_alpha", 0), n.get_float("act_beta", 0), 3, acc);
+        clip(L.act, n.get_float("act_alpha", 0), n.get_float("act_beta", 0), kDtypeFp32, acc);
       } else if (!L.act.empty()) {
-        Instruction in = make(Opcode::Activation, {{Field::dtype, 3}, {Field::function, act_function(L.act)},
+        Instruction in = make(Opcode::Activation, {{Field::dtype, kDtypeFp32}, {Field::function, act_function(L.act)},
                                                    {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)}, {Field::count, count}});
         in.set_float(Field::alpha, n.get_float("act_alpha", 0));
         in.set_float(Field::beta, n.get_float("act_beta", 0));
         vec.push_back(in);
       }
-      vec.push_back(make(Opcode::Cast, {{Field::src_dtype, 3}, {Field::dst_dtype, 2}, {Field::dst_addr, addr(o_slot)},
-                                        {Field::src_addr, addr(acc)}, {Field::count, count}}));
+      vec.push_back(make(Opcode::Cast, {{Field::src_dtype, kDtypeFp32}, {Field::dst_dtype, kDtypeFp16}, {Field::dst_addr, addr(o_slot)},
+                                              {Field::src_addr, addr(acc)}, {Field::count, count}}));
       if (residual) {
-        vec.push_back(make(Opcode::Add, {{Field::dtype, 2}, {Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)},
-                                         {Field::b_addr, addr(res_slot)}, {Field::count, count}}));
-        if (L.post == "Relu" || L.post == "Clip") clip(L.post, n.get_float("post_alpha", 0), n.get_float("post_beta", 0), 2, o_slot);
+        vec.push_back(make(Opcode::Add, {{Field::dtype, kDtypeFp16}, {Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)},
+                                               {Field::b_addr, addr(res_slot)}, {Field::count, count}}));
+        if (L.post == "Relu" || L.post == "Clip") clip(L.post, n.get_float("post_alpha", 0), n.get_float("post_beta", 0), kDtypeFp16, o_slot);
       }
     }
   };
@@ -367,7 +386,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
         }
         in_at = in_slot;
       }
-      const std::int64_t mac_dtype = ctx.int8() ? 0 : 1, accumulate = k > 0 ? 1 : 0;
+      const std::int64_t mac_dtype = mac_dtype_of(ctx.int8()), accumulate = k > 0 ? 1 : 0;
       const std::int64_t swap = tile.mapping.swap ? 1 : 0, dw = tile.mapping.depthwise ? 1 : 0;
       if (gemm) {
         code.push_back(make(Opcode::Gemm, {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate},

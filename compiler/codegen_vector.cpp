@@ -1,5 +1,5 @@
-// Code for layers without the MAC array: element-wise ops, pooling, softmax (vector unit) and
-// concat / nearest resize (pure DMA: a strided store does the data movement).
+// Code for layers without the MAC array: pooling (vector unit) and nearest resize
+// (pure DMA: a strided store does the data movement).
 #include <limits>
 
 #include "compiler/codegen_context.h"
@@ -8,6 +8,7 @@
 #include "compiler/int8_layer_params.h"
 #include "compiler/quant_math.h"
 #include "compiler/shape_inference.h"
+#include "isa/field_limits.h"
 
 namespace npu::compiler {
 namespace {
@@ -33,128 +34,19 @@ void linear(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, std::ui
   if (done < bytes) emit_dma(out, op, DmaBox{ddr + done, sram + done, bytes - done});
 }
 
-float clip_bound(const Graph& g, const Node& n, std::size_t input, const char* attr, float fallback) {
-  if (n.inputs.size() > input && !n.inputs[input].empty()) {
-    const Tensor& t = g.tensor(n.inputs[input]);
-    return t.floats.empty() ? static_cast<float>(t.ints.at(0)) : t.floats.at(0);
-  }
-  return n.has(attr) ? n.get_float(attr, fallback) : fallback;
-}
-
 }  // namespace
-
-LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
-  const Graph& g = ctx.graph;
-  const std::string& op = n.op_type;
-  const bool binary = op == "Add" || op == "Mul";
-  const DdrTensor& a = ctx.tensor(n.inputs[0]);
-  const DdrTensor* b = binary ? &ctx.tensor(n.inputs[1]) : nullptr;
-  const DdrTensor& y = ctx.tensor(n.outputs[0]);
-  // Operands the step keeps in the scratchpad are used in place; the others go through slots.
-  const auto a_home = ctx.resident(n.inputs[0]);
-  const auto b_home = binary ? ctx.resident(n.inputs[1]) : std::nullopt;
-  const auto y_home = ctx.resident(n.outputs[0]);
-  const bool store = ctx.in_ddr(n.outputs[0]);
-  const std::int64_t es = ctx.elem_bytes();
-  const std::int64_t total = a.h * a.w * a.c;
-  const bool lut = ctx.int8() && !binary && op != "Relu" && op != "Clip";
-  const std::uint64_t fixed = lut ? ctx.align(256) : 0;
-  const int slotted = (a_home ? 0 : 1) + (binary && !b_home ? 1 : 0) + (y_home ? 0 : 1);
-  const std::uint64_t per_elem = static_cast<std::uint64_t>(2 * slotted * es);
-  const std::uint64_t reserve = fixed + 6 * ctx.alignment;
-  if (slotted > 0 && ctx.sram_bytes < reserve + per_elem) too_big(ctx, n, fixed + per_elem);
-  std::int64_t chunk = slotted > 0 ? static_cast<std::int64_t>((ctx.sram_bytes - reserve) / per_elem) : total;
-  chunk = std::min<std::int64_t>({chunk, total, (1 << 24) - 1});
-  // Whole alignment units per chunk keep every chunk's address aligned, in slots and in place.
-  const std::int64_t unit = std::max<std::int64_t>(1, static_cast<std::int64_t>(ctx.alignment) / es);
-  if (chunk < total) chunk = chunk / unit * unit;
-  if (chunk == 0) {
-    if (slotted == 0 || unit * es * 2 * slotted + reserve <= ctx.sram_bytes) chunk = std::min(unit, total);
-    else too_big(ctx, n, fixed + per_elem * static_cast<std::uint64_t>(unit));
-  }
-  const std::uint64_t slot = ctx.align(static_cast<std::uint64_t>(chunk * es));
-  const std::uint64_t lut_at = ctx.sram_base;
-  std::uint64_t at = ctx.sram_base + fixed;
-  std::uint64_t a_slot[2] = {0, 0}, b_slot[2] = {0, 0}, o_slot[2] = {0, 0};
-  for (int i = 0; i < 2; ++i) {
-    if (!a_home) a_slot[i] = at, at += slot;
-    if (binary && !b_home) b_slot[i] = at, at += slot;
-    if (!y_home) o_slot[i] = at, at += slot;
-  }
-  LayerCode out;
-  Int8ElementwiseParams q;
-  if (ctx.int8()) q = int8_elementwise_params(g, n);
-  std::uint64_t lut_ddr = lut ? ctx.add_data(std::vector<std::uint8_t>(q.lut.begin(), q.lut.end())) : 0;
-  const QaddParams& qadd = q.qadd;
-  std::vector<Instruction>& code = out.code;
-  for (std::int64_t e0 = 0, t = 0; e0 < total; e0 += chunk, ++t) {
-    std::int64_t count = std::min(chunk, total - e0);
-    std::uint64_t bytes = static_cast<std::uint64_t>(count * es), off = static_cast<std::uint64_t>(e0 * es);
-    if (t == 0 && lut) linear(code, Opcode::Load, lut_ddr, lut_at, 256);
-    const std::uint64_t src = a_home ? *a_home + off : a_slot[t % 2];
-    const std::uint64_t src_b = b_home ? *b_home + off : b_slot[t % 2];
-    const std::uint64_t dst = y_home ? *y_home + off : o_slot[t % 2];
-    if (!a_home) linear(code, Opcode::Load, a.addr + off, src, bytes);
-    if (binary && !b_home) linear(code, Opcode::Load, b->addr + off, src_b, bytes);
-    out.planned_ddr_bytes += bytes * static_cast<std::uint64_t>((a_home ? 0 : 1) + (binary && !b_home ? 1 : 0));
-    if (op == "Relu" || op == "Clip") {
-      float lo = op == "Relu" ? 0.0f : clip_bound(g, n, 1, "min", -std::numeric_limits<float>::infinity());
-      float hi = op == "Relu" ? std::numeric_limits<float>::infinity() : clip_bound(g, n, 2, "max", std::numeric_limits<float>::infinity());
-      if (ctx.int8()) {  // same parameters in and out: clip in the integer domain
-        lo = static_cast<float>(q.lo);
-        hi = static_cast<float>(q.hi);
-      }
-      Instruction in = make(Opcode::Clip, {{Field::dtype, ctx.int8() ? 0 : 2}, {Field::dst_addr, addr(dst)},
-                                           {Field::src_addr, addr(src)}, {Field::count, count}});
-      in.set_float(Field::lo, lo);
-      in.set_float(Field::hi, hi);
-      code.push_back(in);
-    } else if (lut) {
-      code.push_back(make(Opcode::Lut, {{Field::dst_addr, addr(dst)}, {Field::src_addr, addr(src)},
-                                        {Field::table_addr, addr(lut_at)}, {Field::count, count}}));
-    } else if (binary && ctx.int8()) {
-      code.push_back(make(Opcode::QuantizedAdd,
-                          {{Field::dst_addr, addr(dst)}, {Field::a_addr, addr(src)}, {Field::b_addr, addr(src_b)},
-                           {Field::count, count}, {Field::a_zero_point, qadd.a_zero_point},
-                           {Field::b_zero_point, qadd.b_zero_point}, {Field::zero_point, qadd.zero_point},
-                           {Field::a_multiplier, qadd.a_multiplier}, {Field::b_multiplier, qadd.b_multiplier},
-                           {Field::shift, qadd.shift}, {Field::clamp_min, -128}, {Field::clamp_max, 127}}));
-    } else if (binary) {
-      code.push_back(make(op == "Add" ? Opcode::Add : Opcode::Mul,
-                          {{Field::dtype, 2}, {Field::dst_addr, addr(dst)}, {Field::a_addr, addr(src)},
-                           {Field::b_addr, addr(src_b)}, {Field::count, count}}));
-    } else {
-      int fn = op == "Sigmoid" ? 0 : op == "Tanh" ? 1 : op == "HardSigmoid" ? 2 : 3;
-      Instruction in = make(Opcode::Activation, {{Field::dtype, 2}, {Field::function, fn}, {Field::dst_addr, addr(dst)},
-                                                 {Field::src_addr, addr(src)}, {Field::count, count}});
-      in.set_float(Field::alpha, n.get_float("alpha", 0.2f));
-      in.set_float(Field::beta, n.get_float("beta", 0.5f));
-      code.push_back(in);
-    }
-    if (store) {
-      linear(code, Opcode::Store, y.addr + off, dst, bytes);
-      out.planned_ddr_bytes += bytes;
-    }
-  }
-  return out;
-}
 
 LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
   const Graph& g = ctx.graph;
   const DdrTensor& x = ctx.tensor(n.inputs[0]);
   const DdrTensor& y = ctx.tensor(n.outputs[0]);
   const std::int64_t es = ctx.elem_bytes();
-  const bool global = n.op_type == "GlobalAveragePool";
   const bool is_max = n.op_type == "MaxPool";
-  WindowGeometry geo;
-  if (global) {
-    geo.kernel_h = x.h;
-    geo.kernel_w = x.w;
-  } else {
-    auto k = n.get_ints("kernel_shape");
-    geo = window_geometry(n, g.tensor(n.inputs[0]).shape, k[0], k[1]);
-    geo.ceil_mode = false;  // the partitioner only lets ceil_mode through when it changes nothing
-  }
+  auto k = n.get_ints("kernel_shape");
+  WindowGeometry geo = window_geometry(n, g.tensor(n.inputs[0]).shape, k[0], k[1]);
+  // ceil_mode: output rows past the input are padding (the tiles' pad_bottom), and the right
+  // padding grows until the instruction's floor reaches the last window.
+  const std::int64_t pad_right = std::max(geo.pad_right, (geo.out_w - 1) * geo.stride_w + geo.kernel_w - x.w - geo.pad_left);
   auto in_rows = [&](std::int64_t rows) { return std::min(x.h, (rows - 1) * geo.stride_h + geo.kernel_h); };
   // Values the step keeps in the scratchpad are read and written in place (whole rows of all
   // channels); the others go through double-buffered slots.
@@ -168,7 +60,7 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
     return 2 * ((x_home ? 0 : ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es))) +
                 (y_home ? 0 : ctx.align(static_cast<std::uint64_t>(rows * y.w * cc * es))));
   };
-  // Pooling is per channel, so when one output row with all channels does not fit (a global
+  // Pooling is per channel, so when one output row with all channels does not fit (a wide
   // average pool over 7x7x2048, say), the channels split into chunks: each tile loads its
   // chunk's channels with a strided DMA, pools them and stores them strided. Every output
   // value is computed by the same single pool window as before, so results are unchanged.
@@ -184,7 +76,7 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
     std::int64_t chunks = (x.c + fit - 1) / fit;  // balance the chunks
     cc = std::min(fit, ((x.c + chunks - 1) / chunks + step - 1) / step * step);
   }
-  if (need(1, cc) > ctx.sram_bytes || in_rows(1) > 4095) too_big(ctx, n, need(1, cc));
+  if (need(1, cc) > ctx.sram_bytes || in_rows(1) > isa::field_max(Opcode::Pool, Field::in_h)) too_big(ctx, n, need(1, cc));
   // Row bands of a resident tensor must start on aligned addresses.
   auto aligned = [&](std::int64_t rows) {
     if (rows >= y.h) return true;
@@ -196,7 +88,7 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
     return true;
   };
   std::int64_t rows = y.h;
-  while (rows > 1 && (need(rows, cc) > ctx.sram_bytes || in_rows(rows) > 4095 || !aligned(rows))) rows = (rows + 1) / 2;
+  while (rows > 1 && (need(rows, cc) > ctx.sram_bytes || in_rows(rows) > isa::field_max(Opcode::Pool, Field::in_h) || !aligned(rows))) rows = (rows + 1) / 2;
   if (!aligned(rows))
     throw CompileError(ctx.graph.source + ": layer '" + n.name + "': cannot tile its resident values on aligned rows");
   std::uint64_t in_slot[2] = {0, 0}, out_slot[2] = {0, 0}, at = ctx.sram_base;
@@ -233,14 +125,15 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
         emit_dma(code, Opcode::Load, b);
       }
       if (!x_home) out.planned_ddr_bytes += static_cast<std::uint64_t>((ih1 - ih0) * x.w) * c_bytes;
-      code.push_back(make(Opcode::Pool, {{Field::dtype, ctx.int8() ? 0 : 2}, {Field::mode, is_max ? 0 : 1},
+      code.push_back(make(Opcode::Pool, {{Field::dtype, static_cast<std::int64_t>(ctx.int8() ? isa::DType::Int8 : isa::DType::Fp16)},
+                                         {Field::mode, static_cast<std::int64_t>(is_max ? isa::PoolMode::Max : isa::PoolMode::Average)},
                                          {Field::count_include_pad, n.get_int("count_include_pad", 0)},
                                          {Field::dst_addr, addr(dst)}, {Field::src_addr, addr(src)},
                                          {Field::in_h, ih1 - ih0}, {Field::in_w, x.w}, {Field::channels, nc},
                                          {Field::kernel_h, geo.kernel_h}, {Field::kernel_w, geo.kernel_w},
                                          {Field::stride_h, geo.stride_h}, {Field::stride_w, geo.stride_w},
                                          {Field::pad_top, ih0 - start}, {Field::pad_left, geo.pad_left},
-                                         {Field::pad_bottom, end - (ih1 - 1)}, {Field::pad_right, geo.pad_right},
+                                         {Field::pad_bottom, end - (ih1 - 1)}, {Field::pad_right, pad_right},
                                          {Field::pad_value, pad_value}}));
       if (!store) continue;
       if (nc == x.c) {
@@ -258,40 +151,6 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
       out.planned_ddr_bytes += static_cast<std::uint64_t>(nr * y.w) * c_bytes;
     }
   }
-  return out;
-}
-
-LayerCode generate_concat(CodegenContext& ctx, const Node& n) {
-  const DdrTensor& y = ctx.tensor(n.outputs[0]);
-  const std::int64_t es = ctx.elem_bytes();
-  LayerStream stream({Unit::Load, Unit::Store}, false);
-  LayerCode out;
-  std::int64_t c_offset = 0, t = 0;
-  std::uint64_t half = ctx.sram_bytes / 2 / ctx.alignment * ctx.alignment;
-  for (const auto& in : n.inputs) {
-    const DdrTensor& x = ctx.tensor(in);
-    std::uint64_t pixel = static_cast<std::uint64_t>(x.c * es);
-    if (pixel > half) too_big(ctx, n, 2 * pixel);
-    std::int64_t pixels = x.h * x.w;
-    std::int64_t chunk = std::min<std::int64_t>(pixels, static_cast<std::int64_t>(half / pixel));
-    for (std::int64_t p0 = 0; p0 < pixels; p0 += chunk, ++t) {
-      std::int64_t np = std::min(chunk, pixels - p0);
-      TileStages& st = stream.new_tile();
-      std::uint64_t slot = ctx.sram_base + static_cast<std::uint64_t>(t % 2) * half;
-      linear(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(p0) * pixel, slot, static_cast<std::uint64_t>(np) * pixel);
-      DmaBox b;
-      b.ddr_addr = y.addr + static_cast<std::uint64_t>((p0 * y.c + c_offset) * es);
-      b.sram_addr = slot;
-      b.run_bytes = pixel;
-      b.runs = static_cast<std::uint64_t>(np);
-      b.ddr_stride = static_cast<std::uint64_t>(y.c * es);
-      b.sram_stride = pixel;
-      emit_dma(st.store, Opcode::Store, b);
-      out.planned_ddr_bytes += 2 * static_cast<std::uint64_t>(np) * pixel;
-    }
-    c_offset += x.c;
-  }
-  out.code = stream.finish();
   return out;
 }
 
@@ -327,31 +186,6 @@ LayerCode generate_resize(CodegenContext& ctx, const Node& n) {
         emit_dma(st.store, Opcode::Store, b);
       }
     out.planned_ddr_bytes += static_cast<std::uint64_t>(nr) * row * static_cast<std::uint64_t>(1 + sh * sw);
-  }
-  out.code = stream.finish();
-  return out;
-}
-
-LayerCode generate_softmax(CodegenContext& ctx, const Node& n) {
-  const DdrTensor& x = ctx.tensor(n.inputs[0]);
-  const DdrTensor& y = ctx.tensor(n.outputs[0]);
-  const std::int64_t es = ctx.elem_bytes();
-  std::int64_t total_rows = x.h * x.w, cols = x.c;
-  std::uint64_t row = static_cast<std::uint64_t>(cols * es);
-  std::uint64_t quarter = ctx.sram_bytes / 4 / ctx.alignment * ctx.alignment;
-  if (row > quarter) too_big(ctx, n, 4 * row);
-  std::int64_t rows = std::min<std::int64_t>({total_rows, static_cast<std::int64_t>(quarter / row), 65535});
-  LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
-  LayerCode out;
-  for (std::int64_t r0 = 0, t = 0; r0 < total_rows; r0 += rows, ++t) {
-    std::int64_t nr = std::min(rows, total_rows - r0);
-    std::uint64_t in_slot = ctx.sram_base + static_cast<std::uint64_t>(t % 2) * 2 * quarter, out_slot = in_slot + quarter;
-    TileStages& st = stream.new_tile();
-    linear(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(r0) * row, in_slot, static_cast<std::uint64_t>(nr) * row);
-    st.vector.push_back(make(Opcode::Softmax, {{Field::dtype, 2}, {Field::dst_addr, addr(out_slot)},
-                                               {Field::src_addr, addr(in_slot)}, {Field::rows, nr}, {Field::cols, cols}}));
-    linear(st.store, Opcode::Store, y.addr + static_cast<std::uint64_t>(r0) * row, out_slot, static_cast<std::uint64_t>(nr) * row);
-    out.planned_ddr_bytes += 2 * static_cast<std::uint64_t>(nr) * row;
   }
   out.code = stream.finish();
   return out;

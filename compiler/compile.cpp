@@ -2,6 +2,7 @@
 #include "compiler/codegen.h"
 #include "compiler/compile.h"
 #include "compiler/constant_outputs.h"
+#include "compiler/host_flops.h"
 #include "compiler/lowering_cache.h"
 #include "compiler/onnx_io.h"
 #include "compiler/partition.h"
@@ -14,7 +15,7 @@ namespace npu::compiler {
 Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model) {
   model.precision = options.precision;
   Graph unfused;
-  Graph g = import_and_optimize(onnx_path, options, model.passes, &unfused);
+  Graph g = import_and_optimize(onnx_path, options, model.passes, &unfused, &model.warnings);
   model.model_inputs = g.inputs;
   model.model_outputs = g.outputs;
   PassPipeline pipeline(options, model.passes);
@@ -65,10 +66,7 @@ void generate_code(const Graph& g, const HardwareConfig& config, const CompileOp
       step.cpu.outputs = sub.outputs;
       for (int i : steps[s].nodes) {
         step.cpu.node_names.push_back(g.nodes[i].name);
-        std::uint64_t elements = 0;
-        for (const auto& o : g.nodes[i].outputs)
-          if (!o.empty() && g.tensor(o).shape_known) elements += static_cast<std::uint64_t>(g.tensor(o).elements());
-        step.cpu.flops += 2 * node_macs(g, g.nodes[i]) + elements;
+        step.cpu.flops += node_host_flops(g, g.nodes[i]);
       }
     } else {
       step.kind = Step::Kind::Npu;

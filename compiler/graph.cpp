@@ -68,6 +68,13 @@ void Node::set_ints(const std::string& a, const std::vector<std::int64_t>& v) {
   attributes[a] = at;
 }
 
+void Node::set_floats(const std::string& a, const std::vector<float>& v) {
+  Attribute at;
+  at.kind = Attribute::Kind::Floats;
+  at.floats = v;
+  attributes[a] = at;
+}
+
 Tensor& Graph::tensor(const std::string& n) {
   auto it = tensors.find(n);
   if (it == tensors.end()) throw CompileError(source + ": unknown tensor '" + n + "'");

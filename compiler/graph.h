@@ -19,8 +19,6 @@ enum ElemType : int {
 };
 const char* elem_type_name(int elem_type);
 
-enum class Layout : std::uint8_t { NCHW, NHWC };
-
 // real = scale * (q - zero_point). Weights are per output channel (channel_scales), zp 0.
 struct QuantParams {
   float scale = 0.0f;  // 0: not quantised
@@ -35,7 +33,9 @@ struct Tensor {
   std::vector<std::int64_t> shape;
   bool shape_known = false;
   std::vector<std::string> dim_names;  // symbolic names of dynamic dims ("" when fixed)
-  Layout layout = Layout::NCHW;        // only meaningful for rank-4 tensors
+  // NPU values: the physical order of the logical axes in DDR, outermost first, set by the
+  // layout pass (tensor_layout.h); empty: row-major logical order.
+  std::vector<int> order;
   QuantParams quant;
   bool is_constant = false;
   // Constant data: float types in `floats`, integer and bool types in `ints`.
@@ -46,7 +46,8 @@ struct Tensor {
 };
 
 struct Attribute {
-  enum class Kind : std::uint8_t { Int, Float, String, Ints, Floats, Strings, Opaque };
+  // Tensor: a numeric TensorProto (ConstantOfShape's value, ...), its values in floats or ints.
+  enum class Kind : std::uint8_t { Int, Float, String, Ints, Floats, Strings, Tensor, Opaque };
   Kind kind = Kind::Int;
   std::int64_t i = 0;
   float f = 0.0f;
@@ -54,6 +55,10 @@ struct Attribute {
   std::vector<std::int64_t> ints;
   std::vector<float> floats;
   std::vector<std::string> strings;
+  std::vector<std::int64_t> tensor_shape;  // Tensor
+  int tensor_elem_type = 0;                // Tensor
+  // Attributes read from a file keep their serialized onnx::AttributeProto for re-export; passes
+  // that change an attribute replace it whole (Node::set_*), which drops these bytes.
   std::string onnx_bytes;  // Opaque: a serialized onnx::AttributeProto kept for re-export
 };
 
@@ -78,6 +83,7 @@ struct Node {
   void set_float(const std::string& a, float v);
   void set_string(const std::string& a, const std::string& v);
   void set_ints(const std::string& a, const std::vector<std::int64_t>& v);
+  void set_floats(const std::string& a, const std::vector<float>& v);
 };
 
 struct Graph {

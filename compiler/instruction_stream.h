@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "costmodel/dma_box.h"
+#include "isa/field_limits.h"
 #include "isa/instruction.h"
 
 namespace npu::compiler {
@@ -21,6 +22,9 @@ using isa::Unit;
 // A strided box of bytes: reps x runs x run_bytes; load/store split it as
 // cost::split_dma_box says (the estimate costs the same pieces).
 using cost::DmaBox;
+// Limits of the DMA fields, from the ISA table.
+constexpr std::uint64_t kDmaLen0Max = static_cast<std::uint64_t>(isa::field_max(isa::Opcode::Load, isa::Field::len0));
+constexpr std::uint64_t kDmaCountMax = static_cast<std::uint64_t>(isa::field_max(isa::Opcode::Load, isa::Field::count1));
 
 struct TileStages {
   std::vector<Instruction> load, compute, vector, store;

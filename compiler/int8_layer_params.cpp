@@ -1,6 +1,7 @@
 #include "compiler/int8_layer_params.h"
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
 
 #include "compiler/float_evaluator.h"
@@ -99,28 +100,134 @@ Int8ConvParams int8_conv_params(const Graph& g, const Node& n) {
   return p;
 }
 
+namespace {
+
+// All elements equal (a scalar in disguise, e.g. a [1,1,1] constant from an exporter).
+bool scalar_constant(const Graph& g, const std::string& name) {
+  if (name.empty() || !g.is_constant(name)) return false;
+  const Tensor& t = g.tensor(name);
+  if (!t.floats.empty()) return std::all_of(t.floats.begin(), t.floats.end(), [&](float v) { return v == t.floats[0]; });
+  return !t.ints.empty() && std::all_of(t.ints.begin(), t.ints.end(), [&](std::int64_t v) { return v == t.ints[0]; });
+}
+
+// The table of f(dequantize(q)) for every int8 q, with f the node itself evaluated in FP32 with
+// its constant operands as scalars.
+std::vector<std::int8_t> node_lut(const Graph& g, const Node& n, int operand, const QuantParams& in, const QuantParams& out) {
+  FloatTensor x;
+  x.shape = {256};
+  for (int q = -128; q < 128; ++q) x.data.push_back(dequantize_value(static_cast<std::int8_t>(q), in.scale, in.zero_point));
+  std::vector<FloatTensor> consts(n.inputs.size());
+  std::vector<const FloatTensor*> inputs;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    if (static_cast<int>(i) == operand) {
+      inputs.push_back(&x);
+    } else if (n.inputs[i].empty()) {
+      inputs.push_back(nullptr);
+    } else {
+      consts[i] = constant_as_float(g.tensor(n.inputs[i]));
+      if (!consts[i].data.empty() && scalar_constant(g, n.inputs[i])) {
+        consts[i].shape = {};
+        consts[i].data.resize(1);
+      }
+      inputs.push_back(&consts[i]);
+    }
+  }
+  FloatTensor y = evaluate_node(g, n, inputs).at(0);
+  std::vector<std::int8_t> table(256);
+  for (int q = -128; q < 128; ++q)
+    table[static_cast<std::uint8_t>(q)] = quantize_value(y.data.at(static_cast<std::size_t>(q + 128)), out.scale, out.zero_point);
+  return table;
+}
+
+QuantParams constant_params(const Tensor& t) {
+  FloatTensor f = constant_as_float(t);
+  if (f.data.empty()) return activation_params(0.0f, 0.0f);
+  auto [lo, hi] = std::minmax_element(f.data.begin(), f.data.end());
+  return activation_params(*lo, *hi);
+}
+
+}  // namespace
+
+int unary_operand(const Graph& g, const Node& n) {
+  int operand = -1;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    const std::string& v = n.inputs[i];
+    if (v.empty()) continue;
+    if (!g.is_constant(v)) {
+      if (operand >= 0) return -1;
+      operand = static_cast<int>(i);
+      continue;
+    }
+    // Clip's bounds and other parameters are scalars; a data operand must be one too.
+    if (!scalar_constant(g, v)) return -1;
+  }
+  return operand;
+}
+
+bool masked_where(const Graph& g, const Node& n) {
+  if (n.op_type != "Where" || n.inputs.size() != 3) return false;
+  for (std::size_t i = 1; i < 3; ++i) {
+    if (!g.is_constant(n.inputs[i])) continue;
+    for (float v : constant_as_float(g.tensor(n.inputs[i])).data)
+      if (!std::isfinite(v) || std::abs(v) > 1e4f) return true;
+  }
+  return false;
+}
+
+isa::BinaryFunction binary_function(const std::string& op) {
+  if (op == "Add") return isa::BinaryFunction::Add;
+  if (op == "Sub") return isa::BinaryFunction::Sub;
+  if (op == "Mul") return isa::BinaryFunction::Mul;
+  if (op == "Div") return isa::BinaryFunction::Div;
+  if (op == "Max") return isa::BinaryFunction::Max;
+  if (op == "Min") return isa::BinaryFunction::Min;
+  if (op == "Pow") return isa::BinaryFunction::Pow;
+  if (op == "PRelu") return isa::BinaryFunction::Prelu;
+  throw CompileError("op " + op + " is not a binary function");
+}
+
 Int8ElementwiseParams int8_elementwise_params(const Graph& g, const Node& n) {
   const std::string& op = n.op_type;
-  const QuantParams& a = g.tensor(n.inputs[0]).quant;
   const QuantParams& y = g.tensor(n.outputs[0]).quant;
   Int8ElementwiseParams p;
-  if (op == "Add") {
-    const QuantParams& b = g.tensor(n.inputs[1]).quant;
-    p.kind = Int8ElementwiseParams::Kind::Qadd;
-    p.qadd = make_qadd(a.scale, a.zero_point, b.scale, b.zero_point, y.scale, y.zero_point);
-  } else if (op == "Relu" || op == "Clip") {  // same parameters in and out: clip the integers
+  p.operands.resize(n.inputs.size());
+  for (std::size_t i = 0; i < n.inputs.size(); ++i)
+    if (!n.inputs[i].empty() && !g.is_constant(n.inputs[i])) p.operands[i] = g.tensor(n.inputs[i]).quant;
+  const int single = unary_operand(g, n);
+  if ((op == "Relu" || op == "Clip") && single == 0) {  // same parameters in and out: clip the integers
+    const QuantParams& a = p.operands[0];
     const float inf = std::numeric_limits<float>::infinity();
     float lo = op == "Relu" ? 0.0f : clip_bound(g, n, 1, "min", -inf);
     float hi = op == "Relu" ? inf : clip_bound(g, n, 2, "max", inf);
     p.kind = Int8ElementwiseParams::Kind::Clip;
     if (std::isfinite(lo)) p.lo = quantize_value(lo, a.scale, a.zero_point);
     if (std::isfinite(hi)) p.hi = quantize_value(hi, a.scale, a.zero_point);
-  } else {
-    float alpha = n.get_float("alpha", 0.2f), beta = n.get_float("beta", 0.5f);
-    p.kind = Int8ElementwiseParams::Kind::Lut;
-    p.lut = make_lut([&](float v) { return apply_activation(op, alpha, beta, v); }, a.scale, a.zero_point, y.scale,
-                     y.zero_point);
+    return p;
   }
+  if (single >= 0) {
+    p.kind = Int8ElementwiseParams::Kind::Lut;
+    p.lut = node_lut(g, n, single, p.operands[static_cast<std::size_t>(single)], y);
+    return p;
+  }
+  for (std::size_t i = 0; i < n.inputs.size(); ++i)
+    if (!n.inputs[i].empty() && g.is_constant(n.inputs[i])) p.operands[i] = constant_params(g.tensor(n.inputs[i]));
+  const QuantParams& a = p.operands.at(0);
+  const QuantParams& b = p.operands.at(1);
+  const bool both_activations = !g.is_constant(n.inputs[0]) && !g.is_constant(n.inputs[1]);
+  if (op == "Add" && both_activations && g.tensor(n.inputs[0]).shape == g.tensor(n.inputs[1]).shape &&
+      g.tensor(n.inputs[0]).shape == g.tensor(n.outputs[0]).shape) {
+    p.kind = Int8ElementwiseParams::Kind::Qadd;
+    p.qadd = make_qadd(a.scale, a.zero_point, b.scale, b.zero_point, y.scale, y.zero_point);
+    return p;
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Max" || op == "Min") {
+    p.kind = Int8ElementwiseParams::Kind::QBinary;
+    p.qbinary = make_qbinary(static_cast<int>(binary_function(op)), op == "Mul", a.scale, a.zero_point, b.scale,
+                             b.zero_point, y.scale, y.zero_point);
+    return p;
+  }
+  p.kind = Int8ElementwiseParams::Kind::Island;
+  p.island_function = binary_function(op);
   return p;
 }
 

@@ -7,6 +7,7 @@
 
 #include "compiler/graph.h"
 #include "compiler/quant_math.h"
+#include "isa/instruction_set.h"
 
 namespace npu::compiler {
 
@@ -28,15 +29,39 @@ struct Int8ConvParams {
 // `node` is a FusedConv or FusedGemm of a quantised graph.
 Int8ConvParams int8_conv_params(const Graph& graph, const Node& node);
 
-// A layer without the MAC array: Relu/Clip clip in the integer domain (input and output share
-// parameters), table activations use a lut, Add is a qadd.
+// The single activation operand of a node that computes a function of one value: every other
+// input a compile-time constant scalar (or all-equal tensor), or a parameter (Clip bounds).
+// -1 when the node combines values (two activations, a non-scalar constant).
+int unary_operand(const Graph& graph, const Node& node);
+
+// An element-wise layer (unary, binary with numpy broadcasting) in int8:
+// - Clip: Relu/Clip with the same parameters in and out clip the integers;
+// - Lut: any function of one value (unary ops, binary ops with a scalar constant, Pow by a
+//   constant) is a 256-entry table, built by running the FP32 evaluator on every int8 input;
+// - Qadd: Add of two same-shape activations (qadd, 32-bit multipliers);
+// - QBinary: Add/Sub/Mul/Max/Min with broadcasting or a constant tensor (qbinary);
+// - Island: Div, Pow and PRelu of two values: both dequantised to fp16, the fp16 binary, the
+//   result quantised (dequantize, binary, quantize on the vector unit).
 struct Int8ElementwiseParams {
-  enum class Kind : std::uint8_t { Clip, Lut, Qadd } kind = Kind::Clip;
+  enum class Kind : std::uint8_t { Clip, Lut, Qadd, QBinary, Island } kind = Kind::Clip;
   std::int32_t lo = -128, hi = 127;
   std::vector<std::int8_t> lut;
   QaddParams qadd;
+  QBinaryParams qbinary;
+  isa::BinaryFunction island_function = isa::BinaryFunction::Div;
+  // How each input is stored: an activation's parameters, or those a constant operand is
+  // quantised with (asymmetric over its own range). Unused entries have scale 0.
+  std::vector<QuantParams> operands;
 };
 Int8ElementwiseParams int8_elementwise_params(const Graph& graph, const Node& node);
+
+// A Where selecting a mask fill (a constant operand beyond fp16's finite range or over 1e4 in
+// magnitude, e.g. -inf or float min for masked attention scores). In int8 programs its output
+// stays fp16: no int8 code stands for -inf.
+bool masked_where(const Graph& graph, const Node& node);
+
+// The binary function of an ONNX element-wise op (Add, Sub, Mul, Div, Max, Min, Pow, PRelu).
+isa::BinaryFunction binary_function(const std::string& op);
 
 // Clamp bounds in the int8 domain of `q` for a fused Relu / Clip(lo, hi) (full range otherwise).
 void int8_clamp_bounds(const std::string& activation, float lo, float hi, const QuantParams& q,

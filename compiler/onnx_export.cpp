@@ -6,6 +6,8 @@
 #include <set>
 
 #include "compiler/constant_outputs.h"
+#include "compiler/node_parameters.h"
+#include "compiler/onnx_functions.h"
 #include "compiler/onnx_io.h"
 #include "compiler/subgraph_capture.h"
 #include "isa/fp16.h"
@@ -42,9 +44,12 @@ void write_constant(const Tensor& t, onnx::TensorProto* p) {
       for (float f : t.floats) p->add_float_data(f);
     }
   } else if (t.elem_type == kInt32 || t.elem_type == kInt8 || t.elem_type == kUint8 ||
-             t.elem_type == kBool) {
+             t.elem_type == kBool || t.elem_type == 4 /*uint16*/ || t.elem_type == 5 /*int16*/) {
     p->set_data_type(t.elem_type);
     for (auto i : t.ints) p->add_int32_data(static_cast<std::int32_t>(i));
+  } else if (t.elem_type == 12 /*uint32*/ || t.elem_type == 13 /*uint64*/) {
+    p->set_data_type(t.elem_type);
+    for (auto i : t.ints) p->add_uint64_data(static_cast<std::uint64_t>(i));
   } else {
     p->set_data_type(kInt64);
     for (auto i : t.ints) p->add_int64_data(i);
@@ -74,11 +79,21 @@ void write_attribute(const std::string& name, const Attribute& a, onnx::Attribut
       p->set_type(onnx::AttributeProto::STRINGS);
       for (const auto& v : a.strings) p->add_strings(v);
       break;
+    case Attribute::Kind::Tensor: {
+      p->set_type(onnx::AttributeProto::TENSOR);
+      Tensor t;
+      t.elem_type = a.tensor_elem_type;
+      t.shape = a.tensor_shape;
+      t.floats = a.floats;
+      t.ints = a.ints;
+      write_constant(t, p->mutable_t());
+      break;
+    }
     case Attribute::Kind::Opaque: break;
   }
 }
 
-void write_node(const Node& n, onnx::NodeProto* p) {
+void write_node_proto(const Node& n, onnx::NodeProto* p) {
   p->set_name(n.name);
   p->set_op_type(n.op_type);
   if (!n.domain.empty()) p->set_domain(n.domain);
@@ -103,6 +118,34 @@ onnx::ModelProto make_model(const std::string& name, std::int64_t opset, bool cu
   return m;
 }
 
+// Writes nodes in the ONNX form of the graph's opset: parameter attributes that opset takes as
+// inputs (node_parameters.h) become initializers, and internal activation ops (domain npusim)
+// get model-local functions.
+class NodeWriter {
+ public:
+  NodeWriter(const Graph& g, onnx::GraphProto* gp) : g_(g), gp_(gp) {}
+  void write(const Node& n) {
+    Node m = parameters_to_inputs(g_, n, g_.opset, extra_, [&](const std::string& base) { return unique(base); });
+    if (m.domain == "npusim" && is_internal_function_op(m.op_type)) functions_.insert(m.op_type);
+    write_node_proto(m, gp_->add_node());
+  }
+  void finish(onnx::ModelProto& model) {
+    for (const auto& t : extra_) write_constant(t, gp_->add_initializer());
+    add_internal_functions(model, functions_, g_.opset);
+  }
+
+ private:
+  std::string unique(const std::string& base) {
+    std::string name = base;
+    for (int k = 1; g_.has_tensor(name) || !names_.insert(name).second; ++k) name = base + "_" + std::to_string(k);
+    return name;
+  }
+  const Graph& g_;
+  onnx::GraphProto* gp_;
+  std::vector<Tensor> extra_;
+  std::set<std::string> functions_, names_;
+};
+
 std::vector<std::uint8_t> to_bytes(const onnx::ModelProto& m) {
   std::string s;
   m.SerializeToString(&s);
@@ -110,8 +153,7 @@ std::vector<std::uint8_t> to_bytes(const onnx::ModelProto& m) {
 }
 
 // A fused NPU layer as plain ONNX nodes, for CPU steps (ONNX Runtime or our kernels run them).
-// Clip bounds become initializers appended to `extra`.
-std::vector<Node> expand_fused(const Graph& g, const Node& n, std::vector<Tensor>& extra) {
+std::vector<Node> expand_fused(const Graph& g, const Node& n) {
   std::vector<Node> out;
   Node core;
   core.name = n.name;
@@ -131,41 +173,32 @@ std::vector<Node> expand_fused(const Graph& g, const Node& n, std::vector<Tensor
     a.name = n.name + "_" + tag;
     a.inputs = {in};
     a.outputs = {value};
-    if (act == "SiLU" || act == "HardSwish") {
+    if (act == "SiLU" || act == "Gelu" || act == "GeluTanh" || act == "Mish") {
+      a.op_type = act;  // a model-local function (onnx_functions.h)
+      a.domain = "npusim";
+    } else if (act == "HardSwish" && g.opset >= 14) {
+      a.op_type = act;
+    } else if (act == "HardSwish") {
       Node s;
       s.name = a.name + "_gate";
-      s.op_type = act == "SiLU" ? "Sigmoid" : "HardSigmoid";
-      if (act == "HardSwish") {
-        s.set_float("alpha", 1.0f / 6.0f);
-        s.set_float("beta", 0.5f);
-      }
+      s.op_type = "HardSigmoid";
+      s.set_float("alpha", 1.0f / 6.0f);
+      s.set_float("beta", 0.5f);
       s.inputs = {in};
       s.outputs = {a.name + "_gate_out"};
       out.push_back(s);
       a.op_type = "Mul";
       a.inputs = {in, s.outputs[0]};
     } else if (act == "Clip") {
-      a.op_type = "Clip";
-      if (g.opset < 11) {
-        a.set_float("min", alpha);
-        a.set_float("max", beta);
-      } else {
-        for (float v : {alpha, beta}) {
-          Tensor t;
-          t.name = a.name + (extra.size() % 2 ? "_max" : "_min") + std::to_string(extra.size());
-          t.is_constant = true;
-          t.shape_known = true;
-          t.floats = {v};
-          extra.push_back(t);
-          a.inputs.push_back(t.name);
-        }
-      }
+      a.op_type = "Clip";  // the writer turns the bounds into inputs from opset 11
+      a.set_float("min", alpha);
+      a.set_float("max", beta);
     } else {
       a.op_type = act;
       if (act == "HardSigmoid") {
         a.set_float("alpha", alpha);
         a.set_float("beta", beta);
-      } else if (act == "LeakyRelu") {
+      } else if (act == "LeakyRelu" || act == "Elu") {
         a.set_float("alpha", alpha);
       }
     }
@@ -193,9 +226,10 @@ std::vector<std::uint8_t> export_onnx(const Graph& g) {
   for (const auto& n : g.nodes) custom |= !n.domain.empty();
   onnx::ModelProto m = make_model(g.name, g.opset, custom);
   auto* gp = m.mutable_graph();
+  NodeWriter writer(g, gp);
   std::set<std::string> used;
   for (const auto& n : g.nodes) {
-    write_node(n, gp->add_node());
+    writer.write(n);
     for (const auto& i : values_read(n)) used.insert(i);
   }
   for (const auto& in : g.inputs) write_value_info(g.tensor(in), gp->add_input(), false);
@@ -208,6 +242,7 @@ std::vector<std::uint8_t> export_onnx(const Graph& g) {
       write_value_info(t, gp->add_value_info(), false);
     }
   }
+  writer.finish(m);
   return to_bytes(m);
 }
 
@@ -229,13 +264,13 @@ Subgraph export_subgraph(const Graph& g, const std::vector<int>& node_indices,
     for (const auto& o : n.outputs) if (!o.empty()) produced.insert(o);
   }
   Subgraph s;
-  std::vector<Tensor> extra;
+  NodeWriter writer(g, gp);
   for (int i : node_indices) {
     const Node& n = g.nodes[i];
-    if (n.domain == "npusim") {
-      for (const auto& part : expand_fused(g, n, extra)) write_node(part, gp->add_node());
+    if (n.domain == "npusim" && (n.op_type == "FusedConv" || n.op_type == "FusedGemm")) {
+      for (const auto& part : expand_fused(g, n)) writer.write(part);
     } else {
-      write_node(n, gp->add_node());
+      writer.write(n);
     }
     // Values a Loop/If body captures from the outer scope are inputs of the step as well.
     for (const auto& in : values_read(n)) {
@@ -267,7 +302,7 @@ Subgraph export_subgraph(const Graph& g, const std::vector<int>& node_indices,
       }
     }
   }
-  for (const auto& t : extra) write_constant(t, gp->add_initializer());
+  writer.finish(m);
   s.onnx_model = to_bytes(m);
   return s;
 }

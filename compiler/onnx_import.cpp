@@ -68,6 +68,22 @@ void read_tensor_proto(const onnx::TensorProto& p, Tensor& t, const std::string&
       if (has_raw) { check_raw(1); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int8_t>(raw, i)); }
       else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
       break;
+    case 5:  // int16
+      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int16_t>(raw, i)); }
+      else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
+      break;
+    case 4:  // uint16
+      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint16_t>(raw, i)); }
+      else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
+      break;
+    case 12:  // uint32
+      if (has_raw) { check_raw(4); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint32_t>(raw, i)); }
+      else { check_count(p.uint64_data_size()); t.ints.assign(p.uint64_data().begin(), p.uint64_data().end()); }
+      break;
+    case 13:  // uint64 (held as int64: values above 2^63 wrap)
+      if (has_raw) { check_raw(8); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(static_cast<std::int64_t>(read_raw<std::uint64_t>(raw, i))); }
+      else { check_count(p.uint64_data_size()); for (auto v : p.uint64_data()) t.ints.push_back(static_cast<std::int64_t>(v)); }
+      break;
     case kUint8:
     case kBool:
       if (has_raw) { check_raw(1); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint8_t>(raw, i)); }
@@ -118,6 +134,21 @@ void read_attribute(const onnx::AttributeProto& a, Node& node, Graph& g,
     case onnx::AttributeProto::INTS: at.kind = Attribute::Kind::Ints; at.ints.assign(a.ints().begin(), a.ints().end()); break;
     case onnx::AttributeProto::FLOATS: at.kind = Attribute::Kind::Floats; at.floats.assign(a.floats().begin(), a.floats().end()); break;
     case onnx::AttributeProto::STRINGS: at.kind = Attribute::Kind::Strings; at.strings.assign(a.strings().begin(), a.strings().end()); break;
+    case onnx::AttributeProto::TENSOR: {
+      at.kind = Attribute::Kind::Opaque;
+      Tensor t;
+      try {
+        read_tensor_proto(a.t(), t, where);
+      } catch (const CompileError&) {
+        break;  // a type we do not hold numerically: only re-export needs it
+      }
+      at.kind = Attribute::Kind::Tensor;
+      at.tensor_shape = t.shape;
+      at.tensor_elem_type = t.elem_type;
+      at.floats = std::move(t.floats);
+      at.ints = std::move(t.ints);
+      break;
+    }
     default: at.kind = Attribute::Kind::Opaque; break;
   }
   a.SerializeToString(&at.onnx_bytes);

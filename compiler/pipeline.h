@@ -28,11 +28,17 @@ class PassPipeline {
   int index_;  // continues the numbering of dumps across pipelines
 };
 
-// import, constant folding, dead-node removal, BatchNorm folding, fusion. `before_fusion`
-// (optional) receives the graph as it was just before fusion: calibration runs on it so the
-// values that fusion hides (a conv's pre-activation output) still get measured.
+// The front end and the graph passes: import, static shapes (shape inference and constant
+// folding to a fixed point), opset upgrade, dead-node removal, canonicalisation, activation and
+// LayerNorm patterns, BatchNorm folding, fusion. `before_fusion` (optional) receives the graph
+// as it was just before fusion: calibration runs on it so the values that fusion hides (a
+// conv's pre-activation output) still get measured. `warnings` (optional) receives shapes that
+// stay dynamic and a refused opset upgrade.
+// Throws CompileError for a node nobody can run (unknown domain, string tensors) and, with
+// options.strict, for a shape still dynamic after folding.
 Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& options,
-                          std::vector<PassSummary>& summaries, Graph* before_fusion = nullptr);
+                          std::vector<PassSummary>& summaries, Graph* before_fusion = nullptr,
+                          std::vector<std::string>* warnings = nullptr);
 
 // compile() in two halves, for tools that need the graph codegen sees (the integer reference):
 // lower_graph imports, optimises, partitions, quantises (int8) and converts the layout, filling

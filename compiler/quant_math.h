@@ -86,6 +86,55 @@ inline std::int8_t quantized_add(std::int8_t a, std::int8_t b, const QaddParams&
   return clamp_int8(y + p.zero_point, p.clamp_min, p.clamp_max);
 }
 
+// qbinary (isa/instruction_set.def): 16-bit multipliers. add/sub/max/min bring both inputs to a
+// common fixed-point domain, y = (op((a-za)*ma, (b-zb)*mb) + round) >> shift + zp; mul is
+// y = ((a-za)*(b-zb)*ma + round) >> shift + zp.
+struct QBinaryParams {
+  int function = 0;  // isa::QuantizedBinaryFunction
+  std::int32_t a_zero_point = 0, b_zero_point = 0, zero_point = 0;
+  std::int32_t a_multiplier = 0, b_multiplier = 0;
+  std::int32_t shift = 0;
+  std::int32_t clamp_min = -128, clamp_max = 127;
+};
+
+constexpr std::int32_t kQBinaryMultiplierMax = 32767;  // isa: a_multiplier/b_multiplier, S 16 bits
+
+inline QBinaryParams make_qbinary(int function, bool is_mul, double a_scale, std::int32_t a_zp, double b_scale,
+                                  std::int32_t b_zp, double out_scale, std::int32_t out_zp) {
+  QBinaryParams p;
+  p.function = function;
+  p.a_zero_point = a_zp;
+  p.b_zero_point = b_zp;
+  p.zero_point = out_zp;
+  const double ra = is_mul ? a_scale * b_scale / out_scale : a_scale / out_scale;
+  const double rb = is_mul ? 0.0 : b_scale / out_scale;
+  const double big = std::max(ra, rb);
+  int shift = 0;
+  while (shift < 62 && big * std::ldexp(1.0, shift + 1) <= kQBinaryMultiplierMax) ++shift;
+  p.shift = shift;
+  p.a_multiplier = static_cast<std::int32_t>(std::min<long long>(std::llround(std::ldexp(ra, shift)), kQBinaryMultiplierMax));
+  p.b_multiplier = static_cast<std::int32_t>(std::min<long long>(std::llround(std::ldexp(rb, shift)), kQBinaryMultiplierMax));
+  return p;
+}
+
+// The qbinary instruction on one element pair; function codes as isa::QuantizedBinaryFunction
+// (0 add, 1 sub, 2 mul, 3 max, 4 min).
+inline std::int8_t quantized_binary(std::int8_t a, std::int8_t b, const QBinaryParams& p) {
+  const std::int64_t da = a - p.a_zero_point, db = b - p.b_zero_point;
+  const std::int64_t va = da * p.a_multiplier, vb = db * p.b_multiplier;
+  std::int64_t v = 0;
+  switch (p.function) {
+    case 0: v = va + vb; break;
+    case 1: v = va - vb; break;
+    case 2: v = da * db * p.a_multiplier; break;
+    case 3: v = std::max(va, vb); break;
+    default: v = std::min(va, vb); break;
+  }
+  if (p.shift) v += std::int64_t{1} << (p.shift - 1);
+  v >>= p.shift;
+  return clamp_int8(v + p.zero_point, p.clamp_min, p.clamp_max);
+}
+
 // real -> int8 on (scale, zero_point), round half to even like the cast instruction.
 inline std::int8_t quantize_value(float real, float scale, std::int32_t zero_point) {
   double q = std::nearbyint(static_cast<double>(real) / scale) + zero_point;

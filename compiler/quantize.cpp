@@ -6,7 +6,10 @@
 #include <random>
 #include <regex>
 #include <set>
+#include <thread>
 
+#include "compiler/int8_layer_params.h"
+#include "compiler/npu_ops.h"
 #include "compiler/npy_float.h"
 
 namespace npu::compiler {
@@ -81,18 +84,37 @@ std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& 
 }
 
 ValueRanges measure_ranges(const Graph& g, const std::vector<TensorMap>& inputs) {
-  ValueRanges ranges;
   const TensorMap constants = graph_constants(g);
-  for (const auto& sample : inputs) {
-    TensorMap values = evaluate_graph(g, sample, /*best_effort=*/true, &constants);
-    for (const auto& [name, t] : values) {
-      if (g.is_constant(name) || t.data.empty()) continue;
-      auto [lo, hi] = std::minmax_element(t.data.begin(), t.data.end());
-      auto it = ranges.find(name);
-      if (it == ranges.end()) ranges[name] = {*lo, *hi};
-      else it->second = {std::min(it->second.first, *lo), std::max(it->second.second, *hi)};
+  // Samples are independent: up to one thread per core, each with its own ranges, merged after.
+  const std::size_t threads =
+      std::max<std::size_t>(1, std::min<std::size_t>(inputs.size(), std::thread::hardware_concurrency()));
+  std::vector<ValueRanges> partial(threads);
+  std::vector<std::exception_ptr> errors(threads);
+  auto work = [&](std::size_t t) {
+    try {
+      for (std::size_t s = t; s < inputs.size(); s += threads)
+        evaluate_graph_visiting(g, inputs[s], constants, [&](const std::string& name, const FloatTensor& v) {
+          if (v.data.empty()) return;
+          auto [lo, hi] = value_range(v.data);
+          auto [it, fresh] = partial[t].try_emplace(name, lo, hi);
+          if (!fresh) it->second = {std::min(it->second.first, lo), std::max(it->second.second, hi)};
+        });
+    } catch (...) {
+      errors[t] = std::current_exception();
     }
-  }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  ValueRanges ranges = std::move(partial[0]);
+  for (std::size_t t = 1; t < threads; ++t)
+    for (const auto& [name, r] : partial[t]) {
+      auto [it, fresh] = ranges.try_emplace(name, r);
+      if (!fresh) it->second = {std::min(it->second.first, r.first), std::max(it->second.second, r.second)};
+    }
   return ranges;
 }
 
@@ -139,11 +161,19 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
       if (!v.empty() && !g.is_constant(v)) activations.insert(v);
     for (const auto& v : n.outputs)
       if (!v.empty()) activations.insert(v);
-    static const std::set<std::string> kSameParams = {"MaxPool", "AveragePool", "GlobalAveragePool", "Concat",
-                                                      "Resize", "Upsample", "Flatten", "Reshape", "Relu", "Clip"};
-    if (kSameParams.count(n.op_type))
-      for (const auto& v : n.inputs)
-        if (!v.empty() && !g.is_constant(v)) unite(v, n.outputs[0]);
+    // Data movement passes its parameters through unchanged (the bytes are the values), as do
+    // pooling and the clamps that run in the integer domain.
+    static const std::set<std::string> kSameParams = {"MaxPool", "AveragePool", "Resize",
+                                                      "Upsample", "Relu", "Clip", "GlobalMaxPool",
+                                                      "ReduceMax", "ReduceMin"};
+    const bool moves = move_ops().count(n.op_type) != 0;
+    if (kSameParams.count(n.op_type) || moves) {
+      // Gather and Pad: only the data operand; Concat: every operand.
+      const std::size_t operands = n.op_type == "Concat" || n.op_type == "Where" ? n.inputs.size() : 1;
+      for (std::size_t i = 0; i < operands && i < n.inputs.size(); ++i)
+        for (const auto& o : n.outputs)
+          if (!n.inputs[i].empty() && !g.is_constant(n.inputs[i]) && !o.empty()) unite(n.inputs[i], o);
+    }
   }
   std::map<std::string, std::pair<float, float>> group_range;
   for (const auto& v : activations) {
@@ -158,6 +188,9 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
     auto [lo, hi] = group_range[find(v)];
     g.tensor(v).quant = activation_params(lo, hi);
   }
+  // A masked Where's output stays fp16 (no scale): -inf where masked has no int8 code.
+  for (const auto& n : g.nodes)
+    if (n.device == Node::Device::Npu && masked_where(g, n)) g.tensor(n.outputs[0]).quant = QuantParams{};
   for (auto& n : g.nodes) {
     if (n.device != Node::Device::Npu || n.domain != "npusim") continue;
     for (const char* key : {"acc_value", "act_value"}) {

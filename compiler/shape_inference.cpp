@@ -4,70 +4,36 @@
 #include <cmath>
 #include <set>
 
+#include "compiler/shape_inference_rules.h"
+
 namespace npu::compiler {
 namespace {
 
-std::string where_of(const Graph& g, const Node& n) {
-  return g.source + ": node '" + n.name + "' (" + n.op_type + ")";
-}
-
-std::int64_t normalize_axis(std::int64_t axis, std::size_t rank) {
-  return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis;
-}
-
-// Constant int64 input values (shape, axes, ...) or empty when absent / not constant.
-bool const_ints(const Graph& g, const Node& n, std::size_t input, std::vector<std::int64_t>& out) {
-  if (input >= n.inputs.size() || n.inputs[input].empty()) return false;
-  const Tensor& t = g.tensor(n.inputs[input]);
-  if (!t.is_constant) return false;
-  if (!t.ints.empty()) out = t.ints;
-  else {
-    out.clear();
-    for (float f : t.floats) out.push_back(static_cast<std::int64_t>(f));
-  }
-  return true;
-}
-
-bool const_floats(const Graph& g, const Node& n, std::size_t input, std::vector<float>& out) {
-  if (input >= n.inputs.size() || n.inputs[input].empty()) return false;
-  const Tensor& t = g.tensor(n.inputs[input]);
-  if (!t.is_constant) return false;
-  out = t.floats;
-  if (out.empty())
-    for (auto i : t.ints) out.push_back(static_cast<float>(i));
-  return true;
-}
-
-void set_output(Graph& g, const Node& n, std::size_t index, std::vector<std::int64_t> shape,
-                int elem_type) {
-  if (index >= n.outputs.size() || n.outputs[index].empty()) return;
-  Tensor& t = g.tensor(n.outputs[index]);
-  t.shape = std::move(shape);
-  t.shape_known = true;
-  t.dim_names.clear();
-  if (elem_type) t.elem_type = elem_type;
-}
-
 const std::set<std::string> kUnary = {
     "Relu", "Sigmoid", "Tanh", "Clip", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu",
-    "Softmax", "LogSoftmax", "Identity", "Dropout", "Neg", "Abs", "Exp", "Log", "Sqrt",
-    "Reciprocal", "Floor", "Ceil", "Erf", "Softplus", "Softsign", "Gelu", "Mish", "PRelu",
-    "BatchNormalization", "LRN", "InstanceNormalization", "LayerNormalization", "Round", "Sign",
-    "Sin", "Cos", "Celu", "ThresholdedRelu", "Shrink", "Hardmax"};
-const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min",
-                                       "Equal", "Less", "Greater", "And", "Or", "Sum", "Mean"};
+    "Softmax", "LogSoftmax", "Identity", "Neg", "Abs", "Exp", "Log", "Sqrt",
+    "Reciprocal", "Floor", "Ceil", "Erf", "Softplus", "Softsign", "Gelu", "GeluTanh", "Mish", "SiLU", "PRelu",
+    "BatchNormalization", "LRN", "InstanceNormalization", "Round", "Sign",
+    "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Celu",
+    "ThresholdedRelu", "Shrink", "Hardmax", "CumSum", "Trilu", "LpNormalization", "MeanVarianceNormalization"};
+const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "Sum", "Mean",
+                                       "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
+                                       "BitShift"};
+const std::set<std::string> kLogical = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"};
 
-bool infer_node(Graph& g, Node& n) {
+bool infer_node(ShapeContext& c) {
+  Graph& g = c.g;
+  Node& n = c.n;
   const std::string& op = n.op_type;
-  auto in = [&](std::size_t i) -> const Tensor* {
-    if (i >= n.inputs.size() || n.inputs[i].empty()) return nullptr;
-    return &g.tensor(n.inputs[i]);
+  auto in = [&](std::size_t i) { return c.in(i); };
+  auto set_output = [&](Graph&, const Node&, std::size_t index, std::vector<std::int64_t> shape, int elem_type) {
+    c.set(index, std::move(shape), elem_type);
   };
   const Tensor* x = in(0);
   if (!x || !x->shape_known) return false;
   const auto& xs = x->shape;
   int xt = x->elem_type;
-  std::string where = where_of(g, n);
+  std::string where = c.where();
 
   if (op == "Conv" || op == "FusedConv") {
     const Tensor* w = in(1);
@@ -86,11 +52,20 @@ bool infer_node(Graph& g, Node& n) {
     if (k.size() != 2) return false;
     auto geo = window_geometry(n, xs, k[0], k[1]);
     set_output(g, n, 0, {xs[0], xs[1], geo.out_h, geo.out_w}, xt);
+    set_output(g, n, 1, {xs[0], xs[1], geo.out_h, geo.out_w}, kInt64);  // MaxPool's Indices
     return true;
   }
-  if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "GlobalLpPool") {
     std::vector<std::int64_t> s = xs;
     for (std::size_t i = 2; i < s.size(); ++i) s[i] = 1;
+    set_output(g, n, 0, s, xt);
+    return true;
+  }
+  if (op == "FusedGemm" && xs.size() > 2) {  // a MatMul by [K, N] weights: rows of K
+    const Tensor* b = in(1);
+    if (!b || !b->shape_known || b->shape.size() != 2) return false;
+    std::vector<std::int64_t> s = xs;
+    s.back() = b->shape[1];
     set_output(g, n, 0, s, xt);
     return true;
   }
@@ -129,6 +104,21 @@ bool infer_node(Graph& g, Node& n) {
     set_output(g, n, 0, xs, xt);
     return true;
   }
+  if (op == "Dropout") {
+    set_output(g, n, 0, xs, xt);
+    set_output(g, n, 1, xs, kBool);
+    return true;
+  }
+  if (op == "LayerNormalization") {
+    set_output(g, n, 0, xs, xt);
+    auto axis = n.get_int("axis", -1);
+    if (axis < 0) axis += static_cast<std::int64_t>(xs.size());
+    std::vector<std::int64_t> stats = xs;
+    for (std::size_t d = static_cast<std::size_t>(std::max<std::int64_t>(axis, 0)); d < stats.size(); ++d) stats[d] = 1;
+    set_output(g, n, 1, stats, kFloat);
+    set_output(g, n, 2, stats, kFloat);
+    return true;
+  }
   if (kBinary.count(op)) {
     std::vector<std::int64_t> s = xs;
     for (std::size_t i = 1; i < n.inputs.size(); ++i) {
@@ -136,105 +126,10 @@ bool infer_node(Graph& g, Node& n) {
       if (!y || !y->shape_known) return false;
       s = broadcast_shapes(s, y->shape, where);
     }
-    bool logical = op == "Equal" || op == "Less" || op == "Greater" || op == "And" || op == "Or";
-    set_output(g, n, 0, s, logical ? kBool : xt);
+    set_output(g, n, 0, s, kLogical.count(op) ? kBool : xt);
     return true;
   }
-  if (op == "Concat") {
-    auto axis = normalize_axis(n.get_int("axis", 0), xs.size());
-    std::vector<std::int64_t> s = xs;
-    s[axis] = 0;
-    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-      const Tensor* y = in(i);
-      if (!y || !y->shape_known) return false;
-      if (y->shape.size() != xs.size())
-        throw CompileError(where + ": inputs have different ranks");
-      for (std::size_t d = 0; d < xs.size(); ++d)
-        if (static_cast<std::int64_t>(d) != axis && y->shape[d] != xs[d])
-          throw CompileError(where + ": input '" + n.inputs[i] + "' dim " + std::to_string(d) +
-                             " is " + std::to_string(y->shape[d]) + ", expected " + std::to_string(xs[d]));
-      s[axis] += y->shape[axis];
-    }
-    set_output(g, n, 0, s, xt);
-    return true;
-  }
-  if (op == "Flatten") {
-    auto axis = normalize_axis(n.get_int("axis", 1), xs.size());
-    std::int64_t a = 1, b = 1;
-    for (std::size_t d = 0; d < xs.size(); ++d) (static_cast<std::int64_t>(d) < axis ? a : b) *= xs[d];
-    set_output(g, n, 0, {a, b}, xt);
-    return true;
-  }
-  if (op == "Reshape") {
-    std::vector<std::int64_t> shape;
-    if (!const_ints(g, n, 1, shape)) return false;
-    std::int64_t total = x->elements(), known = 1;
-    int infer = -1;
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-      if (shape[d] == 0 && !n.get_int("allowzero", 0)) shape[d] = d < xs.size() ? xs[d] : 0;
-      if (shape[d] == -1) infer = static_cast<int>(d);
-      else known *= shape[d];
-    }
-    if (infer >= 0) shape[infer] = known ? total / known : 0;
-    std::int64_t count = 1;
-    for (auto d : shape) count *= d;
-    if (count != total)
-      throw CompileError(where + ": cannot reshape " + shape_string(xs) + " to " + shape_string(shape));
-    set_output(g, n, 0, shape, xt);
-    return true;
-  }
-  if (op == "Transpose") {
-    auto perm = n.get_ints("perm");
-    if (perm.empty())
-      for (std::size_t d = 0; d < xs.size(); ++d) perm.insert(perm.begin(), static_cast<std::int64_t>(d));
-    std::vector<std::int64_t> s;
-    for (auto p : perm) s.push_back(xs[p]);
-    set_output(g, n, 0, s, xt);
-    return true;
-  }
-  if (op == "Squeeze" || op == "Unsqueeze") {
-    std::vector<std::int64_t> axes = n.get_ints("axes");
-    if (axes.empty()) const_ints(g, n, 1, axes);
-    std::vector<std::int64_t> s;
-    if (op == "Squeeze") {
-      for (auto& a : axes) a = normalize_axis(a, xs.size());
-      for (std::size_t d = 0; d < xs.size(); ++d) {
-        bool drop = axes.empty() ? xs[d] == 1
-                                 : std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) != axes.end();
-        if (!drop) s.push_back(xs[d]);
-      }
-    } else {
-      std::size_t rank = xs.size() + axes.size();
-      for (auto& a : axes) a = normalize_axis(a, rank);
-      std::size_t k = 0;
-      for (std::size_t d = 0; d < rank; ++d)
-        s.push_back(std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) != axes.end() ? 1 : xs[k++]);
-    }
-    set_output(g, n, 0, s, xt);
-    return true;
-  }
-  if (op == "Resize" || op == "Upsample") {
-    std::vector<float> scales;
-    std::vector<std::int64_t> sizes;
-    std::vector<std::int64_t> s = xs;
-    if (op == "Upsample") {
-      if (!const_floats(g, n, 1, scales)) scales = n.attributes.count("scales") ? n.attributes.at("scales").floats : std::vector<float>{};
-    } else if (!const_ints(g, n, 3, sizes)) {
-      std::size_t scales_input = g.opset >= 11 ? 2 : 1;
-      const_floats(g, n, scales_input, scales);
-    }
-    if (sizes.size() == xs.size()) {
-      s = sizes;
-    } else if (scales.size() == xs.size()) {
-      for (std::size_t d = 0; d < xs.size(); ++d)
-        s[d] = static_cast<std::int64_t>(std::floor(static_cast<double>(xs[d]) * scales[d]));
-    } else {
-      return false;
-    }
-    set_output(g, n, 0, s, xt);
-    return true;
-  }
-  return false;
+  return infer_tensor_op(c);
 }
 
 }  // namespace
@@ -303,8 +198,14 @@ WindowGeometry window_geometry(const Node& n, const std::vector<std::int64_t>& x
   return g;
 }
 
-void infer_shapes(Graph& graph) {
-  for (auto& n : graph.nodes) infer_node(graph, n);
+int infer_shapes(Graph& graph) {
+  int changed = 0;
+  for (auto& n : graph.nodes) {
+    if (!n.domain.empty() && n.domain != "npusim") continue;
+    ShapeContext c{graph, n, changed};
+    infer_node(c);
+  }
+  return changed;
 }
 
 }  // namespace npu::compiler

@@ -23,9 +23,10 @@ struct WindowGeometry {
 WindowGeometry window_geometry(const Node& node, const std::vector<std::int64_t>& input_nchw,
                                std::int64_t kernel_h, std::int64_t kernel_w);
 
-// Fills the shape and element type of every node output it can; throws CompileError naming the
-// node when inputs are inconsistent (e.g. channel mismatch).
-void infer_shapes(Graph& graph);
+// Fills the shape and element type of every node output it can (parameters in either form,
+// node_parameters.h); throws CompileError naming the node when inputs are inconsistent (e.g. a
+// channel mismatch). Returns how many outputs it set or changed.
+int infer_shapes(Graph& graph);
 
 // Multidirectional (numpy) broadcast; throws CompileError when the shapes do not broadcast.
 std::vector<std::int64_t> broadcast_shapes(const std::vector<std::int64_t>& a,

@@ -5,6 +5,7 @@
 
 #include "compiler/compile.h"
 #include "compiler/instruction_stream.h"
+#include "isa/field_limits.h"
 #include "costmodel/dma_cost.h"
 #include "costmodel/mac_cost.h"
 #include "costmodel/tile_pipeline.h"
@@ -13,6 +14,7 @@
 
 namespace npu::compiler {
 namespace {
+
 
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -39,11 +41,7 @@ cost::ArrayMapping fastest(const cost::MacArrayCost& mac, bool flexible, std::in
 }
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// Largest value a field of `op` holds (the ISA table's widths).
-std::int64_t field_max(isa::Opcode op, isa::Field f) {
-  const int slot = isa::field_slot(op, f);
-  return (std::int64_t{1} << isa::opcode_info(op).fields[static_cast<std::size_t>(slot)].width_bits) - 1;
-}
+using isa::field_max;
 
 // How the reduction splits into slices that accumulate: `channels` input channels each, or
 // (kernel_rows) one kernel row of all input channels each.

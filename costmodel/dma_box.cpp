@@ -4,28 +4,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "isa/instruction_set.h"
+#include "isa/field_limits.h"
 
 namespace npu::cost {
-namespace {
 
-std::uint64_t field_max(isa::Field f) {
-  const isa::OpcodeInfo& info = isa::opcode_info(isa::Opcode::Load);
-  const int slot = isa::field_slot(isa::Opcode::Load, f);
-  return (std::uint64_t{1} << info.fields[static_cast<std::size_t>(slot)].width_bits) - 1;
-}
+std::uint64_t dma_run_bytes_max() { return static_cast<std::uint64_t>(isa::field_max(isa::Opcode::Load, isa::Field::len0)); }
 
-}  // namespace
-
-std::uint64_t dma_run_bytes_max() {
-  static const std::uint64_t v = field_max(isa::Field::len0);
-  return v;
-}
-
-std::uint64_t dma_count_max() {
-  static const std::uint64_t v = field_max(isa::Field::count1);
-  return v;
-}
+std::uint64_t dma_count_max() { return static_cast<std::uint64_t>(isa::field_max(isa::Opcode::Load, isa::Field::count1)); }
 
 std::vector<DmaBox> split_dma_box(const DmaBox& box) {
   std::vector<DmaBox> pieces;

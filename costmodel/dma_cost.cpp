@@ -3,6 +3,9 @@
 #include "costmodel/dma_box.h"
 
 #include <algorithm>
+
+#include "costmodel/ddr_timing.h"
+#include "hwconfig/dram_standards.h"
 #include <cmath>
 #include <vector>
 
@@ -45,80 +48,108 @@ std::uint64_t dma_transfer_cycles(std::uint64_t ddr_cycles, std::uint64_t sram_c
   return static_cast<std::uint64_t>(dma.setup_cycles) + std::max(ddr_cycles, sram_cycles) + bounce;
 }
 
-DmaEstimate::DmaEstimate(const HardwareConfig& h) : hw_(h) {
-  const double ghz = h.clock.frequency_mhz / 1000.0;
-  ideal_ = h.ddr.model == "ideal";
-  bw_bytes_per_cycle_ = ddr_bytes_per_cycle(h);
-  latency_cycles_ = ideal_ ? 0.0 : h.ddr.latency_ns * ghz;
+namespace {
+
+// The DDR as the estimate walks it: the simple and banked models' own rules; the dram model
+// approximated by the banked rules with its standard's geometry, a row miss of tRP + tRCD and
+// the bandwidth refresh leaves (1 - tRFC / tREFI of the peak).
+DdrConfig walked_ddr(const HardwareConfig& h) {
+  DdrConfig d = h.ddr;
+  if (d.model != "dram") return d;
+  if (const DramStandard* s = find_dram_standard(h.dram.standard)) {
+    d.banks = s->banks;
+    d.row_bytes = s->row_bytes;
+    d.burst_bytes = s->burst_bytes();
+    d.row_miss_ns = s->tRP + s->tRCD;
+    d.bandwidth_gbps = s->channel_gbps() * d.channels * (1.0 - s->tRFC / s->tREFI);
+  }
+  return d;
 }
 
-// The DDR side of one transfer, walked as the simple/banked models do (sim/ddr_simple.cpp):
-// bursts per interleave block go to channel (addr / interleave) % channels, a banked DDR adds
-// a row miss whenever a run opens another row in a bank.
+}  // namespace
+
+DmaEstimate::DmaEstimate(const HardwareConfig& h) : hw_(h), ddr_(walked_ddr(h)) {
+  const double ghz = h.clock.frequency_mhz / 1000.0;
+  ideal_ = h.ddr.model == "ideal";
+  banked_ = h.ddr.model == "banked" || h.ddr.model == "dram";
+  bw_bytes_per_cycle_ = ddr_bytes_per_cycle(h);
+  double latency_ns = h.ddr.latency_ns;
+  if (h.ddr.model == "dram")
+    if (const DramStandard* s = find_dram_standard(h.dram.standard)) latency_ns += s->tCL + s->tBURST();
+  latency_cycles_ = ideal_ ? 0.0 : latency_ns * ghz;
+}
+
+// The DDR side of one transfer, walked with the models' own burst rules (ddr_timing.h), every
+// run requested at time 0: the busiest channel's time is when the last burst leaves the bus.
+// Long walks are sampled: contiguous boxes up to 2 * kSampleBytes, strided ones for kSample
+// segments; the rest is extrapolated at the rate of the second half of the sample.
 DmaEstimate::Walk DmaEstimate::walk(std::uint64_t run, std::uint64_t runs, std::uint64_t reps, std::uint64_t stride,
                                     std::uint64_t rep_stride, std::uint64_t base) const {
-  const std::uint64_t bb = static_cast<std::uint64_t>(std::max(1, hw_.ddr.burst_bytes));
-  const std::uint64_t il = static_cast<std::uint64_t>(std::max(1, hw_.ddr.interleave_bytes));
-  const std::uint64_t channels = static_cast<std::uint64_t>(std::max(1, hw_.ddr.channels));
-  const std::uint64_t row_bytes = static_cast<std::uint64_t>(std::max(1, hw_.ddr.row_bytes));
-  const std::uint64_t banks = static_cast<std::uint64_t>(std::max(1, hw_.ddr.banks));
-  const bool banked = hw_.ddr.model == "banked";
-  std::array<std::uint64_t, 6> key = {run, runs, reps, stride, rep_stride, base % bb};
-  const double burst_ns = channel_burst_ns(hw_.ddr);
-  if ((runs == 1 || stride == run) && (reps == 1 || rep_stride == run * runs)) {
-    // Contiguous: the bursts spread evenly over the channels, each row opened once per channel
-    // that holds part of it.
-    std::uint64_t total = run * runs * reps, first = base / bb * bb, end = (base + total + bb - 1) / bb * bb;
+  const std::uint64_t bb = static_cast<std::uint64_t>(std::max(1, ddr_.burst_bytes));
+  const std::uint64_t channels = static_cast<std::uint64_t>(std::max(1, ddr_.channels));
+  base %= bb;  // boxes at other offsets are taken to spread over the DDR channels alike
+  if (!banked_ && (runs == 1 || stride == run) && (reps == 1 || rep_stride == run * runs)) {
+    // simple, contiguous: the bursts spread evenly over the channels.
+    const std::uint64_t total = run * runs * reps, end = (base + total + bb - 1) / bb * bb;
     Walk w;
-    w.bus = static_cast<double>(end - first);
-    double per_channel = std::ceil(static_cast<double>((end - first) / bb) / static_cast<double>(channels));
-    double rows_touched = static_cast<double>((end - 1) / row_bytes - first / row_bytes + 1);
-    double channels_per_row = static_cast<double>(std::min<std::uint64_t>(channels, std::max<std::uint64_t>(1, row_bytes / il)));
-    w.busiest_ns = per_channel * burst_ns +
-                   (banked ? std::ceil(rows_touched * channels_per_row / static_cast<double>(channels)) * hw_.ddr.row_miss_ns : 0.0);
+    w.bus = static_cast<double>(end);
+    w.busiest_ns = std::ceil(static_cast<double>(end / bb) / static_cast<double>(channels)) * channel_burst_ns(ddr_);
     return w;
   }
-  // The walk samples the first kSample segments; more reps than that reaches do not change it.
-  const std::uint64_t sampled_reps = std::min(reps, kSample / std::max<std::uint64_t>(runs, 1) + 1);
-  key[2] = sampled_reps;
-  double scale_reps = static_cast<double>(reps) / static_cast<double>(sampled_reps);
+  const bool contiguous = (runs == 1 || stride == run) && (reps == 1 || rep_stride == run * runs);
+  const std::uint64_t total = run * runs * reps;
+  // The sample depends on the box only up to what it walks: share it between boxes that
+  // differ beyond that.
+  const std::uint64_t sampled_reps = contiguous ? 1 : std::min(reps, kSample / std::max<std::uint64_t>(runs, 1) + 1);
+  const std::array<std::uint64_t, 6> key = {contiguous ? std::min(total, 2 * kSampleBytes) : run,
+                                            contiguous ? 0 : runs, sampled_reps, contiguous ? 0 : stride,
+                                            contiguous ? 0 : rep_stride, base};
   auto it = memo_.find(key);
-  if (it != memo_.end()) return {it->second.busiest_ns * scale_reps, it->second.bus * scale_reps};
-  reps = sampled_reps;
-  base %= bb;  // chunks at other channel offsets are taken to spread over the DDR channels alike
-  std::vector<double> ns(channels, 0.0);
-  std::vector<std::int64_t> open(channels * banks, -1);
-  double bursts = 0;
-  std::uint64_t walked = 0, segments = 0;
-  for (std::uint64_t r = 0; r < reps && segments < kSample; ++r)
-    for (std::uint64_t i = 0; i < runs && segments < kSample; ++i, ++walked) {
-      std::uint64_t addr = base + r * rep_stride + i * stride;
-      std::uint64_t x = addr / bb * bb, end = (addr + run + bb - 1) / bb * bb;
-      while (x < end) {
-        std::uint64_t block_end = (x / il + 1) * il;
-        std::uint64_t seg_end = std::min(end, (block_end + bb - 1) / bb * bb);
-        std::uint64_t ch = (x / il) % channels;
-        double n = static_cast<double>((seg_end - x) / bb);
-        if (banked)
-          for (std::uint64_t row = x / row_bytes; row <= (seg_end - 1) / row_bytes; ++row) {
-            auto& o = open[ch * banks + row % banks];
-            if (o != static_cast<std::int64_t>(row)) {
-              o = static_cast<std::int64_t>(row);
-              ns[ch] += hw_.ddr.row_miss_ns;
-            }
+  if (it == memo_.end()) {
+    DdrBurstTimer timer(ddr_, banked_,
+                        hw_.ddr.model == "dram"
+                            ? DdrAddressMap(ddr_, ddr_.banks, dram_groups(), ddr_.row_bytes, ddr_.burst_bytes)
+                            : DdrAddressMap(ddr_));
+    Sample sm;
+    RowCounts rows;
+    if (contiguous) {
+      const std::uint64_t first = std::min(key[0], kSampleBytes);
+      sm.half_ns = sm.last_ns = timer.serve(base, first, 0, 0, sm.bursts, rows);
+      sm.moved_half = sm.moved = first;
+      if (key[0] > first)
+        sm.last_ns = std::max(sm.last_ns, timer.serve(base + first, key[0] - first, 0, 0, sm.bursts, rows));
+      sm.moved = key[0];
+    } else {
+      std::uint64_t segments = 0;
+      for (std::uint64_t r = 0; r < sampled_reps && segments < kSample; ++r)
+        for (std::uint64_t i = 0; i < runs && segments < kSample; ++i) {
+          sm.last_ns = std::max(sm.last_ns, timer.serve(base + r * rep_stride + i * stride, run, 0, 0, sm.bursts, rows));
+          sm.moved += run;
+          if (++segments == kSample / 2) {
+            sm.half_ns = sm.last_ns;
+            sm.moved_half = sm.moved;
           }
-        ns[ch] += n * burst_ns;
-        bursts += n;
-        x = seg_end;
-        ++segments;
-      }
+        }
     }
-  double scale = static_cast<double>(runs * reps) / static_cast<double>(std::max<std::uint64_t>(walked, 1));
+    it = memo_.emplace(key, sm).first;
+  }
+  const Sample& sm = it->second;
   Walk w;
-  w.busiest_ns = *std::max_element(ns.begin(), ns.end()) * scale;
-  w.bus = bursts * scale * static_cast<double>(bb);
-  memo_.emplace(key, w);
-  return {w.busiest_ns * scale_reps, w.bus * scale_reps};
+  w.bus = static_cast<double>(sm.bursts * bb) * static_cast<double>(total) / static_cast<double>(sm.moved);
+  w.busiest_ns = sm.last_ns;
+  if (sm.moved < total) {
+    // Steady state: the rate of the second half of the sample.
+    const double rate = sm.moved > sm.moved_half && sm.last_ns > sm.half_ns
+                            ? (sm.last_ns - sm.half_ns) / static_cast<double>(sm.moved - sm.moved_half)
+                            : sm.last_ns / static_cast<double>(sm.moved);
+    w.busiest_ns = sm.last_ns + rate * static_cast<double>(total - sm.moved);
+  }
+  return w;
+}
+
+int DmaEstimate::dram_groups() const {
+  const DramStandard* s = find_dram_standard(hw_.dram.standard);
+  return s ? s->bank_groups : 1;
 }
 
 void DmaEstimate::box(std::uint64_t run, std::uint64_t runs, std::uint64_t reps, std::uint64_t stride,
@@ -136,7 +167,7 @@ void DmaEstimate::box(std::uint64_t run, std::uint64_t runs, std::uint64_t reps,
   bool bounce = needs_bounce(off, runs, stride, reps, rep_stride, 1, 0, hw_.dma);
   double ddr = 0, b = bytes;
   if (!ideal_) {
-    Walk w = walk(run, runs, reps, stride, rep_stride, off);
+    const Walk w = walk(run, runs, reps, stride, rep_stride, off);
     ddr = static_cast<double>(pieces) * latency_cycles_ + w.busiest_ns * hw_.clock.frequency_mhz / 1000.0;
     b = w.bus;
   }

@@ -34,9 +34,10 @@ std::uint64_t dma_transfer_cycles(std::uint64_t ddr_cycles, std::uint64_t sram_c
                                   const DmaConfig& dma);
 
 // The compiler's estimate of DMA boxes as codegen emits them, against the rules above: per
-// instruction setup + max(DDR latency + busiest channel's burst time (+ row misses on a
-// banked DDR), SRAM port) + bounce. Strided boxes are walked for up to kSample segments and
-// scaled; results are memoised (tiles of one layer repeat a few boxes).
+// instruction setup + max(DDR latency + busiest channel's burst time (banked: with its row
+// misses, ddr_timing.h; dram: the banked rules with the standard's geometry and refresh
+// share), SRAM port) + bounce, for a transfer alone on the bus. Long boxes are walked for a
+// sample and extrapolated; results are memoised (tiles of one layer repeat a few boxes).
 class DmaEstimate {
  public:
   explicit DmaEstimate(const HardwareConfig& hw);
@@ -58,14 +59,23 @@ class DmaEstimate {
   struct Walk {
     double busiest_ns = 0, bus = 0;
   };
+  // What walking the first part of a box gave: bursts, bytes walked and when the busiest
+  // channel finished, after all and after the first half.
+  struct Sample {
+    std::uint64_t bursts = 0, moved = 0, moved_half = 0;
+    double last_ns = 0, half_ns = 0;
+  };
   Walk walk(std::uint64_t run, std::uint64_t runs, std::uint64_t reps, std::uint64_t stride, std::uint64_t rep_stride,
             std::uint64_t base) const;
-  static constexpr std::uint64_t kSample = 64;  // segments walked per box
+  int dram_groups() const;
+  static constexpr std::uint64_t kSample = 64;             // segments walked per strided box
+  static constexpr std::uint64_t kSampleBytes = 16384;     // half the bytes walked per contiguous box
 
   const HardwareConfig& hw_;
+  DdrConfig ddr_;  // the DDR as walked (walked_ddr in dma_cost.cpp)
   double bw_bytes_per_cycle_, latency_cycles_;
-  bool ideal_;
-  mutable std::map<std::array<std::uint64_t, 6>, Walk> memo_;
+  bool ideal_, banked_;
+  mutable std::map<std::array<std::uint64_t, 6>, Sample> memo_;
 };
 
 }  // namespace npu::cost

@@ -116,7 +116,8 @@ Footprint footprint(const isa::Instruction& in) {
       break;
     }
     case Opcode::Softmax: {
-      const std::uint64_t b = in.get(Field::rows) * in.get(Field::cols) * dtype_size(in.get(Field::dtype));
+      const std::uint64_t b =
+          in.get(Field::rows) * in.get(Field::cols) * in.get(Field::inner) * dtype_size(in.get(Field::dtype));
       read(Field::src_addr, b);
       write(Field::dst_addr, b);
       break;

@@ -16,12 +16,15 @@ GemmShape GemmShape::of(const isa::Instruction& in) {
   s.m = in.get(Field::m);
   s.n = in.get(Field::n);
   s.k = in.get(Field::k);
-  s.fp16 = in.get(Field::mac_dtype) == 1;
+  s.fp16 = in.get(Field::mac_dtype) == static_cast<int>(isa::MacDType::Fp16);
   s.accumulate = in.get(Field::accumulate) != 0;
   s.swap = in.get(Field::swap) != 0;
   s.a_addr = in.get(Field::a_addr);
   s.b_addr = in.get(Field::b_addr);
   s.c_addr = in.get(Field::c_addr);
+  s.b_transposed = in.get(Field::b_transposed) != 0;
+  s.a_zero_point = in.get(Field::a_zero_point);
+  s.b_zero_point = in.get(Field::b_zero_point);
   return s;
 }
 
@@ -43,7 +46,7 @@ ConvShape ConvShape::of(const isa::Instruction& in) {
   s.pad_right = in.get(Field::pad_right);
   s.groups = in.get(Field::groups);
   s.pad_value = in.get(Field::pad_value);
-  s.fp16 = in.get(Field::mac_dtype) == 1;
+  s.fp16 = in.get(Field::mac_dtype) == static_cast<int>(isa::MacDType::Fp16);
   s.accumulate = in.get(Field::accumulate) != 0;
   s.mapping.swap = in.get(Field::swap) != 0;
   s.mapping.depthwise = in.get(Field::depthwise) != 0;

@@ -22,6 +22,8 @@ struct GemmShape {
   std::uint64_t m = 0, n = 0, k = 0;
   bool fp16 = false, accumulate = false, swap = false;
   std::uint64_t a_addr = 0, b_addr = 0, c_addr = 0;
+  bool b_transposed = false;                        // B stored n x k
+  std::int64_t a_zero_point = 0, b_zero_point = 0;  // int8: subtracted from the operands
   static GemmShape of(const isa::Instruction& inst);
 };
 

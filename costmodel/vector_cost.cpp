@@ -32,25 +32,46 @@ std::uint64_t vector_elements(const isa::Instruction& in) {
       const PoolShape s = PoolShape::of(in);
       return s.out_h * s.out_w * s.channels * s.kernel_h * s.kernel_w;
     }
-    case Opcode::Softmax: return in.get(Field::rows) * in.get(Field::cols);
+    case Opcode::Softmax: return in.get(Field::rows) * in.get(Field::cols) * in.get(Field::inner);
+    case Opcode::Binary:
+    case Opcode::QuantizedBinary:
+    case Opcode::LayerNorm: return in.get(Field::rows) * in.get(Field::cols);
+    case Opcode::Reduce: return in.get(Field::outer) * in.get(Field::length) * in.get(Field::inner);
+    case Opcode::Transpose: return in.get(Field::batch) * in.get(Field::rows) * in.get(Field::cols);
     default: return in.get(Field::count);
   }
 }
 
+std::uint64_t reduction_groups(std::uint64_t outer, std::uint64_t length, std::uint64_t inner, std::uint64_t lanes) {
+  return outer * (inner == 1 ? ceil_div(length, lanes) : length * ceil_div(inner, lanes));
+}
+
 std::uint64_t vector_cycles(Opcode op, std::uint64_t count, const VectorConfig& c) {
-  const std::uint64_t lanes = static_cast<std::uint64_t>(c.lanes);
-  const std::uint64_t latency = static_cast<std::uint64_t>(c.latency_cycles);
-  const std::uint64_t passes = op == Opcode::Activation ? 4 : 1;
-  return latency + passes * ceil_div(count, lanes);
+  // The instruction's own formula, with its default function (epilogue estimates).
+  isa::Instruction in = isa::make_instruction(op);
+  in.set(Field::count, static_cast<std::int64_t>(count));
+  return vector_cycles(in, c);
 }
 
 std::uint64_t vector_cycles(const isa::Instruction& in, const VectorConfig& c) {
+  const std::uint64_t lanes = static_cast<std::uint64_t>(c.lanes);
+  const std::uint64_t latency = static_cast<std::uint64_t>(c.latency_cycles);
+  // A function's cost in passes is a column of its enum in instruction_set.def.
+  const auto passes = [&in] {
+    return static_cast<std::uint64_t>(isa::enum_passes(isa::field_enum(in.opcode, Field::function), in.get(Field::function)));
+  };
   switch (in.opcode) {
+    case Opcode::Activation: return latency + passes() * ceil_div(in.get(Field::count), lanes);
     case Opcode::Softmax:
-      return static_cast<std::uint64_t>(c.latency_cycles) +
-             3 * in.get(Field::rows) * ceil_div(in.get(Field::cols), static_cast<std::uint64_t>(c.lanes));
-    case Opcode::Pool: return vector_cycles(in.opcode, vector_elements(in), c);
-    default: return vector_cycles(in.opcode, in.get(Field::count), c);
+      return latency + 3 * reduction_groups(in.get(Field::rows), in.get(Field::cols), in.get(Field::inner), lanes);
+    case Opcode::Binary:
+    case Opcode::QuantizedBinary: return latency + passes() * in.get(Field::rows) * ceil_div(in.get(Field::cols), lanes);
+    case Opcode::Reduce:
+      return latency + passes() * reduction_groups(in.get(Field::outer), in.get(Field::length), in.get(Field::inner), lanes);
+    case Opcode::LayerNorm: return latency + 3 * in.get(Field::rows) * ceil_div(in.get(Field::cols), lanes);
+    case Opcode::Transpose:
+      return latency + in.get(Field::batch) * ceil_div(in.get(Field::rows), lanes) * ceil_div(in.get(Field::cols), lanes) * lanes;
+    default: return latency + ceil_div(vector_elements(in), lanes);
   }
 }
 

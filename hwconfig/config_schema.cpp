@@ -8,7 +8,7 @@ std::string Field::path() const {
 
 const std::vector<Section>& sections() {
   static const std::vector<Section> s = {
-      {"clock", false},   {"ddr", false},  {"sram", false},   {"dma", false},
+      {"clock", false},   {"ddr", false},  {"dram", false}, {"sram", false},   {"dma", false},
       {"mac_array", false}, {"vector", false}, {"controller", false}, {"host", false},
       {"energy", true},   {"area", true},
   };
@@ -32,7 +32,7 @@ const std::vector<Field>& fields() {
       {"clock", "frequency_mhz", K::Number, true, 0, true, 10000, false, "", "MHz", "",
        SLOT(clock.frequency_mhz)},
 
-      {"ddr", "model", K::Choice, false, 0, false, 0, false, "simple|banked|ideal", "", "",
+      {"ddr", "model", K::Choice, false, 0, false, 0, false, "simple|banked|dram|ideal", "", "",
        SLOT(ddr.model)},
       {"ddr", "bandwidth_gbps", K::Number, true, 0, true, 1e5, false, "", "GB/s", "",
        SLOT(ddr.bandwidth_gbps)},
@@ -48,14 +48,28 @@ const std::vector<Field>& fields() {
        SLOT(ddr.row_bytes)},
       {"ddr", "row_miss_ns", K::Number, false, 0, false, 1e6, false, "", "ns", "",
        SLOT(ddr.row_miss_ns)},
+      {"ddr", "address_mapping", K::Choice, false, 0, false, 0, false,
+       "row_bank_column|row_column_bank|row_bank_column_bankgroup", "", "", SLOT(ddr.address_mapping)},
       {"ddr", "other_agents_share", K::Number, false, 0, false, 0.95, false, "", "fraction", "",
        SLOT(ddr.other_agents_share)},
       {"ddr", "capacity_mib", K::MiB, false, 0, true, 1 << 20, false, "", "MiB", "",
        SLOT(ddr.capacity_bytes)},
 
+      {"dram", "standard", K::Choice, false, 0, false, 0, false, "lpddr4x-4266|lpddr5x-8533|ddr5-5600", "", "",
+       SLOT(dram.standard)},
+      {"dram", "page_policy", K::Choice, false, 0, false, 0, false, "open|closed", "", "", SLOT(dram.page_policy)},
+      {"dram", "scheduler", K::Choice, false, 0, false, 0, false, "frfcfs|fcfs", "", "", SLOT(dram.scheduler)},
+      {"dram", "queue_depth", K::Integer, false, 1, false, 1024, false, "", "requests", "", SLOT(dram.queue_depth)},
+
       {"sram", "capacity_kib", K::KiB, true, 0, true, 16384, false, "", "KiB",
        "the 16 MiB reach of the ISA's 24-bit SRAM addresses", SLOT(sram.capacity_bytes)},
       {"sram", "banks", K::Integer, false, 1, false, 1024, true, "", "", "", SLOT(sram.banks)},
+      {"sram", "bank_mapping", K::Choice, false, 0, false, 0, false, "block|interleaved", "", "",
+       SLOT(sram.bank_mapping)},
+      {"sram", "bank_interleave_bytes", K::Integer, false, 1, false, 1 << 20, true, "", "bytes", "",
+       SLOT(sram.bank_interleave_bytes)},
+      {"sram", "bank_width_bytes", K::Integer, false, 1, false, 65536, true, "", "bytes", "",
+       SLOT(sram.bank_width_bytes)},
       {"sram", "port_bytes_per_cycle", K::Integer, false, 1, false, 65536, false, "",
        "bytes/cycle", "", SLOT(sram.port_bytes_per_cycle)},
       {"sram", "alignment_bytes", K::Integer, false, 1, false, 4096, true, "", "bytes", "",
@@ -70,6 +84,10 @@ const std::vector<Field>& fields() {
        SLOT(dma.bounce_setup_cycles)},
       {"dma", "bounce_bytes_per_cycle", K::Integer, false, 1, false, 65536, false, "",
        "bytes/cycle", "", SLOT(dma.bounce_bytes_per_cycle)},
+      {"dma", "arbitration", K::Choice, false, 0, false, 0, false, "round_robin|channel_priority", "", "",
+       SLOT(dma.arbitration)},
+      {"dma", "arbitration_bytes", K::Integer, false, 1, false, 1 << 24, true, "", "bytes", "",
+       SLOT(dma.arbitration_bytes)},
 
       {"mac_array", "rows", K::Integer, true, 1, false, 4096, false, "", "PEs", "",
        SLOT(mac_array.rows)},

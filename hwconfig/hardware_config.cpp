@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "hwconfig/config_internal.h"
+#include "hwconfig/dram_standards.h"
 
 namespace npu {
 
@@ -165,6 +166,27 @@ void validate(const HardwareConfig& c) {
     detail::fail(file, "ddr.row_bytes",
                  "must be >= ddr.burst_bytes (" + std::to_string(c.ddr.burst_bytes) + ")",
                  std::to_string(c.ddr.row_bytes));
+  if (c.dma.arbitration_bytes < c.ddr.burst_bytes)
+    detail::fail(file, "dma.arbitration_bytes",
+                 "must be >= ddr.burst_bytes (" + std::to_string(c.ddr.burst_bytes) + ")",
+                 std::to_string(c.dma.arbitration_bytes));
+  if (c.ddr.model == "dram") {
+    // The DRAM model takes the burst and the peak from the standard; the keys every other
+    // reader uses (bus-byte counts, roofline, the compiler) must say the same.
+    const DramStandard* d = find_dram_standard(c.dram.standard);
+    if (d && c.ddr.burst_bytes != d->burst_bytes())
+      detail::fail(file, "ddr.burst_bytes",
+                   "must be " + std::to_string(d->burst_bytes()) + " with ddr.model dram and dram.standard " +
+                       d->name + " (channel width x burst length)",
+                   std::to_string(c.ddr.burst_bytes));
+    const double peak = d ? d->channel_gbps() * c.ddr.channels : 0.0;
+    if (d && std::fabs(c.ddr.bandwidth_gbps - peak) > 0.005 * peak)
+      detail::fail(file, "ddr.bandwidth_gbps",
+                   "must be " + detail::format_number(std::round(peak * 1000.0) / 1000.0) +
+                       " with ddr.model dram: " + std::to_string(c.ddr.channels) + " channels of " + d->name +
+                       " at " + detail::format_number(d->channel_gbps()) + " GB/s",
+                   detail::format_number(c.ddr.bandwidth_gbps));
+  }
   if (c.sram.capacity_bytes % static_cast<std::uint64_t>(c.sram.alignment_bytes) != 0)
     detail::fail(file, "sram.capacity_kib",
                  "must be a multiple of sram.alignment_bytes (" +

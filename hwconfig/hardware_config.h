@@ -18,7 +18,7 @@ struct ClockConfig {
 };
 
 struct DdrConfig {
-  std::string model = "simple";  // implementation picked by name: simple | banked | ideal
+  std::string model = "simple";  // implementation picked by name: simple | banked | dram | ideal
   double bandwidth_gbps = 25.6;  // peak, all channels together, 1 GB = 1e9 bytes
   double latency_ns = 100.0;     // first-data latency of one DMA transfer
   int channels = 2;
@@ -27,6 +27,10 @@ struct DdrConfig {
   int banks = 8;                 // per channel (banked model)
   int row_bytes = 2048;          // row-buffer size per bank (banked model)
   double row_miss_ns = 30.0;     // precharge + activate on a row-buffer miss (banked model)
+  // How a channel's own addresses split into row, bank (group) and column (banked and dram
+  // models; costmodel/ddr_address_map.h): row_bank_column | row_column_bank |
+  // row_bank_column_bankgroup.
+  std::string address_mapping = "row_bank_column";
   double other_agents_share = 0.0;  // fraction of bandwidth taken by CPU/GPU, 0..0.95
   std::uint64_t capacity_bytes = 1ull << 32;
 };
@@ -34,7 +38,12 @@ struct DdrConfig {
 struct SramConfig {
   std::uint64_t capacity_bytes = 1ull << 20;
   int banks = 16;
-  int port_bytes_per_cycle = 64;  // per port; the DMA side and the compute side each have one
+  // block: bank b holds [b, b+1) * capacity / banks; interleaved: consecutive
+  // bank_interleave_bytes blocks rotate over the banks (costmodel/sram_banks.h).
+  std::string bank_mapping = "block";
+  int bank_interleave_bytes = 64;
+  int bank_width_bytes = 64;      // bytes one bank reads or writes per cycle
+  int port_bytes_per_cycle = 64;  // per port; the DMA channels share one, the compute side has one
   int alignment_bytes = 64;       // every instruction's SRAM base address must be a multiple
 };
 
@@ -44,6 +53,18 @@ struct DmaConfig {
   int min_alignment_bytes = 4;     // DDR addresses below this alignment go through a bounce buffer
   int bounce_setup_cycles = 16;
   int bounce_bytes_per_cycle = 16;
+  // How the channels share the DDR bus and the scratchpad's DMA port: they take turns per
+  // chunk of arbitration_bytes, round_robin or channel_priority (lower channel number first).
+  std::string arbitration = "round_robin";
+  int arbitration_bytes = 4096;
+};
+
+// The command-level DRAM model (ddr.model: dram): timing set, page policy, scheduler.
+struct DramConfig {
+  std::string standard = "lpddr4x-4266";  // lpddr4x-4266 | lpddr5x-8533 | ddr5-5600 (costmodel/dram_timing.h)
+  std::string page_policy = "open";       // open | closed
+  std::string scheduler = "frfcfs";       // frfcfs | fcfs
+  int queue_depth = 32;                   // requests per channel the scheduler chooses among
 };
 
 struct MacArrayConfig {
@@ -94,6 +115,7 @@ struct HardwareConfig {
   DdrConfig ddr;
   SramConfig sram;
   DmaConfig dma;
+  DramConfig dram;
   MacArrayConfig mac_array;
   VectorConfig vector;
   ControllerConfig controller;

@@ -14,7 +14,6 @@
 namespace npu::isa::text {
 
 constexpr std::array<std::string_view, 4> kRoleNames = {"input", "output", "constant", "intermediate"};
-constexpr std::array<DType, 4> kDTypes = {DType::Int8, DType::Int32, DType::Fp16, DType::Fp32};
 constexpr std::size_t kHexBytesPerLine = 64;
 constexpr std::string_view kRawFloatPrefix = "raw:";
 
@@ -27,9 +26,9 @@ inline std::optional<TensorRole> parse_role(std::string_view s) {
 }
 
 inline std::optional<DType> parse_dtype(std::string_view s) {
-  for (DType t : kDTypes)
-    if (dtype_name(t) == s) return t;
-  return std::nullopt;
+  const int v = find_enum_value(EnumType::DType, s);
+  if (v < 0) return std::nullopt;
+  return static_cast<DType>(v);
 }
 
 inline std::optional<int> parse_queue_unit(std::string_view s) {

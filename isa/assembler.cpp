@@ -36,6 +36,7 @@ class Assembler {
     return x;
   }
   std::uint32_t float_bits(const std::string& v, int col) const;
+  std::int64_t enum_value(const FieldSlot& slot, const std::string& v, int col) const;
   void instruction(const std::vector<Token>& toks, std::size_t first);
   void directive(const std::vector<Token>& toks);
   void tensor(const std::vector<Token>& toks);
@@ -70,6 +71,21 @@ std::uint32_t Assembler::float_bits(const std::string& v, int col) const {
   std::uint32_t bits;
   std::memcpy(&bits, &f, 4);
   return bits;
+}
+
+// An enum field takes a value's name (`function=gelu`) or any integer expression.
+std::int64_t Assembler::enum_value(const FieldSlot& slot, const std::string& v, int col) const {
+  const int named = find_enum_value(slot.enum_type, v);
+  if (named >= 0) return named;
+  bool identifier = !v.empty() && is_ident_start(v[0]);
+  for (char c : v) identifier = identifier && is_ident_char(c);
+  if (identifier && !syms_.count(v)) {
+    const EnumInfo& e = enum_info(slot.enum_type);
+    std::string names;
+    for (int i = 0; i < e.count; ++i) names += fmt::format("{}{}", i ? ", " : "", e.values[i].name);
+    ctx_.fail(col, fmt::format("{} '{}' is not a value of {} ({})", field_info(slot.field).name, v, e.name, names));
+  }
+  return expr(v, col);
 }
 
 void Assembler::append_hex(const std::string& v, int col, std::vector<std::uint8_t>& out) const {
@@ -155,8 +171,9 @@ void Assembler::instruction(const std::vector<Token>& toks, std::size_t first) {
     if (seen[slot]) ctx_.fail(kv.key_col, fmt::format("duplicate field '{}'", kv.key));
     seen[slot] = true;
     Field f = info->fields[slot].field;
-    std::int64_t v = field_info(f).kind == FieldKind::F ? float_bits(kv.value, kv.value_col)
-                                                        : expr(kv.value, kv.value_col);
+    std::int64_t v = field_info(f).kind == FieldKind::F           ? float_bits(kv.value, kv.value_col)
+                     : info->fields[slot].enum_type != EnumType::None ? enum_value(info->fields[slot], kv.value, kv.value_col)
+                                                                      : expr(kv.value, kv.value_col);
     try {
       inst.set(f, v);
     } catch (const IsaError& e) {

@@ -1,5 +1,6 @@
 // Program -> .npuasm text that assemble() reads back bit-exactly: every field explicit,
-// floats in shortest round-trip form (NaN as raw bits), data as hex.
+// enum values by name (numbers outside the enum as numbers), floats in shortest round-trip
+// form (NaN as raw bits), data as hex.
 #include <algorithm>
 
 #include "isa/asm_common.h"
@@ -37,7 +38,9 @@ std::string disassemble(const Instruction& inst) {
     const FieldInfo& fi = field_info(info.fields[i].field);
     std::int64_t v = inst.values[i];
     s += fmt::format(" {}=", fi.name);
+    const std::string_view enum_name = enum_value_name(info.fields[i].enum_type, v);
     if (fi.kind == FieldKind::F) s += text::format_float_bits(static_cast<std::uint32_t>(v));
+    else if (!enum_name.empty()) s += enum_name;
     else if (fi.kind == FieldKind::U && text::prints_hex(fi.name)) s += fmt::format("0x{:x}", v);
     else s += fmt::format("{}", v);
   }

@@ -19,10 +19,7 @@ struct FieldRow {
 constexpr FieldRow kFieldRows[] = {
 #define NPU_FIELD(name, kind, default_value, doc) \
   {#name, FieldKind::kind, static_cast<double>(default_value), doc},
-#define NPU_INSTRUCTION(...)
 #include "isa/instruction_set.def"
-#undef NPU_FIELD
-#undef NPU_INSTRUCTION
 };
 
 struct OpRow {
@@ -33,19 +30,42 @@ struct OpRow {
   std::string_view timing;
 };
 constexpr OpRow kOpRows[] = {
-#define NPU_FIELD(...)
 #define NPU_INSTRUCTION(name, mnemonic, unit, fields, semantics, timing) \
   {Opcode::name, mnemonic, Unit::unit, semantics, timing},
 #include "isa/instruction_set.def"
-#undef NPU_FIELD
-#undef NPU_INSTRUCTION
 };
+
+struct EnumRow {
+  EnumType type;
+  EnumValueInfo info;
+};
+constexpr EnumRow kEnumRows[] = {
+#define NPU_ENUM(type, name, spelling, value, passes, doc) {EnumType::type, {spelling, value, passes, doc}},
+#include "isa/instruction_set.def"
+};
+
+struct EnumTypeRow {
+  std::string_view name, doc;
+};
+constexpr EnumTypeRow kEnumTypeRows[] = {
+    {"None", "a plain number"},
+#define NPU_ENUM_BEGIN(type, doc) {#type, doc},
+#include "isa/instruction_set.def"
+};
+
+std::array<EnumValueInfo, std::size(kEnumRows)> enum_values_in_order() {
+  std::array<EnumValueInfo, std::size(kEnumRows)> out{};
+  for (std::size_t i = 0; i < std::size(kEnumRows); ++i) out[i] = kEnumRows[i].info;
+  return out;
+}
 
 struct Tables {
   std::array<FieldInfo, detail::kFieldCount> fields;
   std::array<OpcodeInfo, detail::kOpcodeCount> ops;
   std::unordered_map<std::string_view, const OpcodeInfo*> by_mnemonic;
   std::unordered_map<std::string_view, const FieldInfo*> by_name;
+  std::array<EnumValueInfo, std::size(kEnumRows)> enum_values;  // rows grouped by type
+  std::array<EnumInfo, detail::kEnumTypeCount> enums;
 };
 
 const Tables& tables() {
@@ -69,6 +89,14 @@ const Tables& tables() {
       r.ops[i] = OpcodeInfo{row.opcode, row.mnemonic, row.unit, row.semantics, row.timing,
                             l.count,    l.slots,      l.used_bits};
       r.by_mnemonic.emplace(row.mnemonic, &r.ops[i]);
+    }
+    r.enum_values = enum_values_in_order();
+    std::size_t row = 0;
+    for (int t = 0; t < detail::kEnumTypeCount; ++t) {
+      const int count = detail::kEnumCounts[t];
+      r.enums[t] = EnumInfo{static_cast<EnumType>(t), kEnumTypeRows[t].name, kEnumTypeRows[t].doc,
+                            r.enum_values.data() + row, count};
+      row += static_cast<std::size_t>(count);
     }
     return r;
   }();
@@ -99,13 +127,30 @@ std::size_t dtype_bytes(DType t) {
 }
 
 std::string_view dtype_name(DType t) {
-  switch (t) {
-    case DType::Int8: return "int8";
-    case DType::Int32: return "int32";
-    case DType::Fp16: return "fp16";
-    case DType::Fp32: return "fp32";
-  }
-  return "?";
+  std::string_view name = enum_value_name(EnumType::DType, static_cast<std::int64_t>(t));
+  return name.empty() ? "?" : name;
+}
+
+const EnumInfo& enum_info(EnumType t) { return tables().enums.at(static_cast<std::size_t>(t)); }
+
+std::string_view enum_value_name(EnumType t, std::int64_t value) {
+  if (static_cast<int>(t) >= detail::kEnumTypeCount) return {};
+  const EnumInfo& e = tables().enums[static_cast<std::size_t>(t)];
+  return value >= 0 && value < e.count ? e.values[value].name : std::string_view{};
+}
+
+int find_enum_value(EnumType t, std::string_view name) {
+  if (static_cast<int>(t) >= detail::kEnumTypeCount) return -1;
+  const EnumInfo& e = tables().enums[static_cast<std::size_t>(t)];
+  for (int v = 0; v < e.count; ++v)
+    if (e.values[v].name == name) return v;
+  return -1;
+}
+
+int enum_passes(EnumType t, std::int64_t value) {
+  if (static_cast<int>(t) >= detail::kEnumTypeCount) return 0;
+  const EnumInfo& e = tables().enums[static_cast<std::size_t>(t)];
+  return value >= 0 && value < e.count ? e.values[value].passes : 0;
 }
 
 const FieldInfo& field_info(Field f) { return tables().fields.at(static_cast<std::size_t>(f)); }
@@ -130,6 +175,11 @@ int field_slot(Opcode op, Field f) {
       i >= static_cast<unsigned>(detail::kFieldCount))
     return -1;
   return detail::kSlotTable[o][i];
+}
+
+EnumType field_enum(Opcode op, Field f) {
+  const int slot = field_slot(op, f);
+  return slot < 0 ? EnumType::None : detail::kLayouts[static_cast<int>(op)].slots[slot].enum_type;
 }
 
 }  // namespace npu::isa

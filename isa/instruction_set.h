@@ -20,25 +20,72 @@ enum class FieldKind : std::uint8_t { U, S, F };
 
 enum class Field : std::uint8_t {
 #define NPU_FIELD(name, kind, default_value, doc) name,
-#define NPU_INSTRUCTION(...)
 #include "isa/instruction_set.def"
-#undef NPU_FIELD
-#undef NPU_INSTRUCTION
   kCount
 };
 
 enum class Opcode : std::uint8_t {
-#define NPU_FIELD(...)
 #define NPU_INSTRUCTION(name, mnemonic, unit, fields, semantics, timing) name,
 #include "isa/instruction_set.def"
-#undef NPU_FIELD
-#undef NPU_INSTRUCTION
   kCount
 };
 
-enum class DType : std::uint8_t { Int8 = 0, Int32 = 1, Fp16 = 2, Fp32 = 3 };
+// The value sets of enum fields (NPU_ENUM in the table): one C++ enum per set, e.g.
+// ActFunction::Gelu, DType::Fp16. No kCount enumerator (switches over them stay complete):
+// enum_count<ActFunction>() is the number of values.
+#define NPU_ENUM_BEGIN(type, doc) enum class type : std::uint8_t {
+#define NPU_ENUM(type, name, spelling, value, passes, doc) name = value,
+#define NPU_ENUM_END(type) };
+#include "isa/instruction_set.def"
+
+#define NPU_ENUM_BEGIN(type, doc) constexpr int enum_count_of(type) { return 0
+#define NPU_ENUM(type, name, spelling, value, passes, doc) +1
+#define NPU_ENUM_END(type) ; }
+#include "isa/instruction_set.def"
+template <typename E>
+constexpr int enum_count() {
+  return enum_count_of(E{});
+}
+
+// Names the enums above at run time (FieldSlot::enum_type); None: a plain number.
+enum class EnumType : std::uint8_t {
+  None,
+#define NPU_ENUM_BEGIN(type, doc) type,
+#include "isa/instruction_set.def"
+  kCount
+};
+
 std::size_t dtype_bytes(DType t);
-std::string_view dtype_name(DType t);
+std::string_view dtype_name(DType t);  // the table spelling: "int8", "fp16", ...
+
+struct EnumValueInfo {
+  std::string_view name;  // assembler spelling
+  int value;
+  int passes;  // vector-unit passes of a function (timing); 0 if not a function
+  std::string_view doc;
+};
+struct EnumInfo {
+  EnumType type;
+  std::string_view name;  // C++ type name, e.g. "ActFunction"
+  std::string_view doc;
+  const EnumValueInfo* values;  // values[v] for v < count
+  int count;
+};
+const EnumInfo& enum_info(EnumType t);  // throws std::out_of_range for kCount
+// The spelling of `value`, or "" when it is not a value of `t`.
+std::string_view enum_value_name(EnumType t, std::int64_t value);
+// The value spelled `name`, or -1.
+int find_enum_value(EnumType t, std::string_view name);
+int enum_passes(EnumType t, std::int64_t value);  // 0 when not a value
+
+// Typed access: enum_type_of(ActFunction{}) == EnumType::ActFunction, enum_name(DType::Fp16) == "fp16".
+#define NPU_ENUM_BEGIN(type, doc) \
+  constexpr EnumType enum_type_of(type) { return EnumType::type; }
+#include "isa/instruction_set.def"
+template <typename E>
+std::string_view enum_name(E v) {
+  return enum_value_name(enum_type_of(v), static_cast<std::int64_t>(v));
+}
 
 struct FieldInfo {
   std::string_view name;
@@ -54,6 +101,7 @@ struct FieldSlot {
   Field field;
   int width_bits;
   int offset_bits;  // from bit 0 of the instruction
+  EnumType enum_type = EnumType::None;  // values are this enum's (E(...) in the table)
 };
 
 struct OpcodeInfo {
@@ -71,5 +119,8 @@ const OpcodeInfo& opcode_info(Opcode op);
 const OpcodeInfo* find_opcode(std::string_view mnemonic);
 // Index of `f` in opcode_info(op).fields (and Instruction::values), or -1. Table lookup.
 int field_slot(Opcode op, Field f);
+// The enum a field of `op` takes its values from (None for plain numbers or no such field).
+EnumType field_enum(Opcode op, Field f);
+// Compile-time field widths and value ranges: isa/field_limits.h (field_max(op, f), ...).
 
 }  // namespace npu::isa

@@ -1,4 +1,6 @@
 // isa/ISA.md, generated from instruction_set.def (the test isa_tests checks it is current).
+#include <cctype>
+
 #include "isa/asm_common.h"
 #include "isa/assembler.h"
 
@@ -12,6 +14,12 @@ std::string md(std::string_view s) {
     if (c == '*' || c == '|' || c == '\\') out += '\\';
     out += c;
   }
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -62,7 +70,8 @@ One statement per line. `#` or `;` starts a comment that runs to the end of the 
 
 - **Instruction**: `mnemonic field=value ... [pop=unit,unit] [push=unit]`. Omitted fields
   take the table default; `pop`/`push` list units by name (`load`, `compute`, `vector`,
-  `store`) or `none`. A field given twice, a field the instruction does not have, an
+  `store`) or `none`. An enum field takes a value's name (`act dtype=fp16 function=gelu`;
+  a name wins over an `.equ` symbol of the same spelling) or a number. A field given twice, a field the instruction does not have, an
   unknown mnemonic or a value out of range is an error `origin:line:col: message`.
 - **Label**: `name:` on its own line or before an instruction names the index of the next
   instruction (`Program::labels`).
@@ -145,8 +154,32 @@ normally zero.
 | code | name | bytes |
 |---|---|---|
 )";
-  for (DType t : text::kDTypes)
-    out += fmt::format("| {} | {} | {} |\n", static_cast<int>(t), dtype_name(t), dtype_bytes(t));
+  for (int v = 0; v < enum_count<DType>(); ++v)
+    out += fmt::format("| {} | {} | {} |\n", v, dtype_name(static_cast<DType>(v)),
+                       dtype_bytes(static_cast<DType>(v)));
+
+  out += R"(
+## Enumerations
+
+Fields marked with an enum take one of its values (by name in assembly). A value outside
+the enum is rejected before simulation (`instruction #7 (act): function = 31 is not a value
+of ActFunction (0..30)`). **passes** is what a function costs the vector unit: the timing
+formulas multiply by it.
+)";
+  for (int t = 1; t < static_cast<int>(EnumType::kCount); ++t) {
+    const EnumInfo& e = enum_info(static_cast<EnumType>(t));
+    bool costed = false;
+    for (int v = 0; v < e.count; ++v) costed = costed || e.values[v].passes > 0;
+    out += fmt::format("\n### {}\n\n{}.\n\n", e.name, e.doc);
+    out += costed ? "| value | name | passes | meaning |\n|---|---|---|---|\n" : "| value | name | meaning |\n|---|---|---|\n";
+    for (int v = 0; v < e.count; ++v) {
+      const EnumValueInfo& x = e.values[v];
+      if (costed)
+        out += fmt::format("| {} | `{}` | {} | {} |\n", x.value, x.name, x.passes, md(x.doc));
+      else
+        out += fmt::format("| {} | `{}` | {} |\n", x.value, x.name, md(x.doc));
+    }
+  }
 
   out += "\n## Instructions\n\n| opcode | mnemonic | unit | field bits used |\n|---|---|---|---|\n";
   for (int o = 0; o < static_cast<int>(Opcode::kCount); ++o) {
@@ -167,8 +200,15 @@ normally zero.
       const FieldSlot& s = info.fields[i];
       const FieldInfo& fi = field_info(s.field);
       const char* kind = fi.kind == FieldKind::U ? "U" : fi.kind == FieldKind::S ? "S" : "F";
+      std::string doc = md(fi.doc);
+      std::string def = default_text(fi);
+      if (s.enum_type != EnumType::None) {
+        const EnumInfo& e = enum_info(s.enum_type);
+        doc += fmt::format(": [{}](#{})", e.name, lower(e.name));
+        def = std::string(enum_value_name(s.enum_type, fi.default_bits));
+      }
       out += fmt::format("| `{}` | {}..{} | {} | {} | {} | {} |\n", fi.name, s.offset_bits,
-                         s.offset_bits + s.width_bits - 1, s.width_bits, kind, default_text(fi), md(fi.doc));
+                         s.offset_bits + s.width_bits - 1, s.width_bits, kind, def, doc);
     }
     out += fmt::format("\nBits {}..255 are zero.\n", info.used_bits);
   }

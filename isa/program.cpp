@@ -182,7 +182,10 @@ Program deserialize(const std::uint8_t* bytes, std::size_t size, const std::stri
   if (version > kProgramVersion)
     fail(fmt::format("format version {} is newer than this build supports ({}); update npusim",
                      version, kProgramVersion));
-  if (version != kProgramVersion) fail(fmt::format("unsupported format version {}", version));
+  if (version != kProgramVersion)
+    fail(fmt::format("format version {} predates this build's instruction encoding (version {}); "
+                     "compile or assemble the program again",
+                     version, kProgramVersion));
   std::uint32_t count = h.u32("section count");
   std::uint64_t file_size = h.u64("file size");
   std::uint64_t checksum = h.u64("checksum");

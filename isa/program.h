@@ -10,7 +10,9 @@
 
 namespace npu::isa {
 
-constexpr std::uint32_t kProgramVersion = 1;
+// 2: act's function widened to 5 bits (moving its later fields), gemm's zero points and
+// b_transposed, softmax's inner, and the instructions after halt.
+constexpr std::uint32_t kProgramVersion = 2;
 
 enum class TensorRole : std::uint8_t { Input = 0, Output = 1, Constant = 2, Intermediate = 3 };
 

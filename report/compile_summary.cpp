@@ -25,4 +25,25 @@ std::string format_compile_summary(const container::CompiledModel& model, const 
   return s;
 }
 
+std::string format_placement(const PlacementSummary& p) {
+  return fmt::format(
+      "placement: {} of {} layers, {:.1f} % of MACs, {:.1f} % of simulated time on the NPU, {} CPU island(s), "
+      "{} transition(s)\n",
+      p.npu_layers, p.layers, p.mac_percent(), p.npu_time_percent(), p.cpu_islands, p.transitions);
+}
+
+std::string format_placement_by_op(const PlacementSummary& p) {
+  std::string s = fmt::format(
+      "placement by op type (estimated time: NPU {:.1f} us from the cost model, CPU {:.1f} us at host.gflops, "
+      "transitions {:.1f} us, transfers {:.1f} us)\n",
+      p.npu_us, p.cpu_us, p.transition_us, p.transfer_us);
+  s += fmt::format("{:<24} {:>6} {:>6}  {}\n", "op", "npu", "cpu", "why not the NPU");
+  for (const auto& op : p.ops) {
+    std::string why;
+    for (const auto& [reason, count] : op.reasons) why += (why.empty() ? "" : "; ") + fmt::format("{} x{}", reason, count);
+    s += fmt::format("{:<24} {:>6} {:>6}  {}\n", op.op, op.npu, op.cpu, why);
+  }
+  return s;
+}
+
 }  // namespace npu::report

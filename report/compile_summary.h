@@ -3,6 +3,7 @@
 #include <string>
 
 #include "container/compiled_model.h"
+#include "report/placement_summary.h"
 
 namespace npu::report {
 
@@ -11,5 +12,12 @@ std::string format_passes(const container::CompiledModel& model);
 // What was written: instructions, steps, layers, fallbacks with reasons.
 std::string format_compile_summary(const container::CompiledModel& model, const std::string& model_path,
                                    const std::string& out_path);
+
+// One line: "N of M layers, X % of MACs, Y % of simulated time on the NPU, K CPU islands,
+// T transitions" (placement_summary.h says how the time is estimated).
+std::string format_placement(const PlacementSummary& placement);
+// `--explain`: per op type, how many layers went to the NPU and the CPU, and the fallback
+// reasons with their counts.
+std::string format_placement_by_op(const PlacementSummary& placement);
 
 }  // namespace npu::report

@@ -60,6 +60,10 @@ std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerReco
         const std::uint64_t duration = t.end_cycle - t.start_cycle;
         row.stall_cycles += t.stall_cycles;
         row.channel_wait_cycles += t.channel_wait_cycles;
+        row.bank_conflict_cycles += t.bank_conflict_cycles;
+        row.ddr_row_hits += t.ddr_row_hits;
+        row.ddr_row_misses += t.ddr_row_misses;
+        row.ddr_turnaround_cycles += t.ddr_turnaround_cycles;
         switch (inst.unit()) {
           case isa::Unit::Compute: row.compute_cycles += duration; break;
           case isa::Unit::Vector: row.vector_cycles += duration; break;

@@ -28,6 +28,10 @@ struct LayerTiming {
   std::uint64_t dma_cycles = 0;        // sum of its load and store instruction durations
   std::uint64_t stall_cycles = 0;      // its instructions waiting for dependency tokens
   std::uint64_t channel_wait_cycles = 0;  // its loads/stores waiting for a free DMA channel
+  std::uint64_t bank_conflict_cycles = 0; // its instructions stretched by scratchpad bank conflicts
+  std::uint64_t ddr_row_hits = 0;         // its loads'/stores' DDR bursts that found their row open
+  std::uint64_t ddr_row_misses = 0;       // ... that had to open it (banked, dram)
+  double ddr_turnaround_cycles = 0;       // read/write turnaround its transfers paid (dram)
   std::uint64_t ddr_bytes = 0;         // bytes its load and store instructions move
   std::uint64_t ddr_bytes_read = 0;    // ... its loads
   std::uint64_t ddr_bytes_written = 0; // ... its stores

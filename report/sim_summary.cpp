@@ -11,7 +11,8 @@ namespace {
 nlohmann::json unit_json(const sim::UnitStats& u) {
   return {{"instructions", u.instructions},         {"busy_cycles", u.busy_cycles},
           {"stall_cycles", u.stall_cycles},         {"channel_wait_cycles", u.channel_wait_cycles},
-          {"sram_bytes_read", u.sram_bytes_read}, {"sram_bytes_written", u.sram_bytes_written}};
+          {"sram_bytes_read", u.sram_bytes_read}, {"sram_bytes_written", u.sram_bytes_written},
+          {"bank_conflict_cycles", u.bank_conflict_cycles}};
 }
 
 double percent(std::uint64_t part, std::uint64_t whole) {
@@ -59,6 +60,14 @@ nlohmann::json sim_report_json(const sim::SimResult& r, const HardwareConfig& co
         {"bytes_written", r.ddr_bytes_written},
         {"bus_bytes", r.ddr_bus_bytes},
         {"row_misses", r.ddr_row_misses},
+        {"row_hits", r.ddr.row_hits},
+        {"row_conflicts", r.ddr.row_conflicts},
+        {"row_hit_rate", r.ddr.row_hit_rate()},
+        {"refreshes", r.ddr.refreshes},
+        {"refresh_ns", r.ddr.refresh_ns},
+        {"turnaround_ns", r.ddr.turnaround_ns},
+        {"bank_parallelism", r.ddr.bank_parallelism()},
+        {"data_bus_fraction", r.ddr.peak_fraction()},
         {"peak_gbps", config.ddr.bandwidth_gbps},
         {"achieved_gbps", achieved_gbps(r)},
         {"bandwidth_utilization", ddr_bandwidth_utilization(r, config)}}},
@@ -103,6 +112,15 @@ std::string format_sim_report(const sim::SimResult& r, const HardwareConfig& con
   line("DDR               {} B read, {} B written, {} B on the bus: {:.2f} GB/s = {:.1f}% of {:g} GB/s peak",
        r.ddr_bytes_read, r.ddr_bytes_written, r.ddr_bus_bytes, achieved_gbps(r),
        100.0 * ddr_bandwidth_utilization(r, config), config.ddr.bandwidth_gbps);
+  if (r.ddr.row_hits + r.ddr.row_misses > 0)
+    line("DDR rows          {:.1f}% row hits ({} hits, {} misses, {} conflicts){}", 100.0 * r.ddr.row_hit_rate(),
+         r.ddr.row_hits, r.ddr.row_misses, r.ddr.row_conflicts,
+         r.ddr.active_ns > 0
+             ? fmt::format("; bank parallelism {:.2f}, data bus {:.1f}% of active time, refresh {:.1f} us, "
+                           "read/write turnaround {:.1f} us (summed over channels)",
+                           r.ddr.bank_parallelism(), 100.0 * r.ddr.peak_fraction(), r.ddr.refresh_ns / 1e3,
+                           r.ddr.turnaround_ns / 1e3)
+             : std::string());
   line("roofline          ridge at {:.1f} MACs per DDR byte ({:.1f} ops/B): {:g} MACs/cycle / {:.2f} B/cycle",
        roof.ridge_macs_per_byte(), 2 * roof.ridge_macs_per_byte(), roof.peak_macs_per_cycle,
        roof.ddr_bytes_per_cycle);
@@ -124,13 +142,13 @@ std::string format_sim_report(const sim::SimResult& r, const HardwareConfig& con
   } else {
     line("{}", energy_missing_note(config));
   }
-  line("{:<8} {:>12} {:>12} {:>7} {:>12} {:>12}", "unit", "instructions", "busy cycles", "busy", "stall cycles",
-       "channel wait");
+  line("{:<8} {:>12} {:>12} {:>7} {:>12} {:>12} {:>12}", "unit", "instructions", "busy cycles", "busy",
+       "stall cycles", "channel wait", "bank stall");
   const std::pair<const char*, const sim::UnitStats*> units[] = {
       {"load", &r.load}, {"compute", &r.compute}, {"vector", &r.vector}, {"store", &r.store}};
   for (const auto& [name, u] : units)
-    line("{:<8} {:>12} {:>12} {:>6.1f}% {:>12} {:>12}", name, u->instructions, u->busy_cycles,
-         percent(u->busy_cycles, r.cycles), u->stall_cycles, u->channel_wait_cycles);
+    line("{:<8} {:>12} {:>12} {:>6.1f}% {:>12} {:>12} {:>12}", name, u->instructions, u->busy_cycles,
+         percent(u->busy_cycles, r.cycles), u->stall_cycles, u->channel_wait_cycles, u->bank_conflict_cycles);
   return s;
 }
 

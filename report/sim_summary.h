@@ -20,9 +20,11 @@ double ddr_bandwidth_utilization(const sim::SimResult& result, const HardwareCon
 
 // Keys: config, cycles, latency_us, clock_mhz, macs, int8_macs, fp16_macs, peak_tops,
 // achieved_tops, mac_utilization, ddr{bytes_read, bytes_written, bus_bytes, row_misses,
-// peak_gbps, achieved_gbps, bandwidth_utilization}, sram{bytes_read, bytes_written,
-// peak_bytes, capacity_bytes}, load/compute/vector/store{instructions, busy_cycles,
-// stall_cycles, channel_wait_cycles, sram_bytes_read, sram_bytes_written}, dma_channels[],
+// row_hits, row_conflicts, row_hit_rate, refreshes, refresh_ns, turnaround_ns,
+// bank_parallelism, data_bus_fraction, peak_gbps, achieved_gbps, bandwidth_utilization},
+// sram{bytes_read, bytes_written, peak_bytes, capacity_bytes},
+// load/compute/vector/store{instructions, busy_cycles, stall_cycles, channel_wait_cycles,
+// sram_bytes_read, sram_bytes_written, bank_conflict_cycles}, dma_channels[],
 // roofline{peak_macs_per_cycle, ddr_bytes_per_cycle, ddr_gbps, ridge_macs_per_byte},
 // energy{mac_int8_uj, mac_fp16_uj, sram_uj, ddr_uj, static_uj, total_uj, average_power_mw,
 // tops_per_watt} or null with energy_note.

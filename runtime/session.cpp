@@ -9,6 +9,7 @@
 
 #include "runtime/compiled_model_io.h"
 #include "runtime/input_check.h"
+#include "runtime/input_placement.h"
 #include "runtime/sim_totals.h"
 #include "runtime/tensor_conversion.h"
 
@@ -213,6 +214,11 @@ Session::Session(container::CompiledModel model, HardwareConfig config, SessionO
     : model_(std::move(model)), config_(std::move(config)), options_(std::move(options)),
       model_path_(std::move(model_path)) {
   boundary_ = model_boundary(model_);
+  std::vector<std::string> npu_inputs;
+  for (const auto& name : model_.model_inputs)
+    if (find_npu_tensor(model_.program, name)) npu_inputs.push_back(name);
+  placement_notes_ =
+      misalign_inputs(model_.program, npu_inputs, options_.input_misalignment_bytes, config_.ddr.capacity_bytes);
   device_ = make_npu_step_executor(options_.device, config_);
   device_->load(model_.program);
   cpu_ = make_integer_cpu_kernels(make_onnxruntime_executor());
@@ -231,6 +237,7 @@ RunResult Session::run(const std::map<std::string, HostTensor>& inputs,
   report.timing_only = options_.timing_only;
   report.fallbacks = model_.fallbacks;
   report.warnings = model_.warnings;
+  report.notes = placement_notes_;
 
   Run run(model_, config_, options_, boundary_, *device_, *cpu_, report);
   run.add_model_inputs(inputs);

@@ -22,6 +22,10 @@ struct SessionOptions {
   std::string device = "sim";
   bool timing_only = false;   // cycles only: no arithmetic, no data moved, no outputs
   bool record_trace = false;  // fill report.npu.trace (Chrome/Perfetto)
+  // Non-zero: every model input the NPU reads sits this many bytes past a 4 KiB boundary
+  // instead of where the compiler put it (runtime/input_placement.h), as a buffer handed
+  // over by pre-processing might; reads below dma.min_alignment_bytes then bounce.
+  std::uint64_t input_misalignment_bytes = 0;
 };
 
 struct RunResult {
@@ -59,6 +63,7 @@ class Session {
   ModelBoundary boundary_;
   std::unique_ptr<NpuStepExecutor> device_;
   std::unique_ptr<CpuExecutor> cpu_;
+  std::vector<std::string> placement_notes_;  // where misalign_inputs put the inputs
 };
 
 }  // namespace npu::runtime

@@ -11,6 +11,20 @@ void add_unit(sim::UnitStats& a, const sim::UnitStats& b) {
   a.channel_wait_cycles += b.channel_wait_cycles;
   a.sram_bytes_read += b.sram_bytes_read;
   a.sram_bytes_written += b.sram_bytes_written;
+  a.bank_conflict_cycles += b.bank_conflict_cycles;
+}
+
+void add_ddr(sim::DdrCounters& a, const sim::DdrCounters& b) {
+  a.bus_bytes += b.bus_bytes;
+  a.row_hits += b.row_hits;
+  a.row_misses += b.row_misses;
+  a.row_conflicts += b.row_conflicts;
+  a.refreshes += b.refreshes;
+  a.refresh_ns += b.refresh_ns;
+  a.turnaround_ns += b.turnaround_ns;
+  a.data_ns += b.data_ns;
+  a.active_ns += b.active_ns;
+  a.bank_busy_ns += b.bank_busy_ns;
 }
 
 void add_channel(sim::DmaChannelStats& a, const sim::DmaChannelStats& b) {
@@ -49,6 +63,7 @@ void add_step(sim::SimResult& total, const sim::SimResult& step, std::uint32_t f
   total.ddr_bytes_written += step.ddr_bytes_written;
   total.ddr_bus_bytes += step.ddr_bus_bytes;
   total.ddr_row_misses += step.ddr_row_misses;
+  add_ddr(total.ddr, step.ddr);
   total.sram_bytes_read += step.sram_bytes_read;
   total.sram_bytes_written += step.sram_bytes_written;
   if (step.sram_peak_bytes > total.sram_peak_bytes) total.sram_peak_bytes = step.sram_peak_bytes;

@@ -1,5 +1,6 @@
 // Ideal DDR: no latency, infinite bandwidth. Isolates compute and SRAM effects in sweeps.
 // Bursts are still counted so bus-byte statistics stay comparable across models.
+#include "costmodel/dma_cost.h"
 #include "sim/ddr_model.h"
 
 namespace npu::sim {
@@ -8,10 +9,12 @@ namespace {
 class IdealDdr : public DdrTimingModel {
  public:
   explicit IdealDdr(const DdrConfig& config) : burst_bytes_(static_cast<std::uint64_t>(config.burst_bytes)) {}
-  double access(std::uint64_t addr, std::uint64_t bytes, bool, double issue_ns) override {
-    const std::uint64_t first = addr / burst_bytes_, last = (addr + bytes + burst_bytes_ - 1) / burst_bytes_;
-    bus_bytes_ += (last - first) * burst_bytes_;
-    return issue_ns;
+  DdrChunkTiming serve(const DdrChunk& c) override {
+    for (std::size_t i = 0; i < c.count; ++i)
+      counters_.bus_bytes += cost::run_bursts(c.pieces[i].addr, c.pieces[i].bytes, burst_bytes_) * burst_bytes_;
+    DdrChunkTiming t;
+    t.free_ns = t.done_ns = c.grant_ns;
+    return t;
   }
 
  private:
@@ -20,8 +23,8 @@ class IdealDdr : public DdrTimingModel {
 
 }  // namespace
 
-std::unique_ptr<DdrTimingModel> make_ideal_ddr(const DdrConfig& config) {
-  return std::make_unique<IdealDdr>(config);
+std::unique_ptr<DdrTimingModel> make_ideal_ddr(const DdrConfig& ddr, const DramConfig&) {
+  return std::make_unique<IdealDdr>(ddr);
 }
 
 }  // namespace npu::sim

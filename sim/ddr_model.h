@@ -1,6 +1,8 @@
-// DDR timing models, picked by name from DdrConfig::model (Ramulator-style): the DDR target
-// owns one and asks it when each transaction's data arrives. A new model is one new file
-// plus one line in ddr_model_registry.cpp.
+// DDR timing models, picked by name from DdrConfig::model (Ramulator-style): the DDR bus
+// (sim/ddr_bus.h) hands a model one chunk of a DMA transfer at a time, in the order its
+// arbiter granted them, and the model says when the bus can take the next chunk and when
+// this one's last byte has arrived. A new model is one new file plus one line in
+// ddr_model_registry.cpp.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -8,34 +10,60 @@
 #include <vector>
 
 #include "hwconfig/hardware_config.h"
+#include "sim/simulator.h"
 
 namespace npu::sim {
+
+// One contiguous piece of a DMA run (runs are split at multiples of dma.arbitration_bytes,
+// which are burst boundaries, so pieces never share a burst).
+struct DdrPiece {
+  std::uint64_t addr = 0, bytes = 0;
+};
+
+struct DdrChunk {
+  const DdrPiece* pieces = nullptr;
+  std::size_t count = 0;
+  bool write = false;
+  std::uint32_t transfer = 0;  // the DMA instruction's index
+  bool last = false;           // the transfer's last chunk
+  double request_ns = 0;  // when the transfer's requests reached the controller
+  double grant_ns = 0;    // when the bus arbiter gave this chunk the bus (>= request_ns)
+};
+
+struct DdrChunkTiming {
+  double free_ns = 0;  // the bus can take the next chunk from here
+  // This chunk's last byte has arrived (latency included). A model that keeps requests
+  // queued across chunks (dram) may only know it for the last chunk, and answers for the
+  // whole transfer there; the transfer's end is the latest done_ns of its chunks.
+  double done_ns = 0;
+  // What the bursts found (banked, dram; 0 otherwise), for per-instruction stats; summed over
+  // the transfer's chunks (dram: all in the last chunk's answer).
+  std::uint64_t row_hits = 0, row_misses = 0;
+  double turnaround_ns = 0;
+};
 
 class DdrTimingModel {
  public:
   virtual ~DdrTimingModel() = default;
-  // A transaction of `bytes` at `addr` whose request reaches the controller at `issue_ns`
-  // (absolute). Returns the absolute time its last byte has arrived, in ns. Reserves the
-  // channels it uses, so later transactions queue behind it.
-  virtual double access(std::uint64_t addr, std::uint64_t bytes, bool write, double issue_ns) = 0;
-
-  std::uint64_t bus_bytes() const { return bus_bytes_; }    // whole bursts moved
-  std::uint64_t row_misses() const { return row_misses_; }  // banked model only
+  virtual DdrChunkTiming serve(const DdrChunk& chunk) = 0;
+  // The run ended at `end_ns`: account what happened since the last chunk (refresh).
+  virtual void finish(double end_ns) {}
+  const DdrCounters& counters() const { return counters_; }
 
  protected:
-  std::uint64_t bus_bytes_ = 0;
-  std::uint64_t row_misses_ = 0;
+  DdrCounters counters_;
 };
 
-using DdrModelFactory = std::unique_ptr<DdrTimingModel> (*)(const DdrConfig&);
+using DdrModelFactory = std::unique_ptr<DdrTimingModel> (*)(const DdrConfig&, const DramConfig&);
 
-// Throws SimError naming the known models when `config.model` is unknown.
-std::unique_ptr<DdrTimingModel> make_ddr_model(const DdrConfig& config);
+// Throws SimError naming the known models when `ddr.model` is unknown.
+std::unique_ptr<DdrTimingModel> make_ddr_model(const DdrConfig& ddr, const DramConfig& dram);
 std::vector<std::string> ddr_model_names();
 
 // Implementations (each in its own file).
-std::unique_ptr<DdrTimingModel> make_simple_ddr(const DdrConfig& config);
-std::unique_ptr<DdrTimingModel> make_banked_ddr(const DdrConfig& config);
-std::unique_ptr<DdrTimingModel> make_ideal_ddr(const DdrConfig& config);
+std::unique_ptr<DdrTimingModel> make_simple_ddr(const DdrConfig& ddr, const DramConfig& dram);
+std::unique_ptr<DdrTimingModel> make_banked_ddr(const DdrConfig& ddr, const DramConfig& dram);
+std::unique_ptr<DdrTimingModel> make_dram_ddr(const DdrConfig& ddr, const DramConfig& dram);
+std::unique_ptr<DdrTimingModel> make_ideal_ddr(const DdrConfig& ddr, const DramConfig& dram);
 
 }  // namespace npu::sim

@@ -16,6 +16,7 @@ struct Entry {
 constexpr Entry kModels[] = {
     {"simple", make_simple_ddr},
     {"banked", make_banked_ddr},
+    {"dram", make_dram_ddr},
     {"ideal", make_ideal_ddr},
 };
 
@@ -27,10 +28,10 @@ std::vector<std::string> ddr_model_names() {
   return names;
 }
 
-std::unique_ptr<DdrTimingModel> make_ddr_model(const DdrConfig& config) {
+std::unique_ptr<DdrTimingModel> make_ddr_model(const DdrConfig& ddr, const DramConfig& dram) {
   for (const auto& e : kModels)
-    if (config.model == e.name) return e.make(config);
-  throw SimError(fmt::format("ddr.model '{}' is unknown (known: {})", config.model,
+    if (ddr.model == e.name) return e.make(ddr, dram);
+  throw SimError(fmt::format("ddr.model '{}' is unknown (known: {})", ddr.model,
                              fmt::join(ddr_model_names(), ", ")));
 }
 

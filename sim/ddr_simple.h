@@ -1,27 +1,23 @@
-// The simple DDR model: fixed latency plus bursts served at the effective bandwidth
-// (peak * (1 - other_agents_share)) split evenly over the channels; consecutive
-// interleave_bytes blocks alternate between channels, and each channel serves its bursts
-// one after another from the time it is next free. Contention between DMA channels
-// therefore emerges from the per-channel free-at times.
+// The simple and banked DDR models: the burst rules of costmodel/ddr_timing.h (shared with
+// the compiler's estimate) applied to each chunk the bus grants, plus ddr.latency_ns once
+// per chunk (a transfer's chunks pipeline, so a transfer pays it once at its end). The bus
+// is free for the next chunk after max(grant + the chunk's bursts * burst_ns / channels,
+// its busiest channel's end - one interleave block's bursts * burst_ns).
 #pragma once
-#include <vector>
-
+#include "costmodel/ddr_timing.h"
 #include "sim/ddr_model.h"
 
 namespace npu::sim {
 
-class SimpleDdr : public DdrTimingModel {
+class BurstDdr : public DdrTimingModel {
  public:
-  explicit SimpleDdr(const DdrConfig& config);
-  double access(std::uint64_t addr, std::uint64_t bytes, bool write, double issue_ns) override;
+  BurstDdr(const DdrConfig& config, bool banked);
+  DdrChunkTiming serve(const DdrChunk& chunk) override;
 
- protected:
-  // Extra channel time before serving bursts [begin, end) on `channel` (banked: row misses).
-  virtual double row_penalty_ns(int channel, std::uint64_t begin, std::uint64_t end) { return 0.0; }
-
-  DdrConfig config_;
-  double burst_ns_;  // one burst on one channel
-  std::vector<double> free_ns_;
+ private:
+  cost::DdrBurstTimer timer_;
+  double latency_ns_, channels_;
+  double block_ns_;  // one interleave block on one channel
 };
 
 }  // namespace npu::sim

@@ -1,6 +1,5 @@
 #include "sim/ddr_target.h"
 
-#include "sim/sim_time.h"
 #include "sim/simulator.h"
 
 namespace npu::sim {
@@ -9,23 +8,18 @@ DdrTarget::DdrTarget(sc_core::sc_module_name name, const HardwareConfig& config,
     : sc_module(name),
       socket("socket"),
       image_(image),
-      model_(make_ddr_model(config.ddr)),
-      cycle_ns_(config.cycle_ns()),
+      model_(make_ddr_model(config.ddr, config.dram)),
       capacity_(config.ddr.capacity_bytes) {
   socket.register_b_transport(this, &DdrTarget::b_transport);
 }
 
-void DdrTarget::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+void DdrTarget::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time&) {
   const std::uint64_t addr = p.get_address(), len = p.get_data_length();
   if (addr > capacity_ || len > capacity_ - addr) {
     p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
   const bool write = p.is_write();
-  const std::uint64_t issue_cycle = now_cycles() + to_cycles(delay);
-  const double issue_ns = static_cast<double>(issue_cycle) * cycle_ns_;
-  const double done_ns = model_->access(addr, len, write, issue_ns);
-  delay += cycles(ceil_cycles(done_ns - issue_ns, cycle_ns_));
   if (unsigned char* data = p.get_data_ptr()) {
     if (write)
       image_.write(addr, data, len);

@@ -1,9 +1,10 @@
-// DDR as a TLM-2.0 target: timing from the configured DdrTimingModel, data from the
-// caller's DdrImage. One b_transport per contiguous DMA run; the annotated delay goes in as
-// the request's offset from now and comes back as the offset at which its last byte arrives
-// (whole cycles, rounded up). A payload with a null data pointer is a timing-only probe:
-// timing and counters as usual, no data moved (internal sockets only, a deliberate
-// departure from the base protocol that keeps timing-only runs identical and cheap).
+// DDR as a TLM-2.0 target for data: the caller's DdrImage, one b_transport per piece of a DMA
+// run, zero delay. Timing is not in the transport: the DMA engine's bus arbiter hands chunks
+// to the configured DdrTimingModel (owned here) in the order it grants them, because with
+// several transfers sharing the bus a chunk's time depends on what the others do while it
+// runs, which a blocking transport issued per run cannot see. A payload with a null data
+// pointer is a timing-only probe: counters as usual, no data moved (internal sockets only, a
+// deliberate departure from the base protocol that keeps timing-only runs identical and cheap).
 #pragma once
 #include <memory>
 
@@ -26,6 +27,7 @@ class DdrTarget : public sc_core::sc_module {
 
   std::uint64_t bytes_read() const { return bytes_read_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
+  DdrTimingModel& model() { return *model_; }
   const DdrTimingModel& model() const { return *model_; }
 
  private:
@@ -33,7 +35,6 @@ class DdrTarget : public sc_core::sc_module {
 
   DdrImage& image_;
   std::unique_ptr<DdrTimingModel> model_;
-  double cycle_ns_;
   std::uint64_t capacity_;
   std::uint64_t bytes_read_ = 0, bytes_written_ = 0;
 };

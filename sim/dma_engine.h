@@ -1,16 +1,20 @@
-// DMA engine: `dma.channels` independent channels shared by the load and store units.
-// A unit hands a transfer to channel (channel field % channels) and waits only while that
-// channel is busy; channels run concurrently and compete for DDR only through the DDR model.
-//
-// Transfer time (cycles), measured from the moment the channel starts it:
+// DMA engine: `dma.channels` channels shared by the load and store units. A unit hands a
+// transfer to channel (channel field % channels) and waits only while that channel is busy.
+// A running transfer has two sides, each shared with the other channels' transfers by a
+// DmaArbiter, chunk by chunk (dma.arbitration_bytes, dma.arbitration):
+//   DDR side:  its chunks go to the DDR timing model in the order the bus arbiter grants them;
+//   SRAM side: its chunks use the scratchpad's one DMA port, ceil(bytes / port_bytes_per_cycle)
+//              cycles each (cumulative, so a lone transfer takes ceil(bytes / port) in all),
+//              plus the bank-conflict stall of each chunk (scratchpad_banks.h).
+// Transfer time (cycles), from the moment its channel starts it (request = start + setup):
 //   setup_cycles + max(ddr_cycles, sram_cycles) + bounce_cycles
-//   ddr_cycles   = latest arrival over the transfer's runs, from the DDR target (each run is
-//                  one b_transport issued at start + setup; rounded up to whole cycles)
-//   sram_cycles  = ceil(bytes / sram.port_bytes_per_cycle)
+//   ddr_cycles   = ceil(last chunk's arrival - request) (the DDR model works in ns)
+//   sram_cycles  = last SRAM-side chunk's end - request
 //   bounce       = bounce_setup_cycles + ceil(bytes / bounce_bytes_per_cycle) when any run's
 //                  DDR address is not a multiple of dma.min_alignment_bytes, else 0
-// The copy into the scratchpad goes straight through its DMI pointer (one copy, as the
-// hardware does); timing-only runs pass a null data pointer (see ddr_target.h).
+// On an idle machine this is the closed form of costmodel/dma_cost.h. Data moves through the
+// DDR target's TLM socket when a chunk is granted the bus, straight into the scratchpad's DMI
+// pointer (one copy, as the hardware does); timing-only runs pass a null data pointer.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -20,15 +24,27 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "sim/dma_arbiter.h"
 #include "sim/program_plan.h"
 
 namespace npu::sim {
+
+class DdrTimingModel;
+class ScratchpadBanks;
+
+// What a finished transfer met on the way (for per-instruction statistics).
+struct DmaOutcome {
+  std::uint64_t bank_conflict_cycles = 0;
+  std::uint64_t row_hits = 0, row_misses = 0;
+  double turnaround_cycles = 0;
+};
 
 class DmaListener {
  public:
   virtual ~DmaListener() = default;
   virtual void transfer_started(const DmaTransfer& t, std::uint64_t start_cycle) = 0;
-  virtual void transfer_finished(const DmaTransfer& t, std::uint64_t start_cycle, std::uint64_t end_cycle) = 0;
+  virtual void transfer_finished(const DmaTransfer& t, std::uint64_t start_cycle, std::uint64_t end_cycle,
+                                 const DmaOutcome& outcome) = 0;
   virtual void process_failed(const std::string& message) = 0;
 };
 
@@ -37,23 +53,25 @@ class DmaEngine : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<DmaEngine> ddr_socket;
   tlm_utils::simple_initiator_socket<DmaEngine> sram_socket;
 
-  DmaEngine(sc_core::sc_module_name name, const HardwareConfig& config, DmaListener& listener);
+  DmaEngine(sc_core::sc_module_name name, const HardwareConfig& config, DmaListener& listener,
+            DdrTimingModel& ddr_timing, ScratchpadBanks& banks);
+  ~DmaEngine() override;
   // Called from a unit's thread: waits while the transfer's channel is busy, then starts it.
   void submit(const DmaTransfer& t);
 
  private:
-  struct Channel {
-    const DmaTransfer* pending = nullptr;
-    sc_core::sc_event start, freed;
-    tlm::tlm_generic_payload payload;
-  };
+  struct Channel;
+  class DdrSide;
+  class SramSide;
   void run_channel(std::size_t index);
-  // Issues every run to DDR; returns the DDR arrival of the last byte, in cycles after start.
-  std::uint64_t issue_runs(Channel& ch, const DmaTransfer& t);
+  // Moves a piece's data (functional runs) and counts it at the DDR target.
+  void move_data(Channel& ch, const DmaTransfer& t, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes);
 
   DmaListener& listener_;
-  std::uint64_t setup_cycles_;
-  DmaConfig dma_;
+  const HardwareConfig& config_;
+  DdrTimingModel& ddr_timing_;
+  ScratchpadBanks& banks_;
+  DmaArbiter bus_, port_;
   std::vector<std::unique_ptr<Channel>> channels_;
   std::uint8_t* sram_ = nullptr;  // DMI pointer; null in timing-only runs
   bool sram_asked_ = false;

@@ -1,6 +1,7 @@
 #include "sim/execution_unit.h"
 
 #include "sim/scratchpad.h"
+#include "sim/scratchpad_banks.h"
 #include "sim/sim_time.h"
 #include "sim/simulator.h"
 #include "sim/vector_unit.h"
@@ -60,11 +61,25 @@ void ExecutionUnit::loop() {
     const std::uint64_t start = now_cycles();
     if (state_.signals) state_.signals->unit(unit_, true);
     execute(op);
-    sc_core::wait(cycles(op.cycles));
+    const std::uint64_t conflict = bank_conflict(op, start);
+    sc_core::wait(cycles(op.cycles + conflict));
     if (state_.signals) state_.signals->unit(unit_, false);
-    state_.stats.executed(op, start, now_cycles(), stall);
+    state_.stats.executed(op, start, now_cycles(), stall, conflict);
     state_.finished(unit_, op.push);
   }
+}
+
+std::uint64_t ExecutionUnit::bank_conflict(const PlannedOp& op, std::uint64_t start) {
+  // The instruction's scratchpad traffic, spread over its operands by their sizes.
+  std::uint64_t range_bytes = 0;
+  for (int i = 0; i < op.range_count; ++i) range_bytes += op.ranges[i].bytes;
+  const double times =
+      range_bytes ? static_cast<double>(op.sram_read_bytes + op.sram_write_bytes) / static_cast<double>(range_bytes)
+                  : 0.0;
+  access_.clear();
+  for (int i = 0; i < op.range_count; ++i) access_.add(op.ranges[i].addr, op.ranges[i].bytes, times);
+  return state_.banks.begin(unit_ == isa::Unit::Compute ? ScratchpadBanks::kCompute : ScratchpadBanks::kVector, start,
+                            op.cycles, access_);
 }
 
 void ExecutionUnit::take_tokens(const PlannedOp& op) {

@@ -10,6 +10,7 @@
 #include "sim/dma_engine.h"
 #include "sim/mac_array.h"
 #include "sim/run_state.h"
+#include "sim/scratchpad_banks.h"
 
 namespace npu::sim {
 
@@ -26,6 +27,8 @@ class ExecutionUnit : public sc_core::sc_module {
   void loop();
   void take_tokens(const PlannedOp& op);
   void execute(const PlannedOp& op);
+  // Cycles the instruction waits for scratchpad banks other units hold (scratchpad_banks.h).
+  std::uint64_t bank_conflict(const PlannedOp& op, std::uint64_t start);
 
   isa::Unit unit_;
   int id_;
@@ -33,6 +36,7 @@ class ExecutionUnit : public sc_core::sc_module {
   DmaEngine& dma_;
   const MacArray& mac_;
   std::uint8_t* sram_ = nullptr;  // null in timing-only runs
+  ScratchpadBanks::Access access_;
 };
 
 }  // namespace npu::sim

@@ -1,7 +1,8 @@
 // The MAC array: gemm and conv instructions. Timing comes from the cost model (the configured
 // dataflow's closed form per tile, and the instruction's mapping); the arithmetic is the same
 // for every dataflow and mapping:
-//   int8 x int8 -> int32 accumulators (two's-complement wrap-around on overflow),
+//   int8 x int8 -> int32 accumulators (two's-complement wrap-around on overflow), gemm's
+//   operands minus their zero points ((a - za) * (b - zb), exact in int32 per product),
 //   fp16 x fp16 -> fp32 accumulators (each product is exact in fp32; sums in k order).
 #pragma once
 #include <cstdint>

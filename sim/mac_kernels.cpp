@@ -29,6 +29,11 @@ inline void axpy(std::uint32_t* acc, std::int8_t a, const std::int8_t* b, std::u
   const std::int32_t av = a;
   for (std::uint64_t j = 0; j < n; ++j) acc[j] += static_cast<std::uint32_t>(av * b[j]);
 }
+// Operands with their zero points subtracted: |a - za| <= 255, so the product fits int32.
+inline void axpy(std::uint32_t* acc, std::int16_t a, const std::int16_t* b, std::uint64_t n) {
+  const std::int32_t av = a;
+  for (std::uint64_t j = 0; j < n; ++j) acc[j] += static_cast<std::uint32_t>(av * b[j]);
+}
 inline void axpy(float* acc, float a, const float* b, std::uint64_t n) {
   for (std::uint64_t j = 0; j < n; ++j) acc[j] += a * b[j];
 }
@@ -122,14 +127,40 @@ void conv_dispatch(const In* in, const In* w, Acc* out, const ConvShape& s, In p
 
 }  // namespace
 
+namespace {
+
+// B as k x n row-major whatever its storage (b_transposed: stored n x k).
+template <typename T>
+std::vector<T> b_row_major(const T* b, const GemmShape& s) {
+  if (!s.b_transposed) return std::vector<T>(b, b + s.k * s.n);
+  std::vector<T> out(s.k * s.n);
+  for (std::uint64_t j = 0; j < s.n; ++j)
+    for (std::uint64_t p = 0; p < s.k; ++p) out[p * s.n + j] = b[j * s.k + p];
+  return out;
+}
+
+std::vector<std::int16_t> minus_zero_point(const std::int8_t* x, std::uint64_t count, std::int64_t zero_point) {
+  std::vector<std::int16_t> out(count);
+  for (std::uint64_t i = 0; i < count; ++i) out[i] = static_cast<std::int16_t>(x[i] - zero_point);
+  return out;
+}
+
+}  // namespace
+
 void gemm_int8(const GemmShape& s, std::uint8_t* sram) {
-  gemm_kernel(at<const std::int8_t>(sram, s.a_addr), at<const std::int8_t>(sram, s.b_addr),
-              at<std::uint32_t>(sram, s.c_addr), s);
+  const auto* a = at<const std::int8_t>(sram, s.a_addr);
+  const auto* b = at<const std::int8_t>(sram, s.b_addr);
+  auto* c = at<std::uint32_t>(sram, s.c_addr);
+  if (s.a_zero_point == 0 && s.b_zero_point == 0 && !s.b_transposed) return gemm_kernel(a, b, c, s);
+  const std::vector<std::int8_t> b_kn = b_row_major(b, s);
+  const auto a16 = minus_zero_point(a, s.m * s.k, s.a_zero_point);
+  const auto b16 = minus_zero_point(b_kn.data(), s.k * s.n, s.b_zero_point);
+  gemm_kernel(a16.data(), b16.data(), c, s);
 }
 
 void gemm_fp16(const GemmShape& s, std::uint8_t* sram) {
   const auto a = halves_to_floats(sram + s.a_addr, s.m * s.k);
-  const auto b = halves_to_floats(sram + s.b_addr, s.k * s.n);
+  const auto b = b_row_major(halves_to_floats(sram + s.b_addr, s.k * s.n).data(), s);
   gemm_kernel(a.data(), b.data(), at<float>(sram, s.c_addr), s);
 }
 

@@ -7,7 +7,7 @@ NpuTop::NpuTop(sc_core::sc_module_name name, RunState& state, const MacArray& ma
       state_(state),
       ddr_("ddr", state.config, ddr_image),
       sram_("sram", state.config.sram, !state.options.timing_only),
-      dma_("dma", state.config, *this),
+      dma_("dma", state.config, *this, ddr_.model(), state.banks),
       controller_("controller", state),
       load_("load", isa::Unit::Load, state, dma_, mac),
       compute_("compute", isa::Unit::Compute, state, dma_, mac),
@@ -30,8 +30,9 @@ void NpuTop::transfer_started(const DmaTransfer& t, std::uint64_t start_cycle) {
   }
 }
 
-void NpuTop::transfer_finished(const DmaTransfer& t, std::uint64_t start_cycle, std::uint64_t end_cycle) {
-  state_.stats.transfer_finished(t, start_cycle, end_cycle);
+void NpuTop::transfer_finished(const DmaTransfer& t, std::uint64_t start_cycle, std::uint64_t end_cycle,
+                               const DmaOutcome& outcome) {
+  state_.stats.transfer_finished(t, start_cycle, end_cycle, outcome);
   if (state_.signals) {
     state_.signals->unit(t.store ? isa::Unit::Store : isa::Unit::Load, false);
     state_.signals->channel(t.channel, false);

@@ -24,10 +24,12 @@ class NpuTop : public sc_core::sc_module, private DmaListener {
   NpuTop(sc_core::sc_module_name name, RunState& state, const MacArray& mac, DdrImage& ddr_image);
 
   const DdrTarget& ddr() const { return ddr_; }
+  DdrTarget& ddr() { return ddr_; }
 
  private:
   void transfer_started(const DmaTransfer& t, std::uint64_t start_cycle) override;
-  void transfer_finished(const DmaTransfer& t, std::uint64_t start_cycle, std::uint64_t end_cycle) override;
+  void transfer_finished(const DmaTransfer& t, std::uint64_t start_cycle, std::uint64_t end_cycle,
+                         const DmaOutcome& outcome) override;
   void process_failed(const std::string& message) override;
 
   RunState& state_;

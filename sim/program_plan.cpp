@@ -1,6 +1,7 @@
 #include "sim/program_plan.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -51,17 +52,79 @@ class Checker {
     fail("{} = {} ({}) is not supported here", isa::field_info(f).name, in_.get(f), isa::dtype_name(t));
   }
 
+  // Bytes of a tensor whose shape is the product of `dims` (each >= 1) with `es`-byte
+  // elements. Three 24-bit dimensions can overflow 64 bits, so a product beyond the
+  // scratchpad is an error here, before it could wrap.
+  std::uint64_t shape_bytes(std::initializer_list<Field> dims, std::uint64_t es) const {
+    std::uint64_t bytes = es;
+    bool too_big = false;
+    std::string names, values;
+    for (Field f : dims) {
+      const std::uint64_t v = at_least(f, 1);
+      too_big = too_big || __builtin_mul_overflow(bytes, v, &bytes) || bytes > c_.sram.capacity_bytes;
+      names += fmt::format("{}{}", names.empty() ? "" : " x ", isa::field_info(f).name);
+      values += fmt::format("{}{}", values.empty() ? "" : " x ", v);
+    }
+    if (too_big)
+      fail("{} = {} elements of {} bytes exceed scratchpad capacity {}", names, values, es, c_.sram.capacity_bytes);
+    return bytes;
+  }
+
+  // Every enum field holds one of its enum's values.
+  void enums() const {
+    const isa::OpcodeInfo& info = isa::opcode_info(in_.opcode);
+    for (int i = 0; i < info.field_count; ++i) {
+      const isa::FieldSlot& s = info.fields[i];
+      if (s.enum_type == isa::EnumType::None) continue;
+      const int count = isa::enum_info(s.enum_type).count;
+      if (in_.values[i] >= count)
+        fail("{} = {} is not a value of {} (0..{})", isa::field_info(s.field).name, in_.values[i],
+             isa::enum_info(s.enum_type).name, count - 1);
+    }
+  }
+
+  // The spelling of an enum field's value ("gelu").
+  std::string_view name_of(Field f) const { return isa::enum_value_name(isa::field_enum(in_.opcode, f), in_.get(f)); }
+
   // A scratchpad operand: base aligned, whole range inside the capacity.
   void sram(Field f, std::uint64_t bytes, bool write) { sram_at(f, u(f), bytes, write); }
-  void sram_at(Field f, std::uint64_t addr, std::uint64_t bytes, bool write) {
+  void sram_at(Field f, std::uint64_t addr, std::uint64_t bytes, bool write) { sram_span(f, addr, bytes, bytes, write); }
+  // An operand that spans `span_bytes` but moves `traffic_bytes` (broadcast operands).
+  void sram_span(Field f, std::uint64_t addr, std::uint64_t span_bytes, std::uint64_t traffic_bytes, bool write) {
     const auto align = static_cast<std::uint64_t>(c_.sram.alignment_bytes);
     if (addr % align != 0)
       fail("{} {:#x} is not a multiple of sram.alignment_bytes ({})", isa::field_info(f).name, addr, align);
-    if (addr + bytes > c_.sram.capacity_bytes)
-      fail("{} {:#x} + {} bytes exceeds scratchpad capacity {}", isa::field_info(f).name, addr, bytes,
+    if (addr + span_bytes > c_.sram.capacity_bytes)
+      fail("{} {:#x} + {} bytes exceeds scratchpad capacity {}", isa::field_info(f).name, addr, span_bytes,
            c_.sram.capacity_bytes);
-    peak_ = std::max(peak_, addr + bytes);
-    (write ? op_.sram_write_bytes : op_.sram_read_bytes) += bytes;
+    peak_ = std::max(peak_, addr + span_bytes);
+    (write ? op_.sram_write_bytes : op_.sram_read_bytes) += traffic_bytes;
+    add_range(addr, span_bytes);
+  }
+
+  // Remembers an operand's scratchpad range for bank conflicts (PlannedOp::ranges).
+  void add_range(std::uint64_t addr, std::uint64_t bytes) {
+    for (int i = 0; i < op_.range_count; ++i)
+      if (op_.ranges[i].addr == addr && op_.ranges[i].bytes == bytes) return;
+    if (op_.range_count == PlannedOp::kMaxRanges) {
+      // More operands than slots: widen the last range to cover this one too.
+      auto& last = op_.ranges[PlannedOp::kMaxRanges - 1];
+      const std::uint64_t lo = std::min<std::uint64_t>(last.addr, addr);
+      const std::uint64_t hi = std::max<std::uint64_t>(last.addr + last.bytes, addr + bytes);
+      last = {static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(hi - lo)};
+      return;
+    }
+    op_.ranges[op_.range_count++] = {static_cast<std::uint32_t>(addr), static_cast<std::uint32_t>(bytes)};
+  }
+
+  // dst [u(dst), +dst_bytes) and src [u(src), +src_bytes) may only overlap as allowed.
+  enum class Overlap { Never, SameAddress };
+  void no_overlap(Field dst, std::uint64_t dst_bytes, Field src, std::uint64_t src_bytes, Overlap allowed) const {
+    const std::uint64_t d = u(dst), s = u(src);
+    if (d < s + src_bytes && s < d + dst_bytes && !(allowed == Overlap::SameAddress && d == s))
+      fail("{} [{:#x}, {:#x}) overlaps {} [{:#x}, {:#x}){}", isa::field_info(dst).name, d, d + dst_bytes,
+           isa::field_info(src).name, s, s + src_bytes,
+           allowed == Overlap::SameAddress ? " (only the same address is allowed: in place)" : "");
   }
 
  private:
@@ -118,7 +181,6 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
     ck.fail("ddr_addr {:#x} + {} bytes exceeds DDR capacity {}", t.ddr_addr, ddr_span, c.ddr.capacity_bytes);
 
   t.bus_bytes = bus_bytes(t, static_cast<std::uint64_t>(c.ddr.burst_bytes));
-  t.sram_cycles = cost::sram_port_cycles(t.bytes, c.sram);
   // Any run whose DDR address is below the DMA's alignment goes through the bounce buffer.
   if (cost::needs_bounce(t.ddr_addr, t.count1, t.ddr_stride1, t.count2, t.ddr_stride2, t.count3, t.ddr_stride3, c.dma))
     t.bounce_cycles = cost::bounce_cycles(t.bytes, c.dma);
@@ -132,10 +194,11 @@ void set_traffic(PlannedOp& op, const SramTraffic& t) {
 }
 
 void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, PlannedOp& op) {
-  if (ck.u(Field::mac_dtype) > 1) ck.fail("mac_dtype = {} must be 0 (int8) or 1 (fp16)", ck.u(Field::mac_dtype));
   if (in.opcode == Opcode::Gemm) {
     const GemmShape s = GemmShape::of(in);
     if (s.swap && !mac.flexible()) ck.fail("swap = 1 needs mac_array.mapping: flexible (this config's array is fixed)");
+    if (s.fp16 && (s.a_zero_point != 0 || s.b_zero_point != 0))
+      ck.fail("a_zero_point = {}, b_zero_point = {}: zero points need mac_dtype int8", s.a_zero_point, s.b_zero_point);
     ck.at_least(Field::m, 1);
     ck.at_least(Field::n, 1);
     ck.at_least(Field::k, 1);
@@ -173,6 +236,40 @@ void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, 
   op.macs = s.macs();
   op.fp16 = s.fp16;
   set_traffic(op, mac.conv_traffic(s));
+}
+
+// binary and qbinary: rows x cols with per-operand element strides (0 broadcasts).
+void plan_binary(Checker& ck, const isa::Instruction& in) {
+  const bool quantized = in.opcode == Opcode::QuantizedBinary;
+  const std::uint64_t es = quantized ? 1 : esize(in.get(Field::dtype));
+  if (!quantized) {
+    const auto t = static_cast<DType>(in.get(Field::dtype));
+    const auto fn = static_cast<isa::BinaryFunction>(in.get(Field::function));
+    const bool integer = t == DType::Int8 || t == DType::Int32;
+    if (integer && (fn == isa::BinaryFunction::Div || fn == isa::BinaryFunction::Pow || fn == isa::BinaryFunction::Prelu))
+      ck.fail("function = {} needs a float dtype (dtype = {})", ck.name_of(Field::function), isa::dtype_name(t));
+  } else {
+    if (in.get(Field::clamp_min) > in.get(Field::clamp_max))
+      ck.fail("clamp_min {} > clamp_max {}", in.get(Field::clamp_min), in.get(Field::clamp_max));
+    if (ck.u(Field::shift) > 62) ck.fail("shift = {} must be 0..62", ck.u(Field::shift));
+  }
+  const std::uint64_t rows = ck.at_least(Field::rows, 1), cols = ck.at_least(Field::cols, 1);
+  struct Operand {
+    Field addr, row_stride, col_stride;
+  };
+  for (const Operand& o : {Operand{Field::a_addr, Field::a_row_stride, Field::a_col_stride},
+                           Operand{Field::b_addr, Field::b_row_stride, Field::b_col_stride}}) {
+    const std::uint64_t rs = ck.u(o.row_stride), cs = ck.u(o.col_stride);
+    const std::uint64_t span = ((rows - 1) * rs + (cols - 1) * cs + 1) * es;
+    const std::uint64_t distinct = (rs ? rows : 1) * (cs ? cols : 1) * es;  // a broadcast value is read once
+    ck.sram_span(o.addr, ck.u(o.addr), span, distinct, false);
+    // In place only element for element: a broadcast or strided operand would be overwritten
+    // before all its uses.
+    const bool dense = cs == 1 && (rows == 1 || rs == cols);
+    ck.no_overlap(Field::dst_addr, rows * cols * es, o.addr, span,
+                  dense ? Checker::Overlap::SameAddress : Checker::Overlap::Never);
+  }
+  ck.sram(Field::dst_addr, rows * cols * es, true);
 }
 
 void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& c, PlannedOp& op) {
@@ -248,7 +345,6 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
     }
     case Opcode::Activation: {
       ck.dtype_in(Field::dtype, floats);
-      if (ck.u(Field::function) > 6) ck.fail("function = {} is unknown (0..6)", ck.u(Field::function));
       const std::uint64_t n = ck.at_least(Field::count, 1), b = n * esize(in.get(Field::dtype));
       ck.sram(Field::src_addr, b, false);
       ck.sram(Field::dst_addr, b, true);
@@ -256,9 +352,66 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
     }
     case Opcode::Softmax: {
       ck.dtype_in(Field::dtype, floats);
-      const std::uint64_t b = ck.at_least(Field::rows, 1) * ck.at_least(Field::cols, 1) * esize(in.get(Field::dtype));
+      const std::uint64_t b = ck.at_least(Field::rows, 1) * ck.at_least(Field::cols, 1) *
+                              ck.at_least(Field::inner, 1) * esize(in.get(Field::dtype));
       ck.sram(Field::src_addr, b, false);
       ck.sram(Field::dst_addr, b, true);
+      ck.no_overlap(Field::dst_addr, b, Field::src_addr, b, Checker::Overlap::SameAddress);
+      break;
+    }
+    case Opcode::Binary:
+    case Opcode::QuantizedBinary: plan_binary(ck, in); break;
+    case Opcode::Reduce: {
+      const auto t = static_cast<DType>(in.get(Field::dtype));
+      const auto fn = static_cast<isa::ReduceFunction>(in.get(Field::function));
+      if (t == DType::Int32) ck.fail("dtype = int32 is not supported here (int8, fp16, fp32)");
+      if (t == DType::Int8 && fn == isa::ReduceFunction::SumSquare)
+        ck.fail("function = sum_square needs a float dtype (dtype = int8)");
+      const std::uint64_t es = esize(in.get(Field::dtype));
+      const std::uint64_t out_es = t == DType::Int8 && fn == isa::ReduceFunction::Sum ? 4 : es;
+      const std::uint64_t src_bytes = ck.shape_bytes({Field::outer, Field::length, Field::inner}, es);
+      const std::uint64_t dst_bytes = ck.shape_bytes({Field::outer, Field::inner}, out_es);
+      ck.sram(Field::src_addr, src_bytes, false);
+      ck.sram(Field::dst_addr, dst_bytes, true);
+      ck.no_overlap(Field::dst_addr, dst_bytes, Field::src_addr, src_bytes,
+                    out_es == es ? Checker::Overlap::SameAddress : Checker::Overlap::Never);
+      break;
+    }
+    case Opcode::LayerNorm: {
+      ck.dtype_in(Field::dtype, floats);
+      const std::uint64_t cols = ck.at_least(Field::cols, 1);
+      const std::uint64_t b = ck.at_least(Field::rows, 1) * cols * esize(in.get(Field::dtype));
+      const float eps = in.get_float(Field::epsilon);
+      if (!(eps >= 0.0f) || std::isinf(eps)) ck.fail("epsilon = {} must be finite and >= 0", eps);
+      ck.sram(Field::src_addr, b, false);
+      ck.sram(Field::param_addr, 2 * cols * 4, false);
+      ck.sram(Field::dst_addr, b, true);
+      ck.no_overlap(Field::dst_addr, b, Field::src_addr, b, Checker::Overlap::SameAddress);
+      ck.no_overlap(Field::dst_addr, b, Field::param_addr, 2 * cols * 4, Checker::Overlap::Never);
+      break;
+    }
+    case Opcode::Transpose: {
+      const std::uint64_t b = ck.shape_bytes({Field::batch, Field::rows, Field::cols}, esize(in.get(Field::dtype)));
+      ck.sram(Field::src_addr, b, false);
+      ck.sram(Field::dst_addr, b, true);
+      ck.no_overlap(Field::dst_addr, b, Field::src_addr, b, Checker::Overlap::Never);
+      break;
+    }
+    case Opcode::Fill:
+      ck.sram(Field::dst_addr, ck.at_least(Field::count, 1) * esize(in.get(Field::dtype)), true);
+      break;
+    case Opcode::Quantize:
+    case Opcode::Dequantize: {
+      ck.dtype_in(Field::dtype, floats);
+      const float scale = in.get_float(Field::scale);
+      if (!(scale > 0.0f) || std::isinf(scale)) ck.fail("scale = {} must be positive and finite", scale);
+      const std::uint64_t n = ck.at_least(Field::count, 1), fb = n * esize(in.get(Field::dtype));
+      const bool q = in.opcode == Opcode::Quantize;
+      ck.sram(Field::src_addr, q ? fb : n, false);
+      ck.sram(Field::dst_addr, q ? n : fb, true);
+      // Quantize narrows, so in place is safe; dequantize widens and would overwrite its input.
+      ck.no_overlap(Field::dst_addr, q ? n : fb, Field::src_addr, q ? fb : n,
+                    q ? Checker::Overlap::SameAddress : Checker::Overlap::Never);
       break;
     }
     default: break;
@@ -287,6 +440,7 @@ ProgramPlan plan_program(const isa::Program& program, const HardwareConfig& conf
     op.index = static_cast<std::uint32_t>(i);
     Checker ck(config, i, in, op, plan.sram_peak_bytes);
     if (in.pop > 0xf || in.push > 0xf) ck.fail("pop/push masks have bits above the 4 units");
+    ck.enums();
     switch (op.unit) {
       case Unit::Load:
       case Unit::Store:

@@ -22,7 +22,6 @@ struct DmaTransfer {
   std::uint64_t ddr_stride1 = 0, ddr_stride2 = 0, ddr_stride3 = 0;
   std::uint64_t sram_stride1 = 0, sram_stride2 = 0, sram_stride3 = 0;
   std::uint64_t bytes = 0;          // len0 * count1 * count2 * count3
-  std::uint64_t sram_cycles = 0;    // ceil(bytes / sram.port_bytes_per_cycle)
   std::uint64_t bounce_cycles = 0;  // bounce_setup + ceil(bytes / bounce_bytes_per_cycle), or 0
   std::uint64_t bus_bytes = 0;      // whole DDR bursts of all runs (what the DDR models count)
   std::uint8_t push = 0;            // tokens given when the transfer completes
@@ -40,6 +39,15 @@ struct PlannedOp {
   // Scratchpad traffic (sim/README.md "Energy"): DMA the bytes moved, compute as the array
   // streams the operands (MacArray::gemm_traffic), vector each operand once.
   std::uint64_t sram_read_bytes = 0, sram_write_bytes = 0;
+  // Compute and vector: the scratchpad ranges of its operands, for bank conflicts (the
+  // traffic above is spread over them in proportion to their sizes). A range repeated by
+  // the checks (an accumulator read and written) is kept once.
+  struct SramRange {
+    std::uint32_t addr = 0, bytes = 0;
+  };
+  static constexpr int kMaxRanges = 6;
+  SramRange ranges[kMaxRanges];
+  std::uint8_t range_count = 0;
 };
 
 struct ProgramPlan {

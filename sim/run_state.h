@@ -10,6 +10,7 @@
 
 #include "sim/busy_signals.h"
 #include "sim/program_plan.h"
+#include "sim/scratchpad_banks.h"
 #include "sim/statistics.h"
 
 namespace npu::sim {
@@ -64,6 +65,7 @@ struct RunState {
         config(config),
         options(options),
         stats(program, plan, config, options),
+        banks(config.sram),
         queues{UnitQueue(config.controller.queue_depth), UnitQueue(config.controller.queue_depth),
                UnitQueue(config.controller.queue_depth), UnitQueue(config.controller.queue_depth)} {}
 
@@ -72,6 +74,7 @@ struct RunState {
   const HardwareConfig& config;
   const SimOptions& options;
   Statistics stats;
+  ScratchpadBanks banks;  // bank conflicts between compute, vector and the DMA port
   BusySignals* signals = nullptr;  // VCD busy lines, only when SimOptions::vcd_path is set
   UnitQueue queues[isa::kQueueCount];
   TokenBoard tokens;

@@ -82,8 +82,10 @@ SimResult simulate(const isa::Program& program, const HardwareConfig& config, Dd
     const DdrTarget& d = top->ddr();
     result.ddr_bytes_read = d.bytes_read();
     result.ddr_bytes_written = d.bytes_written();
-    result.ddr_bus_bytes = d.model().bus_bytes();
-    result.ddr_row_misses = d.model().row_misses();
+    top->ddr().model().finish(static_cast<double>(state.end_cycle) * config.cycle_ns());
+    result.ddr = d.model().counters();
+    result.ddr_bus_bytes = result.ddr.bus_bytes;
+    result.ddr_row_misses = result.ddr.row_misses;
     if (config.energy) result.energy = energy_of(result, *config.energy);
   }
   return result;

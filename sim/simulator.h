@@ -54,6 +54,9 @@ struct UnitStats {
   // Scratchpad traffic caused by this unit's instructions (rules: sim/README.md "Energy").
   std::uint64_t sram_bytes_read = 0;
   std::uint64_t sram_bytes_written = 0;
+  // Cycles its instructions (load/store: their transfers' scratchpad side) were stretched
+  // because another unit held a scratchpad bank they needed (sim/README.md "Scratchpad banks").
+  std::uint64_t bank_conflict_cycles = 0;
 };
 
 struct DmaChannelStats {
@@ -70,6 +73,32 @@ struct InstructionTiming {
   std::uint64_t end_cycle = 0;
   std::uint64_t stall_cycles = 0;         // waiting for tokens before start
   std::uint64_t channel_wait_cycles = 0;  // load/store: waiting for the DMA channel after the tokens
+  std::uint64_t bank_conflict_cycles = 0; // stretched by scratchpad bank conflicts (included in the run time)
+  // Load/store: what its DDR bursts found (banked and dram models) and the read/write
+  // turnaround its chunks paid on the DRAM data bus (dram model), in cycles.
+  std::uint64_t ddr_row_hits = 0, ddr_row_misses = 0;
+  double ddr_turnaround_cycles = 0;
+};
+
+// What the DDR model saw (sim/README.md "DDR dram"). simple/banked fill bus_bytes, row hits,
+// row misses and data_ns; the command-level dram model fills all of them. Times are summed
+// over channels.
+struct DdrCounters {
+  std::uint64_t bus_bytes = 0;      // whole bursts moved
+  std::uint64_t row_hits = 0;       // bursts served from an already open row
+  std::uint64_t row_misses = 0;     // bursts that had to open their row (ACT)
+  std::uint64_t row_conflicts = 0;  // ... of which had to close another row first (PRE)
+  std::uint64_t refreshes = 0;
+  double refresh_ns = 0;       // channel time blocked by refresh (tRFC each)
+  double turnaround_ns = 0;    // data-bus idle time between a read burst and a write burst (either order)
+  double data_ns = 0;          // data-bus busy time (bursts)
+  double active_ns = 0;        // time with at least one request in service
+  double bank_busy_ns = 0;     // sum over banks of time with a request in service
+  double row_hit_rate() const {
+    return row_hits + row_misses ? static_cast<double>(row_hits) / static_cast<double>(row_hits + row_misses) : 0.0;
+  }
+  double bank_parallelism() const { return active_ns > 0 ? bank_busy_ns / active_ns : 0.0; }
+  double peak_fraction() const { return active_ns > 0 ? data_ns / active_ns : 0.0; }
 };
 
 struct TraceEvent {
@@ -114,7 +143,8 @@ struct SimResult {
   std::uint64_t ddr_bytes_read = 0;      // bytes requested by DMA
   std::uint64_t ddr_bytes_written = 0;
   std::uint64_t ddr_bus_bytes = 0;       // whole bursts moved, including misalignment waste
-  std::uint64_t ddr_row_misses = 0;
+  std::uint64_t ddr_row_misses = 0;      // = ddr.row_misses
+  DdrCounters ddr;
   std::uint64_t sram_bytes_read = 0;     // all units: sum of UnitStats::sram_bytes_read
   std::uint64_t sram_bytes_written = 0;
   std::uint64_t sram_peak_bytes = 0;     // highest scratchpad address touched + 1

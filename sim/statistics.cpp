@@ -10,17 +10,25 @@ Statistics::Statistics(const isa::Program& program, const ProgramPlan& plan, con
     trace_ = std::make_unique<TraceRecorder>(program, plan, config, options.instruction_labels);
 }
 
-void Statistics::executed(const PlannedOp& op, std::uint64_t start, std::uint64_t end, std::uint64_t stall) {
+void Statistics::executed(const PlannedOp& op, std::uint64_t start, std::uint64_t end, std::uint64_t stall,
+                          std::uint64_t bank_conflict) {
   UnitStats& u = unit(op.unit);
   ++u.instructions;
   u.stall_cycles += stall;
+  u.bank_conflict_cycles += bank_conflict;
   u.sram_bytes_read += op.sram_read_bytes;
   u.sram_bytes_written += op.sram_write_bytes;
   BusyTracker& b = busy_[static_cast<int>(op.unit)];
   b.begin(start);
   b.end(end);
   (op.fp16 ? fp16_macs_ : int8_macs_) += op.macs;
-  if (!timings_.empty()) timings_[op.index] = {start, end, stall, 0};
+  if (!timings_.empty()) {
+    InstructionTiming& ti = timings_[op.index];
+    ti.start_cycle = start;
+    ti.end_cycle = end;
+    ti.stall_cycles = stall;
+    ti.bank_conflict_cycles = bank_conflict;
+  }
   if (trace_) trace_->instruction(op, op.unit == isa::Unit::Compute ? "compute" : "vector", start, end);
 }
 
@@ -45,10 +53,12 @@ void Statistics::transfer_started(const DmaTransfer& t, std::uint64_t start) {
   b.begin(start);
 }
 
-void Statistics::transfer_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t end) {
+void Statistics::transfer_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t end,
+                                   const DmaOutcome& outcome) {
   const PlannedOp& op = plan_.ops[t.index];
   UnitStats& u = unit(op.unit);
   ++u.instructions;
+  u.bank_conflict_cycles += outcome.bank_conflict_cycles;
   u.sram_bytes_read += op.sram_read_bytes;
   u.sram_bytes_written += op.sram_write_bytes;
   DmaChannelStats& c = channels_[t.channel];
@@ -58,8 +68,13 @@ void Statistics::transfer_finished(const DmaTransfer& t, std::uint64_t start, st
   c.busy_cycles += end - start;
   if (t.bounce_cycles) ++c.bounce_copies;
   if (!timings_.empty()) {
-    timings_[t.index].start_cycle = start;
-    timings_[t.index].end_cycle = end;
+    InstructionTiming& ti = timings_[t.index];
+    ti.start_cycle = start;
+    ti.end_cycle = end;
+    ti.bank_conflict_cycles = outcome.bank_conflict_cycles;
+    ti.ddr_row_hits = outcome.row_hits;
+    ti.ddr_row_misses = outcome.row_misses;
+    ti.ddr_turnaround_cycles = outcome.turnaround_cycles;
   }
   BusyTracker& b = busy_[static_cast<int>(op.unit)];
   const bool span_ended = b.end(end);
@@ -74,7 +89,10 @@ void Statistics::transfer_finished(const DmaTransfer& t, std::uint64_t start, st
 }
 
 void Statistics::control(const PlannedOp& op, std::uint64_t start, std::uint64_t end) {
-  if (op.index < timings_.size()) timings_[op.index] = {start, end, 0, 0};
+  if (op.index < timings_.size()) {
+    timings_[op.index].start_cycle = start;
+    timings_[op.index].end_cycle = end;
+  }
   if (trace_) trace_->instruction(op, "control", start, end);
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/dma_engine.h"
 #include "sim/program_plan.h"
 #include "sim/simulator.h"
 #include "sim/trace_recorder.h"
@@ -39,13 +40,15 @@ class Statistics {
   Statistics(const isa::Program& program, const ProgramPlan& plan, const HardwareConfig& config,
              const SimOptions& options);
 
-  // A compute or vector instruction ran [start, end) after waiting `stall` for tokens.
-  void executed(const PlannedOp& op, std::uint64_t start, std::uint64_t end, std::uint64_t stall);
+  // A compute or vector instruction ran [start, end) after waiting `stall` for tokens; the
+  // run includes `bank_conflict` cycles waiting for scratchpad banks.
+  void executed(const PlannedOp& op, std::uint64_t start, std::uint64_t end, std::uint64_t stall,
+                std::uint64_t bank_conflict);
   // A DMA instruction was handed to its channel after waiting `stall` for tokens and then
   // `channel_wait` for the channel.
   void dma_issued(const PlannedOp& op, std::uint64_t stall, std::uint64_t channel_wait);
   void transfer_started(const DmaTransfer& t, std::uint64_t start);
-  void transfer_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t end);
+  void transfer_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t end, const DmaOutcome& outcome);
   // Barrier or halt: the controller waited [start, end) for the queues to drain.
   void control(const PlannedOp& op, std::uint64_t start, std::uint64_t end);
 

@@ -23,6 +23,11 @@ inline std::int32_t sat32(std::int64_t v) {
   return static_cast<std::int32_t>(v < lo ? lo : v > hi ? hi : v);
 }
 
+// sum / n rounded half away from zero (int8/int32 average pooling and int8 mean), n > 0.
+inline std::int64_t divide_round_away(std::int64_t sum, std::int64_t n) {
+  return sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n);
+}
+
 // Float -> integer: NaN -> 0, round half to even, saturate.
 inline std::int64_t round_saturate(double v, double lo, double hi) {
   if (std::isnan(v)) return 0;

@@ -16,18 +16,11 @@ namespace npu::sim {
 using isa::DType;
 using isa::Field;
 
-namespace {
-
-std::int64_t divide_round_away(std::int64_t sum, std::int64_t n) {
-  return sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n);
-}
-
-}  // namespace
-
 void execute_pool(const isa::Instruction& in, std::uint8_t* sram) {
   const cost::PoolShape s = cost::PoolShape::of(in);
   const DType t = static_cast<DType>(in.get(Field::dtype));
-  const bool average = in.get(Field::mode) == 1, include_pad = in.get(Field::count_include_pad) == 1;
+  const bool average = in.get(Field::mode) == static_cast<int>(isa::PoolMode::Average);
+  const bool include_pad = in.get(Field::count_include_pad) == 1;
   const double pad = static_cast<double>(in.get(Field::pad_value));
   const bool integer = t == DType::Int8 || t == DType::Int32;
   const std::uint64_t c = s.channels;
@@ -67,7 +60,7 @@ void execute_pool(const isa::Instruction& in, std::uint8_t* sram) {
           if (n == 0)
             v = 0;
           else if (integer)
-            v = static_cast<double>(divide_round_away(static_cast<std::int64_t>(v), n));
+            v = static_cast<double>(vec::divide_round_away(static_cast<std::int64_t>(v), n));
           else
             v = static_cast<double>(static_cast<float>(v) / static_cast<float>(n));
         }

@@ -166,6 +166,14 @@ void execute_vector(const isa::Instruction& in, std::uint8_t* sram) {
     case Opcode::Lut: return lookup(in, sram);
     case Opcode::Activation: return execute_activation(in, sram);
     case Opcode::Softmax: return execute_softmax(in, sram);
+    case Opcode::Binary: return execute_binary(in, sram);
+    case Opcode::QuantizedBinary: return execute_quantized_binary(in, sram);
+    case Opcode::Reduce: return execute_reduce(in, sram);
+    case Opcode::LayerNorm: return execute_layernorm(in, sram);
+    case Opcode::Transpose: return execute_transpose(in, sram);
+    case Opcode::Fill: return execute_fill(in, sram);
+    case Opcode::Quantize: return execute_quantize(in, sram);
+    case Opcode::Dequantize: return execute_dequantize(in, sram);
     default: break;
   }
 }

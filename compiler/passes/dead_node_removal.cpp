@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "compiler/passes/passes.h"
@@ -6,7 +7,30 @@
 
 namespace npu::compiler {
 
+namespace {
+
+// Optional outputs nobody reads are dropped, so e.g. an inference Dropout whose mask is unused
+// is a plain passthrough.
+const std::map<std::string, std::size_t> kFirstOptionalOutput = {
+    {"Dropout", 1}, {"MaxPool", 1}, {"LayerNormalization", 1}, {"BatchNormalization", 1}};
+
+void drop_unread_optional_outputs(Graph& g) {
+  std::set<std::string> read(g.outputs.begin(), g.outputs.end());
+  for (const auto& n : g.nodes)
+    for (const auto& in : values_read(n)) read.insert(in);
+  for (auto& n : g.nodes) {
+    auto it = kFirstOptionalOutput.find(n.op_type);
+    if (!n.domain.empty() || it == kFirstOptionalOutput.end()) continue;
+    for (std::size_t o = it->second; o < n.outputs.size(); ++o)
+      if (!read.count(n.outputs[o])) n.outputs[o].clear();
+    while (n.outputs.size() > 1 && n.outputs.back().empty()) n.outputs.pop_back();
+  }
+}
+
+}  // namespace
+
 std::string remove_dead_nodes(Graph& g) {
+  drop_unread_optional_outputs(g);
   int identities = 0;
   // A value a Loop/If body names directly cannot be renamed from here: keep its Identity.
   std::set<std::string> captured;

@@ -49,11 +49,26 @@ bool match_activation(const Graph& g, const std::string& value, const std::set<i
   }
   if (cons.size() != 1 || taken.count(cons[0])) return false;
   const Node& n = g.nodes[cons[0]];
-  if (!n.domain.empty()) return false;
   act.nodes = {cons[0]};
   act.output = n.outputs[0];
-  if (n.op_type == "Relu" || n.op_type == "Sigmoid" || n.op_type == "HardSwish") {
+  // The activation-patterns pass writes its matches as single npusim nodes (SiLU, Gelu forms, Mish).
+  if (!n.domain.empty() && n.domain != "npusim") return false;
+  if (n.domain == "npusim" && n.op_type != "SiLU" && n.op_type != "Mish" && n.op_type != "GeluTanh" && n.op_type != "Gelu")
+    return false;
+  if (n.op_type == "Relu" || n.op_type == "Sigmoid" || n.op_type == "HardSwish" || n.op_type == "Tanh" ||
+      n.op_type == "SiLU" || n.op_type == "Mish" || n.op_type == "GeluTanh") {
     act.name = n.op_type;
+    return true;
+  }
+  if (n.op_type == "Gelu") {
+    const std::string approx = n.get_string("approximate", "none");
+    if (approx != "none" && approx != "tanh") return false;
+    act.name = approx == "tanh" ? "GeluTanh" : "Gelu";
+    return true;
+  }
+  if (n.op_type == "Elu") {
+    act.name = n.op_type;
+    act.alpha = n.get_float("alpha", 1.0f);
     return true;
   }
   if (n.op_type == "HardSigmoid") {
@@ -83,8 +98,10 @@ bool normalize_gemm(Graph& g, Node& n, const std::string& out_bias_add, std::str
   if (n.inputs.size() < 2 || !g.is_constant(n.inputs[1])) return false;
   const Tensor& x = g.tensor(n.inputs[0]);
   const Tensor& w = g.tensor(n.inputs[1]);
-  if (!x.shape_known || x.shape.size() != 2 || w.shape.size() != 2 || w.floats.empty()) return false;
   bool gemm = n.op_type == "Gemm";
+  // Gemm is 2-D; MatMul by constant [K, N] weights works on rows of K in any rank ([1, T, D]).
+  if (!x.shape_known || x.shape.size() < 2 || (gemm && x.shape.size() != 2) || w.shape.size() != 2 || w.floats.empty())
+    return false;
   if (gemm && n.get_int("transA", 0) != 0) return false;
   bool trans_b = gemm && n.get_int("transB", 0) != 0;
   float alpha = gemm ? n.get_float("alpha", 1.0f) : 1.0f, beta = gemm ? n.get_float("beta", 1.0f) : 1.0f;

@@ -1,34 +1,360 @@
-// NHWC inside the NPU: channels innermost is what the conv instruction's im2col, the
-// per-channel vector parameters and channel concat by strided DMA all need. The IR keeps
-// logical NCHW shapes; `layout` says how the bytes are stored. Every 4-D value that crosses
-// between the NPU and the host (graph input/output, CPU step) is one explicit NCHW<->NHWC
-// transpose, done by the runtime on the transfer and counted here.
+// The layout pass: a physical order per NPU value (tensor_layout.h), chosen so that bytes move
+// only where an op needs them elsewhere.
+//
+// - Conv, pooling and resize read and write NHWC (channels innermost: the conv instruction's
+//   im2col, the per-channel vector parameters and channel concat by strided DMA need it).
+// - Transpose, Reshape, Flatten, Squeeze, Unsqueeze are views: their output is the input's bytes
+//   with another order (a Flatten of NHWC [1,C,H,W] is [1,C,HW] stored HW-major, and the
+//   Transpose to [1,HW,C] that follows in a ViT is then row-major: nothing moves). A reshape
+//   whose axis groups are not contiguous in memory first makes its input row-major.
+// - Gemm-like ops need their reduction axis innermost; LayerNormalization its normalised axes.
+// - Element-wise ops, slices, concats, pads, gathers, reductions and softmax work on any order;
+//   their output takes their (first full-size) input's order, other operands follow it.
+// - Values that cross to the host (graph inputs and outputs, CPU steps) use the default order,
+//   NHWC for 4-D and row-major otherwise, which is what the runtime converts at the boundary.
+// Where an operand's order differs from what its consumer needs, a Relayout node (domain npusim)
+// copies it; the summary counts them, and the NCHW<->NHWC conversions the runtime does.
+#include <algorithm>
+#include <map>
 #include <set>
 
+#include "compiler/npu_ops.h"
 #include "compiler/passes/passes.h"
+#include "compiler/rowwise_params.h"
+#include "compiler/tensor_layout.h"
 
 namespace npu::compiler {
+namespace {
+
+// The memory-innermost axis of size > 1, or -1 when every axis has size 1.
+int innermost_axis(const std::vector<std::int64_t>& shape, const AxisOrder& order) {
+  AxisOrder o = order_or_identity(order, shape.size());
+  for (std::size_t i = o.size(); i-- > 0;)
+    if (shape[static_cast<std::size_t>(o[i])] != 1) return o[i];
+  return -1;
+}
+
+// Whether axes [first, rank) are the innermost in memory, in increasing order.
+bool trailing_axes_innermost(const std::vector<std::int64_t>& shape, const AxisOrder& order, std::size_t first) {
+  AxisOrder id = identity_order(shape.size());
+  AxisOrder o = order_or_identity(order, shape.size());
+  // Equal bytes to an order whose tail is first..rank-1 and whose head is o's other axes.
+  AxisOrder want;
+  for (int a : o)
+    if (static_cast<std::size_t>(a) < first) want.push_back(a);
+  for (std::size_t a = first; a < shape.size(); ++a) want.push_back(static_cast<int>(a));
+  return same_bytes(shape, o, want);
+}
+
+AxisOrder trailing_axes_order(const std::vector<std::int64_t>& shape, const AxisOrder& order, std::size_t first) {
+  AxisOrder o = order_or_identity(order, shape.size()), want;
+  for (int a : o)
+    if (static_cast<std::size_t>(a) < first) want.push_back(a);
+  for (std::size_t a = first; a < shape.size(); ++a) want.push_back(static_cast<int>(a));
+  return want;
+}
+
+std::int64_t normalized_axis(std::int64_t axis, std::size_t rank) {
+  return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis;
+}
+
+// Whether `axes` form one block of consecutive axes in memory (size-1 axes do not count).
+bool axes_contiguous(const std::vector<std::int64_t>& shape, const AxisOrder& order, const std::vector<std::int64_t>& axes) {
+  int phase = 0;
+  for (int a : order_or_identity(order, shape.size())) {
+    if (shape[static_cast<std::size_t>(a)] == 1) continue;
+    const bool in = std::find(axes.begin(), axes.end(), a) != axes.end();
+    if (in && phase == 2) return false;
+    if (in) phase = 1;
+    else if (phase == 1) phase = 2;
+  }
+  return true;
+}
+
+// The order of an output that drops the axes not `kept` (and renumbers the rest), or replaces
+// axis `replaced` by `count` new axes (Gather's index axes).
+AxisOrder without_axes(const AxisOrder& in, const std::vector<bool>& kept, std::int64_t replaced, std::int64_t count) {
+  AxisOrder out;
+  for (int a : in) {
+    if (a == replaced) {
+      for (std::int64_t k = 0; k < count; ++k) out.push_back(static_cast<int>(a + k));
+      continue;
+    }
+    if (!kept[static_cast<std::size_t>(a)]) continue;
+    int removed_before = 0;
+    for (int b = 0; b < a; ++b) removed_before += !kept[static_cast<std::size_t>(b)];
+    const int shift = replaced >= 0 && a > replaced ? static_cast<int>(count) - 1 : 0;
+    out.push_back(a - removed_before + shift);
+  }
+  return out;
+}
+
+class LayoutPass {
+ public:
+  explicit LayoutPass(Graph& g) : g_(g) {}
+
+  std::string run(int& boundary_transposes) {
+    std::set<std::string> host_visible(g_.inputs.begin(), g_.inputs.end());
+    host_visible.insert(g_.outputs.begin(), g_.outputs.end());
+    for (const auto& n : g_.nodes) {
+      if (n.device == Node::Device::Npu) continue;
+      for (const auto& v : n.inputs) if (!v.empty()) host_visible.insert(v);
+      for (const auto& v : n.outputs) if (!v.empty()) host_visible.insert(v);
+    }
+    std::vector<Node> out;
+    for (auto& n : g_.nodes) {
+      if (n.device != Node::Device::Npu) {
+        out.push_back(std::move(n));
+        continue;
+      }
+      for (const auto& v : n.inputs)
+        if (!v.empty() && !g_.is_constant(v) && !order_.count(v)) order_[v] = default_order(shape(v).size());
+      place(n, out);
+      out.push_back(std::move(n));
+    }
+    g_.nodes = std::move(out);
+    // Host-visible values the NPU computes in another order: the producer writes a renamed
+    // value, a Relayout writes the host's order under the original name.
+    std::vector<Node> final_nodes;
+    for (auto& n : g_.nodes) {
+      final_nodes.push_back(n);
+      if (n.device != Node::Device::Npu) continue;
+      for (auto& o : final_nodes.back().outputs) {
+        if (o.empty() || !host_visible.count(o) || !order_.count(o)) continue;
+        AxisOrder want = default_order(shape(o).size());
+        if (same_bytes(shape(o), order_[o], want)) continue;
+        std::string inner = g_.unique_name(o + "_npu_order");
+        Tensor t = g_.tensor(o);
+        t.name = inner;
+        g_.tensors[inner] = t;
+        order_[inner] = order_[o];
+        order_[o] = want;
+        renamed_[o] = inner;
+        Node r = relayout_node(inner, o);
+        o = inner;
+        final_nodes.push_back(r);
+        ++moves_;
+      }
+    }
+    // NPU readers of a renamed value read the producer's order.
+    for (auto& n : final_nodes) {
+      if (n.device != Node::Device::Npu || (n.op_type == "Relayout" && n.domain == "npusim" && renamed_.count(n.outputs[0])))
+        continue;
+      for (auto& v : n.inputs) {
+        auto it = renamed_.find(v);
+        if (it != renamed_.end()) v = it->second;
+      }
+    }
+    g_.nodes = std::move(final_nodes);
+    int nhwc = 0;
+    for (const auto& [v, o] : order_) {
+      Tensor& t = g_.tensor(v);
+      t.order = o;
+      if (t.shape.size() == 4 && o == nhwc_order()) {
+        ++nhwc;
+        if (host_visible.count(v)) ++boundary_transposes;
+      }
+    }
+    return std::to_string(order_.size()) + " NPU values (" + std::to_string(nhwc) + " NHWC), " +
+           std::to_string(moves_) + " relayout copies, " + std::to_string(boundary_transposes) +
+           " NCHW<->NHWC conversions at the NPU boundary";
+  }
+
+ private:
+  const std::vector<std::int64_t>& shape(const std::string& v) const { return g_.tensor(v).shape; }
+  bool activation(const std::string& v) const { return !v.empty() && !g_.is_constant(v); }
+
+  Node relayout_node(const std::string& from, const std::string& to) {
+    Node r;
+    r.name = g_.unique_name(to + "_relayout");
+    r.op_type = "Relayout";
+    r.domain = "npusim";
+    r.inputs = {from};
+    r.outputs = {to};
+    r.device = Node::Device::Npu;
+    r.set_string("pattern", "Relayout");
+    return r;
+  }
+
+  // Input `v` of a node as a value stored in order `want`: `v` itself, or a copy.
+  std::string ensure(const std::string& v, const AxisOrder& want, std::vector<Node>& out) {
+    const auto& s = shape(v);
+    if (same_bytes(s, order_.at(v), want)) return v;
+    for (const auto& [key, copy] : copies_)
+      if (key.first == v && same_bytes(s, key.second, want)) return copy;
+    std::string name = g_.unique_name(v + "_relayout");
+    Tensor t = g_.tensor(v);
+    t.name = name;
+    g_.tensors[name] = t;
+    order_[name] = want;
+    out.push_back(relayout_node(v, name));
+    copies_[{v, want}] = name;
+    ++moves_;
+    return name;
+  }
+
+  void set_output(const std::string& v, AxisOrder o) {
+    if (v.empty()) return;
+    const auto& s = shape(v);
+    if (o.size() != s.size()) o = default_order(s.size());
+    if (same_bytes(s, o, default_order(s.size()))) o = default_order(s.size());
+    order_[v] = o;
+  }
+
+  // First input with the output's shape: its order leads.
+  int primary_input(const Node& n) const {
+    const auto& ys = shape(n.outputs[0]);
+    for (std::size_t i = 0; i < n.inputs.size(); ++i)
+      if (activation(n.inputs[i]) && shape(n.inputs[i]) == ys) return static_cast<int>(i);
+    return -1;
+  }
+
+  void place(Node& n, std::vector<Node>& out) {
+    const std::string& op = n.op_type;
+    auto& in = n.inputs;
+    const std::string y = n.outputs.empty() ? std::string() : n.outputs[0];
+    auto order_of = [&](const std::string& v) { return order_.at(v); };
+
+    if (needs_nhwc(op)) {
+      for (auto& v : in)
+        if (activation(v) && shape(v).size() == 4) v = ensure(v, nhwc_order(), out);
+      for (const auto& o : n.outputs) set_output(o, default_order(shape(o).size()));
+      return;
+    }
+    if (is_view_op(op) || (op == "Relayout" && n.domain == "npusim")) {
+      const auto& xs = shape(in[0]);
+      const auto& ys = shape(y);
+      if (op == "Transpose") {
+        std::vector<std::int64_t> perm = n.get_ints("perm");
+        if (perm.empty())
+          for (std::size_t i = xs.size(); i-- > 0;) perm.push_back(static_cast<std::int64_t>(i));
+        set_output(y, transposed_order(order_of(in[0]), perm));
+      } else if (op == "Identity") {
+        set_output(y, order_of(in[0]));
+      } else {
+        auto o = reshaped_order(xs, order_of(in[0]), ys);
+        if (!o) {
+          in[0] = ensure(in[0], identity_order(xs.size()), out);
+          o = identity_order(ys.size());
+        }
+        set_output(y, *o);
+      }
+      return;
+    }
+    if (op == "FusedGemm") {
+      const auto& xs = shape(in[0]);
+      if (innermost_axis(xs, order_of(in[0])) != static_cast<int>(xs.size()) - 1 && xs.back() != 1)
+        in[0] = ensure(in[0], trailing_axes_order(xs, order_of(in[0]), xs.size() - 1), out);
+      set_output(y, order_of(in[0]));
+      return;
+    }
+    if (op == "MatMul") {
+      const auto& as = shape(in[0]);
+      const auto& bs = shape(in[1]);
+      if (activation(in[0]) && as.back() != 1 && innermost_axis(as, order_of(in[0])) != static_cast<int>(as.size()) - 1)
+        in[0] = ensure(in[0], identity_order(as.size()), out);
+      if (activation(in[1]) && bs.size() >= 2) {
+        int inner = innermost_axis(bs, order_of(in[1]));
+        int r = static_cast<int>(bs.size());
+        if (inner != r - 1 && inner != r - 2 && inner != -1) in[1] = ensure(in[1], identity_order(bs.size()), out);
+      }
+      set_output(y, identity_order(shape(y).size()));
+      return;
+    }
+    if (op == "LayerNormalization") {
+      const auto& xs = shape(in[0]);
+      auto axis = static_cast<std::size_t>(normalized_axis(n.get_int("axis", -1), xs.size()));
+      if (!trailing_axes_innermost(xs, order_of(in[0]), axis)) in[0] = ensure(in[0], trailing_axes_order(xs, order_of(in[0]), axis), out);
+      set_output(y, order_of(in[0]));
+      return;
+    }
+    if (unary_ops().count(op) || binary_ops().count(op) || op == "Where" || op == "Concat") {
+      const auto& ys = shape(y);
+      int p = primary_input(n);
+      AxisOrder oo;
+      if (p >= 0) {
+        oo = order_of(in[static_cast<std::size_t>(p)]);
+      } else {
+        oo = default_order(ys.size());
+        for (const auto& v : in)
+          if (activation(v) && shape(v).size() == ys.size()) {
+            oo = order_of(v);
+            break;
+          }
+      }
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        if (!activation(in[i]) || static_cast<int>(i) == p) continue;
+        if (op == "Concat") in[i] = ensure(in[i], oo, out);
+        else if (shape(in[i]).size() <= ys.size()) in[i] = ensure(in[i], projected_order(oo, ys.size(), shape(in[i]).size()), out);
+      }
+      set_output(y, oo);
+      return;
+    }
+    if (is_rowwise_op(op)) {
+      const auto& xs = shape(in[0]);
+      const std::vector<std::int64_t> axes = rowwise_axes(g_, n);
+      const bool reduce = reduce_ops().count(op) != 0;
+      if (!reduce && axes.size() > 1) {  // normalised / coerced axes: innermost, in order
+        if (!trailing_axes_innermost(xs, order_of(in[0]), static_cast<std::size_t>(axes.front())))
+          in[0] = ensure(in[0], trailing_axes_order(xs, order_of(in[0]), static_cast<std::size_t>(axes.front())), out);
+      } else if (reduce && !axes_contiguous(xs, order_of(in[0]), axes)) {
+        AxisOrder o;
+        for (int a : order_of(in[0]))
+          if (std::find(axes.begin(), axes.end(), a) == axes.end()) o.push_back(a);
+        for (int a : order_of(in[0]))
+          if (std::find(axes.begin(), axes.end(), a) != axes.end()) o.push_back(a);
+        in[0] = ensure(in[0], o, out);
+      }
+      if (!reduce || shape(y).size() == xs.size()) {
+        set_output(y, order_of(in[0]));
+      } else {
+        std::vector<bool> kept(xs.size(), true);
+        for (auto a : axes) kept[static_cast<std::size_t>(a)] = false;
+        set_output(y, without_axes(order_of(in[0]), kept, -1, 0));
+      }
+      return;
+    }
+    if (op == "Gather") {
+      const auto& xs = shape(in[0]);
+      const std::int64_t axis = normalized_axis(n.get_int("axis", 0), xs.size());
+      std::vector<bool> kept(xs.size(), true);
+      set_output(y, without_axes(order_of(in[0]), kept, axis, static_cast<std::int64_t>(shape(in[1]).size())));
+      return;
+    }
+    if (op == "Expand" || op == "Tile" || op == "Slice" || op == "Split" || op == "Pad" || op == "DepthToSpace" ||
+        op == "SpaceToDepth") {
+      const auto& xs = shape(in[0]);
+      for (const auto& o : n.outputs) {
+        if (o.empty()) continue;
+        set_output(o, projected_order(order_of(in[0]), xs.size(), xs.size()));
+        if (shape(o).size() > xs.size()) {  // Expand to a higher rank: new axes outermost
+          AxisOrder e;
+          std::size_t extra = shape(o).size() - xs.size();
+          for (std::size_t a = 0; a < extra; ++a) e.push_back(static_cast<int>(a));
+          for (int a : order_of(in[0])) e.push_back(a + static_cast<int>(extra));
+          set_output(o, e);
+        }
+      }
+      return;
+    }
+    // Anything else: the default orders in and out.
+    for (auto& v : in)
+      if (activation(v)) v = ensure(v, default_order(shape(v).size()), out);
+    for (const auto& o : n.outputs) set_output(o, default_order(shape(o).size()));
+  }
+
+  Graph& g_;
+  std::map<std::string, AxisOrder> order_;
+  std::map<std::pair<std::string, AxisOrder>, std::string> copies_;
+  std::map<std::string, std::string> renamed_;
+  int moves_ = 0;
+};
+
+}  // namespace
 
 std::string convert_layout(Graph& g, int& transposes) {
   transposes = 0;
-  std::set<std::string> npu_values, host_values;
-  for (const auto& n : g.nodes) {
-    auto& side = n.device == Node::Device::Npu ? npu_values : host_values;
-    for (const auto& v : n.inputs) if (!v.empty() && !g.is_constant(v)) side.insert(v);
-    for (const auto& v : n.outputs) if (!v.empty()) side.insert(v);
-  }
-  host_values.insert(g.inputs.begin(), g.inputs.end());
-  host_values.insert(g.outputs.begin(), g.outputs.end());
-  int nhwc = 0;
-  for (const auto& v : npu_values) {
-    Tensor& t = g.tensor(v);
-    if (t.shape.size() != 4) continue;
-    t.layout = Layout::NHWC;
-    ++nhwc;
-    if (host_values.count(v)) ++transposes;
-  }
-  return std::to_string(nhwc) + " NPU values NHWC, " + std::to_string(transposes) +
-         " NCHW<->NHWC transposes at the NPU boundary";
+  return LayoutPass(g).run(transposes);
 }
 
 }  // namespace npu::compiler

@@ -51,6 +51,9 @@ int run_compile(const std::vector<std::string>& args) {
     for (const auto& w : model.warnings) fmt::print(stderr, "npusim compile: warning: {}\n", w);
     if (options.explain) fmt::print("{}", report::format_passes(model));
     fmt::print("{}", report::format_compile_summary(model, model_path, out));
+    const auto placement = report::summarize_placement(model, config);
+    fmt::print("{}", report::format_placement(placement));
+    if (options.explain) fmt::print("{}", report::format_placement_by_op(placement));
   }
   return kExitOk;
 }

@@ -75,6 +75,9 @@ int run_model(const std::vector<std::string>& args) {
       ("strict", po::bool_switch(), "when compiling ONNX: any CPU fallback is an error")
       ("input-shape", po::value<std::vector<std::string>>()->composing(), "when compiling ONNX: NAME=1x3x224x224")
       ("device", po::value<std::string>()->default_value("sim"), "NPU back end")
+      ("misalign-inputs", po::value<std::uint64_t>()->default_value(0),
+       "place every model input BYTES past a 4 KiB boundary in DDR, as a pre-processing buffer might be "
+       "(reads below dma.min_alignment_bytes go through the bounce buffer); 0: where the compiler put it")
       ("seed", po::value<std::uint64_t>()->default_value(1), "seed for generated inputs")
       ("quiet,q", po::bool_switch(), "print nothing but errors");
   po::positional_options_description pos;
@@ -97,6 +100,7 @@ int run_model(const std::vector<std::string>& args) {
   session_options.device = (*vm)["device"].as<std::string>();
   session_options.timing_only = (*vm)["timing-only"].as<bool>();
   session_options.record_trace = vm->count("trace") > 0;
+  session_options.input_misalignment_bytes = (*vm)["misalign-inputs"].as<std::uint64_t>();
   if (session_options.timing_only && vm->count("save-outputs"))
     throw std::runtime_error("--save-outputs needs a functional run (drop --timing-only)");
 

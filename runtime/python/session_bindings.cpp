@@ -4,6 +4,7 @@
 // numpy 2. Outputs are handed over without a copy: numpy views the bytes of a TensorBuffer
 // that owns the runtime's HostTensor.
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,11 +15,15 @@
 #include "container/compiled_model.h"
 #include "isa/program.h"
 #include "report/model_report.h"
+#include "report/stream_report.h"
+#include "compiler/host_flops.h"
 #include "runtime/compiled_model_io.h"
+#include "runtime/host_time_model.h"
 #include "runtime/input_check.h"
 #include "runtime/onnx_model_info.h"
 #include "runtime/python/bindings.h"
 #include "runtime/session.h"
+#include "runtime/stream.h"
 
 namespace py = pybind11;
 
@@ -93,9 +98,11 @@ class PySession {
   // `npusim run` does for ONNX files; read once per file by the caller (parsing a large
   // model costs more than a timing-only run) and shared by every session of that model.
   PySession(std::shared_ptr<CompiledModel> model, HardwareConfig config, std::string model_path,
-            std::shared_ptr<runtime::OnnxModelInfo> declared, std::string device)
+            std::shared_ptr<runtime::OnnxModelInfo> declared, std::string device,
+            std::uint64_t input_misalignment_bytes)
       : model_(std::move(model)), config_(std::move(config)), model_path_(std::move(model_path)),
-        device_(std::move(device)), declared_(std::move(declared)) {}
+        device_(std::move(device)), declared_(std::move(declared)),
+        input_misalignment_bytes_(input_misalignment_bytes) {}
 
   const HardwareConfig& config() const { return config_; }
   const std::shared_ptr<CompiledModel>& model() const { return model_; }
@@ -152,12 +159,50 @@ class PySession {
     return py::make_tuple(outputs, report);
   }
 
+  // The stream report JSON text (report/stream_report.h); writes the Perfetto trace to
+  // trace_path unless it is empty. A stage given as a model (path) is timed on the host.
+  std::string stream(int frames, int depth, double pre_us, const std::string& pre_model, double post_us,
+                     const std::string& post_model, std::uint64_t seed, const std::string& trace_path) {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(simulation_mutex());
+    runtime::StreamOptions options;
+    options.frames = frames;
+    options.depth = depth;
+    auto stage = [&](const std::string& name, double us, const std::string& path) {
+      if (!path.empty()) return runtime::host_stage_from_model(name, path, config_, {});
+      runtime::HostStage h;
+      h.name = name;
+      h.us = us;
+      return h;
+    };
+    options.pre = stage("pre", pre_us, pre_model);
+    options.post = stage("post", post_us, post_model);
+    runtime::SessionOptions session_options;
+    session_options.device = device_;
+    session_options.timing_only = true;
+    session_options.record_trace = !trace_path.empty();
+    session_options.input_misalignment_bytes = input_misalignment_bytes_;
+    runtime::Session s(*model_, config_, session_options, model_path_);
+    if (declared_) s.declare_boundary(*declared_);
+    std::map<std::string, runtime::HostTensor> inputs;
+    for (std::size_t i = 0; i < s.inputs().size(); ++i)
+      inputs[s.inputs()[i].name] = runtime::random_input(s.inputs()[i], seed + i);
+    const auto result = runtime::run_stream(s, inputs, options);
+    if (!trace_path.empty()) {
+      std::ofstream out(trace_path);
+      report::write_stream_trace(result, *model_, config_, out);
+      if (!out) throw std::runtime_error(trace_path + ": cannot write file");
+    }
+    return report::stream_report_json(result, *model_, config_).dump();
+  }
+
  private:
   std::shared_ptr<CompiledModel> model_;
   HardwareConfig config_;
   std::string model_path_;
   std::string device_;
   std::shared_ptr<runtime::OnnxModelInfo> declared_;  // null: none
+  std::uint64_t input_misalignment_bytes_ = 0;
   std::unique_ptr<runtime::Session> sessions_[2];  // [timing_only]
 
   // The CLI's JSON, plus the sim's energy of the summed NPU counters while the runtime's
@@ -184,6 +229,7 @@ class PySession {
       runtime::SessionOptions options;
       options.device = device_;
       options.timing_only = timing_only;
+      options.input_misalignment_bytes = input_misalignment_bytes_;
       s = std::make_unique<runtime::Session>(*model_, config_, options, model_path_);
       if (declared_) s->declare_boundary(*declared_);
     }
@@ -246,14 +292,28 @@ void bind_session(py::module_& m) {
 
   py::class_<PySession>(m, "Session")
       .def(py::init<std::shared_ptr<CompiledModel>, HardwareConfig, std::string,
-                    std::shared_ptr<runtime::OnnxModelInfo>, std::string>(),
+                    std::shared_ptr<runtime::OnnxModelInfo>, std::string, std::uint64_t>(),
            py::arg("model"), py::arg("config"), py::arg("model_path"), py::arg("declared").none(true),
-           py::arg("device"))
+           py::arg("device"), py::arg("input_misalignment_bytes") = 0)
       .def_property_readonly("config", &PySession::config)
       .def_property_readonly("model", &PySession::model)
       .def("inputs", &PySession::inputs)
       .def("outputs", &PySession::outputs)
-      .def("run", &PySession::run, py::arg("inputs"), py::arg("timing_only"), py::arg("seed"));
+      .def("run", &PySession::run, py::arg("inputs"), py::arg("timing_only"), py::arg("seed"))
+      .def("stream", &PySession::stream, py::arg("frames"), py::arg("depth"), py::arg("pre_us"), py::arg("pre_model"),
+           py::arg("post_us"), py::arg("post_model"), py::arg("seed"), py::arg("trace_path"));
+
+  m.def("host_flops",
+        [](const std::string& path, const std::vector<std::string>& input_shapes) {
+          compiler::CompileOptions options;
+          options.input_shapes = input_shapes;
+          py::gil_scoped_release release;
+          return compiler::model_host_flops(path, options);
+        },
+        py::arg("path"), py::arg("input_shapes"));
+  m.def("host_compute_us",
+        [](std::uint64_t flops, const HardwareConfig& config) { return runtime::cpu_compute_us(flops, config.host); },
+        py::arg("flops"), py::arg("config"));
 }
 
 }  // namespace npu::python

@@ -1,17 +1,23 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "compiler/float_evaluator.h"
 #include "compiler/onnx_io.h"
+#include "compiler/opset_upgrade.h"
+#include "compiler/passes/passes.h"
 #include "tests/compiler/test_graphs.h"
 
 using namespace npu::compiler;
 
 namespace {
 
-const std::string kNodeTests = "/usr/include/onnx/backend/test/data/node/";
+const std::string kTestData = "/usr/include/onnx/backend/test/data/";  // Debian's libonnx-testdata
+const std::string kNodeTests = kTestData + "node/";
 const std::string kTinyModel = std::string(NPUSIM_SOURCE_DIR) + "/models/tiny_convnet.onnx";
 
 std::vector<std::uint8_t> read_bytes(const std::string& path) {
@@ -168,4 +174,137 @@ TEST_CASE("the FP32 evaluator reproduces ONNX node test outputs", "[compiler][re
       CHECK(testing::max_abs_diff(got, expected) < 1e-4f);
     }
   }
+}
+
+namespace {
+
+// ONNX test directories (model.onnx + test_data_set_0) whose every op the FP32 evaluator runs.
+std::vector<std::string> evaluator_node_tests(const std::string& root) {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(root, ec))
+    if (std::filesystem::exists(e.path() / "model.onnx") && std::filesystem::exists(e.path() / "test_data_set_0"))
+      dirs.push_back(e.path().string());
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+// Runs one test directory through import, the static-shape front end, the opset upgrade and
+// the FP32 evaluator; "" when every output matches, else what differs (one line).
+std::string run_through_evaluator(const std::string& dir) {
+  try {
+    Graph g = import_onnx(dir + "/model.onnx");
+    for (const auto& n : g.nodes)
+      if (!evaluator_supports(n)) return "unsupported op " + n.op_type;
+    fold_static_shapes(g);
+    upgrade_opset(g);
+    fold_static_shapes(g);
+    TensorMap in;
+    for (std::size_t i = 0; i < g.inputs.size(); ++i)
+      in[g.inputs[i]] = constant_as_float(read_tensor_pb(dir + "/test_data_set_0/input_" + std::to_string(i) + ".pb"));
+    auto values = evaluate_graph(g, in);
+    for (std::size_t o = 0; o < g.outputs.size(); ++o) {
+      const Tensor expected_t = read_tensor_pb(dir + "/test_data_set_0/output_" + std::to_string(o) + ".pb");
+      FloatTensor expected = constant_as_float(expected_t);
+      auto it = values.find(g.outputs[o]);
+      if (it == values.end()) return "output " + g.outputs[o] + " not computed";
+      const FloatTensor& got = it->second;
+      if (got.shape != expected.shape)
+        return "output " + g.outputs[o] + " shape " + shape_string(got.shape) + ", expected " + shape_string(expected.shape);
+      for (std::size_t k = 0; k < got.data.size(); ++k) {
+        const float a = got.data[k], e = expected.data[k];
+        if (std::isnan(a) && std::isnan(e)) continue;
+        if (std::isinf(e) && a == e) continue;
+        if (!(std::fabs(a - e) <= 1e-4f + 1e-4f * std::fabs(e)))
+          return "output " + g.outputs[o] + "[" + std::to_string(k) + "] = " + std::to_string(a) + ", expected " +
+                 std::to_string(e);
+      }
+    }
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// Node tests the FP32 evaluator cannot pass, by name prefix, with why. The test also checks each
+// entry still fails, so the list cannot go stale.
+const std::vector<std::pair<std::string, std::string>> kEvaluatorExceptions = {
+    {"test_averagepool_3d", "3-D windows: the evaluator runs 1-D and 2-D Conv/pooling (the CPU path runs 3-D)"},
+    {"test_maxpool_3d", "3-D windows: the evaluator runs 1-D and 2-D Conv/pooling (the CPU path runs 3-D)"},
+    {"test_convtranspose_3d", "3-D windows: the evaluator runs 1-D and 2-D Conv/pooling (the CPU path runs 3-D)"},
+
+    {"test_batchnorm_epsilon_training_mode", "training-mode BatchNormalization (running statistics outputs)"},
+    {"test_batchnorm_example_training_mode", "training-mode BatchNormalization (running statistics outputs)"},
+    {"test_training_dropout", "training-mode Dropout draws a random mask"},
+    {"test_cast_BFLOAT16", "bfloat16: the graph IR holds no such element type"},
+    {"test_cast_FLOAT_to_BFLOAT16", "bfloat16: the graph IR holds no such element type"},
+    {"test_castlike_BFLOAT16", "bfloat16: the graph IR holds no such element type"},
+    {"test_castlike_FLOAT_to_BFLOAT16", "bfloat16: the graph IR holds no such element type"},
+    {"test_cast_FLOAT_to_STRING", "string tensors: numeric tensors only"},
+    {"test_cast_STRING", "string tensors: numeric tensors only"},
+    {"test_castlike_FLOAT_to_STRING", "string tensors: numeric tensors only"},
+    {"test_castlike_STRING", "string tensors: numeric tensors only"},
+    {"test_identity_opt", "optional values: tensors only"},
+    {"test_optional_", "optional values: tensors only"},
+    {"test_identity_sequence", "sequence values: tensors only"},
+    {"test_sequence_", "sequence values: tensors only"},
+    {"test_loop13_seq", "sequence values: tensors only"},
+    {"test_loop16_seq_none", "sequence values: tensors only"},
+    {"test_resize_downsample_scales_cubic", "Resize mode cubic is not implemented (nearest and linear are)"},
+    {"test_resize_downsample_sizes_cubic", "Resize mode cubic is not implemented (nearest and linear are)"},
+    {"test_resize_upsample_scales_cubic", "Resize mode cubic is not implemented (nearest and linear are)"},
+    {"test_resize_upsample_sizes_cubic", "Resize mode cubic is not implemented (nearest and linear are)"},
+    {"test_resize_tf_crop_and_resize", "coordinate mode tf_crop_and_resize is not implemented"},
+    {"test_resize_downsample_scales_linear_align_corners",
+     "align_corners with a scale whose output length rounds: the reference divides by scale x length, the "
+     "evaluator (like ONNX Runtime) by the integer output length"},
+};
+
+const std::vector<std::pair<std::string, std::string>> kPytorchExceptions = {
+    {"test_AvgPool3d", "3-D windows: the evaluator runs 1-D and 2-D Conv/pooling (the CPU path runs 3-D)"},
+    {"test_MaxPool3d", "3-D windows: the evaluator runs 1-D and 2-D Conv/pooling (the CPU path runs 3-D)"},
+    {"test_Conv3d", "3-D windows: the evaluator runs 1-D and 2-D Conv/pooling (the CPU path runs 3-D)"},
+};
+
+using Exceptions = std::vector<std::pair<std::string, std::string>>;
+
+void check_test_directories(const std::vector<std::string>& roots, const Exceptions& exceptions, int at_least) {
+  auto expected_failure = [&](const std::string& name) -> std::string {
+    for (const auto& [prefix, why] : exceptions)
+      if (name.rfind(prefix, 0) == 0) return prefix;
+    return "";
+  };
+  int ran = 0;
+  std::set<std::string> excused;
+  std::vector<std::string> dirs;
+  for (const auto& root : roots)
+    for (auto& d : evaluator_node_tests(root)) dirs.push_back(std::move(d));
+  for (const auto& dir : dirs) {
+    std::string why = run_through_evaluator(dir);
+    if (why.rfind("unsupported op", 0) == 0) continue;
+    ++ran;
+    const std::string name = std::filesystem::path(dir).filename().string();
+    const std::string exception = expected_failure(name);
+    if (!exception.empty()) {
+      if (!why.empty()) excused.insert(exception);
+      continue;
+    }
+    if (!why.empty()) FAIL_CHECK(name << ": " << why);
+  }
+  CHECK(ran >= at_least);
+  for (const auto& [prefix, reason] : exceptions)
+    if (!excused.count(prefix)) FAIL_CHECK(prefix << " is listed as failing (" << reason << ") but passes");
+}
+
+TEST_CASE("the FP32 evaluator matches every ONNX node test whose ops it runs", "[compiler][reference]") {
+  check_test_directories({kNodeTests}, kEvaluatorExceptions, 650);
+}
+
+TEST_CASE("the opset-6 PyTorch node tests run through the opset upgrade and the FP32 evaluator",
+          "[compiler][reference]") {
+  // libonnx-testdata's pytorch-converted and pytorch-operator: opset 6 models (broadcast
+  // attributes, BatchNormalization-6, Upsample, Softmax before 13, ...) upgraded to 17.
+  check_test_directories({kTestData + "pytorch-converted/", kTestData + "pytorch-operator/"}, kPytorchExceptions, 100);
 }

@@ -36,6 +36,12 @@ class GraphBuilder {
     g_.add_constant(name, std::move(shape), std::move(v));
     return name;
   }
+  std::string int_constant(const std::string& name, std::vector<std::int64_t> shape, std::vector<std::int64_t> v) {
+    Tensor& t = g_.add_constant(name, std::move(shape), {});
+    t.elem_type = kInt64;
+    t.ints = std::move(v);
+    return name;
+  }
   Node& node(const std::string& op, std::vector<std::string> inputs, const std::string& name) {
     Node n;
     n.name = name;
@@ -48,6 +54,7 @@ class GraphBuilder {
     return g_.nodes.back();
   }
   std::string out(const std::string& node_name) const { return node_name + "_out"; }
+  Graph& graph() { return g_; }
   Graph finish(std::vector<std::string> outputs) {
     g_.outputs = std::move(outputs);
     infer_shapes(g_);

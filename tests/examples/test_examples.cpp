@@ -2,12 +2,15 @@
 // bit-exactly, and take the same cycles with and without --timing-only.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "hwconfig/hardware_config.h"
 #include "isa/assembler.h"
+#include "isa/fp16.h"
 #include "runtime/program_io.h"
 #include "sim/simulator.h"
 
@@ -118,8 +121,49 @@ TEST_CASE("conv tile + bias + ReLU + requantise equals the C++ reference bit-exa
   CHECK(std::count_if(out.begin(), out.end(), [](int v) { return v > 0 && v < 127; }) > 1000);
 }
 
+TEST_CASE("fp16 attention head (layernorm, gemm with B transposed, softmax, gelu) equals a double reference") {
+  const auto program = load_example("attention_fp16.npuasm");
+  auto r = run(program, config("default.yaml"), false, 5);
+  const auto x = read<std::uint16_t>(r.ddr, tensor(program, "X"));
+  const auto params = read<float>(r.ddr, tensor(program, "params"));
+  const auto y = read<float>(r.ddr, tensor(program, "Y"));
+  const int S = 16, D = 32;
+  // The reference rounds to fp16 where the program stores fp16 (Xn and P), in double elsewhere.
+  auto fp16 = [](double v) { return static_cast<double>(isa::half_to_float(isa::float_to_half(static_cast<float>(v)))); };
+  std::vector<double> xn(S * D), p(S * S);
+  for (int i = 0; i < S; ++i) {
+    double mean = 0, var = 0;
+    for (int c = 0; c < D; ++c) mean += isa::half_to_float(x[i * D + c]) / D;
+    for (int c = 0; c < D; ++c) var += std::pow(isa::half_to_float(x[i * D + c]) - mean, 2) / D;
+    for (int c = 0; c < D; ++c)
+      xn[i * D + c] = fp16((isa::half_to_float(x[i * D + c]) - mean) / std::sqrt(var + 1e-5) * params[c] + params[D + c]);
+  }
+  for (int i = 0; i < S; ++i) {
+    std::vector<double> s(S);
+    double m = -1e300, sum = 0;
+    for (int j = 0; j < S; ++j) {
+      for (int c = 0; c < D; ++c) s[j] += xn[i * D + c] * xn[j * D + c];
+      s[j] /= std::sqrt(32.0);
+      m = std::max(m, s[j]);
+    }
+    for (int j = 0; j < S; ++j) sum += std::exp(s[j] - m);
+    for (int j = 0; j < S; ++j) p[i * S + j] = fp16(std::exp(s[j] - m) / sum);
+  }
+  for (int i = 0; i < S; ++i)
+    for (int c = 0; c < D; ++c) {
+      double o = 0;
+      for (int j = 0; j < S; ++j) o += p[i * S + j] * xn[j * D + c];
+      const double want = 0.5 * o * std::erfc(-o / std::sqrt(2.0));
+      CAPTURE(i, c);
+      CHECK(y[i * D + c] == Approx(want).epsilon(2e-3).margin(2e-3));
+    }
+  // Not trivially zero: the rows are normalised, so outputs of both signs occur.
+  CHECK(std::count_if(y.begin(), y.end(), [](float v) { return v < -0.01f; }) > 10);
+  CHECK(std::count_if(y.begin(), y.end(), [](float v) { return v > 0.5f; }) > 10);
+}
+
 TEST_CASE("timing-only runs of the examples give identical cycles") {
-  for (const char* name : {"gemm_int8_double_buffered.npuasm", "conv_bias_relu_requant.npuasm"}) {
+  for (const char* name : {"gemm_int8_double_buffered.npuasm", "conv_bias_relu_requant.npuasm", "attention_fp16.npuasm"}) {
     const auto program = load_example(name);
     for (const char* cfg_name : {"default.yaml", "tiny-8x8.yaml", "ideal-32x32-ws.yaml"}) {
       INFO(name << " on " << cfg_name);

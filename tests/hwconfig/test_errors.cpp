@@ -101,9 +101,31 @@ TEST_CASE("choices", "[hwconfig][errors]") {
         "configs/x.yaml: mac_array.dataflow: must be one of ws, os, is (got \"WS\")");
   CHECK(error_of(minimal_yaml({{"mac_array.dataflow", "[ws]"}})) ==
         "configs/x.yaml: mac_array.dataflow: must be one of ws, os, is (got a list)");
-  CHECK(error_of(minimal_yaml({{"ddr.model", "dram"}})) ==
-        "configs/x.yaml: ddr.model: must be one of simple, banked, ideal (got \"dram\")");
+  CHECK(error_of(minimal_yaml({{"ddr.model", "ramulator"}})) ==
+        "configs/x.yaml: ddr.model: must be one of simple, banked, dram, ideal (got \"ramulator\")");
   CHECK(error_of(minimal_yaml({{"ddr.model", "banked"}})) == "<no error>");
+  CHECK(error_of(minimal_yaml({{"dram.standard", "ddr4-3200"}})) ==
+        "configs/x.yaml: dram.standard: must be one of lpddr4x-4266, lpddr5x-8533, ddr5-5600 (got \"ddr4-3200\")");
+  CHECK(error_of(minimal_yaml({{"sram.bank_mapping", "striped"}})) ==
+        "configs/x.yaml: sram.bank_mapping: must be one of block, interleaved (got \"striped\")");
+  CHECK(error_of(minimal_yaml({{"dma.arbitration", "fifo"}})) ==
+        "configs/x.yaml: dma.arbitration: must be one of round_robin, channel_priority (got \"fifo\")");
+}
+
+TEST_CASE("the dram model's burst and bandwidth follow its standard", "[hwconfig][errors]") {
+  // The DRAM model takes both from dram.standard; the keys the compiler and the reports read
+  // must agree. LPDDR4X-4266: 2 B x BL16 = 32 B bursts, 8.532 GB/s per channel.
+  CHECK(error_of(minimal_yaml({{"ddr.model", "dram"}, {"ddr.burst_bytes", "64"}})) ==
+        "configs/x.yaml: ddr.burst_bytes: must be 32 with ddr.model dram and dram.standard lpddr4x-4266 "
+        "(channel width x burst length) (got 64)");
+  CHECK(error_of(minimal_yaml({{"ddr.model", "dram"}, {"ddr.burst_bytes", "32"}, {"ddr.channels", "2"},
+                               {"ddr.bandwidth_gbps", "25.6"}})) ==
+        "configs/x.yaml: ddr.bandwidth_gbps: must be 17.064 with ddr.model dram: 2 channels of lpddr4x-4266 at "
+        "8.532 GB/s (got 25.6)");
+  CHECK(error_of(minimal_yaml({{"ddr.model", "dram"}, {"ddr.burst_bytes", "32"}, {"ddr.channels", "3"},
+                               {"ddr.bandwidth_gbps", "25.6"}})) == "<no error>");
+  CHECK(error_of(minimal_yaml({{"dma.arbitration_bytes", "32"}})) ==
+        "configs/x.yaml: dma.arbitration_bytes: must be >= ddr.burst_bytes (64) (got 32)");
 }
 
 TEST_CASE("missing required keys", "[hwconfig][errors]") {
@@ -208,7 +230,7 @@ TEST_CASE("validate() re-checks a config edited in code", "[hwconfig][errors]") 
   CHECK(error(d) == "configs/x.yaml: mac_array.dataflow: must be one of ws, os, is (got 7)");
   d = c;
   d.ddr.model = "fancy";
-  CHECK(error(d) == "configs/x.yaml: ddr.model: must be one of simple, banked, ideal (got \"fancy\")");
+  CHECK(error(d) == "configs/x.yaml: ddr.model: must be one of simple, banked, dram, ideal (got \"fancy\")");
   d = c;
   d.ddr.burst_bytes = 96;
   CHECK(error(d) == "configs/x.yaml: ddr.burst_bytes: must be a power of two (got 96)");

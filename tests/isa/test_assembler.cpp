@@ -127,14 +127,14 @@ TEST_CASE("assembler: whole programs round-trip bit-exactly through text", "[isa
 
 TEST_CASE("disassemble(Instruction) writes every field on one line", "[isa][asm]") {
   std::string line = disassemble(make_instruction(Opcode::Softmax));
-  CHECK(line == "softmax dtype=0 dst_addr=0x0 src_addr=0x0 rows=0 cols=0");
+  CHECK(line == "softmax dtype=int8 dst_addr=0x0 src_addr=0x0 rows=0 cols=0 inner=1");
   CHECK(line.find('\n') == std::string::npos);
   Instruction c = make_instruction(Opcode::Clip);
   c.set_float(Field::hi, 6.0f);
   c.set_float(Field::lo, -INFINITY);
   c.pop = 0b0001;
   c.push = 0b1100;
-  CHECK(disassemble(c) == "clip dtype=0 dst_addr=0x0 src_addr=0x0 count=0 lo=-inf hi=6 pop=load push=vector,store");
+  CHECK(disassemble(c) == "clip dtype=int8 dst_addr=0x0 src_addr=0x0 count=0 lo=-inf hi=6 pop=load push=vector,store");
 }
 
 TEST_CASE("assembler: garbage input gives IsaError, never a crash", "[isa][asm][fuzz]") {

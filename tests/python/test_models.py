@@ -4,15 +4,14 @@ FP16 must reach cosine similarity >= 0.999 per output, INT8 (calibrated with --c
 inputs from the same distribution as the test input) >= 0.99.
 
 Models: scripts/make_models.py's ResNet-18, ResNet-50, MobileNetV2, YOLO-style and tiny
-convnet (fixed-seed random weights), and two real pretrained models shipped in the PyPI wheel
-rapidocr-onnxruntime 1.4.4 (PP-OCRv4 text detector, PP-OCR v2 direction classifier).
+convnet (fixed-seed random weights). Real exported models (YOLOv8n, PP-OCR, the PyTorch corpus)
+are tests/python/test_real_models.py's.
 
 Sizes: the ResNets run at 128x128 instead of 224x224 (make_models.py --input-size 128, same
 weights; they end in GlobalAveragePool, so every layer still runs) to keep INT8 calibration
 plus functional simulation of ResNet-50 to a few seconds; ResNet-50 at 224x224 runs once with
 --timing-only, where only cycles matter. MobileNetV2 (224), YOLO-style (320) and the tiny net
-(32) run at their own sizes. PP-OCR has dynamic dims, fixed with --input-shape: the detector
-at 1x3x96x96, the classifier at its native 1x3x48x192.
+(32) run at their own sizes.
 """
 import json
 import pathlib
@@ -34,27 +33,6 @@ GENERATED = {  # model -> --input-size (None: the model's own size)
     "resnet50": 128,
     "mobilenetv2": None,
     "yolo_style": None,
-}
-
-
-def rapidocr_models():
-    try:
-        import rapidocr_onnxruntime
-    except ImportError:
-        return None
-    return pathlib.Path(rapidocr_onnxruntime.__file__).parent / "models"
-
-
-PPOCR = {  # file -> (input shape, what it is)
-    "ch_PP-OCRv4_det_infer.onnx": ((1, 3, 96, 96), "PP-OCRv4 text detector"),
-    "ch_ppocr_mobile_v2.0_cls_infer.onnx": ((1, 3, 48, 192), "PP-OCR v2 text direction classifier"),
-}
-
-# Known shortfalls, reported as xfail with the measured numbers (never skipped).
-EXPECTED_FAILURES = {
-    ("ch_PP-OCRv4_det_infer.onnx", "int8"):
-        "compiler INT8 accuracy: cosine 0.953 (max abs error ~1.0 on the probability map) with 4 or 16 "
-        "calibration images, and 0.953 even when calibrated on the test image itself; FP16 reaches 0.99997",
 }
 
 
@@ -81,20 +59,6 @@ def input_shape(model_path, fixed=None):
     assert len(inputs) == 1, [i.name for i in inputs]
     dims = tuple(d.dim_value for d in inputs[0].type.tensor_type.shape.dim)
     return inputs[0].name, fixed or dims
-
-
-def text_like_image(shape, seed):
-    """Dark strokes on a light page, normalised as PP-OCR expects ((x/255 - 0.5) / 0.5)."""
-    rng = np.random.default_rng(seed)
-    _, c, h, w = shape
-    page = np.full((h, w), 235.0) + rng.normal(0, 5, (h, w))
-    for _ in range(max(2, h // 16)):
-        y, x = rng.integers(0, h - 6), rng.integers(0, w // 2)
-        length, thick = rng.integers(w // 4, w // 2), rng.integers(3, 7)
-        for k in range(x, min(w, x + length), 4):
-            page[y:y + thick, k:k + 2] = rng.uniform(10, 60)
-    img = np.repeat(page[None], c, axis=0)[None].astype(np.float32)
-    return ((img / 255.0 - 0.5) / 0.5).astype(np.float32)
 
 
 def random_image(shape, seed):
@@ -148,17 +112,6 @@ def run_and_compare(npusim, tmp_path, model_path, precision, make_input, fixed_s
 def test_generated_model_matches_onnxruntime(npusim, model_dir, tmp_path, name, precision):
     report = run_and_compare(npusim, tmp_path, model_dir / f"{name}.onnx", precision, random_image)
     assert report["macs"] > 0 and report["cycles"] > 0
-
-
-@pytest.mark.parametrize("precision", ["fp16", "int8"])
-@pytest.mark.parametrize("file", list(PPOCR))
-def test_pretrained_ppocr_matches_onnxruntime(npusim, tmp_path, file, precision, request):
-    if (file, precision) in EXPECTED_FAILURES:
-        request.applymarker(pytest.mark.xfail(reason=EXPECTED_FAILURES[(file, precision)], strict=False))
-    models = rapidocr_models()
-    assert models is not None, "rapidocr-onnxruntime==1.4.4 is missing: python3 -m pip install -r scripts/requirements.txt"
-    shape, _ = PPOCR[file]
-    run_and_compare(npusim, tmp_path, models / file, precision, text_like_image, fixed_shape=shape)
 
 
 def test_resnet50_full_size_timing_only(npusim, tmp_path):

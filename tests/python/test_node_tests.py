@@ -25,8 +25,19 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "configs" / "default.yaml"
 CPU_STRIDE = 8
 
-NPU_OPS = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Add", "Mul",
-           "MaxPool", "AveragePool", "GlobalAveragePool", "Concat", "Flatten", "Reshape", "Resize", "Softmax"}
+NPU_OPS = {
+    # MAC array (ConvTranspose lowered onto conv)
+    "Conv", "ConvTranspose", "Gemm", "MatMul",
+    # vector unit: act functions, clip, broadcast binary ops, Where with a constant condition
+    "Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Erf", "Gelu",
+    "Mish", "Abs", "Neg", "Softplus", "LeakyRelu", "Elu", "Selu", "Softsign", "Sin", "Cos", "Floor", "Ceil", "Round",
+    "Sign", "Celu", "ThresholdedRelu", "Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "PRelu", "Where",
+    # pooling, softmax, layernorm, reductions
+    "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Softmax", "LogSoftmax", "LayerNormalization",
+    "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceSumSquare", "ReduceL2",
+    # data movement
+    "Concat", "Flatten", "Reshape", "Resize", "Transpose", "Squeeze", "Unsqueeze", "Slice", "Split", "Gather", "Pad",
+    "DepthToSpace", "SpaceToDepth", "Expand", "Tile", "Identity"}
 
 # Known failures: test name (or prefix*) -> reason. Each one is reported as xfail, never skipped.
 # (element-wise integer ops ORT lacks run on our own kernels: runtime/integer_cpu_kernels.cpp)
@@ -68,6 +79,11 @@ EXPECTED_FAILURES = {
     "test_layer_normalization_default_axis_expanded":
         "FP16: the expanded graph's Add/Mul run on the NPU in FP16; error 2.6e-3 exceeds 1e-3",
     "test_softmax_large_number": "FP16: inputs near 1e4 differ by 1, below FP16's spacing of 8 there",
+    "test_softmax_large_number_expanded": "FP16: inputs near 1e4 differ by 1, below FP16's spacing of 8 there",
+    "test_logsoftmax_large_number": "FP16: inputs near 1e4 differ by 1, below FP16's spacing of 8 there",
+    "test_logsoftmax_large_number_expanded": "FP16: inputs near 1e4 differ by 1, below FP16's spacing of 8 there",
+    "test_matmul_4d": "FP16: numpy's matmul of the inputs rounded to fp16 is already 2.2e-3 off (cancellation), over 1e-3",
+    "test_pow": "FP16: numpy's power of the inputs rounded to fp16 is already 2.3 off at 1536 (1.5e-3 relative), over 1e-3",
 }
 
 

@@ -124,14 +124,14 @@ def test_runs_from_threads_take_turns():
 
 
 def erf_model(path):
-    """Conv + Relu on the NPU, then Erf, which falls back to ONNX Runtime on the CPU."""
+    """Conv + Relu on the NPU, then Hardmax, which falls back to ONNX Runtime on the CPU."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     w = numpy_helper.from_array((np.random.default_rng(1).standard_normal((4, 3, 3, 3)) * 0.3).astype(np.float32), "w")
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
              helper.make_node("Relu", ["c"], ["r"], name="relu"),
-             helper.make_node("Erf", ["r"], ["y"], name="my_erf")]
+             helper.make_node("Hardmax", ["r"], ["y"], name="my_hardmax")]
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
@@ -151,7 +151,7 @@ def test_cpu_fallback_runs_on_the_running_interpreter(tmp_path):
     assert cli.code == 0, cli.err
     for _ in range(10):
         outputs, report = session.run({"x": x})
-        assert [f["node"] for f in report["fallbacks"]] == ["my_erf"] and report["transitions"] == 1
+        assert [f["node"] for f in report["fallbacks"]] == ["my_hardmax"] and report["transitions"] == 1
         np.testing.assert_array_equal(outputs["y"], np.load(tmp_path / "o" / "y.npy"))
-    with pytest.raises(npusim.CompileError, match="my_erf"):
+    with pytest.raises(npusim.CompileError, match="my_hardmax"):
         npusim.compile(model, cfg, strict=True)

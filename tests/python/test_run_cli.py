@@ -53,18 +53,18 @@ def test_not_an_onnx_file(npusim, tmp_path, cfg):
 
 
 def test_strict_rejects_an_op_the_npu_lacks(npusim, tmp_path, cfg):
-    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"), helper.make_node("Erf", ["r"], ["y"], name="my_erf")]
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"), helper.make_node("Hardmax", ["r"], ["y"], name="my_hardmax")]
     model = save_model(tmp_path / "erf.onnx", nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
                        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
-    assert_one_line_error(npusim("run", model, "--config", cfg, "--strict"), "my_erf")
+    assert_one_line_error(npusim("run", model, "--config", cfg, "--strict"), "my_hardmax")
     assert_one_line_error(npusim("compile", model, "--config", cfg, "--strict", "-o", tmp_path / "x.npuprog"),
-                          "my_erf")
-    # Without --strict the same model runs, with Erf on the CPU and the fallback reported.
+                          "my_hardmax")
+    # Without --strict the same model runs, with Hardmax on the CPU and the fallback reported.
     r = npusim("run", model, "--config", cfg, "--json", tmp_path / "r.json")
     assert r.code == 0, r.err
     report = json.loads((tmp_path / "r.json").read_text())
-    assert [f["node"] for f in report["fallbacks"]] == ["my_erf"]
-    assert any(l["device"] == "cpu" and l["name"] == "my_erf" for l in report["layers"])
+    assert [f["node"] for f in report["fallbacks"]] == ["my_hardmax"]
+    assert any(l["device"] == "cpu" and l["name"] == "my_hardmax" for l in report["layers"])
     assert report["transitions"] == 1
 
 

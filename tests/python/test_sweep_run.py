@@ -77,7 +77,7 @@ models:
 axes:
   sram_kib: [256, 1024]
   rows: [16, 32]
-  ddr_gbps: {{from: 4, to: 64, num: 40}}
+  ddr_gbps: {{from: 4, to: 64, num: 10}}
 """)
     out = tmp_path / "r.parquet"
     cmd = [sys.executable, "-m", "npusim", "sweep", str(spec), "-o", str(out), "-w", "2", "-q", "--flush-seconds", "0.2"]
@@ -85,20 +85,22 @@ axes:
     # Own session, so the kill takes the Dask worker processes with it, as a Ctrl-\ or OOM would.
     proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     parts = pathlib.Path(str(out) + ".parts")
-    deadline = time.monotonic() + 120
-    while part_rows(parts) < 40 and proc.poll() is None and time.monotonic() < deadline:
+    # Kill once some points are on disk; the deadline only stops a hung sweep (a loaded machine
+    # just takes longer to get there).
+    deadline = time.monotonic() + 600
+    while part_rows(parts) < 5 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     before = pd.concat([pd.read_parquet(f) for f in parts.glob("part-*.parquet")])
-    assert 40 <= len(before) < 160, f"kill came too late or too early ({len(before)} rows)"
+    assert 5 <= len(before) < 40, f"kill came too late or too early ({len(before)} rows)"
     assert not out.exists()
 
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     final = pd.read_parquet(out)
-    assert len(final) == 160 and final["point_id"].is_unique and (final["status"] == "ok").all()
+    assert len(final) == 40 and final["point_id"].is_unique and (final["status"] == "ok").all()
     kept = final.set_index("point_id").loc[before["point_id"], "finished_at"]
     assert (kept.values == before["finished_at"].values).all()  # finished points were not redone
     rows_written = sum(len(pd.read_parquet(f)) for f in parts.glob("part-*.parquet"))
-    assert rows_written == 160  # the rerun added only what was missing
+    assert rows_written == 40  # the rerun added only what was missing

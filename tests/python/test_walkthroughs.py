@@ -27,6 +27,20 @@ def run_walkthrough(tmp_path, script, *extra):
     return json.loads((tmp_path / f"{name}.json").read_text()), proc.stdout
 
 
+_RUNS = {}
+
+
+@pytest.fixture(scope="module")
+def walk(tmp_path_factory):
+    """run_walkthrough once per script and arguments for the whole module (several tests read one run)."""
+    def run(script, *extra):
+        key = (script, extra)
+        if key not in _RUNS:
+            _RUNS[key] = run_walkthrough(tmp_path_factory.mktemp(pathlib.Path(script).stem), script, *extra)
+        return _RUNS[key]
+    return run
+
+
 def test_w1_40tops_npu_delivers_far_less(tmp_path):
     s, out = run_walkthrough(tmp_path, "w1_peak_vs_achieved.py")
     assert s["peak_tops"] == pytest.approx(40.0, rel=1e-6)
@@ -66,3 +80,179 @@ def test_w4_fusion_saves_a_ddr_round_trip(tmp_path):
     assert s["fused"]["cpu_fallbacks"] == 0 and s["relu_only"]["cpu_fallbacks"] == 0
     assert s["saved_bytes"] == 2 * s["conv_output_bytes"]     # one write, one read of the conv output
     assert s["fused"]["cycles"] < s["unfused"]["cycles"]
+
+
+def test_w7_scratchpad_size_sets_one_layers_ddr_traffic(walk):
+    s, _ = walk("w7_one_layer.py")
+    assert s["macs"] == 231_211_008
+    assert s["tensor_bytes"] == {"input": 200_704, "weights": 73_728, "output": 401_408}
+    rows = s["sizes"]
+    total = [r["ddr_read"] + r["ddr_written"] for r in rows]
+    dmas = [r["dma_transfers"] for r in rows]
+    for r, t in zip(rows, total):
+        assert t >= s["one_pass_bytes"]                          # no tensor crosses DDR less than once
+        assert r["output_written"] == s["tensor_bytes"]["output"]   # the output is written exactly once
+    assert all(b <= a for a, b in zip(total, total[1:])), total   # more scratchpad never moves more bytes
+    assert all(b <= a for a, b in zip(dmas, dmas[1:])), dmas
+    assert total[0] > 2 * s["one_pass_bytes"] and dmas[0] > 10 * dmas[-1]   # small: tiled, re-read
+    assert rows[0]["bound"] == "memory" and rows[-1]["bound"] == "compute"   # SRAM moves it across the ridge
+    assert rows[-1]["weights_read"] == s["tensor_bytes"]["weights"]
+
+
+@pytest.mark.xfail(reason="fits in one go: the tiler re-reads the input once per 32-channel output chunk even when "
+                          "the whole layer fits the scratchpad (compiler/sram_tiling.h has no input-resident order "
+                          "across chunks); expected once the `schedule` branch's on-chip residency lands", strict=False)
+def test_w7_large_scratchpad_moves_each_tensor_once(walk):
+    s, _ = walk("w7_one_layer.py")
+    big = s["sizes"][-1]
+    assert big["input_read"] == s["tensor_bytes"]["input"]
+    assert big["ddr_read"] + big["ddr_written"] == s["one_pass_bytes"]
+
+
+def test_w11_pipelining_raises_throughput_not_latency(tmp_path):
+    s, _ = run_walkthrough(tmp_path, "w11_pipelining.py")
+    sched = s["schedules"]
+    stages = {"pre": s["pre_ms"], "inference": s["infer_ms"], "post": s["post_ms"]}
+    slowest = max(stages.values())
+    assert s["slowest_stage"] == max(stages, key=stages.get) == "inference"
+    assert sched["2 buffers"]["throughput_fps"] >= 1.25 * sched["serial"]["throughput_fps"]
+    assert sched["2 buffers"]["frame_interval_us"] == pytest.approx(1000 * slowest, rel=1e-6)
+    assert sched["serial"]["frame_interval_us"] == pytest.approx(1000 * sum(stages.values()), rel=1e-6)
+    assert sched["1 buffer"]["frame_interval_us"] == pytest.approx(1000 * (s["pre_ms"] + s["infer_ms"]), rel=1e-6)
+    assert sched["3 buffers"]["frame_interval_us"] == pytest.approx(sched["2 buffers"]["frame_interval_us"])
+    # Latency: the first frame takes all three stages either way; later ones wait for the NPU.
+    assert sched["2 buffers"]["first_latency_us"] == pytest.approx(sched["serial"]["first_latency_us"])
+    assert sched["2 buffers"]["mean_latency_us"] >= sched["serial"]["mean_latency_us"]
+
+
+def test_w8_tops_formula_and_the_bandwidth_wall(walk):
+    s, _ = walk("w8_tops_bandwidth.py")
+    peaks = {p["config"]: p for p in s["presets"]}
+    for p in peaks.values():
+        assert p["simulator_peak_tops"] == pytest.approx(p["formula_tops"], rel=1e-9)
+    assert peaks["seed-5.7tops.yaml"]["formula_tops"] == pytest.approx(5.73, abs=0.01)
+    assert peaks["npu-40tops-55gbps.yaml"]["formula_tops"] == pytest.approx(40.0, rel=1e-9)
+    assert [a["gbps_for_40_tops"] for a in s["assumptions"]] == pytest.approx([40000.0, 80.0])
+    for m in s["models"]:
+        alone, shared = m["alone"], m["shared"]
+        assert alone["achieved_tops"] <= alone["bound_tops"] * (1 + 1e-9), m   # nothing beats the roofline
+        assert shared["achieved_tops"] <= shared["bound_tops"] * (1 + 1e-9), m
+        assert alone["achieved_tops"] < 0.5 * alone["peak_tops"], m            # half of peak is already good
+        assert shared["achieved_tops"] <= alone["achieved_tops"], m             # sharing the bus never helps
+        assert m["gbps_for_peak"] > alone["ddr_gbps"], m                        # 55 GB/s cannot feed 40 TOPS
+
+
+def test_w9_silent_fallback_is_slower_than_the_cpu(walk):
+    s, out = walk("w9_silent_fallback.py")
+    cases = s["cases"]
+    fb = cases["npu + fallback"]
+    reasons = {f["op"]: f["reason"] for f in fb["fallbacks"]}
+    assert set(reasons) == {"CumSum", "ScatterND"}, reasons
+    assert fb["transitions"] == 4 and fb["transfer_bytes"] > 0            # two round trips NPU -> CPU -> NPU
+    assert fb["latency_us"] > cases["cpu alone"]["latency_us"]           # the claim
+    assert cases["npu, no odd ops"]["latency_us"] < cases["cpu alone"]["latency_us"]   # the NPU itself is faster
+    assert cases["npu, no odd ops"]["fallbacks"] == [] and cases["npu, no odd ops"]["transitions"] == 0
+    # what finds it: --explain lists each fallback, --strict refuses naming the first odd op
+    assert any("row_integral (CumSum)" in line for line in s["explain_fallbacks"])
+    assert any("mask_top_row (ScatterND)" in line for line in s["explain_fallbacks"])
+    assert s["strict_exit"] == 1 and "--strict: node 'row_integral' (CumSum) would fall back" in s["strict_error"]
+
+
+def test_w13_dynamic_shape_refused_then_fixed(walk):
+    s, _ = walk("w13_static_shapes.py")
+    assert s["refused_exit"] == 1
+    assert "input 'input' dim 0 ('batch') is dynamic" in s["refused_error"] and "--input-shape" in s["refused_error"]
+    assert len(s["refused_error"].splitlines()) == 1
+    assert s["fixed_exit"] == 0
+    big, small = s["big"], s["small"]
+    assert s["wrong_shape_exit"] == 1
+    assert f"expected float32[1x3x{big}x{big}] NCHW, got float32[1x3x{small}x{small}]" in s["wrong_shape_error"]
+    pad, exact, cpu = s["options"]
+    assert pad["macs"] == 4 * exact["macs"] == 4 * pad["useful_macs"]   # padding 2x per side: 4x the work
+    assert exact["latency_us"] < pad["latency_us"] < cpu["latency_us"]
+
+
+def test_w6_misaligned_input_bounces_and_is_slower(walk):
+    s, _ = walk("w6_alignment.py")
+    for r in s["rows"]:
+        assert r["misaligned"]["bounce_copies"] > r["aligned"]["bounce_copies"], r   # the input's reads bounce
+        assert r["misaligned"]["latency_us"] > r["aligned"]["latency_us"], r     # the aligned pipeline is faster
+    for p in s["sweep"]:   # the stem model: nothing but its input is off the grid
+        assert (p["bounce_copies"] == 0) == (p["offset"] % s["alignment"] == 0), p
+    stem_default = next(r for r in s["rows"] if r["model"].startswith("stem") and r["preset"] == "default.yaml")
+    assert stem_default["slowdown"] > 0.10            # an input-bound model pays double-digit percent ...
+    for r in s["rows"]:
+        if r["model"].startswith("resnet_small"):
+            assert r["slowdown"] < 0.05, r            # ... a model with real work behind the input does not
+
+
+def test_w5_channel_last_suits_the_dma(walk):
+    s, _ = walk("w5_layout.py")
+    t = s["tiles"]
+    assert t["nhwc"]["bus_bytes"] == t["nhwc"]["bytes"]                    # one long run: no burst wasted
+    assert t["nchw dma gather"]["bus_bytes"] == 64 * t["nchw dma gather"]["bytes"]   # a 64-byte burst per byte
+    assert t["nchw dma gather"]["cycles"] > 10 * t["nhwc"]["cycles"]
+    assert t["nchw + vector"]["vector_cycles"] > 0
+    assert t["nhwc"]["cycles"] < t["nchw + vector"]["cycles"] < t["nchw dma gather"]["cycles"]
+    assert t["box nchw"]["bus_bytes"] > 2 * t["box nhwc"]["bus_bytes"]      # short runs of a narrow tile
+    assert t["box nchw"]["cycles"] > t["box nhwc"]["cycles"]
+    # The NCHW model's input is transposed on the host, at the NPU boundary, by the runtime.
+    conv = s["compiled"]["nchw"]["input_conversion"]
+    assert conv["from"] == "float32 NCHW" and conv["to"] == "int8 NHWC", conv
+    assert s["cosine"] > 0.99                                             # both models compute the same conv
+
+
+@pytest.mark.xfail(reason="the runtime treats every 4-D NPU input as NCHW and transposes it to NHWC at the boundary "
+                          "(container/compiled_model.h), so an NHWC model input is transposed on the host and back on "
+                          "the NPU side: by a Transpose on the CPU on main, by a DMA Relayout on the npu-ops-compiler "
+                          "build; passing it straight through needs the boundary to keep the input's own layout",
+                   strict=False)
+def test_w5_nhwc_input_needs_no_transpose(walk):
+    s, _ = walk("w5_layout.py")
+    nhwc = s["compiled"]["nhwc"]
+    assert nhwc["fallbacks"] == [] and nhwc["transitions"] == 0
+    assert not any("input" in text and "NCHW → " in text for text in nhwc["host_transposes"])
+
+
+def test_w12_igpu_faster_npu_more_inferences_per_joule(walk):
+    s, _ = walk("w12_npu_vs_igpu.py")
+    rows = s["models"]
+    assert rows[0]["igpu"]["peak_tops"] == pytest.approx(67.2, rel=1e-3)     # Intel's 67 TOPS
+    assert rows[0]["npu"]["peak_tops"] == pytest.approx(48.0, rel=1e-6)
+    biggest = max(rows, key=lambda r: r["npu"]["macs"])
+    assert biggest["igpu"]["latency_us"] < biggest["npu"]["latency_us"]     # the iGPU wins on speed for big models
+    for r in rows:
+        assert r["npu"]["inferences_per_joule"] > r["igpu"]["inferences_per_joule"], r   # the NPU on energy
+        assert r["npu"]["power_mw"] < r["igpu"]["power_mw"], r
+
+
+def llm_run(walk):
+    s, _ = walk("w14_llm_decode.py")
+    if s["fallback_ops"]:
+        pytest.xfail(f"the transformer ops ({', '.join(s['fallback_ops'])}) fall back to the CPU with this compiler; "
+                     "MatMul of activations, LayerNormalization, Softmax and GELU on the NPU come with npu-ops-compiler")
+    return s
+
+
+def test_w14_decode_is_memory_bound_prefill_is_not(walk):
+    s = llm_run(walk)
+    for r in s["presets"]:
+        dec, pre = r["decode"], r["prefill"]
+        dec_intensity = dec["macs"] / (dec["ddr_read"] + dec["ddr_written"])
+        pre_intensity = pre["macs"] / (pre["ddr_read"] + pre["ddr_written"])
+        assert dec_intensity < 2 < dec["ridge"], r           # about one MAC per weight byte: far left of the ridge
+        assert pre_intensity > 10 * dec_intensity, r          # prefill reuses every weight for T tokens
+        assert dec["ddr_read"] >= s["weight_bytes"], r        # every weight byte crosses DDR for one token
+        assert pre["npu_us"] / s["prefill_tokens"] < dec["npu_us"], r
+    times = [p["npu_us"] for p in s["kv_sweep"]]
+    assert all(b > a for a, b in zip(times, times[1:])), times   # a longer cache is more bytes per token
+
+
+@pytest.mark.xfail(reason="decode within 15 % of (weights + KV cache) / bandwidth needs the MatMul weight stream to "
+                          "run at DDR bandwidth; on the npu-ops-compiler build of 2026-11-30 a decode step takes "
+                          "2.2-6.3x that bound at d=512 (weight loads wait for one DMA channel; K^T is re-laid-out by DMA every "
+                          "step although gemm has b_transposed)", strict=False)
+def test_w14_decode_time_is_weight_bytes_over_bandwidth(walk):
+    s = llm_run(walk)
+    for r in s["presets"]:
+        assert r["decode"]["npu_us"] == pytest.approx(r["stream_bound_us"], rel=0.15), r

@@ -45,7 +45,7 @@ inline bool same_counters(const npu::sim::SimResult& a, const npu::sim::SimResul
   auto unit_eq = [](const npu::sim::UnitStats& x, const npu::sim::UnitStats& y) {
     return x.instructions == y.instructions && x.busy_cycles == y.busy_cycles && x.stall_cycles == y.stall_cycles &&
            x.channel_wait_cycles == y.channel_wait_cycles && x.sram_bytes_read == y.sram_bytes_read &&
-           x.sram_bytes_written == y.sram_bytes_written;
+           x.sram_bytes_written == y.sram_bytes_written && x.bank_conflict_cycles == y.bank_conflict_cycles;
   };
   if (!same_timing(a, b) || !unit_eq(a.load, b.load) || !unit_eq(a.compute, b.compute) ||
       !unit_eq(a.vector, b.vector) || !unit_eq(a.store, b.store))
@@ -57,8 +57,17 @@ inline bool same_counters(const npu::sim::SimResult& a, const npu::sim::SimResul
         x.busy_cycles != y.busy_cycles || x.bounce_copies != y.bounce_copies)
       return false;
   }
-  for (std::size_t i = 0; i < a.instructions.size(); ++i)
-    if (a.instructions[i].channel_wait_cycles != b.instructions[i].channel_wait_cycles) return false;
+  for (std::size_t i = 0; i < a.instructions.size(); ++i) {
+    const auto &x = a.instructions[i], &y = b.instructions[i];
+    if (x.channel_wait_cycles != y.channel_wait_cycles || x.bank_conflict_cycles != y.bank_conflict_cycles ||
+        x.ddr_row_hits != y.ddr_row_hits || x.ddr_row_misses != y.ddr_row_misses ||
+        x.ddr_turnaround_cycles != y.ddr_turnaround_cycles)
+      return false;
+  }
+  if (a.ddr.row_hits != b.ddr.row_hits || a.ddr.row_conflicts != b.ddr.row_conflicts ||
+      a.ddr.refreshes != b.ddr.refreshes || a.ddr.turnaround_ns != b.ddr.turnaround_ns ||
+      a.ddr.active_ns != b.ddr.active_ns || a.ddr.bank_busy_ns != b.ddr.bank_busy_ns)
+    return false;
   if (a.energy.has_value() != b.energy.has_value()) return false;
   if (a.energy && (a.energy->total_uj != b.energy->total_uj || a.energy->ddr_uj != b.energy->ddr_uj ||
                    a.energy->sram_uj != b.energy->sram_uj))

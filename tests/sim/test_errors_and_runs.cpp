@@ -132,10 +132,17 @@ TEST_CASE("unknown DDR model and bad config are SimErrors", "[errors]") {
 }
 
 TEST_CASE("timing-only and functional runs give identical timing", "[runs]") {
-  for (auto model : {"simple", "banked", "ideal"})
+  for (auto model : {"simple", "banked", "dram", "ideal"})
     for (auto df : {npu::Dataflow::WeightStationary, npu::Dataflow::OutputStationary, npu::Dataflow::InputStationary}) {
       auto c = config();
       c.ddr.model = model;
+      if (c.ddr.model == "dram") {  // three LPDDR4X-4266 channels: 3 x 8.532 GB/s, 32 B bursts
+        c.ddr.channels = 3;
+        c.ddr.bandwidth_gbps = 25.596;
+        c.ddr.burst_bytes = 32;
+      }
+      // Interleaved scratchpad banks: every access meets every other one (bank conflicts).
+      if (df == npu::Dataflow::OutputStationary) c.sram.bank_mapping = "interleaved";
       c.mac_array.dataflow = df;
       c.dma.channels = 3;
       const Program p = mixed_program(12);
@@ -145,6 +152,7 @@ TEST_CASE("timing-only and functional runs give identical timing", "[runs]") {
       auto a = npu::sim::simulate(p, c, d1, timing);
       auto b = npu::sim::simulate(p, c, d2, functional);
       CHECK(same_timing(a, b));
+      CHECK(same_counters(a, b));
       CHECK(a.cycles > 0);
     }
 }

@@ -212,19 +212,25 @@ TEST_CASE("concurrent DMA channels share DDR bandwidth", "[timing][dma][ddr]") {
 }
 
 TEST_CASE("banked DDR pays row misses once per row and bank", "[timing][ddr]") {
-  // 4096 B from address 0, row_bytes 2048, 8 banks, 2 channels, 256 B interleave.
-  // Each DDR channel sees rows 0 and 1 (banks 0 and 1): 2 misses of 30 ns each, so a channel
-  // takes 30 + 16 bursts * 5 + 30 + 16 * 5 = 220 ns; + 100 latency = 320 -> ends 1 + 32 + 320.
-  // The same load again (channel 0, starts at 353) finds both rows open: 160 + 100 = 260,
-  // ends at 353 + 32 + 260 = 645.
+  // 4096 B from address 0, row_bytes 2048, 8 banks, 2 channels, 256 B interleave. Rows are per
+  // channel: channel c holds the 256 B blocks c, c+2, ... packed as its local address
+  // L = (addr / 512) * 256 + addr % 256, bank = (L / 2048) % 8, row = L / 16384. Each channel
+  // sees its 2 KiB as row 0 of bank 0: one miss of 30 ns, opened from the request (33) on, so
+  // its bursts run [63, 223]; + 100 latency -> ends 1 + 32 + 30 + 160 + 100 = 323.
+  // The same load again (channel 0, starts at 323) finds both rows open: 160 + 100 = 260,
+  // ends at 323 + 32 + 260 = 615.
+  // (Before rows were per channel, row = addr / 2048 counted rows 0 and 1 on each channel:
+  // 4 misses, ends 353 and 645.)
   auto c = config();
   c.ddr.model = "banked";
   auto r = run(program({load(0, 0, 4096), load(0, 0, 4096), halt()}), c);
-  CHECK(r.instructions[0].end_cycle == 353);
-  CHECK(r.instructions[1].end_cycle == 645);
-  CHECK(r.ddr_row_misses == 4);
-  // Row 8 maps to bank 0 again (8 % 8): a conflict with the open row 0 on both channels.
-  auto r2 = run(program({load(0, 0, 256 * 2), load(8 * 2048, 0, 256 * 2), halt()}), c);
+  CHECK(r.instructions[0].end_cycle == 323);
+  CHECK(r.instructions[1].end_cycle == 615);
+  CHECK(r.ddr_row_misses == 2);
+  CHECK(r.ddr.row_hits == 2 * 64 - 2);
+  // Row 1 of bank 0 starts at L = 16384, global address 16384 / 256 * 512 = 32768: 256 B there
+  // after 256 B at 0 (on each channel) conflicts with the open row 0.
+  auto r2 = run(program({load(0, 0, 256 * 2), load(32768, 0, 256 * 2), halt()}), c);
   CHECK(r2.ddr_row_misses == 4);
 }
 

@@ -78,9 +78,14 @@ TEST_CASE("VCD: busy signals of units and DMA channels", "[vcd]") {
 }
 
 TEST_CASE("trace, energy and VCD leave timing and counters unchanged", "[runs][energy][trace][vcd]") {
-  for (auto model : {"simple", "banked"}) {
+  for (auto model : {"simple", "banked", "dram"}) {
     auto c = config();
     c.ddr.model = model;
+    if (c.ddr.model == "dram") {
+      c.ddr.channels = 3;
+      c.ddr.bandwidth_gbps = 25.596;
+      c.ddr.burst_bytes = 32;
+    }
     c.dma.channels = 3;
     const Program p = mixed_program(10);
     npu::sim::SimOptions plain;

@@ -2,7 +2,8 @@
 // the integer semantics of the instructions codegen emits (isa/instruction_set.def: conv
 // int8 x int8 -> wrapping int32 with pad_value = input zero point, saturating int32 bias,
 // requant {multiplier, shift} rounding half up, lut, qadd, clip, pooling with int8 averages
-// rounded half away from zero, DMA-only concat/resize/reshape) and the same parameters
+// rounded half away from zero, data movement checked against the FP32 evaluator on the dequantised
+// values, which data movement keeps exactly) and the same parameters
 // (int8_layer_params.h). It knows nothing of tiles, so when the simulated NPU's bytes equal
 // these, tiling, DMA boxes, tokens and parameter packing are all right.
 #pragma once
@@ -16,7 +17,8 @@
 
 namespace npu::compiler {
 
-// Each value as the NPU stores it in DDR: int8, NHWC for 4-D values ([M, K] row-major for 2-D).
+// Each value as the NPU stores it in DDR: int8, its logical axes in the order the layout pass
+// chose (Tensor::order; NHWC for 4-D values at the NPU boundary, row-major for the others).
 using Int8Values = std::map<std::string, std::vector<std::int8_t>>;
 
 // `graph` is what codegen sees (lower_graph(): partitioned, quantised, NHWC). `values` holds
@@ -25,8 +27,8 @@ using Int8Values = std::map<std::string, std::vector<std::int8_t>>;
 // an input is missing or a node has no int8 semantics.
 Int8Values run_integer_reference(const Graph& graph, Int8Values values);
 
-// NCHW float -> NHWC int8 on (scale, zero_point), round half to even: what the runtime does when
-// it moves a host tensor into DDR.
+// NCHW float -> NHWC int8 on (scale, zero_point), round half to even (other ranks: row-major):
+// what the runtime does when it moves a host tensor into DDR.
 std::vector<std::int8_t> quantize_to_nhwc(const FloatTensor& x, const QuantParams& q);
 
 }  // namespace npu::compiler

@@ -1,4 +1,5 @@
 """Compile a model for a config and run it: `npusim.compile(...)` then `session.run(...)`."""
+import json
 import os
 
 import numpy as np
@@ -31,19 +32,32 @@ def read_onnx_boundary(path):
     return _core.read_onnx_boundary(os.fspath(path))
 
 
-def compile(model, config, precision="int8", calib=None, strict=False, input_shapes=None, device="sim"):
+def host_time(model, config, input_shapes=None):
+    """What running a whole ONNX model on the host CPU costs under `config`'s host model (the
+    one that times CPU fallback steps): {"flops": ..., "us": flops at host.gflops}. The CPU-only
+    baseline a partly offloaded model compares against; also how `npusim stream --pre MODEL`
+    times a pre-processing model."""
+    config = load_config(config)
+    flops = _core.host_flops(os.fspath(model), _shape_args(input_shapes))
+    return {"flops": flops, "us": _core.host_compute_us(flops, config)}
+
+
+def compile(model, config, precision="int8", calib=None, strict=False, input_shapes=None, device="sim",
+            input_misalignment_bytes=0):
     """Compiles an ONNX model (or loads a .npuprog) for `config` and returns a Session.
 
     config: a path, a dict or a Config. precision: "int8" (calibrated on `calib`, a directory
     of .npy files, or on generated inputs) or "fp16". strict: any CPU fallback is an error.
-    input_shapes fixes dynamic dims: {"input": (1, 3, 224, 224)}."""
+    input_shapes fixes dynamic dims: {"input": (1, 3, 224, 224)}. input_misalignment_bytes:
+    place the model inputs that many bytes past a 4 KiB boundary in DDR (`npusim run
+    --misalign-inputs`)."""
     config = load_config(config)
     path = os.fspath(model)
     compiled, from_onnx = _core.compile_model(path, config, precision, os.fspath(calib) if calib else "",
                                               bool(strict), _shape_args(input_shapes))
     # As `npusim run`: an ONNX file's own declarations (exact dtypes, ranks) refine the boundary.
     declared = _core.read_onnx_boundary(path) if from_onnx else None
-    session = Session(compiled, config, path, declared, device)
+    session = Session(compiled, config, path, declared, device, input_misalignment_bytes)
     session.inputs  # builds the device now, so a bad device fails here rather than at run()
     return session
 
@@ -51,11 +65,13 @@ def compile(model, config, precision="int8", calib=None, strict=False, input_sha
 class Session:
     """A compiled model bound to a hardware config; run it as often as you like."""
 
-    def __init__(self, compiled, config, model_path="", declared=None, device="sim"):
+    def __init__(self, compiled, config, model_path="", declared=None, device="sim", input_misalignment_bytes=0):
         """compiled: a CompiledModel (compile() or npusim.program_from_bytes); declared: the
-        ONNX file's boundary (npusim.read_onnx_boundary), or None for a .npuprog."""
-        self._args = (model_path, declared, device)
-        self._core = _core.Session(compiled, load_config(config), model_path, declared, device)
+        ONNX file's boundary (npusim.read_onnx_boundary), or None for a .npuprog;
+        input_misalignment_bytes: as compile()."""
+        self._args = (model_path, declared, device, input_misalignment_bytes)
+        self._core = _core.Session(compiled, load_config(config), model_path, declared, device,
+                                   int(input_misalignment_bytes))
 
     @property
     def compiled(self):
@@ -92,3 +108,16 @@ class Session:
         outputs = {name: np.frombuffer(buffer, dtype=np.dtype(dtype)).reshape(shape)  # views, no copy
                    for name, dtype, shape, buffer in raw_outputs}
         return outputs, Report.from_json(report_json)
+
+    def stream(self, frames=16, pre_ms=0.0, post_ms=0.0, pre_model=None, post_model=None, depth=2, trace=None,
+               seed=1):
+        """`npusim stream` on this session: `frames` frames through host pre-processing (pre_ms,
+        or pre_model, an ONNX model timed on the host), this model's inference (one timing-only
+        simulated run) and host post-processing, pipelined with `depth` buffers per tensor and
+        serially. Returns the stream report as a dict (report/stream_report.h: "pipelined",
+        "serial", "stages", "speedup", "inference", ...); trace: a path for the Perfetto trace."""
+        text = self._core.stream(int(frames), int(depth), float(pre_ms) * 1000.0,
+                                 os.fspath(pre_model) if pre_model else "", float(post_ms) * 1000.0,
+                                 os.fspath(post_model) if post_model else "", int(seed),
+                                 os.fspath(trace) if trace else "")
+        return json.loads(text)

@@ -10,7 +10,9 @@ import json
 TIMING_ONLY_KEYS = frozenset({
     # The tiler estimates cycles from clock, DDR, DMA, SRAM port, MAC array and vector keys, so
     # those change the program; these do not (guarded by tests/python/test_sweep_compile.py).
-    "sram.banks",
+    "sram.banks", "sram.bank_mapping", "sram.bank_interleave_bytes", "sram.bank_width_bytes",
+    "dma.arbitration", "dma.arbitration_bytes",
+    "dram.page_policy", "dram.scheduler", "dram.queue_depth",
     "controller.queue_depth", "controller.dispatch_cycles",
     "host.gflops", "host.memcpy_gbps", "host.transition_us",
 })

@@ -1,0 +1,55 @@
+// The NPU op families, named once: the partitioner's rules, the layout pass and codegen all
+// dispatch on these sets.
+#pragma once
+#include <set>
+#include <string>
+
+namespace npu::compiler {
+
+// Element-wise functions of one input on the vector unit (act, clip), int8 by table. The
+// trigonometric tail has no act function: int8 only (any function is a table).
+inline const std::set<std::string>& unary_ops() {
+  static const std::set<std::string> s = {"Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Exp",
+                                          "Log", "Sqrt", "Reciprocal", "Erf", "Abs", "Neg", "Gelu", "Mish",
+                                          "Softplus", "LeakyRelu", "Elu", "Softsign", "Selu", "Celu", "Sin",
+                                          "Cos", "Floor", "Ceil", "Round", "Sign", "ThresholdedRelu", "SiLU", "GeluTanh",
+                                          "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+                                          "Atanh", "Shrink"};
+  return s;
+}
+
+// Element-wise functions of two inputs with numpy broadcasting (binary / qbinary).
+inline const std::set<std::string>& binary_ops() {
+  static const std::set<std::string> s = {"Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "PRelu"};
+  return s;
+}
+
+// Pure data movement: DMA boxes between DDR tensors (codegen_move.cpp), no arithmetic.
+inline const std::set<std::string>& move_ops() {
+  static const std::set<std::string> s = {"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Slice",
+                                          "Split", "Concat", "Gather", "Pad", "DepthToSpace", "SpaceToDepth",
+                                          "Expand", "Tile", "Relayout", "Identity"};
+  return s;
+}
+
+// Moves that never copy: the output is the input's bytes in another order (layout.cpp).
+inline bool is_view_op(const std::string& op) {
+  return op == "Transpose" || op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" ||
+         op == "Identity";
+}
+
+inline const std::set<std::string>& reduce_ops() {
+  // GlobalAveragePool is a mean over H x W: in int8 its output gets its own parameters (a
+  // channel's mean spans far less than the channel), which the pool instruction cannot give.
+  static const std::set<std::string> s = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "GlobalMaxPool", "GlobalAveragePool",
+                                          "ReduceSumSquare", "ReduceL2"};
+  return s;
+}
+
+// Ops whose codegen reads and writes 4-D values as NHWC images.
+inline bool needs_nhwc(const std::string& op) {
+  return op == "FusedConv" || op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
+         op == "Resize" || op == "Upsample";
+}
+
+}  // namespace npu::compiler

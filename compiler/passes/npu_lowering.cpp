@@ -1,0 +1,206 @@
+// Rewrites of layers the conv instruction cannot express directly into ones it can, in standard
+// ONNX ops (so calibration, fusion, partitioning and the integer reference see nothing new):
+//
+// - ConvTranspose with kernel == stride and no padding (U-Net / DB-head upsampling): every
+//   output pixel takes exactly one tap, so it is a 1x1 Conv to OC*s*s channels followed by
+//   DepthToSpace(s, DCR), a DMA interleave.
+// - Any other ConvTranspose (group >= 1, dilation, pads, output_padding): zeros inserted between
+//   input pixels (Reshape to [N,C,H,1,W,1], Pad to [N,C,H,s,W,s], Reshape to [N,C,Hs,Ws]), the
+//   border padded or cropped (Pad), then a stride-1 Conv with the flipped kernel. The MAC array
+//   multiplies the inserted zeros: s*s times the useful MACs, honestly counted.
+// - A "patchify" Conv whose stride exceeds the stride field (ViT's 16x16/16, kernel == stride,
+//   no padding): SpaceToDepth(s) then a 1x1 Conv over the s*s*C channels.
+#include <algorithm>
+
+#include "compiler/passes/passes.h"
+#include "compiler/shape_inference.h"
+#include "isa/field_limits.h"
+
+namespace npu::compiler {
+namespace {
+
+constexpr std::int64_t kStrideMax = isa::field_max(isa::Opcode::Conv, isa::Field::stride_h);
+
+std::vector<std::int64_t> ints_or(const Node& n, const std::string& a, std::vector<std::int64_t> fallback) {
+  return n.has(a) ? n.get_ints(a) : fallback;
+}
+
+class Lowering {
+ public:
+  explicit Lowering(Graph& g) : g_(g) {}
+
+  std::string run() {
+    std::vector<Node> out;
+    for (auto& n : g_.nodes) {
+      if (n.domain.empty() && n.op_type == "ConvTranspose" && conv_transpose(n, out)) continue;
+      if (n.domain.empty() && n.op_type == "Conv" && patchify(n, out)) continue;
+      out.push_back(std::move(n));
+    }
+    g_.nodes = std::move(out);
+    infer_shapes(g_);
+    return std::to_string(subpixel_) + " ConvTranspose as 1x1 Conv + DepthToSpace, " + std::to_string(zero_insert_) +
+           " as zero insertion + Conv, " + std::to_string(patchify_) + " large-stride Conv as SpaceToDepth + 1x1 Conv";
+  }
+
+ private:
+  std::string value(const std::string& base, std::vector<std::int64_t> shape) {
+    std::string name = g_.unique_name(base);
+    Tensor& t = g_.tensors[name];
+    t.name = name;
+    t.shape = std::move(shape);
+    t.shape_known = true;
+    t.elem_type = kFloat;
+    return name;
+  }
+  std::string ints_constant(const std::string& base, std::vector<std::int64_t> v) {
+    std::string name = g_.unique_name(base);
+    Tensor& t = g_.tensors[name];
+    t.name = name;
+    t.elem_type = kInt64;
+    t.shape = {static_cast<std::int64_t>(v.size())};
+    t.shape_known = true;
+    t.is_constant = true;
+    t.ints = std::move(v);
+    return name;
+  }
+  Node node(const std::string& op, const Node& from, const std::string& suffix, std::vector<std::string> in,
+            std::vector<std::string> outs) {
+    Node n;
+    n.name = g_.unique_name(from.name + suffix);
+    n.op_type = op;
+    n.inputs = std::move(in);
+    n.outputs = std::move(outs);
+    n.fused_nodes = {from.name};
+    return n;
+  }
+
+  bool conv_transpose(const Node& n, std::vector<Node>& out) {
+    if (n.inputs.size() < 2 || !g_.is_constant(n.inputs[1]) || !g_.tensor(n.inputs[0]).shape_known) return false;
+    const Tensor& x = g_.tensor(n.inputs[0]);
+    const Tensor& w = g_.tensor(n.inputs[1]);  // [C_in, C_out/group, kh, kw]
+    if (x.shape.size() != 4 || w.shape.size() != 4 || w.floats.empty()) return false;
+    if (!n.get_ints("output_shape").empty() || n.get_string("auto_pad", "NOTSET") != "NOTSET") return false;
+    const std::int64_t group = n.get_int("group", 1), C = x.shape[1], H = x.shape[2], W = x.shape[3];
+    const std::int64_t kh = w.shape[2], kw = w.shape[3], ocg = w.shape[1], icg = C / group, OC = ocg * group;
+    const auto s = ints_or(n, "strides", {1, 1}), d = ints_or(n, "dilations", {1, 1}), p = ints_or(n, "pads", {0, 0, 0, 0});
+    const auto op = ints_or(n, "output_padding", {0, 0});
+    if (s.size() != 2 || d.size() != 2 || p.size() != 4 || op.size() != 2) return false;
+    std::vector<float> bias;
+    if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+      if (!g_.is_constant(n.inputs[2])) return false;
+      bias = g_.tensor(n.inputs[2]).floats;
+    }
+    const std::string& y = n.outputs[0];
+    if (group == 1 && kh == s[0] && kw == s[1] && kh == kw && d[0] == 1 && d[1] == 1 && p == std::vector<std::int64_t>{0, 0, 0, 0} &&
+        op == std::vector<std::int64_t>{0, 0}) {
+      // 1x1 Conv to channel (i*s + j)*OC + c, then DepthToSpace DCR: the OC channels of one
+      // output pixel stay contiguous, so the interleave moves whole runs.
+      std::vector<float> wc(static_cast<std::size_t>(OC * kh * kw * C)), bc;
+      for (std::int64_t c = 0; c < OC; ++c)
+        for (std::int64_t i = 0; i < kh; ++i)
+          for (std::int64_t j = 0; j < kw; ++j) {
+            const std::int64_t o = (i * kw + j) * OC + c;
+            for (std::int64_t ic = 0; ic < C; ++ic) wc[static_cast<std::size_t>(o * C + ic)] = w.floats[static_cast<std::size_t>(((ic * ocg + c) * kh + i) * kw + j)];
+          }
+      if (!bias.empty())
+        for (std::int64_t k = 0; k < kh * kw; ++k) bc.insert(bc.end(), bias.begin(), bias.end());
+      std::string wn = g_.unique_name(n.name + "_as_conv_weight");
+      g_.add_constant(wn, {OC * kh * kw, C, 1, 1}, std::move(wc));
+      std::vector<std::string> cin = {n.inputs[0], wn};
+      if (!bc.empty()) {
+        std::string bn = g_.unique_name(n.name + "_as_conv_bias");
+        g_.add_constant(bn, {OC * kh * kw}, std::move(bc));
+        cin.push_back(bn);
+      }
+      std::string mid = value(n.name + "_phases", {x.shape[0], OC * kh * kw, H, W});
+      out.push_back(node("Conv", n, "_as_conv", cin, {mid}));
+      Node d2s = node("DepthToSpace", n, "_interleave", {mid}, {y});
+      d2s.set_int("blocksize", kh);
+      d2s.set_string("mode", "DCR");
+      out.push_back(d2s);
+      ++subpixel_;
+      return true;
+    }
+    // Zero insertion: [N,C,H,1,W,1] -> pad to [N,C,H,sh,W,sw] -> [N,C,H*sh,W*sw].
+    const std::int64_t N = x.shape[0];
+    std::string r6 = value(n.name + "_rows", {N, C, H, 1, W, 1});
+    out.push_back(node("Reshape", n, "_split", {n.inputs[0], ints_constant(n.name + "_shape6", {N, C, H, 1, W, 1})}, {r6}));
+    std::string p6 = value(n.name + "_zeros", {N, C, H, s[0], W, s[1]});
+    out.push_back(node("Pad", n, "_insert_zeros",
+                       {r6, ints_constant(n.name + "_pads6", {0, 0, 0, 0, 0, 0, 0, 0, 0, s[0] - 1, 0, s[1] - 1})}, {p6}));
+    std::string r4 = value(n.name + "_dilated", {N, C, H * s[0], W * s[1]});
+    out.push_back(node("Reshape", n, "_merge", {p6, ints_constant(n.name + "_shape4", {N, C, H * s[0], W * s[1]})}, {r4}));
+    // Border: (k-1)*d - p before, the same after minus the s-1 trailing zeros plus output_padding.
+    const std::int64_t top = (kh - 1) * d[0] - p[0], left = (kw - 1) * d[1] - p[1];
+    const std::int64_t bottom = (kh - 1) * d[0] - p[2] - (s[0] - 1) + op[0], right = (kw - 1) * d[1] - p[3] - (s[1] - 1) + op[1];
+    const std::int64_t Hp = H * s[0] + top + bottom, Wp = W * s[1] + left + right;
+    std::string padded = value(n.name + "_bordered", {N, C, Hp, Wp});
+    out.push_back(node("Pad", n, "_border", {r4, ints_constant(n.name + "_pads4", {0, 0, top, left, 0, 0, bottom, right})}, {padded}));
+    // Flipped kernel, [OC, C/group, kh, kw].
+    std::vector<float> wc(static_cast<std::size_t>(OC * icg * kh * kw));
+    for (std::int64_t gi = 0; gi < group; ++gi)
+      for (std::int64_t o = 0; o < ocg; ++o)
+        for (std::int64_t i = 0; i < icg; ++i)
+          for (std::int64_t a = 0; a < kh; ++a)
+            for (std::int64_t b = 0; b < kw; ++b)
+              wc[static_cast<std::size_t>((((gi * ocg + o) * icg + i) * kh + a) * kw + b)] =
+                  w.floats[static_cast<std::size_t>((((gi * icg + i) * ocg + o) * kh + (kh - 1 - a)) * kw + (kw - 1 - b))];
+    std::string wn = g_.unique_name(n.name + "_flipped_weight");
+    g_.add_constant(wn, {OC, icg, kh, kw}, std::move(wc));
+    std::vector<std::string> cin = {padded, wn};
+    if (!bias.empty()) cin.push_back(n.inputs[2]);
+    Node conv = node("Conv", n, "_as_conv", cin, {y});
+    conv.set_ints("dilations", d);
+    conv.set_int("group", group);
+    out.push_back(conv);
+    ++zero_insert_;
+    return true;
+  }
+
+  bool patchify(const Node& n, std::vector<Node>& out) {
+    if (n.inputs.size() < 2 || !g_.is_constant(n.inputs[1]) || !g_.tensor(n.inputs[0]).shape_known) return false;
+    const Tensor& x = g_.tensor(n.inputs[0]);
+    const Tensor& w = g_.tensor(n.inputs[1]);
+    if (x.shape.size() != 4 || w.shape.size() != 4 || w.floats.empty() || n.get_int("group", 1) != 1) return false;
+    const auto s = ints_or(n, "strides", {1, 1}), d = ints_or(n, "dilations", {1, 1}), p = ints_or(n, "pads", {0, 0, 0, 0});
+    const std::int64_t kh = w.shape[2], kw = w.shape[3], OC = w.shape[0], C = x.shape[1];
+    if (s.size() != 2 || (s[0] <= kStrideMax && s[1] <= kStrideMax)) return false;
+    if (kh != s[0] || kw != s[1] || kh != kw || d != std::vector<std::int64_t>{1, 1} || p != std::vector<std::int64_t>{0, 0, 0, 0} ||
+        n.get_string("auto_pad", "NOTSET") != "NOTSET")
+      return false;
+    std::string src = n.inputs[0];
+    const std::int64_t Ho = x.shape[2] / kh, Wo = x.shape[3] / kw;
+    if (Ho * kh != x.shape[2] || Wo * kw != x.shape[3]) {  // the rows and columns no window covers
+      std::string cropped = value(n.name + "_cropped", {x.shape[0], C, Ho * kh, Wo * kw});
+      out.push_back(node("Pad", n, "_crop", {src, ints_constant(n.name + "_crop_pads", {0, 0, 0, 0, 0, 0, Ho * kh - x.shape[2], Wo * kw - x.shape[3]})}, {cropped}));
+      src = cropped;
+    }
+    std::string deep = value(n.name + "_patches", {x.shape[0], C * kh * kw, Ho, Wo});
+    Node s2d = node("SpaceToDepth", n, "_patches", {src}, {deep});
+    s2d.set_int("blocksize", kh);
+    out.push_back(s2d);
+    // SpaceToDepth channel (i*k + j)*C + c holds x[c, h*k+i, w*k+j].
+    std::vector<float> wc(static_cast<std::size_t>(OC * C * kh * kw));
+    for (std::int64_t o = 0; o < OC; ++o)
+      for (std::int64_t c = 0; c < C; ++c)
+        for (std::int64_t i = 0; i < kh; ++i)
+          for (std::int64_t j = 0; j < kw; ++j)
+            wc[static_cast<std::size_t>(o * C * kh * kw + (i * kw + j) * C + c)] = w.floats[static_cast<std::size_t>(((o * C + c) * kh + i) * kw + j)];
+    std::string wn = g_.unique_name(n.name + "_patch_weight");
+    g_.add_constant(wn, {OC, C * kh * kw, 1, 1}, std::move(wc));
+    std::vector<std::string> cin = {deep, wn};
+    if (n.inputs.size() > 2 && !n.inputs[2].empty()) cin.push_back(n.inputs[2]);
+    out.push_back(node("Conv", n, "_as_1x1", cin, n.outputs));
+    ++patchify_;
+    return true;
+  }
+
+  Graph& g_;
+  int subpixel_ = 0, zero_insert_ = 0, patchify_ = 0;
+};
+
+}  // namespace
+
+std::string lower_for_npu(Graph& g) { return Lowering(g).run(); }
+
+}  // namespace npu::compiler

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Walkthrough 14: LLM decode is memory-bound: tokens per second = DDR bandwidth / weight bytes.
+
+Generating one token runs every weight of the model once, for one row of activations: each
+weight byte fetched from DDR does one MAC (INT8) or two (INT4, two weights per byte). That is
+an arithmetic intensity of about 1 MAC per byte, far left of any NPU's ridge (tens to hundreds
+of MACs per byte), so the time per token is the time to stream the weights (and the KV cache)
+from DDR, whatever the TOPS.
+
+The script builds one GPT-2-style decoder block with onnx.helper (pre-LN, multi-head attention
+over a KV cache of length L, GELU MLP of 4 d; d = 512, 8 heads; --quick: d = 256, 4 heads) in
+two forms: decode (1 new token, past K/V of length L as inputs, present K/V as outputs) and
+prefill (T tokens at once, causal mask). Each is compiled INT8 for the presets and run
+timing-only; decode is compared with (weight bytes + KV-cache bytes) / DDR bandwidth, prefill
+and decode are placed on the roofline, and the KV-cache length is swept (decode time grows
+with L only through the cache's bytes).
+
+    python3 examples/walkthroughs/w14_llm_decode.py [--quick]
+
+Needs the transformer ops on the NPU (MatMul of two activations, LayerNormalization, Softmax,
+GELU: the npu-ops-compiler branch); on a compiler without them the blocks fall back to the CPU
+and the script says so. INT8 vs INT4 weights (weight-only quantisation) is not here yet: it
+needs the quantisation work.
+"""
+import numpy as np
+
+from _common import REPO, import_npusim, parse_args, pyplot, save_summary
+
+PRESETS = ["npu-40tops-55gbps.yaml", "seed-5.7tops.yaml", "intel-npu-lunar-lake.yaml"]
+
+
+def gpt_block(path, d, heads, tokens, past, seed=0):
+    """One pre-LN GPT-2 block. tokens == 1 with past > 0: decode with a KV cache; past == 0:
+    prefill of `tokens` tokens with a causal mask. Outputs the hidden state and present K/V."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(seed)
+    dh = d // heads
+    inits, nodes = [], []
+
+    def const(name, array):
+        inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def weight(name, shape):
+        return const(name, (rng.standard_normal(shape) * (1 / np.sqrt(shape[0]))).astype(np.float32))
+
+    def node(op, ins, outs, **attrs):
+        nodes.append(helper.make_node(op, ins, outs, name=outs[0], **attrs))
+        return outs[0]
+
+    def layernorm(x, name):
+        return node("LayerNormalization", [x, const(name + "_g", np.ones(d, np.float32)),
+                                           const(name + "_b", np.zeros(d, np.float32))], [name], axis=-1,
+                    epsilon=1e-5)
+
+    def linear(x, n_in, n_out, name):
+        y = node("MatMul", [x, weight(name + "_w", (n_in, n_out))], [name + "_mm"])
+        return node("Add", [y, const(name + "_b", np.zeros(n_out, np.float32))], [name])
+
+    def heads_first(x, name):   # [1, T, d] -> [1, heads, T, dh]
+        r = node("Reshape", [x, const(name + "_shape", np.array([1, tokens, heads, dh], np.int64))], [name + "_r"])
+        return node("Transpose", [r], [name], perm=[0, 2, 1, 3])
+
+    h1 = layernorm("x", "ln1")
+    q = heads_first(linear(h1, d, d, "q"), "q_heads")
+    k = heads_first(linear(h1, d, d, "k"), "k_heads")
+    v = heads_first(linear(h1, d, d, "v"), "v_heads")
+    if past:
+        k = node("Concat", ["past_k", k], ["present_k"], axis=2)
+        v = node("Concat", ["past_v", v], ["present_v"], axis=2)
+    else:
+        k = node("Identity", [k], ["present_k"])
+        v = node("Identity", [v], ["present_v"])
+    kt = node("Transpose", [k], ["k_t"], perm=[0, 1, 3, 2])
+    scores = node("MatMul", [q, kt], ["scores"])
+    scores = node("Mul", [scores, const("scale", np.array(1 / np.sqrt(dh), np.float32))], ["scores_scaled"])
+    if not past and tokens > 1:
+        mask = np.triu(np.full((tokens, tokens), -1e4, np.float32), 1)[None, None]
+        scores = node("Add", [scores, const("causal_mask", mask)], ["scores_masked"])
+    probs = node("Softmax", [scores], ["probs"], axis=-1)
+    ctx = node("MatMul", [probs, v], ["ctx"])
+    ctx = node("Transpose", [ctx], ["ctx_t"], perm=[0, 2, 1, 3])
+    ctx = node("Reshape", [ctx, const("ctx_shape", np.array([1, tokens, d], np.int64))], ["ctx_r"])
+    x2 = node("Add", ["x", linear(ctx, d, d, "proj")], ["x2"])
+    m = linear(layernorm(x2, "ln2"), d, 4 * d, "fc")
+    m = gelu_erf(node, const, m)
+    out = node("Add", [x2, linear(m, 4 * d, d, "fc_out")], ["out"])
+
+    total = past + tokens
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, tokens, d])]
+    if past:
+        inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, heads, past, dh]) for n in ("past_k", "past_v")]
+    outputs = [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, tokens, d])] + [
+        helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, heads, total, dh]) for n in ("present_k", "present_v")]
+    graph = helper.make_graph(nodes, "gpt_block", inputs, outputs, inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path, 12 * d * d   # weights: q, k, v, proj (4 d^2) and the MLP (8 d^2)
+
+
+def gelu_erf(node, const, x):
+    """GELU as PyTorch's exporter writes it before opset 20: 0.5 x (1 + erf(x / sqrt 2))."""
+    t = node("Div", [x, const("sqrt2", np.array(np.sqrt(2), np.float32))], ["gelu_div"])
+    t = node("Erf", [t], ["gelu_erf"])
+    t = node("Add", [t, const("one", np.array(1, np.float32))], ["gelu_add"])
+    t = node("Mul", [x, t], ["gelu_mul"])
+    return node("Mul", [t, const("half", np.array(0.5, np.float32))], ["gelu"])
+
+
+def run(npusim, path, cfg):
+    _, rep = npusim.compile(str(path), cfg, precision="int8").run(timing_only=True)
+    return {"npu_us": rep["npu_latency_us"], "latency_us": rep["latency_us"], "macs": int(rep["macs"]),
+            "ddr_read": int(rep["ddr"]["bytes_read"]), "ddr_written": int(rep["ddr"]["bytes_written"]),
+            "ddr_gbps": rep["roofline"]["ddr_gbps"], "peak_tops": rep["peak_tops"],
+            "ridge": rep["roofline"]["ridge_macs_per_byte"], "achieved_tops": rep["achieved_tops"],
+            "fallbacks": sorted({f["op"] for f in rep["fallbacks"]})}
+
+
+def main():
+    args = parse_args(__doc__.splitlines()[0])
+    npusim = import_npusim(args.build)
+    d, heads, past, prefill_tokens = (256, 4, 127, 32) if args.quick else (512, 8, 127, 128)
+    decode, weights = gpt_block(args.out / f"w14_decode_d{d}_L{past}.onnx", d, heads, 1, past)
+    prefill, _ = gpt_block(args.out / f"w14_prefill_d{d}_T{prefill_tokens}.onnx", d, heads, prefill_tokens, 0)
+    kv_bytes = 2 * heads * past * (d // heads)          # INT8 K and V read by the decode step
+    print(f"GPT-2-style block, d {d}, {heads} heads: {weights} INT8 weight bytes; decode with a KV cache of {past} "
+          f"({kv_bytes} bytes), prefill of {prefill_tokens} tokens")
+    presets = PRESETS[:2] if args.quick else PRESETS
+    rows = []
+    for preset in presets:
+        cfg = npusim.load_config(str(REPO / "configs" / preset))
+        dec, pre = run(npusim, decode, cfg), run(npusim, prefill, cfg)
+        bound_us = (weights + kv_bytes) / (dec["ddr_gbps"] * 1e3)
+        rows.append({"preset": preset, "decode": dec, "prefill": pre, "stream_bound_us": bound_us,
+                     "weights_only_us": weights / (dec["ddr_gbps"] * 1e3),
+                     "tokens_per_s": 1e6 / dec["npu_us"] if dec["npu_us"] else None,
+                     "bound_tokens_per_s": 1e6 / bound_us})
+    fallbacks = sorted({op for r in rows for op in r["decode"]["fallbacks"] + r["prefill"]["fallbacks"]})
+    if fallbacks:
+        print(f"NOTE: ops on the CPU with this build: {', '.join(fallbacks)}; the NPU times below leave them out "
+              f"(the transformer ops come with the npu-ops-compiler work)")
+    print(f"{'preset':26s} {'GB/s':>6s} {'decode us':>10s} {'bytes/BW us':>11s} {'ratio':>6s} {'tok/s':>7s} "
+          f"{'MAC/B':>6s} | {'prefill us':>10s} {'us/token':>9s} {'MAC/B':>7s} {'ridge':>6s}")
+    intensity = lambda p: p["macs"] / max(1, p["ddr_read"] + p["ddr_written"])  # noqa: E731
+    for r in rows:
+        dec, pre = r["decode"], r["prefill"]
+        print(f"{r['preset']:26s} {dec['ddr_gbps']:6.1f} {dec['npu_us']:10.1f} {r['stream_bound_us']:11.1f} "
+              f"{dec['npu_us'] / r['stream_bound_us']:6.2f} {r['tokens_per_s'] or 0:7.0f} {intensity(dec):6.2f} | "
+              f"{pre['npu_us']:10.1f} {pre['npu_us'] / prefill_tokens:9.2f} {intensity(pre):7.1f} {dec['ridge']:6.0f}")
+
+    sweep = []
+    cfg = npusim.load_config(str(REPO / "configs" / presets[0]))
+    for length in ((31, 127, 511) if args.quick else (31, 127, 511, 1023)):
+        path, _ = gpt_block(args.out / f"w14_decode_d{d}_L{length}.onnx", d, heads, 1, length)
+        r = run(npusim, path, cfg)
+        sweep.append({"kv_length": length, "npu_us": r["npu_us"], "kv_bytes": 2 * heads * length * (d // heads),
+                      "ddr_read": r["ddr_read"]})
+    print(f"KV-cache sweep on {presets[0]}: " + ", ".join(f"L={s['kv_length']}: {s['npu_us']:.1f} us" for s in sweep))
+
+    plt = pyplot()
+    fig, ax = plt.subplots(1, 2, figsize=(14, 4.8))
+    r0 = rows[0]
+    xs = np.logspace(-1, 3.5, 200)
+    ax[0].loglog(xs, np.minimum(r0["decode"]["peak_tops"], 2 * xs * r0["decode"]["ddr_gbps"] / 1000), "k-",
+                 label=f"{r0['preset'].replace('.yaml', '')} roofline")
+    for key, marker in (("decode", "o"), ("prefill", "s")):
+        p = r0[key]
+        ax[0].scatter(max(intensity(p), 0.1), max(p["achieved_tops"], 1e-4), marker=marker,
+                      s=60, label=key)
+    ax[0].set_xlabel("MACs per DDR byte")
+    ax[0].set_ylabel("achieved TOPS (NPU time)")
+    ax[0].set_title("decode sits on the bandwidth slope, prefill climbs it")
+    ax[0].legend(fontsize=8)
+    ax[1].plot([s["kv_length"] for s in sweep], [s["npu_us"] for s in sweep], "o-", label="simulated decode step")
+    ax[1].plot([s["kv_length"] for s in sweep],
+               [(weights + s["kv_bytes"]) / (r0["decode"]["ddr_gbps"] * 1e3) for s in sweep], "k--",
+               label="(weights + KV cache) / bandwidth")
+    ax[1].set_xlabel("KV-cache length L")
+    ax[1].set_ylabel("us per token")
+    ax[1].set_ylim(bottom=0)
+    ax[1].legend(fontsize=8)
+    ax[1].set_title(f"one block, d {d}, on {presets[0]}")
+    fig.tight_layout()
+    png = args.out / "w14_llm_decode.png"
+    fig.savefig(png, dpi=110)
+    print(f"figure: {png}")
+    save_summary(args.out, "w14_llm_decode", {"d": d, "heads": heads, "kv_length": past, "prefill_tokens": prefill_tokens,
+                                              "weight_bytes": weights, "kv_bytes": kv_bytes, "presets": rows,
+                                              "fallback_ops": fallbacks, "kv_sweep": sweep})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,367 @@
+// The static-shape front end and the canonicalisation passes on small hand-built graphs: each
+// rewrite is checked by op counts and numerically (FP32 evaluator, before vs after).
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "compiler/node_parameters.h"
+#include "compiler/onnx_io.h"
+#include "compiler/opset_upgrade.h"
+#include "compiler/passes/passes.h"
+#include "tests/compiler/test_graphs.h"
+
+using namespace npu::compiler;
+using testing::GraphBuilder;
+
+namespace {
+
+int count_op(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const auto& node : g.nodes) n += node.op_type == op;
+  return n;
+}
+
+const Node& node_named(const Graph& g, const std::string& name) {
+  for (const auto& n : g.nodes)
+    if (n.name == name) return n;
+  FAIL("no node " << name);
+  return g.nodes.front();
+}
+
+// Every output of `after` equals the same output of `before` on one random input per graph input.
+void check_same_outputs(const Graph& before, const Graph& after, float tolerance = 1e-5f, unsigned seed = 3) {
+  TensorMap in;
+  for (const auto& name : before.inputs) in[name] = testing::random_tensor(before.tensor(name).shape, seed++);
+  auto a = evaluate_graph(before, in), b = evaluate_graph(after, in);
+  for (const auto& o : before.outputs) {
+    INFO(o);
+    REQUIRE(b.count(o));
+    CHECK(a.at(o).shape == b.at(o).shape);
+    CHECK(testing::max_abs_diff(a.at(o), b.at(o)) < tolerance);
+  }
+}
+
+std::string scalar(GraphBuilder& b, const std::string& name, float v) { return b.constant(name, {}, {v}); }
+
+}  // namespace
+
+TEST_CASE("integer shape arithmetic folds exactly: PyTorch's chunk (C + 2) / 3 is 64 for 192, not 65",
+          "[compiler][front-end]") {
+  // Regression: folding computed int64 Div in float and rounded, so 194 / 3 = 64.67 became 65 and
+  // the TransformerEncoder/ViT exports failed in ONNX Runtime (Reshape of 32x1x65 to 32x4x16),
+  // ShuffleNet's channel split with "C: 57 kernel channels: 58".
+  GraphBuilder b;
+  auto x = b.input("x", {1, 4, 192});
+  b.node("Shape", {x}, "shape");
+  b.node("Gather", {b.out("shape"), b.int_constant("last", {}, {2})}, "dim");
+  b.node("Add", {b.out("dim"), b.int_constant("two", {}, {2})}, "plus");
+  b.node("Div", {b.out("plus"), b.int_constant("three", {}, {3})}, "chunk");
+  b.node("Unsqueeze", {b.out("chunk"), b.int_constant("axis0", {1}, {0})}, "end");
+  b.node("Mul", {b.out("end"), b.int_constant("twice", {1}, {2})}, "end2");
+  b.node("Slice", {x, b.int_constant("zero", {1}, {0}), b.out("end"), b.int_constant("axes", {1}, {2})}, "q");
+  b.node("Slice", {x, b.out("end"), b.out("end2"), b.int_constant("axes2", {1}, {2})}, "k");
+  Graph before = b.finish({b.out("q"), b.out("k")});
+  Graph g = before;
+  fold_static_shapes(g);
+  CHECK(g.nodes.size() == 2);
+  CHECK(node_named(g, "q").get_ints("ends") == std::vector<std::int64_t>{64});
+  CHECK(node_named(g, "k").get_ints("starts") == std::vector<std::int64_t>{64});
+  CHECK(node_named(g, "k").get_ints("ends") == std::vector<std::int64_t>{128});
+  CHECK(node_named(g, "q").inputs.size() == 1);  // parameters are attributes now
+  CHECK(g.tensor(b.out("q")).shape == std::vector<std::int64_t>{1, 4, 64});
+  CHECK(g.tensor("chunk_out").ints == std::vector<std::int64_t>{64});
+  check_same_outputs(before, g);
+}
+
+TEST_CASE("INT64_MAX slice ends stay exact and clamp", "[compiler][front-end]") {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 3, 6});
+  b.node("Slice", {x, b.int_constant("s", {1}, {2}), b.int_constant("e", {1}, {INT64_MAX}), b.int_constant("a", {1}, {-1})},
+         "tail");
+  Graph before = b.finish({b.out("tail")});
+  Graph g = before;
+  fold_static_shapes(g);
+  CHECK(node_named(g, "tail").get_ints("ends") == std::vector<std::int64_t>{INT64_MAX});
+  CHECK(g.tensor(b.out("tail")).shape == std::vector<std::int64_t>{1, 3, 4});
+  check_same_outputs(before, g);
+}
+
+TEST_CASE("Shape->Gather->Unsqueeze->Concat->Reshape chains and Range/Expand anchors fold away",
+          "[compiler][front-end]") {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8, 4, 4});
+  b.node("Shape", {x}, "shape");
+  for (int d = 0; d < 4; ++d)
+    b.node("Gather", {b.out("shape"), b.int_constant("i" + std::to_string(d), {}, {d})}, "d" + std::to_string(d));
+  b.node("Mul", {b.out("d2"), b.out("d3")}, "hw");
+  for (const char* d : {"d0", "d1", "hw"})
+    b.node("Unsqueeze", {b.out(d), b.int_constant(std::string("ax_") + d, {1}, {0})}, std::string("u_") + d);
+  b.node("Concat", {b.out("u_d0"), b.out("u_d1"), b.out("u_hw")}, "target").set_int("axis", 0);
+  b.node("Reshape", {x, b.out("target")}, "flat");
+  // anchors: Range(0, W) in float, expanded to H x W and added to the input
+  b.node("Cast", {b.out("d3")}, "w_float").set_int("to", kFloat);
+  b.node("Range", {scalar(b, "start", 0.0f), b.out("w_float"), scalar(b, "delta", 1.0f)}, "anchors");
+  b.node("Expand", {b.out("anchors"), b.int_constant("grid_shape", {2}, {4, 4})}, "grid");
+  b.node("Add", {x, b.out("grid")}, "shifted");
+  Graph before = b.finish({b.out("flat"), b.out("shifted")});
+  Graph g = before;
+  auto detail = fold_static_shapes(g);
+  remove_dead_nodes(g);
+  INFO(detail);
+  CHECK(count_op(g, "Shape") == 0);
+  CHECK(count_op(g, "Range") == 0);
+  CHECK(count_op(g, "Expand") == 0);
+  CHECK(g.nodes.size() == 2);  // Reshape, Add
+  CHECK(node_named(g, "flat").get_ints("shape") == std::vector<std::int64_t>{1, 8, 16});
+  for (const auto& n : g.nodes)
+    for (const auto& o : n.outputs) CHECK(g.tensor(o).shape_known);
+  check_same_outputs(before, g);
+}
+
+TEST_CASE("parameters as attributes survive export at the graph's opset and re-import", "[compiler][front-end]") {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 6, 4, 4});
+  b.node("Split", {x, b.int_constant("sizes", {2}, {2, 4})}, "split").set_int("axis", 1);
+  b.graph().nodes.back().outputs = {"split_a", "split_b"};
+  b.graph().tensors["split_a"].name = "split_a";
+  b.graph().tensors["split_b"].name = "split_b";
+  b.node("Pad", {"split_a", b.int_constant("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1}), scalar(b, "pv", 0.5f)}, "pad");
+  b.node("Clip", {"split_b", scalar(b, "lo", -0.3f), scalar(b, "hi", 0.4f)}, "clip");
+  b.node("ReduceSum", {b.out("clip"), b.int_constant("raxes", {1}, {1})}, "sum");
+  b.node("Unsqueeze", {b.out("sum"), b.int_constant("uaxes", {1}, {0})}, "unsq");
+  b.node("Resize", {b.out("pad"), "", b.constant("scales", {4}, {1, 1, 2, 2})}, "up").set_string("mode", "nearest");
+  Graph before = b.finish({b.out("up"), b.out("unsq")});
+  Graph g = before;
+  fold_static_shapes(g);
+  for (const auto& n : g.nodes) {
+    INFO(n.name);
+    CHECK(n.inputs.size() == 1);
+  }
+  CHECK(node_named(g, "split").get_ints("split") == std::vector<std::int64_t>{2, 4});
+  CHECK(node_named(g, "clip").get_float("max", 0) == Approx(0.4f));
+  CHECK(node_named(g, "up").attributes.at("scales").floats == std::vector<float>{1, 1, 2, 2});
+  check_same_outputs(before, g);
+  // opset 13 takes these as inputs: the export writes them so, the import reads them back
+  Graph back = import_onnx_bytes(export_onnx(g), "roundtrip.onnx");
+  CHECK(parameter_input("Split", "split", back.opset) == 1);
+  CHECK(node_named(back, "split").inputs.size() == 2);
+  fold_static_shapes(back);
+  CHECK(node_named(back, "split").inputs.size() == 1);
+  check_same_outputs(before, back);
+}
+
+TEST_CASE("Div and Sub by constants become Mul and Add; constant chains merge", "[compiler][front-end]") {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 3, 4, 4});
+  b.node("Div", {x, scalar(b, "six", 6.0f)}, "div");
+  b.node("Mul", {b.out("div"), b.random_constant("per_c", {3, 1, 1})}, "scale");
+  b.node("Sub", {b.out("scale"), scalar(b, "half", 0.5f)}, "sub");
+  b.node("Add", {b.constant("one", {1}, {1.0f}), b.out("sub")}, "add");  // constant first
+  Graph before = b.finish({b.out("add")});
+  Graph g = before;
+  auto detail = canonicalize_arithmetic(g);
+  remove_dead_nodes(g);
+  INFO(detail);
+  CHECK(count_op(g, "Div") == 0);
+  CHECK(count_op(g, "Sub") == 0);
+  CHECK(count_op(g, "Mul") == 1);  // x * (1/6 * per_c)
+  CHECK(count_op(g, "Add") == 1);  // + (-0.5 + 1)
+  check_same_outputs(before, g);
+}
+
+TEST_CASE("decomposed activations become one node each and compute the same", "[compiler][front-end]") {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 4, 5, 5});
+  // SiLU
+  b.node("Sigmoid", {x}, "sig");
+  b.node("Mul", {x, b.out("sig")}, "silu");
+  // HardSwish as PP-OCR writes it: x * relu6(x + 3) / 6, Clip bounds as inputs (opset 13)
+  b.node("Add", {x, scalar(b, "three", 3.0f)}, "hs_add");
+  b.node("Clip", {b.out("hs_add"), scalar(b, "zero", 0.0f), scalar(b, "six", 6.0f)}, "hs_clip");
+  b.node("Mul", {x, b.out("hs_clip")}, "hs_mul");
+  b.node("Div", {b.out("hs_mul"), scalar(b, "six_d", 6.0f)}, "hardswish1");
+  // x * HardSigmoid(x) (MobileNetV3)
+  auto& hsig = b.node("HardSigmoid", {x}, "hsig");
+  hsig.set_float("alpha", 1.0f / 6.0f);
+  hsig.set_float("beta", 0.5f);
+  b.node("Mul", {b.out("hsig"), x}, "hardswish2");
+  // PP-OCRv4's learnable scale: x * relu6(x + 3) / 6 * 1.7
+  b.node("Add", {x, scalar(b, "three2", 3.0f)}, "ls_add");
+  b.node("Clip", {b.out("ls_add"), scalar(b, "zero2", 0.0f), scalar(b, "six2", 6.0f)}, "ls_clip");
+  b.node("Mul", {x, b.out("ls_clip")}, "ls_mul");
+  b.node("Div", {b.out("ls_mul"), scalar(b, "six3", 6.0f)}, "ls_div");
+  b.node("Mul", {b.out("ls_div"), scalar(b, "learned", 1.7f)}, "hardswish_scaled");
+  // GELU (erf), as torch exports it: x * 0.5 * (1 + erf(x / sqrt 2))
+  b.node("Div", {x, scalar(b, "sqrt2", 1.41421356f)}, "g_div");
+  b.node("Erf", {b.out("g_div")}, "g_erf");
+  b.node("Add", {b.out("g_erf"), scalar(b, "one", 1.0f)}, "g_add");
+  b.node("Mul", {x, b.out("g_add")}, "g_mul");
+  b.node("Mul", {b.out("g_mul"), scalar(b, "half", 0.5f)}, "gelu");
+  // GELU (tanh): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  b.node("Pow", {x, scalar(b, "three3", 3.0f)}, "t_pow");
+  b.node("Mul", {scalar(b, "k1", 0.044715f), b.out("t_pow")}, "t_k1");
+  b.node("Add", {x, b.out("t_k1")}, "t_sum");
+  b.node("Mul", {b.out("t_sum"), scalar(b, "k0", 0.7978845608f)}, "t_k0");
+  b.node("Tanh", {b.out("t_k0")}, "t_tanh");
+  b.node("Add", {b.out("t_tanh"), scalar(b, "one2", 1.0f)}, "t_add");
+  b.node("Mul", {scalar(b, "half2", 0.5f), x}, "t_half");
+  b.node("Mul", {b.out("t_half"), b.out("t_add")}, "gelu_tanh");
+  // Mish
+  b.node("Softplus", {x}, "sp");
+  b.node("Tanh", {b.out("sp")}, "sp_tanh");
+  b.node("Mul", {x, b.out("sp_tanh")}, "mish");
+  Graph before = b.finish({b.out("silu"), b.out("hardswish1"), b.out("hardswish2"), b.out("hardswish_scaled"), b.out("gelu"),
+                           b.out("gelu_tanh"), b.out("mish")});
+  before.opset = 17;
+  Graph g = before;
+  fold_static_shapes(g);
+  canonicalize_arithmetic(g);
+  remove_dead_nodes(g);
+  auto detail = fuse_activation_patterns(g);
+  remove_dead_nodes(g);
+  INFO(detail);
+  CHECK(count_op(g, "SiLU") == 1);
+  CHECK(count_op(g, "HardSwish") == 3);
+  CHECK(count_op(g, "Gelu") == 1);
+  CHECK(count_op(g, "GeluTanh") == 1);
+  CHECK(count_op(g, "Mish") == 1);
+  CHECK(count_op(g, "Mul") == 1);  // the learned scale 1.7 after its HardSwish
+  CHECK(g.nodes.size() == 8);
+  check_same_outputs(before, g, 1e-5f);
+}
+
+TEST_CASE("fusion still sees Conv -> HardSwish after the decomposed form is recognised", "[compiler][front-end]") {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 3, 8, 8});
+  b.node("Conv", {x, b.random_constant("w", {8, 3, 3, 3}), b.random_constant("bias", {8})}, "conv")
+      .set_ints("pads", {1, 1, 1, 1});
+  b.node("Add", {b.out("conv"), scalar(b, "three", 3.0f)}, "add");
+  auto& clip = b.node("Clip", {b.out("add")}, "relu6");
+  clip.set_float("min", 0.0f);
+  clip.set_float("max", 6.0f);
+  b.node("Mul", {b.out("conv"), b.out("relu6")}, "mul");
+  b.node("Div", {b.out("mul"), scalar(b, "six", 6.0f)}, "hswish");
+  Graph before = b.finish({b.out("hswish")});
+  before.opset = 17;
+  Graph g = before;
+  canonicalize_arithmetic(g);
+  fuse_activation_patterns(g);
+  remove_dead_nodes(g);
+  fuse_layers(g);
+  remove_dead_nodes(g);
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(g.nodes[0].op_type == "FusedConv");
+  CHECK(g.nodes[0].get_string("activation", "") == "HardSwish");
+  CHECK(g.nodes[0].get_string("pattern", "") == "Conv+HardSwish");
+  check_same_outputs(before, g, 1e-4f);
+}
+
+TEST_CASE("the ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add chain becomes LayerNormalization",
+          "[compiler][front-end]") {
+  GraphBuilder b;
+  auto x = b.input("x", {2, 5, 16});
+  b.node("ReduceMean", {x}, "mean").set_ints("axes", {-1});
+  b.node("Sub", {x, b.out("mean")}, "d");
+  b.node("Pow", {b.out("d"), scalar(b, "two", 2.0f)}, "sq");
+  b.node("ReduceMean", {b.out("sq")}, "var").set_ints("axes", {-1});
+  b.node("Add", {b.out("var"), scalar(b, "eps", 1e-5f)}, "var_eps");
+  b.node("Sqrt", {b.out("var_eps")}, "std");
+  b.node("Div", {b.out("d"), b.out("std")}, "norm");
+  b.node("Mul", {b.out("norm"), b.random_constant("gamma", {16})}, "scaled");
+  b.node("Add", {b.out("scaled"), b.random_constant("beta", {16})}, "ln");
+  Graph before = b.finish({b.out("ln")});
+  before.opset = 17;
+  Graph g = before;
+  auto detail = fuse_layernorm_pattern(g);
+  remove_dead_nodes(g);
+  CHECK(detail == "1 LayerNormalization");
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(g.nodes[0].op_type == "LayerNormalization");
+  CHECK(g.nodes[0].get_int("axis", 0) == 2);
+  CHECK(g.nodes[0].get_float("epsilon", 0) == Approx(1e-5f));
+  check_same_outputs(before, g, 1e-5f);
+  // below opset 17 there is no LayerNormalization to write
+  Graph old = before;
+  old.opset = 13;
+  fuse_layernorm_pattern(old);
+  CHECK(count_op(old, "LayerNormalization") == 0);
+}
+
+TEST_CASE("standalone BatchNormalization becomes a per-channel scale and shift that folds into neighbours",
+          "[compiler][front-end]") {
+  auto bn = [](GraphBuilder& b, const std::string& in, const std::string& name, std::int64_t c) {
+    b.node("BatchNormalization", {in, b.random_constant(name + "_s", {c}, 0.5f, 1.5f), b.random_constant(name + "_b", {c}),
+                                  b.random_constant(name + "_m", {c}), b.random_constant(name + "_v", {c}, 0.5f, 2.0f)},
+           name);
+  };
+  GraphBuilder b(5);
+  auto x = b.input("x", {1, 4, 6, 6});
+  auto y = b.input("y", {1, 4, 6, 6});
+  // after ConvTranspose (+ its own per-channel Add): folds into its weights and bias
+  b.node("ConvTranspose", {x, b.random_constant("wt", {4, 6, 2, 2})}, "up").set_ints("strides", {2, 2});
+  b.node("Add", {b.out("up"), b.random_constant("up_bias", {6, 1, 1})}, "up_add");
+  bn(b, b.out("up_add"), "bn_up", 6);
+  // before an unpadded 1x1 Conv: folds into the conv's weights and bias
+  b.node("Add", {x, y}, "sum");
+  bn(b, b.out("sum"), "bn_pre", 4);
+  b.node("Conv", {b.out("bn_pre"), b.random_constant("w1", {5, 4, 1, 1})}, "pw");
+  // before a padded Conv: stays a Mul and an Add (padding would read zeros, not the shift)
+  b.node("Mul", {x, y}, "prod");
+  bn(b, b.out("prod"), "bn_padded", 4);
+  b.node("Conv", {b.out("bn_padded"), b.random_constant("w3", {2, 4, 3, 3})}, "padded").set_ints("pads", {1, 1, 1, 1});
+  // after Gemm
+  b.node("Flatten", {x}, "flat");
+  b.node("Gemm", {b.out("flat"), b.random_constant("fc", {3, 144}), b.random_constant("fcb", {3})}, "fc").set_int("transB", 1);
+  bn(b, b.out("fc"), "bn_fc", 3);
+  Graph before = b.finish({b.out("bn_up"), b.out("pw"), b.out("padded"), b.out("bn_fc")});
+  Graph g = before;
+  auto detail = fold_batchnorm(g);
+  remove_dead_nodes(g);
+  INFO(detail);
+  CHECK(count_op(g, "BatchNormalization") == 0);
+  CHECK(detail.rfind("4 BatchNormalization to scale and shift", 0) == 0);
+  CHECK(count_op(g, "Mul") == 2);  // x*y and the padded conv's BN scale
+  CHECK(count_op(g, "Add") == 2);  // x+y and the padded conv's BN shift
+  check_same_outputs(before, g, 1e-4f);
+}
+
+TEST_CASE("a shape that stays dynamic names the tensor and the node that made it so", "[compiler][front-end][errors]") {
+  GraphBuilder b;
+  auto x = b.input("x", {2, 3});
+  b.node("NonZero", {x}, "nz");
+  b.node("Transpose", {b.out("nz")}, "idx");
+  b.node("Relu", {x}, "fine");
+  Graph g = b.finish({b.out("idx"), b.out("fine")});
+  fold_static_shapes(g);
+  auto dynamic = find_dynamic_shapes(g);
+  REQUIRE(dynamic.size() == 1);  // idx inherits nz's origin
+  CHECK(dynamic[0].tensor == "nz_out");
+  CHECK(dynamic[0].node == "nz");
+  const std::string line = describe(dynamic[0], g.source);
+  CHECK(line.find("tensor 'nz_out'") != std::string::npos);
+  CHECK(line.find("node 'nz' (NonZero)") != std::string::npos);
+  CHECK(line.find("depends on the input values") != std::string::npos);
+  CHECK(line.find('\n') == std::string::npos);
+}
+
+TEST_CASE("an old-opset graph is upgraded to opset 17 by ONNX's converter and computes the same",
+          "[compiler][front-end]") {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 2, 3, 3});
+  b.node("Upsample", {x, b.constant("scales", {4}, {1, 1, 2, 2})}, "up").set_string("mode", "nearest");
+  b.node("BatchNormalization", {b.out("up"), b.random_constant("s", {2}, 0.5f, 1.5f), b.random_constant("bb", {2}),
+                                b.random_constant("m", {2}), b.random_constant("v", {2}, 0.5f, 2.0f)},
+         "bn");
+  b.node("Flatten", {b.out("bn")}, "flat");
+  b.node("Softmax", {b.out("flat")}, "soft");  // opset 9: axis 1 of the flattened 2-D input
+  Graph before = b.finish({b.out("soft")});
+  before.opset = 9;
+  Graph g = import_onnx_bytes(export_onnx(before), "old.onnx");
+  REQUIRE(g.opset == 9);
+  fold_static_shapes(g);
+  CHECK(upgrade_opset(g).empty());
+  CHECK(g.opset == 17);
+  CHECK(count_op(g, "Upsample") == 0);
+  CHECK(count_op(g, "Resize") == 1);
+  fold_static_shapes(g);
+  check_same_outputs(before, g, 1e-6f);
+}

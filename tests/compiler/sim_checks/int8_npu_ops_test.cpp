@@ -1,0 +1,157 @@
+// The int8 forms of the ops real exported models need (data movement in any layout, broadcast
+// element-wise ops, tables, fp16 islands, softmax/layernorm/reductions, MatMul of computed
+// tensors, ConvTranspose lowered onto conv) store exactly the integer reference's bytes on the
+// simulated NPU, on the default scratchpad and on a 64 KiB one where every layer is tiled.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "compiler/onnx_io.h"
+#include "tests/compiler/sim_checks/sim_check_helpers.h"
+#include "tests/compiler/test_graphs.h"
+
+using namespace npu;
+using namespace npu::compiler;
+using namespace npu::compiler::sim_checks;
+using testing::GraphBuilder;
+
+namespace {
+
+// Builds the graph, writes it as ONNX and checks it on both scratchpads.
+void check_graph(Graph g, const std::string& name) {
+  auto path = std::filesystem::temp_directory_path() / ("npusim_int8_ops_" + name + ".onnx");
+  write_onnx(g, path.string());
+  check_bit_exact(path.string(), "default.yaml");
+  check_bit_exact(path.string(), "tiny-8x8.yaml");
+  if (!std::getenv("NPUSIM_KEEP_TEST_MODELS")) std::filesystem::remove(path);
+}
+
+class Builder : public GraphBuilder {
+ public:
+  explicit Builder(unsigned seed) : GraphBuilder(seed) {}
+  std::string int_constant(const std::string& name, std::vector<std::int64_t> v) {
+    Graph& g = graph();
+    Tensor& t = g.tensors[name];
+    t.name = name;
+    t.elem_type = kInt64;
+    t.shape = {static_cast<std::int64_t>(v.size())};
+    t.shape_known = true;
+    t.is_constant = true;
+    t.ints = std::move(v);
+    return name;
+  }
+  Node& conv(const std::string& x, std::int64_t cin, std::int64_t cout, const std::string& name, std::int64_t k = 3) {
+    Node& n = node("Conv", {x, random_constant(name + "_w", {cout, cin, k, k}), random_constant(name + "_b", {cout})}, name);
+    n.set_ints("pads", {k / 2, k / 2, k / 2, k / 2});
+    return n;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("int8 broadcast element-wise ops, tables and fp16 islands equal the integer reference", "[compiler][sim][int8]") {
+  Builder b(21);
+  auto x = b.input("x", {1, 8, 12, 10});
+  b.conv(x, 8, 16, "c1");
+  b.node("GlobalAveragePool", {b.out("c1")}, "gap");
+  b.node("Sigmoid", {b.out("gap")}, "gate");                                                 // lut
+  b.node("Mul", {b.out("c1"), b.out("gate")}, "se");                                          // qbinary, per channel
+  b.node("Add", {b.out("se"), b.random_constant("shift", {1, 16, 1, 1})}, "add_c");           // qbinary, constant
+  b.node("Sub", {b.out("add_c"), b.constant("half", {}, {0.5f})}, "sub_s");                   // lut (scalar)
+  b.node("Erf", {b.out("sub_s")}, "erf");                                                    // lut
+  b.node("Max", {b.out("erf"), b.out("se")}, "max");                                          // qbinary
+  b.node("Div", {b.out("max"), b.out("gate")}, "div");                                        // island
+  b.node("Pow", {b.out("div"), b.constant("two", {}, {2.0f})}, "square");                     // lut
+  b.node("Add", {b.out("square"), b.out("c1")}, "residual");                                  // qadd
+  Node& mp = b.node("MaxPool", {b.out("residual")}, "ceil_max");  // ceil mode: 12x10 -> 6x5 (floor: 5x4)
+  mp.set_ints("kernel_shape", {3, 3});
+  mp.set_ints("strides", {2, 2});
+  mp.set_int("ceil_mode", 1);
+  Node& ap = b.node("AveragePool", {b.out("ceil_max")}, "ceil_avg");
+  ap.set_ints("kernel_shape", {2, 2});
+  ap.set_ints("strides", {2, 2});
+  ap.set_int("ceil_mode", 1);
+  Graph g = b.finish({b.out("ceil_avg")});
+  check_graph(g, "eltwise");
+}
+
+TEST_CASE("int8 data movement in any layout equals the integer reference", "[compiler][sim][int8]") {
+  Builder b(22);
+  auto x = b.input("x", {1, 6, 8, 10});
+  b.conv(x, 6, 8, "c1");
+  b.node("Transpose", {b.out("c1")}, "to_nchw").set_ints("perm", {0, 1, 3, 2});               // view or relayout
+  b.node("Slice", {b.out("to_nchw"), b.int_constant("st", {1, 2}), b.int_constant("en", {7, 9}),
+                   b.int_constant("ax", {1, 3}), b.int_constant("sp", {2, 3})}, "slice");
+  Node& split = b.node("Split", {b.out("c1"), b.int_constant("parts", {3, 5})}, "split");
+  split.set_int("axis", 1);
+  split.outputs = {"split_a", "split_b"};
+  b.graph().tensors["split_a"].name = "split_a";
+  b.graph().tensors["split_b"].name = "split_b";
+  b.node("Concat", {"split_b", "split_a", b.random_constant("extra", {1, 4, 8, 10})}, "concat").set_int("axis", 1);
+  b.node("Pad", {b.out("concat"), b.int_constant("pads", {0, 0, 1, 2, 0, 0, 2, -1})}, "pad");
+  b.node("Gather", {b.out("pad"), b.int_constant("idx", {4, 0, 1, 2})}, "gather").set_int("axis", 2);
+  b.node("DepthToSpace", {b.out("gather"), }, "d2s").set_int("blocksize", 2);
+  b.node("Reshape", {b.out("d2s"), b.int_constant("shape", {1, 6, 4, 22})}, "reshape");
+  b.node("Relu", {b.out("reshape")}, "relu");
+  Graph g = b.finish({b.out("slice"), b.out("relu")});
+  check_graph(g, "moves");
+}
+
+TEST_CASE("int8 attention: MatMul of computed tensors, masked softmax, layernorm and reductions equal the integer reference",
+          "[compiler][sim][int8]") {
+  Builder b(23);
+  auto x = b.input("x", {1, 12, 16});  // [1, T, D], 2 heads of 8
+  b.node("MatMul", {x, b.random_constant("wq", {16, 16})}, "q");
+  b.node("MatMul", {x, b.random_constant("wk", {16, 16})}, "k");
+  b.node("MatMul", {x, b.random_constant("wv", {16, 16})}, "v");
+  auto heads = b.int_constant("heads", {1, 12, 2, 8});
+  b.node("Reshape", {b.out("q"), heads}, "q4");
+  b.node("Reshape", {b.out("k"), heads}, "k4");
+  b.node("Reshape", {b.out("v"), heads}, "v4");
+  b.node("Transpose", {b.out("q4")}, "qh").set_ints("perm", {0, 2, 1, 3});
+  b.node("Transpose", {b.out("k4")}, "kt").set_ints("perm", {0, 2, 3, 1});  // K^T: k innermost
+  b.node("Transpose", {b.out("v4")}, "vh").set_ints("perm", {0, 2, 1, 3});
+  b.node("MatMul", {b.out("qh"), b.out("kt")}, "scores");
+  b.node("Mul", {b.out("scores"), b.constant("scale", {}, {0.35f})}, "scaled");
+  std::vector<float> causal;
+  for (int i = 0; i < 12; ++i)
+    for (int j = 0; j < 12; ++j) causal.push_back(j <= i ? 1.0f : 0.0f);
+  b.constant("causal", {1, 1, 12, 12}, causal);
+  b.graph().tensors["causal"].elem_type = kBool;
+  b.node("Where", {"causal", b.out("scaled"), b.constant("fill", {}, {-3.4028235e38f})}, "masked");  // stays fp16
+  b.node("Softmax", {b.out("masked")}, "probs").set_int("axis", -1);
+  b.node("MatMul", {b.out("probs"), b.out("vh")}, "ctx");
+  b.node("Transpose", {b.out("ctx")}, "ctx_t").set_ints("perm", {0, 2, 1, 3});
+  b.node("Reshape", {b.out("ctx_t"), b.int_constant("flat", {1, 12, 16})}, "merged");
+  b.node("Add", {b.out("merged"), x}, "res");
+  Node& ln = b.node("LayerNormalization", {b.out("res"), b.random_constant("gamma", {16}), b.random_constant("beta", {16})}, "ln");
+  ln.set_int("axis", -1);
+  Node& rm = b.node("ReduceMean", {b.out("ln")}, "mean_t");
+  rm.set_ints("axes", {1});
+  rm.set_int("keepdims", 1);
+  Node& rx = b.node("ReduceMax", {b.out("ln")}, "max_d");
+  rx.set_ints("axes", {2});
+  rx.set_int("keepdims", 0);
+  Node& sm = b.node("Softmax", {b.out("ln")}, "softmax_t");  // along a non-innermost axis
+  sm.set_int("axis", 1);
+  Graph g = b.finish({b.out("mean_t"), b.out("max_d"), b.out("softmax_t")});
+  check_graph(g, "attention");
+}
+
+TEST_CASE("int8 ConvTranspose and a patchify conv lowered onto conv equal the integer reference", "[compiler][sim][int8]") {
+  Builder b(24);
+  auto x = b.input("x", {1, 6, 7, 9});
+  b.conv(x, 6, 8, "c1");
+  b.node("ConvTranspose", {b.out("c1"), b.random_constant("up_w", {8, 4, 2, 2}), b.random_constant("up_b", {4})}, "up2")
+      .set_ints("strides", {2, 2});  // 1x1 conv + DepthToSpace
+  Node& ct = b.node("ConvTranspose", {b.out("up2"), b.random_constant("ct_w", {4, 3, 3, 3})}, "up3");
+  ct.set_ints("strides", {2, 2});  // zero insertion + conv
+  ct.set_ints("pads", {1, 1, 1, 1});
+  ct.set_ints("output_padding", {1, 1});
+  b.node("Relu", {b.out("up3")}, "relu");  // [1, 3, 29, 37]
+  Node& patches = b.node("Conv", {b.out("relu"), b.random_constant("patch_w", {5, 3, 9, 9})}, "patchify");
+  patches.set_ints("strides", {9, 9});  // beyond the stride field: SpaceToDepth + 1x1 conv (rows 27, 28 unused)
+  Graph g = b.finish({b.out("relu"), b.out("patchify")});
+  check_graph(g, "conv_transpose");
+}
