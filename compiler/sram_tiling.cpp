@@ -156,6 +156,16 @@ class ConvTiler {
     for (const auto& p : s_.parts)
       if (p.resident && (cols != s_.ow || (n.spatial > 1 && static_cast<std::uint64_t>(s_.w * p.c * s_.elem) % a_ != 0)))
         return false;
+    // A kernel-row slice needs at least one real input row in every band (an all-padding
+    // slice still adds pad_value x weights, but no instruction can read no rows).
+    if (cs.kernel_rows)
+      for (std::int64_t r0 = 0; r0 < s_.oh; r0 += rows) {
+        const std::int64_t last = std::min(s_.oh, r0 + rows) - 1;
+        for (std::int64_t k = 0; k < s_.kh; ++k) {
+          const std::int64_t first_in = r0 * s_.sh - s_.pad_top + k * s_.dh, last_in = last * s_.sh - s_.pad_top + k * s_.dh;
+          if (last_in < 0 || first_in >= s_.h) return false;
+        }
+      }
     if ((s_.output_resident || s_.residual_resident) && n.spatial > 1 &&
         static_cast<std::uint64_t>(rows * s_.ow * s_.oc * s_.elem) % a_ != 0)
       return false;
@@ -397,7 +407,11 @@ std::optional<TilePlan> ConvTiler::plan() {
       for (std::int64_t parts = 2; parts <= 32; parts *= 2) {
         const std::int64_t cs = ceil_div(ceil_div(s_.c, parts), fine) * fine;
         if (cs >= previous || cs < fine) continue;
+        // All output channels in one tile; or, when that does not fit, chunks of them too (a
+        // small scratchpad: both the weights and the accumulators must shrink).
+        const std::size_t before = all.size();
         enumerate({cs, false}, true, all, fastest);
+        if (all.size() == before) enumerate({cs, false}, false, all, fastest);
         previous = cs;
       }
   }

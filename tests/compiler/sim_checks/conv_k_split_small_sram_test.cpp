@@ -158,3 +158,22 @@ TEST_CASE("convs too wide for a 24 KiB scratchpad split the reduction: int8 bit-
     CHECK(worst < 1e-2f);
   }
 }
+
+// ResNet-18's s1b1_a_conv (3x3, pad 1, 64 -> 64 channels at 56x56) on default.yaml cut to 64 KiB:
+// one output row with all input channels does not fit, so the tiler slices the reduction; a
+// kernel-row slice must keep a real input row in every band (one-row bands at the edges are
+// all padding for the outer kernel rows) and the result stays bit-exact.
+TEST_CASE("a 56x56x64 3x3 conv compiles on 64 KiB and stays bit-exact", "[compiler][sim][int8][conv]") {
+  testing::GraphBuilder b(9);
+  auto x = b.input("input", {1, 64, 56, 56});
+  auto& conv = b.node("Conv", {x, b.random_constant("w", {64, 64, 3, 3}, -0.05f, 0.05f),
+                               b.random_constant("bias", {64}, -0.5f, 0.5f)},
+                      "conv");
+  conv.set_ints("kernel_shape", {3, 3});
+  conv.set_ints("pads", {1, 1, 1, 1});
+  b.node("Relu", {b.out("conv")}, "relu");
+  Graph g = b.finish({b.out("relu")});
+  const std::string path = std::string(NPUSIM_BINARY_DIR) + "/conv_56x56_64k.onnx";
+  write_onnx(g, path);
+  check_bit_exact(path, "default.yaml", 64);
+}

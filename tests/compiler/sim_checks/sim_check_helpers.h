@@ -55,9 +55,11 @@ inline const isa::TensorEntry* find_entry(const isa::Program& p, const std::stri
 
 // Compiles `model` for INT8 on `config`, runs it on the simulator and on the integer reference
 // from the same quantised input, and compares every NPU-computed value byte for byte.
-inline void check_bit_exact(const std::string& model, const std::string& config_name) {
-  INFO(model << " on " << config_name);
+// `sram_kib` (when not 0) replaces the preset's scratchpad capacity.
+inline void check_bit_exact(const std::string& model, const std::string& config_name, std::uint64_t sram_kib = 0) {
+  INFO(model << " on " << config_name << (sram_kib ? " with " + std::to_string(sram_kib) + " KiB" : std::string()));
   HardwareConfig config = load_hardware_config(config_path(config_name));
+  if (sram_kib) config.sram.capacity_bytes = sram_kib * 1024;
   CompileOptions options;
   options.precision = Precision::Int8;
   options.store_all_values = true;  // intermediates kept on chip are stored too, to compare them
