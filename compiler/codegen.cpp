@@ -316,7 +316,10 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
         return conv_demand(ctx, n, budget);
       }
       ctx.homes() = homes;
-      for (auto& [v, h] : ctx.homes()) h.sram_addr = ctx.sram_capacity;  // above the trial region
+      // Resident values sit above the trial region where addresses reach (else at 0: the
+      // estimate then only serialises more).
+      const std::uint64_t above = ctx.sram_capacity < (std::uint64_t{1} << 24) ? ctx.sram_capacity : 0;
+      for (auto& [v, h] : ctx.homes()) h.sram_addr = above;
       return generated_demand(ctx, kinds[i], n, budget);
     };
     StepSchedule schedule = schedule_step(layers, values, so, demand);

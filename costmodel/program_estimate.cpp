@@ -5,7 +5,10 @@
 #include <deque>
 
 #include "costmodel/dma_cost.h"
+#include "costmodel/footprint.h"
 #include "costmodel/mac_cost.h"
+#include "costmodel/mac_shapes.h"
+#include "costmodel/scratchpad_banks.h"
 #include "costmodel/vector_cost.h"
 
 namespace npu::cost {
@@ -73,6 +76,35 @@ class Timeline {
   double horizon_ = 0;
 };
 
+// The instruction's scratchpad ranges as the simulator registers them with the banks: each
+// range's bytes accessed (traffic / span) times, the MAC array's traffic from its dataflow.
+// Ranges are clipped to the scratchpad (a trial estimate may place values above it).
+ScratchpadBanks::Access bank_access(const isa::Instruction& in, const MacArrayCost& mac, std::uint64_t moved_bytes,
+                                    std::uint64_t capacity) {
+  ScratchpadBanks::Access access;
+  const Footprint f = footprint(in);
+  if (!f.known) return access;
+  std::uint64_t span = 0;
+  for (const auto* v : {&f.sram_read, &f.sram_write})
+    for (const ByteRange& r : *v) span += r.end - r.begin;
+  if (span == 0) return access;
+  double traffic = static_cast<double>(moved_bytes ? moved_bytes : span);
+  if (in.opcode == Opcode::Gemm) {
+    const GemmShape s = GemmShape::of(in);
+    const SramTraffic t = mac.gemm_traffic(s.m, s.n, s.k, s.fp16, s.accumulate, s.swap);
+    traffic = static_cast<double>(t.read + t.written);
+  } else if (in.opcode == Opcode::Conv) {
+    const ConvShape s = ConvShape::of(in);
+    const SramTraffic t = mac.conv_traffic(s.groups, s.gemm_m(), s.gemm_n(), s.gemm_k(), s.fp16, s.accumulate, s.mapping);
+    traffic = static_cast<double>(t.read + t.written);
+  }
+  const double times = traffic / static_cast<double>(span);
+  for (const auto* v : {&f.sram_read, &f.sram_write})
+    for (const ByteRange& r : *v)
+      if (r.begin < capacity) access.add(r.begin, std::min(r.end, capacity) - r.begin, times);
+  return access;
+}
+
 }  // namespace
 
 ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std::size_t first, std::size_t end,
@@ -95,6 +127,7 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
   // Tokens in flight per (producer, consumer): the times they were given, oldest first.
   std::array<std::array<std::deque<double>, isa::kQueueCount>, isa::kQueueCount> tokens;
   Timeline ddr;
+  ScratchpadBanks banks(hw.sram);  // the simulator's bank-conflict rule, on the estimated timeline
 
   for (std::size_t i = first; i < end; ++i) {
     const isa::Instruction& in = code[i];
@@ -131,6 +164,12 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
       dma.box(len0, c1, c2 * c3, in.get(Field::ddr_stride1), in.get(Field::ddr_stride2), in.get(Field::ddr_addr),
               isolated, bus);
       start = channel[ch].fit(start, isolated);
+      const std::uint64_t moved = len0 * c1 * c2 * c3;
+      const std::uint64_t port = sram_port_cycles(moved, hw.sram);
+      const double stall = static_cast<double>(
+          banks.begin(ScratchpadBanks::kDma, static_cast<std::uint64_t>(start + hw.dma.setup_cycles), port,
+                      bank_access(in, mac, moved, hw.sram.capacity_bytes)));
+      isolated += stall;
       finish = start + isolated;
       if (bytes_per_cycle > 0) {
         const double data = bus / bytes_per_cycle;
@@ -143,7 +182,10 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
     } else {
       const double cycles = unit == Unit::Compute ? static_cast<double>(mac.instruction_cycles(in))
                                                   : static_cast<double>(vector_cycles(in, hw.vector));
-      finish = start + cycles;
+      const auto agent = unit == Unit::Compute ? ScratchpadBanks::kCompute : ScratchpadBanks::kVector;
+      finish = start + cycles +
+               static_cast<double>(banks.begin(agent, static_cast<std::uint64_t>(start), static_cast<std::uint64_t>(cycles),
+                                               bank_access(in, mac, 0, hw.sram.capacity_bytes)));
       unit_free[u] = finish;
     }
     e.start_cycle = start;
