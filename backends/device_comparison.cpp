@@ -33,16 +33,17 @@ NamedTensors model_inputs(const std::string& model_path, const CompareOptions& o
     inputs.emplace_back(desc.name, runtime::random_input(desc, options.seed + i));
     notes->push_back(fmt::format("input {}: random {} (seed {})", desc.name, runtime::describe(desc), options.seed + i));
   }
-  for (const auto& [name, tensor] : options.inputs)
-    if (std::none_of(info.inputs.begin(), info.inputs.end(), [&](const auto& d) { return d.name == name; }))
-      throw std::runtime_error(fmt::format("--input {}: the model has no such input", name));
+  for (const auto& given : options.inputs)  // not a structured binding: lambdas capture it (clang 14)
+    if (std::none_of(info.inputs.begin(), info.inputs.end(), [&](const auto& d) { return d.name == given.first; }))
+      throw std::runtime_error(fmt::format("--input {}: the model has no such input", given.first));
   return inputs;
 }
 
 std::vector<OutputMatch> match_outputs(const NamedTensors& reference, const NamedTensors& outputs) {
   std::vector<OutputMatch> matches;
   for (const auto& [name, value] : outputs) {
-    auto it = std::find_if(reference.begin(), reference.end(), [&](const auto& r) { return r.first == name; });
+    const std::string& wanted = name;  // lambdas cannot capture structured bindings before C++20
+    auto it = std::find_if(reference.begin(), reference.end(), [&](const auto& r) { return r.first == wanted; });
     if (it == reference.end()) continue;  // e.g. an extra output a stack adds
     matches.push_back(match_output(name, it->second, value));
   }

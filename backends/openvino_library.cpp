@@ -9,12 +9,11 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <pybind11/embed.h>
 
-#include "runtime/python_interpreter.h"
+#include "backends/python_backends.h"
+#include "runtime/python_bridge.h"
 
 namespace fs = std::filesystem;
-namespace py = pybind11;
 
 namespace npu::backends {
 
@@ -31,19 +30,12 @@ std::string find_c_library_in(const fs::path& dir) {
   return "";
 }
 
-// The installed Python package's libs/ directory, found without importing the package (its
-// import would load a second copy of the runtime through the Python bindings).
+// The installed Python package's libs/ directory, asked of the Python bridge.
 std::string python_package_lib_dir(std::string* why_not) {
   try {
-    runtime::ensure_python_interpreter();
-    py::gil_scoped_acquire gil;
-    const py::object spec = py::module_::import("importlib.util").attr("find_spec")("openvino");
-    if (spec.is_none()) {
-      *why_not = "the Python package openvino is not installed (pip install -r scripts/requirements.txt)";
-      return "";
-    }
-    const fs::path origin = py::str(spec.attr("origin")).cast<std::string>();
-    return (origin.parent_path() / "libs").string();
+    std::string dir;
+    auto* find = runtime::python_bridge_function<OpenVinoPackageLibDirFn>(kOpenVinoPackageLibDir);
+    return find(&dir, why_not) ? dir : "";
   } catch (const std::exception& e) {
     *why_not = fmt::format("cannot ask Python for the openvino package: {}", e.what());
     return "";

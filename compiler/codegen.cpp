@@ -14,6 +14,7 @@
 #include "costmodel/program_estimate.h"
 #include "compiler/step_schedule.h"
 #include "compiler/codegen_move.h"
+#include "compiler/lowering_cache.h"
 #include "compiler/npu_ops.h"
 #include "compiler/quant_math.h"
 #include "compiler/rowwise_params.h"
@@ -50,12 +51,17 @@ void describe(const Tensor& t, DdrTensor& d) {
 
 }  // namespace
 
-CodegenContext::CodegenContext(const Graph& g, const HardwareConfig& c, Precision p)
-    : graph(g), config(c), precision(p) {
+CodegenContext::CodegenContext(const Graph& g, const HardwareConfig& c, Precision p, const Int8ParamsCache* cache)
+    : graph(g), config(c), precision(p), int8_params_(cache) {
   alignment = static_cast<std::uint64_t>(std::max(1, c.sram.alignment_bytes));
   sram_capacity = std::min<std::uint64_t>(c.sram.capacity_bytes, (1ull << 24)) / alignment * alignment;
   sram_base = 0;
   sram_bytes = sram_capacity;
+}
+
+std::shared_ptr<const Int8ConvParams> CodegenContext::conv_params(const Node& node) const {
+  if (int8_params_) return int8_params_->conv(graph, node);
+  return std::make_shared<const Int8ConvParams>(int8_conv_params(graph, node));
 }
 
 std::uint64_t CodegenContext::allocate(std::uint64_t bytes) {
@@ -237,9 +243,9 @@ std::optional<LayerDemand> generated_demand(CodegenContext& ctx, const LayerKind
 }  // namespace
 
 void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const HardwareConfig& config,
-                      const CompileOptions& options, CompiledModel& model) {
+                      const CompileOptions& options, CompiledModel& model, const Int8ParamsCache* int8_params) {
   const Precision precision = options.precision;
-  CodegenContext ctx(g, config, precision);
+  CodegenContext ctx(g, config, precision, int8_params);
   isa::Program& program = ctx.program();
   std::set<std::string> step_inputs, step_outputs;
   for (std::size_t s = 0; s < steps.size(); ++s) {

@@ -12,10 +12,13 @@
 
 namespace npu::compiler {
 
+class Int8ParamsCache;
+
 // `steps` from group_steps(graph); graph quantised (int8) and in NHWC layout. Fills
 // model.program, the npu part of model.steps (same order as `steps`) and model.layers.
+// `int8_params` (optional) supplies INT8 layer parameters derived earlier for this graph.
 void generate_program(const Graph& graph, const std::vector<StepNodes>& steps, const HardwareConfig& config,
-                      const CompileOptions& options, CompiledModel& model);
+                      const CompileOptions& options, CompiledModel& model, const Int8ParamsCache* int8_params = nullptr);
 
 // MACs of a node (Conv, Gemm, MatMul, fused or not), 0 for others.
 std::uint64_t node_macs(const Graph& graph, const Node& node);

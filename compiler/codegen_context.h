@@ -7,18 +7,22 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "compiler/graph.h"
 #include "compiler/sram_tiling.h"
+#include "compiler/int8_layer_params.h"
 #include "compiler/tensor_layout.h"
 #include "hwconfig/hardware_config.h"
 #include "isa/instruction.h"
 #include "isa/program.h"
 
 namespace npu::compiler {
+
+class Int8ParamsCache;
 
 // A value as the NPU stores it in DDR: its logical shape with the axes in memory order `order`
 // (tensor_layout.h), int8 or fp16. h, w, c view it as one image for the ops that need one: an
@@ -62,7 +66,8 @@ struct LayerCode {
 
 class CodegenContext {
  public:
-  CodegenContext(const Graph& graph, const HardwareConfig& config, Precision precision);
+  CodegenContext(const Graph& graph, const HardwareConfig& config, Precision precision,
+                 const Int8ParamsCache* int8_params = nullptr);
 
   const Graph& graph;
   const HardwareConfig& config;
@@ -105,6 +110,9 @@ class CodegenContext {
   const DdrTensor& constant(const std::string& name, const QuantParams& q, const AxisOrder& order = {});
   const DdrTensor& constant(const Tensor& value, const QuantParams& q, const AxisOrder& order = {});
 
+  // INT8 parameters of a FusedConv/FusedGemm: from the lowered model's cache when there is one.
+  std::shared_ptr<const Int8ConvParams> conv_params(const Node& node) const;
+
   isa::Program& program() { return program_; }
   std::map<std::string, DdrTensor>& placed() { return tensors_; }
   // The value a reshape aliases, followed to its source (itself when not an alias).
@@ -118,6 +126,7 @@ class CodegenContext {
 
  private:
   std::uint64_t allocate(std::uint64_t bytes);
+  const Int8ParamsCache* int8_params_ = nullptr;
   std::map<std::string, DdrTensor> tensors_;
   std::map<std::string, std::string> alias_of_;
   std::map<std::string, ValueHome> homes_;

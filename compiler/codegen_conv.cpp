@@ -172,8 +172,9 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   auto w_at = [&](std::int64_t o, std::int64_t i, std::int64_t kh, std::int64_t kw) -> std::size_t {
     return gemm ? static_cast<std::size_t>(i * s.oc + o) : static_cast<std::size_t>(((o * icg + i) * KH + kh) * KW + kw);
   };
-  Int8ConvParams q;
-  if (ctx.int8()) q = int8_conv_params(g, n);
+  static const Int8ConvParams kNoInt8Params;
+  const auto q_shared = ctx.int8() ? ctx.conv_params(n) : nullptr;
+  const Int8ConvParams& q = q_shared ? *q_shared : kNoInt8Params;
   std::vector<float> bias(static_cast<std::size_t>(s.oc), 0.0f);
   if (!L.bias.empty()) bias = g.tensor(L.bias).floats;
 

@@ -34,7 +34,6 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
   const bool dequantize = island && x.elem == 1;
   const std::int64_t es = x.elem, out_es = y.elem;
   const std::int64_t dim_max = op.kind == RowwiseKind::Reduce || op.kind == RowwiseKind::LayerNorm ? kReduceDimMax : kSoftmaxDimMax;
-  const bool softmax = op.kind == RowwiseKind::Softmax || op.kind == RowwiseKind::LogSoftmax;
   if (s.mid > dim_max || (op.kind == RowwiseKind::LayerNorm && s.inner != 1))
     throw CompileError(g.source + ": layer '" + n.name + "': " + std::to_string(s.mid) + " elements along its axes exceed the instruction");
 

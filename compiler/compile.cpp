@@ -51,7 +51,7 @@ Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, C
 }
 
 void generate_code(const Graph& g, const HardwareConfig& config, const CompileOptions& options,
-                   CompiledModel& model) {
+                   CompiledModel& model, const Int8ParamsCache* int8_params) {
   PassPipeline pipeline(options, model.passes);
 
   auto steps = group_steps(g);
@@ -76,7 +76,7 @@ void generate_code(const Graph& g, const HardwareConfig& config, const CompileOp
     model.steps.push_back(std::move(step));
   }
   std::size_t before = g.nodes.size();
-  generate_program(g, steps, config, options, model);
+  generate_program(g, steps, config, options, model, int8_params);
   pipeline.record("codegen", g, before,
                   std::to_string(model.program.code.size()) + " instructions in " + std::to_string(steps.size()) +
                       " steps, " + std::to_string(model.npu_cpu_transitions) + " NPU<->CPU transitions");
@@ -99,7 +99,7 @@ CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config
                       const CompileOptions& options) {
   const auto lowered = lower_with_cache(onnx_path, options);
   CompiledModel model = lowered->model;
-  generate_code(lowered->graph, config, options, model);
+  generate_code(lowered->graph, config, options, model, &lowered->int8_params);
   return model;
 }
 

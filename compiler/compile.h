@@ -1,6 +1,7 @@
 // The compiler's entry point: an ONNX file and a hardware config in, a compiled model (program
 // plus execution plan, container/compiled_model.h) out.
 #pragma once
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ using container::PassSummary;
 using container::Precision;
 using container::Step;
 
+constexpr std::uint64_t kDefaultMaxTensorBytes = std::uint64_t{4} << 30;  // 4 GiB
+
 struct CompileOptions {
   Precision precision = Precision::Int8;
   std::string calibration_dir;                // .npy files named <input>.npy or <input>_N.npy
@@ -30,6 +33,9 @@ struct CompileOptions {
   // Every NPU value is also stored to DDR (tests read intermediates back); values the step
   // scheduler keeps in the scratchpad are still read from there.
   bool store_all_values = false;
+  // A tensor larger than this (counted as FP32, the compiler's working type) is an error: a
+  // model must never make the compiler allocate what no NPU's DDR could hold.
+  std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;
 };
 
 // Throws CompileError: one line naming the file, node or tensor and what is wrong.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compiler/float_evaluator_checks.h"
 #include "compiler/float_kernels.h"
 #include "compiler/node_parameters.h"
 
@@ -165,6 +166,7 @@ std::vector<FloatTensor> evaluate_node(const Graph& g, const Node& n, const std:
   if (!n.domain.empty() && n.domain != "npusim") e.fail("domain '" + n.domain + "' has no FP32 kernel");
   auto it = kernels().find(n.op_type);
   if (it == kernels().end()) e.fail("the FP32 evaluator has no kernel for this op");
+  check_evaluator_inputs(g, n, in);
   try {
     return it->second(e);
   } catch (const std::invalid_argument& ex) {

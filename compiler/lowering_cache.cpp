@@ -25,12 +25,23 @@ std::string cache_key(const std::string& onnx_path, const CompileOptions& option
   std::string key = onnx_path + '\n' + stamp(onnx_path) + '\n' +
                     std::to_string(static_cast<int>(options.precision)) + '\n' + options.calibration_dir + '\n' +
                     (options.calibration_dir.empty() ? "" : stamp(options.calibration_dir)) + '\n' +
-                    (options.strict ? "strict" : "") + '\n';
+                    (options.strict ? "strict" : "") + '\n' + std::to_string(options.max_tensor_bytes) + '\n';
   for (const auto& shape : options.input_shapes) key += shape + ';';
   return key;
 }
 
 }  // namespace
+
+std::shared_ptr<const Int8ConvParams> Int8ParamsCache::conv(const Graph& graph, const Node& node) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = conv_.find(node.name);
+    if (it != conv_.end()) return it->second;
+  }
+  auto params = std::make_shared<const Int8ConvParams>(int8_conv_params(graph, node));
+  std::lock_guard<std::mutex> lock(mutex_);
+  return conv_.emplace(node.name, std::move(params)).first->second;
+}
 
 std::shared_ptr<const LoweredModel> lower_with_cache(const std::string& onnx_path, const CompileOptions& options) {
   auto lower = [&] {

@@ -159,12 +159,25 @@ std::vector<Node> expand_fused(const Graph& g, const Node& n) {
   core.name = n.name;
   core.op_type = n.op_type == "FusedConv" ? "Conv" : "Gemm";
   core.inputs = {n.inputs[0], n.inputs[1]};
-  if (n.inputs.size() > 2 && !n.inputs[2].empty()) core.inputs.push_back(n.inputs[2]);
+  const bool has_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
+  // A FusedGemm over rows of K keeps its input's leading dims, which Gemm (2-D only) cannot.
+  const bool rows_of_k = core.op_type == "Gemm" && g.has_tensor(n.inputs[0]) && g.tensor(n.inputs[0]).shape.size() > 2;
+  if (rows_of_k) core.op_type = "MatMul";
+  if (has_bias && !rows_of_k) core.inputs.push_back(n.inputs[2]);
   for (const char* a : {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"})
     if (n.has(a)) core.attributes[a] = n.attributes.at(a);
   std::string value = n.name + "_conv";
   core.outputs = {value};
   out.push_back(core);
+  if (rows_of_k && has_bias) {
+    Node bias;
+    bias.name = n.name + "_bias";
+    bias.op_type = "Add";
+    bias.inputs = {value, n.inputs[2]};
+    value = bias.name + "_out";
+    bias.outputs = {value};
+    out.push_back(bias);
+  }
   auto activation = [&](const std::string& act, float alpha, float beta, const std::string& tag) {
     if (act.empty()) return;
     std::string in = value;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -199,8 +200,23 @@ void apply_input_shapes(onnx::ModelProto& m, const std::vector<std::string>& spe
 
 }  // namespace
 
+// Checked where shapes come from the file (graph inputs) and again after shape inference,
+// before anything allocates by them.
+static void check_tensor_sizes(const Graph& g, std::uint64_t max_bytes) {
+  for (const auto& [name, t] : g.tensors) {
+    unsigned __int128 bytes = 4;
+    for (auto d : t.shape) {
+      if (d > 0) bytes *= static_cast<std::uint64_t>(d);
+      if (bytes > max_bytes) break;
+    }
+    if (bytes > max_bytes)
+      throw CompileError(g.source + ": tensor '" + name + "' of shape " + shape_string(t.shape) +
+                         " is larger than npusim handles (" + std::to_string(max_bytes >> 20) + " MiB as FP32)");
+  }
+}
+
 Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::string& origin,
-                        const std::vector<std::string>& input_shapes) {
+                        const std::vector<std::string>& input_shapes, std::uint64_t max_tensor_bytes) {
   onnx::ModelProto m;
   if (bytes.empty() || !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) ||
       !m.has_graph() || m.ir_version() <= 0)
@@ -238,11 +254,22 @@ Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::strin
     read_value_info(v, g);
     g.outputs.push_back(v.name());
   }
+  // ONNX graphs are single-assignment: a value produced twice would leave the passes with two
+  // ideas of its shape.
+  std::map<std::string, std::string> producer;
+  for (const auto& init : initializer_names) producer[init] = "an initializer";
+  for (const auto& in : g.inputs) producer[in] = "a graph input";
+  auto claim = [&](const std::string& value, const std::string& node, const std::string& where) {
+    if (value.empty()) return;
+    const auto [it, fresh] = producer.emplace(value, "node '" + node + "'");
+    if (!fresh) throw CompileError(where + ": output '" + value + "' is already produced by " + it->second);
+  };
   int index = 0;
   for (const auto& np : gp.node()) {
     std::string name = np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name();
     ++index;
     std::string where = origin + ": node '" + name + "' (" + np.op_type() + ")";
+    for (const auto& o : np.output()) claim(o, name, where);
     if (np.op_type() == "Constant" && (np.domain().empty() || np.domain() == "ai.onnx")) {
       if (np.output_size() != 1) throw CompileError(where + ": Constant needs one output");
       Tensor& t = g.tensors[np.output(0)];
@@ -294,8 +321,10 @@ Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::strin
                            t.dim_names[d] + "') is dynamic; fix it with --input-shape " + in + "=" +
                            "<dims separated by x>");
   }
+  check_tensor_sizes(g, max_tensor_bytes);
   g.sort_topologically();
   infer_shapes(g);
+  check_tensor_sizes(g, max_tensor_bytes);
   return g;
 }
 
@@ -311,11 +340,12 @@ Tensor read_tensor_pb(const std::string& path) {
   return t;
 }
 
-Graph import_onnx(const std::string& path, const std::vector<std::string>& input_shapes) {
+Graph import_onnx(const std::string& path, const std::vector<std::string>& input_shapes,
+                  std::uint64_t max_tensor_bytes) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw CompileError(path + ": cannot open file");
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return import_onnx_bytes(bytes, path, input_shapes);
+  return import_onnx_bytes(bytes, path, input_shapes, max_tensor_bytes);
 }
 
 }  // namespace npu::compiler

@@ -12,9 +12,12 @@ namespace npu::compiler {
 // Parses the model, applies `input_shapes` ("name=1x3x224x224"), runs ONNX's own shape
 // inference and fills tensor shapes and types. Initializers and Constant nodes become
 // constant tensors. Throws CompileError naming the file (and node) on any problem.
-Graph import_onnx(const std::string& path, const std::vector<std::string>& input_shapes = {});
+// A tensor over `max_tensor_bytes` (as FP32) is an error naming it.
+Graph import_onnx(const std::string& path, const std::vector<std::string>& input_shapes = {},
+                  std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes);
 Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::string& origin,
-                        const std::vector<std::string>& input_shapes = {});
+                        const std::vector<std::string>& input_shapes = {},
+                        std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes);
 
 // A serialized onnx::TensorProto file (the node tests' test_data_set_*/input_0.pb) as a
 // constant tensor; throws CompileError naming the file.

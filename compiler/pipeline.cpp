@@ -60,7 +60,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
                           std::vector<PassSummary>& summaries, Graph* before_fusion,
                           std::vector<std::string>* warnings) {
   PassPipeline pipeline(options, summaries);
-  Graph g = import_onnx(onnx_path, options.input_shapes);
+  Graph g = import_onnx(onnx_path, options.input_shapes, options.max_tensor_bytes);
   pipeline.record("import", g, g.nodes.size(),
                   std::to_string(g.inputs.size()) + " inputs, " + std::to_string(g.outputs.size()) +
                       " outputs, opset " + std::to_string(g.opset));

@@ -9,6 +9,8 @@
 
 namespace npu::compiler {
 
+class Int8ParamsCache;
+
 class PassPipeline {
  public:
   PassPipeline(const CompileOptions& options, std::vector<PassSummary>& summaries)
@@ -23,7 +25,7 @@ class PassPipeline {
   void record(const std::string& name, const Graph& graph, std::size_t before, const std::string& detail);
 
  private:
-  const CompileOptions& options_;
+  const CompileOptions options_;  // a copy: callers pass temporaries ({})
   std::vector<PassSummary>& summaries_;
   int index_;  // continues the numbering of dumps across pipelines
 };
@@ -44,8 +46,9 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
 // lower_graph imports, optimises, partitions, quantises (int8) and converts the layout, filling
 // model's passes, fallbacks, warnings and boundary names; generate_code emits the program and plan.
 Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model);
+// `int8_params` (optional): where to find the INT8 layer parameters of `graph` already derived.
 void generate_code(const Graph& graph, const HardwareConfig& config, const CompileOptions& options,
-                   CompiledModel& model);
+                   CompiledModel& model, const Int8ParamsCache* int8_params = nullptr);
 
 // "fusion: 70 -> 31 nodes (fused 20 layers ...)"
 std::string format_summary(const PassSummary& s);

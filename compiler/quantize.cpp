@@ -1,8 +1,10 @@
 #include "compiler/quantize.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <random>
 #include <regex>
 #include <set>
@@ -83,6 +85,14 @@ std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& 
   return samples;
 }
 
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Two ranges of one value as one; NaN stays NaN.
+std::pair<float, float> merge_range(std::pair<float, float> a, std::pair<float, float> b) {
+  if (std::isnan(a.first) || std::isnan(b.first)) return {kNaN, kNaN};
+  return {std::min(a.first, b.first), std::max(a.second, b.second)};
+}
+
 ValueRanges measure_ranges(const Graph& g, const std::vector<TensorMap>& inputs) {
   const TensorMap constants = graph_constants(g);
   // Samples are independent: up to one thread per core, each with its own ranges, merged after.
@@ -96,8 +106,11 @@ ValueRanges measure_ranges(const Graph& g, const std::vector<TensorMap>& inputs)
         evaluate_graph_visiting(g, inputs[s], constants, [&](const std::string& name, const FloatTensor& v) {
           if (v.data.empty()) return;
           auto [lo, hi] = value_range(v.data);
+          // A NaN anywhere makes the range NaN (min/max would skip it): assign_quantization then
+          // leaves the value to the CPU.
+          if (std::any_of(v.data.begin(), v.data.end(), [](float x) { return std::isnan(x); })) lo = hi = kNaN;
           auto [it, fresh] = partial[t].try_emplace(name, lo, hi);
-          if (!fresh) it->second = {std::min(it->second.first, lo), std::max(it->second.second, hi)};
+          if (!fresh) it->second = merge_range(it->second, {lo, hi});
         });
     } catch (...) {
       errors[t] = std::current_exception();
@@ -113,7 +126,7 @@ ValueRanges measure_ranges(const Graph& g, const std::vector<TensorMap>& inputs)
   for (std::size_t t = 1; t < threads; ++t)
     for (const auto& [name, r] : partial[t]) {
       auto [it, fresh] = ranges.try_emplace(name, r);
-      if (!fresh) it->second = {std::min(it->second.first, r.first), std::max(it->second.second, r.second)};
+      if (!fresh) it->second = merge_range(it->second, r);
     }
   return ranges;
 }
@@ -138,10 +151,22 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
     for (const auto& v : n.inputs) if (!v.empty() && !g.is_constant(v)) values.push_back(v);
     for (const auto& v : n.outputs) if (!v.empty()) values.push_back(v);
     for (const char* key : {"acc_value", "act_value"}) if (n.has(key)) values.push_back(n.get_string(key, ""));
-    for (const auto& v : values)
-      if (!ranges.count(v)) {
+    auto finite = [](float x) { return std::isfinite(x); };
+    for (const auto& v : values) {
+      const auto r = ranges.find(v);
+      if (r != ranges.end() && finite(r->second.first) && finite(r->second.second)) continue;
+      n.device = Node::Device::Cpu;
+      n.fallback_reason = r == ranges.end()
+                              ? "int8 calibration has no range for '" + v + "' (an upstream op has no reference kernel)"
+                              : "int8 calibration saw NaN or infinity in '" + v + "': no int8 scale represents it";
+      unmeasured.push_back(n.name);
+      break;
+    }
+    if (n.device != Node::Device::Npu) continue;
+    for (const auto& c : n.inputs)  // weights and biases: quantised per channel
+      if (!c.empty() && g.is_constant(c) && !std::all_of(g.tensor(c).floats.begin(), g.tensor(c).floats.end(), finite)) {
         n.device = Node::Device::Cpu;
-        n.fallback_reason = "int8 calibration has no range for '" + v + "' (an upstream op has no reference kernel)";
+        n.fallback_reason = "constant '" + c + "' holds NaN or infinity: not quantisable to int8";
         unmeasured.push_back(n.name);
         break;
       }

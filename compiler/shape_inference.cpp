@@ -166,6 +166,12 @@ WindowGeometry window_geometry(const Node& n, const std::vector<std::int64_t>& x
   g.dilation_h = dil[0];
   g.dilation_w = dil[1];
   g.ceil_mode = n.get_int("ceil_mode", 0) != 0;
+  // Zero or negative values would divide by zero or index outside the input below and in
+  // every kernel that walks the window.
+  if (kh < 1 || kw < 1 || g.stride_h < 1 || g.stride_w < 1 || g.dilation_h < 1 || g.dilation_w < 1)
+    throw CompileError("node '" + n.name + "': kernel, strides and dilations must be positive");
+  for (auto p : pads)
+    if (p < 0) throw CompileError("node '" + n.name + "': pads must not be negative");
   std::string auto_pad = n.get_string("auto_pad", "NOTSET");
   std::int64_t ext_h = g.dilation_h * (kh - 1) + 1, ext_w = g.dilation_w * (kw - 1) + 1;
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {

@@ -95,7 +95,7 @@ std::optional<TilePlan> try_plan_conv_tiles(const ConvShape& shape, std::uint64_
                                             const HardwareConfig* hw = nullptr);
 // The same; throws CompileError naming the layer and the smallest tile's bytes when none fits.
 TilePlan plan_conv_tiles(const ConvShape& shape, std::uint64_t sram_bytes, std::uint64_t alignment,
-                         const HardwareConfig* hw = nullptr);
+                         const HardwareConfig* hw);
 
 // The fastest mapping the array offers for one tile's gemm/conv (per group m, n, k; `groups`
 // as the instruction will carry them), and its cycles.

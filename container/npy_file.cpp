@@ -11,9 +11,11 @@ namespace npu::container {
 
 namespace {
 
+// "f4" -> 4; 0 for what is not a kind letter and one or two digits.
 std::size_t bytes_of(const std::string& dtype) {
-  if (dtype.size() < 2) throw std::runtime_error("bad dtype '" + dtype + "'");
-  if (dtype == "b1") return 1;
+  if (dtype.size() < 2 || dtype.size() > 3) return 0;
+  for (std::size_t i = 1; i < dtype.size(); ++i)
+    if (dtype[i] < '0' || dtype[i] > '9') return 0;
   return static_cast<std::size_t>(std::stoul(dtype.substr(1)));
 }
 
@@ -29,7 +31,11 @@ std::size_t NpyArray::element_bytes() const { return bytes_of(dtype); }
 NpyArray read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open file");
-  std::vector<std::uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<std::uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_npy(file, path);
+}
+
+NpyArray parse_npy(const std::vector<std::uint8_t>& file, const std::string& path) {
   auto fail = [&](const std::string& what) { return std::runtime_error(path + ": not a valid .npy file: " + what); };
   if (file.size() < 10 || std::string(file.begin(), file.begin() + 6) != "\x93NUMPY")
     throw fail("missing \\x93NUMPY magic");
@@ -48,19 +54,35 @@ NpyArray read_npy(const std::string& path) {
   if (header_start + header_len > file.size()) throw fail("truncated header");
   const std::string header(file.begin() + header_start, file.begin() + header_start + header_len);
 
+  // Built once: compiling a std::regex costs far more than matching a header.
+  static const std::regex descr_pattern(R"('descr'\s*:\s*'([<>|=])([a-zA-Z]\d+)')");
+  static const std::regex fortran_pattern(R"('fortran_order'\s*:\s*True)");
+  static const std::regex shape_pattern(R"('shape'\s*:\s*\(([^)]*)\))");
+  static const std::regex number(R"(\d+)");
   std::smatch m;
   NpyArray array;
-  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([<>|=])([a-zA-Z]\d+)')")))
+  if (!std::regex_search(header, m, descr_pattern))
     throw fail("no 'descr' in header");
   if (m[1] == ">" ) throw fail("big-endian data is not supported");
   array.dtype = m[2];
-  if (std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*True)")))
+  if (array.dtype.size() > 3 || array.element_bytes() == 0 || array.element_bytes() > 16)
+    throw fail(fmt::format("unsupported dtype '{}'", array.dtype));
+  if (std::regex_search(header, m, fortran_pattern))
     throw fail("Fortran-order arrays are not supported; save with np.ascontiguousarray");
-  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) throw fail("no 'shape' in header");
+  if (!std::regex_search(header, m, shape_pattern)) throw fail("no 'shape' in header");
   const std::string dims = m[1];
-  const std::regex number(R"(\d+)");  // sregex_iterator keeps a pointer: no temporary
-  for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it)
-    array.shape.push_back(std::stoll(it->str()));
+  // Checked before anything is sized from it: a header must never make us allocate or index
+  // what the file does not hold.
+  constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 40;
+  std::uint64_t elements = 1;
+  for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it) {
+    const std::string digits = it->str();
+    const std::uint64_t d = digits.size() > 12 ? kMaxElements + 1 : std::stoull(digits);
+    if (d > kMaxElements || (d > 0 && elements > kMaxElements / d))
+      throw fail(fmt::format("shape ({}) is implausibly large", dims));
+    elements *= d;
+    array.shape.push_back(static_cast<std::int64_t>(d));
+  }
 
   const std::size_t expected = array.element_count() * array.element_bytes();
   const std::size_t data_start = header_start + header_len;

@@ -17,6 +17,8 @@ struct NpyArray {
 
 // Throws std::runtime_error "<path>: <what is wrong>".
 NpyArray read_npy(const std::string& path);
+// The same from the file's bytes; `origin` names it in errors.
+NpyArray parse_npy(const std::vector<std::uint8_t>& file, const std::string& origin);
 void write_npy(const std::string& path, const NpyArray& array);
 
 }  // namespace npu::container

@@ -18,6 +18,7 @@ enum class Kind {
   MiB,      // uint64 bytes in the struct, whole MiB in YAML (key ends in _mib)
   Choice,   // one of `choices` (std::string or Dataflow in the struct)
   Text,     // free string
+  Path,     // a file name; relative names are resolved against the config file that gives them
 };
 
 // Where a key lives in a HardwareConfig. monostate: an absent optional section.

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "hwconfig/config_internal.h"
+#include "hwconfig/design_costs.h"
 #include "hwconfig/dram_standards.h"
 
 namespace npu {
@@ -192,6 +193,8 @@ void validate(const HardwareConfig& c) {
                  "must be a multiple of sram.alignment_bytes (" +
                      std::to_string(c.sram.alignment_bytes) + " bytes)",
                  detail::format_number(static_cast<double>(c.sram.capacity_bytes) / 1024.0));
+  // Derived energy must resolve against its technology table (node, sizes, DRAM technology).
+  if (c.energy && c.energy->derived()) design_costs(c);
 }
 
 bool operator==(const HardwareConfig& a, const HardwareConfig& b) {

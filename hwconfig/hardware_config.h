@@ -94,18 +94,30 @@ struct HostConfig {
   double transition_us = 20.0;  // per NPU<->CPU switch: driver call, cache flush
 };
 
+// `model: explicit` charges the pJ and mW figures written here; `model: derived` looks every
+// part up in the technology table of `tech_nm` for its size (hwconfig/design_costs.h) and
+// derives the area the same way. What each key means in each model: configs/README.md.
 struct EnergyConfig {
+  std::string model = "explicit";  // explicit | derived
+  int tech_nm = 7;                 // derived: configs/tech/<tech_nm>nm.yaml
+  std::string tech_table;          // derived: another table file instead (resolved path), or ""
+  std::string dram_technology;     // derived: a DRAM technology of the table, or "": ddr_byte_pj
+  int sram_rw_ports = 1;           // derived: ports per SRAM bank as the table models them
+  double clock_scale = 1.0;        // derived: scales the clock-tree estimate (0: gated away)
+  double uncore_mw = 0.0;          // derived: power of what no table models (controller, NoC)
   double int8_mac_pj = 0.2;
   double fp16_mac_pj = 0.8;
   double sram_byte_pj = 0.5;
   double ddr_byte_pj = 20.0;
   double static_mw = 100.0;
+
+  bool derived() const { return model == "derived"; }
 };
 
 struct AreaConfig {
-  double mm2_per_mac = 0.0005;
-  double mm2_per_sram_kib = 0.002;
-  double fixed_mm2 = 1.0;
+  double mm2_per_mac = 0.0005;     // explicit model only
+  double mm2_per_sram_kib = 0.002; // explicit model only
+  double fixed_mm2 = 1.0;          // both: controller, interconnect, what no table models
 };
 
 struct HardwareConfig {

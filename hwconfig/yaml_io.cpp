@@ -306,6 +306,7 @@ const char* expected(const Field& f) {
     case Kind::Number: return "expected a number";
     case Kind::Choice: return "expected a word";
     case Kind::Text: return "expected a string";
+    case Kind::Path: return "expected a file name";
   }
   return "unexpected value";
 }
@@ -327,6 +328,18 @@ void set_field(const Field& f, HardwareConfig& c, const Leaf& leaf) {
     case Kind::Text:
       *std::get<std::string*>(slot) = text;
       return;
+    case Kind::Path: {
+      // Relative to the file that wrote it (a base file's path stays the base file's); a config
+      // given as text (a Python dict, a sweep point) has none: relative to the working directory.
+      fs::path value(text);
+      if (!text.empty() && value.is_relative()) {
+        std::error_code ec;
+        const fs::path dir = fs::is_regular_file(leaf.file, ec) ? fs::path(leaf.file).parent_path() : fs::path();
+        value = fs::absolute(dir / value, ec).lexically_normal();
+      }
+      *std::get<std::string*>(slot) = value.string();
+      return;
+    }
     case Kind::Choice:
       if (!detail::is_choice(f, text))
         fail(leaf.file, path, "must be one of " + detail::choices_list(f), quote(text));

@@ -169,6 +169,14 @@ std::vector<std::uint8_t> serialize(const Program& program) {
   return std::move(w.out);
 }
 
+void reseal_program_bytes(std::vector<std::uint8_t>& bytes) {
+  if (bytes.size() < kFixedHeader) return;
+  Writer w{std::move(bytes)};
+  w.patch_u64(16, w.out.size());
+  w.patch_u64(24, file_checksum(w.out.data(), w.out.size()));
+  bytes = std::move(w.out);
+}
+
 Program deserialize(const std::uint8_t* bytes, std::size_t size, const std::string& origin) {
   auto fail = [&](const std::string& what) -> void { throw IsaError(origin + ": " + what); };
   if (size == 0) fail("empty file, not an npusim program");

@@ -64,4 +64,8 @@ Program deserialize(const std::uint8_t* bytes, std::size_t size, const std::stri
 void save_program(const Program& program, const std::string& path);
 Program load_program(const std::string& path);
 
+// Makes a .npuprog's header agree with its bytes (file size and checksum), for tools that
+// edit files on purpose (the fuzz target). No-op for fewer than 32 bytes.
+void reseal_program_bytes(std::vector<std::uint8_t>& bytes);
+
 }  // namespace npu::isa

@@ -32,6 +32,10 @@ const std::vector<Metric>& metrics() {
       {"DDR energy", "uJ", P("/energy/ddr_uj"), "{:.3f}"},
       {"average power", "mW", P("/energy/average_power_mw"), "{:.1f}"},
       {"TOPS/W", "", P("/energy/tops_per_watt"), "{:.3f}"},
+      {"static power", "mW", P("/energy/static_mw"), "{:.2f}"},
+      {"area", "mm^2", P("/area/total_mm2"), "{:.3f}"},
+      {"peak TOPS/mm^2", "", P("/area/peak_tops_per_mm2"), "{:.3f}"},
+      {"energy-delay", "uJ*us", P("/energy/energy_delay_uj_us"), "{:.4g}"},
   };
   return list;
 }

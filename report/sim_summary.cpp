@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/design_cost_report.h"
 #include "report/roofline.h"
 
 namespace npu::report {
@@ -87,15 +88,7 @@ nlohmann::json sim_report_json(const sim::SimResult& r, const HardwareConfig& co
         {"ddr_gbps", roof.ddr_gbps},
         {"ridge_macs_per_byte", roof.ridge_macs_per_byte()}}},
   };
-  if (r.energy) {
-    const auto& e = *r.energy;
-    j["energy"] = {{"mac_int8_uj", e.mac_int8_uj}, {"mac_fp16_uj", e.mac_fp16_uj}, {"sram_uj", e.sram_uj},
-                   {"ddr_uj", e.ddr_uj},           {"static_uj", e.static_uj},     {"total_uj", e.total_uj},
-                   {"average_power_mw", e.average_power_mw}, {"tops_per_watt", e.tops_per_watt}};
-  } else {
-    j["energy"] = nullptr;
-    j["energy_note"] = energy_missing_note(config);
-  }
+  add_design_cost_json(j, r, config, design_costs(config));
   return j;
 }
 
@@ -134,14 +127,7 @@ std::string format_sim_report(const sim::SimResult& r, const HardwareConfig& con
                             c.transfers, percent(c.busy_cycles, r.cycles));
   }
   line("DMA               {}", channels.empty() ? "no transfers" : channels);
-  if (r.energy) {
-    const auto& e = *r.energy;
-    line("energy            {:.3f} uJ: MAC int8 {:.3f} + fp16 {:.3f}, SRAM {:.3f}, DDR {:.3f}, static {:.3f}",
-         e.total_uj, e.mac_int8_uj, e.mac_fp16_uj, e.sram_uj, e.ddr_uj, e.static_uj);
-    line("power             {:.1f} mW average, {:.3f} TOPS/W", e.average_power_mw, e.tops_per_watt);
-  } else {
-    line("{}", energy_missing_note(config));
-  }
+  s += format_design_costs(r, config, design_costs(config));
   line("{:<8} {:>12} {:>12} {:>7} {:>12} {:>12} {:>12}", "unit", "instructions", "busy cycles", "busy",
        "stall cycles", "channel wait", "bank stall");
   const std::pair<const char*, const sim::UnitStats*> units[] = {

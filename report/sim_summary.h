@@ -26,8 +26,7 @@ double ddr_bandwidth_utilization(const sim::SimResult& result, const HardwareCon
 // load/compute/vector/store{instructions, busy_cycles, stall_cycles, channel_wait_cycles,
 // sram_bytes_read, sram_bytes_written, bank_conflict_cycles}, dma_channels[],
 // roofline{peak_macs_per_cycle, ddr_bytes_per_cycle, ddr_gbps, ridge_macs_per_byte},
-// energy{mac_int8_uj, mac_fp16_uj, sram_uj, ddr_uj, static_uj, total_uj, average_power_mw,
-// tops_per_watt} or null with energy_note.
+// and energy, area, leakage, cost_model as report/design_cost_report.h adds them.
 nlohmann::json sim_report_json(const sim::SimResult& result, const HardwareConfig& config);
 std::string format_sim_report(const sim::SimResult& result, const HardwareConfig& config);
 

@@ -75,7 +75,7 @@ TensorFile parse_onnx_tensor(const std::string& bytes, const std::string& origin
   HostTensor& t = file.tensor;
 
   if (proto.has_raw_data()) {
-    std::memcpy(t.bytes.data(), proto.raw_data().data(), t.bytes.size());
+    if (!t.bytes.empty()) std::memcpy(t.bytes.data(), proto.raw_data().data(), t.bytes.size());
     return file;
   }
   switch (*dtype) {
@@ -83,7 +83,7 @@ TensorFile parse_onnx_tensor(const std::string& bytes, const std::string& origin
       if (static_cast<std::uint64_t>(proto.float_data_size()) != t.element_count())
         throw std::runtime_error(fmt::format("{}: TensorProto holds {} floats for shape {}", origin,
                                              proto.float_data_size(), shape_text(shape)));
-      std::memcpy(t.bytes.data(), proto.float_data().data(), t.bytes.size());
+      if (!t.bytes.empty()) std::memcpy(t.bytes.data(), proto.float_data().data(), t.bytes.size());  // empty: null data
       break;
     }
     case ElementType::Float64: copy_widened(proto.double_data(), t, origin); break;

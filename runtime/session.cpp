@@ -221,7 +221,7 @@ Session::Session(container::CompiledModel model, HardwareConfig config, SessionO
       misalign_inputs(model_.program, npu_inputs, options_.input_misalignment_bytes, config_.ddr.capacity_bytes);
   device_ = make_npu_step_executor(options_.device, config_);
   device_->load(model_.program);
-  cpu_ = make_integer_cpu_kernels(make_onnxruntime_executor());
+  cpu_ = make_integer_cpu_kernels(make_float_evaluator_executor(make_onnxruntime_executor()));
 }
 
 Session::~Session() = default;

@@ -52,7 +52,8 @@ class Session {
   // model was compiled from one; see apply_declared_boundary.
   void declare_boundary(const OnnxModelInfo& declared) { apply_declared_boundary(boundary_, declared); }
 
-  // Replaces ONNX Runtime, e.g. with a test double.
+  // Replaces the CPU executors (integer kernels, FP32 evaluator, ONNX Runtime), e.g. with a
+  // test double.
   void set_cpu_executor(std::unique_ptr<CpuExecutor> executor) { cpu_ = std::move(executor); }
 
  private:

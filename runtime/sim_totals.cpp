@@ -66,6 +66,8 @@ void add_step(sim::SimResult& total, const sim::SimResult& step, std::uint32_t f
   add_ddr(total.ddr, step.ddr);
   total.sram_bytes_read += step.sram_bytes_read;
   total.sram_bytes_written += step.sram_bytes_written;
+  total.vector_int_elements += step.vector_int_elements;
+  total.vector_float_elements += step.vector_float_elements;
   if (step.sram_peak_bytes > total.sram_peak_bytes) total.sram_peak_bytes = step.sram_peak_bytes;
   add_unit(total.load, step.load);
   add_unit(total.compute, step.compute);
@@ -96,7 +98,7 @@ void finish_totals(sim::SimResult& total, const HardwareConfig& config) {
   total.achieved_tops = total.latency_us > 0 ? 2.0 * static_cast<double>(total.macs) / (total.latency_us * 1e6) : 0.0;
   const double slots = static_cast<double>(config.macs()) * static_cast<double>(total.cycles);
   total.mac_utilization = slots > 0 ? static_cast<double>(total.macs) / slots : 0.0;
-  if (config.energy) total.energy = sim::energy_of(total, *config.energy);
+  if (config.energy) total.energy = sim::energy_of(total, design_costs(config));
   else total.energy.reset();
 }
 

@@ -10,7 +10,8 @@ TensorFile read_tensor_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open file");
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.rfind("\x93NUMPY", 0) == 0) return {from_npy(container::read_npy(path), path), ""};
+  if (bytes.rfind("\x93NUMPY", 0) == 0)
+    return {from_npy(container::parse_npy({bytes.begin(), bytes.end()}, path), path), ""};
   return parse_onnx_tensor(bytes, path);
 }
 

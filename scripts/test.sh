@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test (Catch2 through ctest, then pytest).
+# Sets up, builds and runs every test (Catch2 through ctest, then pytest), then the sanitizer
+# stage: the C++ suite under ASan + UBSan, the fuzz corpus and a short run of every fuzz
+# target (scripts/test_sanitized.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -8,3 +10,4 @@ ctest --test-dir build -j "$(nproc)" --output-on-failure --timeout 600
 if compgen -G "tests/python/test_*.py" >/dev/null; then
   python3 -m pytest -q tests/python
 fi
+bash scripts/test_sanitized.sh

@@ -417,6 +417,10 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
     default: break;
   }
   op.cycles = cost::vector_cycles(in, c.vector);
+  op.vector_elements = cost::vector_elements(in);
+  // dtype codes of the ISA table: 2 fp16, 3 fp32 (a conversion is float if either side is).
+  auto is_float = [&](Field f) { return in.has(f) && in.get(f) >= 2; };
+  op.vector_float = is_float(Field::dtype) || is_float(Field::src_dtype) || is_float(Field::dst_dtype);
 }
 
 }  // namespace

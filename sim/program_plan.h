@@ -39,6 +39,8 @@ struct PlannedOp {
   // Scratchpad traffic (sim/README.md "Energy"): DMA the bytes moved, compute as the array
   // streams the operands (MacArray::gemm_traffic), vector each operand once.
   std::uint64_t sram_read_bytes = 0, sram_write_bytes = 0;
+  std::uint64_t vector_elements = 0;  // vector: elements processed (energy per element)
+  bool vector_float = false;          // vector: fp16/fp32 elements (an FP lane's energy)
   // Compute and vector: the scratchpad ranges of its operands, for bank conflicts (the
   // traffic above is spread over them in proportion to their sizes). A range repeated by
   // the checks (an accumulator read and written) is kept once.

@@ -86,7 +86,7 @@ SimResult simulate(const isa::Program& program, const HardwareConfig& config, Dd
     result.ddr = d.model().counters();
     result.ddr_bus_bytes = result.ddr.bus_bytes;
     result.ddr_row_misses = result.ddr.row_misses;
-    if (config.energy) result.energy = energy_of(result, *config.energy);
+    if (config.energy) result.energy = energy_of(result, design_costs(config));
   }
   return result;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hwconfig/design_costs.h"
 #include "hwconfig/hardware_config.h"
 #include "isa/program.h"
 
@@ -117,14 +118,20 @@ struct CounterSample {
   double gbps = 0;
 };
 
-// Energy from the run's counters and the config's energy table (formulas: sim/README.md).
+// Energy from the run's counters and the design's costs (hwconfig/design_costs.h; formulas:
+// sim/README.md "Energy").
 struct EnergyBreakdown {
-  double mac_int8_uj = 0;  // int8_macs * int8_mac_pj
-  double mac_fp16_uj = 0;  // fp16_macs * fp16_mac_pj
-  double sram_uj = 0;      // (sram_bytes_read + sram_bytes_written) * sram_byte_pj
-  double ddr_uj = 0;       // ddr_bus_bytes * ddr_byte_pj
-  double static_uj = 0;    // static_mw * latency
+  double mac_int8_uj = 0;  // int8_macs * int8 MAC pJ
+  double mac_fp16_uj = 0;  // fp16_macs * fp16 MAC pJ
+  double sram_uj = 0;      // sram_bytes_read * read pJ/B + sram_bytes_written * write pJ/B
+  double ddr_uj = 0;       // ddr_bus_bytes * DDR pJ/B
+  double vector_uj = 0;    // vector elements * pJ per element (derived model only)
+  double dma_uj = 0;       // DMA bytes moved * pJ/B (derived model only)
+  double leakage_uj = 0;   // leakage_mw * latency (derived model only)
+  double clock_uj = 0;     // clock_mw * latency (derived model only)
+  double static_uj = 0;    // static_mw * latency: leakage + clock + uncore (explicit: static_mw)
   double total_uj = 0;
+  double static_mw = 0;         // the design's static power
   double average_power_mw = 0;  // total / latency
   double tops_per_watt = 0;     // 2 * macs / total energy
 };
@@ -148,6 +155,8 @@ struct SimResult {
   std::uint64_t sram_bytes_read = 0;     // all units: sum of UnitStats::sram_bytes_read
   std::uint64_t sram_bytes_written = 0;
   std::uint64_t sram_peak_bytes = 0;     // highest scratchpad address touched + 1
+  std::uint64_t vector_int_elements = 0;    // elements the vector unit processed, integer types
+  std::uint64_t vector_float_elements = 0;  // fp16/fp32 types
   UnitStats load, compute, vector, store;
   std::vector<DmaChannelStats> dma_channels;
   std::vector<InstructionTiming> instructions;
@@ -156,10 +165,11 @@ struct SimResult {
   std::optional<EnergyBreakdown> energy;     // absent when the config has no energy table
 };
 
-// The energy of a result's counters under `energy` (simulate() fills SimResult::energy with
-// it; a caller that sums results over several runs can apply it to the sums). Uses cycles,
-// clock_mhz, int8/fp16 MACs, SRAM and DDR bus bytes.
-EnergyBreakdown energy_of(const SimResult& result, const EnergyConfig& energy);
+// The energy of a result's counters at `costs` (simulate() fills SimResult::energy with it;
+// a caller that sums results over several runs can apply it to the sums). Uses cycles,
+// clock_mhz, int8/fp16 MACs, SRAM bytes read and written, DDR bus bytes, vector elements and
+// DMA bytes.
+EnergyBreakdown energy_of(const SimResult& result, const DesignCosts& costs);
 
 // Bad program or config at run time (SRAM overflow, misalignment, deadlock, ...): one line
 // naming the instruction index and mnemonic.

@@ -22,6 +22,7 @@ void Statistics::executed(const PlannedOp& op, std::uint64_t start, std::uint64_
   b.begin(start);
   b.end(end);
   (op.fp16 ? fp16_macs_ : int8_macs_) += op.macs;
+  (op.vector_float ? vector_float_elements_ : vector_int_elements_) += op.vector_elements;
   if (!timings_.empty()) {
     InstructionTiming& ti = timings_[op.index];
     ti.start_cycle = start;
@@ -109,6 +110,8 @@ void Statistics::fill(SimResult& r, std::uint64_t end_cycle) {
   r.mac_utilization =
       end_cycle ? static_cast<double>(r.macs) / (static_cast<double>(config_.macs()) * static_cast<double>(end_cycle)) : 0.0;
   r.sram_peak_bytes = plan_.sram_peak_bytes;
+  r.vector_int_elements = vector_int_elements_;
+  r.vector_float_elements = vector_float_elements_;
   UnitStats* out[] = {&r.load, &r.compute, &r.vector, &r.store};
   r.sram_bytes_read = r.sram_bytes_written = 0;
   for (int i = 0; i < isa::kQueueCount; ++i) {

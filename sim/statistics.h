@@ -64,6 +64,7 @@ class Statistics {
   BusyTracker busy_[isa::kQueueCount];
   std::vector<DmaChannelStats> channels_;
   std::uint64_t int8_macs_ = 0, fp16_macs_ = 0;
+  std::uint64_t vector_int_elements_ = 0, vector_float_elements_ = 0;
   std::vector<InstructionTiming> timings_;
   std::unique_ptr<TraceRecorder> trace_;  // record_trace only
   // The load/store busy span being traced: transfers, bytes, first instruction.

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include <boost/program_options/errors.hpp>
 #include <fmt/core.h>
@@ -27,6 +28,18 @@ void print_usage() {
   for (const auto& c : commands) fmt::print("  {:<16} {}\n", c.name, c.summary);
 }
 
+// Errors are one line: names taken from a file (an ONNX node called "a\nb") must not break
+// it, so control characters are shown escaped.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (const unsigned char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out += static_cast<char>(c);
+  }
+  return out;
+}
+
 }  // namespace
 }  // namespace npu::cli
 
@@ -45,10 +58,10 @@ int sc_main(int argc, char** argv) {
     try {
       return command.run(args);
     } catch (const boost::program_options::error& e) {
-      fmt::print(stderr, "npusim {}: {} (see npusim {} --help)\n", name, e.what(), name);
+      fmt::print(stderr, "npusim {}: {} (see npusim {} --help)\n", name, one_line(e.what()), name);
       return kExitUsage;
     } catch (const std::exception& e) {
-      fmt::print(stderr, "npusim {}: error: {}\n", name, e.what());
+      fmt::print(stderr, "npusim {}: error: {}\n", name, one_line(e.what()));
       return kExitError;
     }
   }

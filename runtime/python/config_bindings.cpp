@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "hwconfig/config_schema.h"
+#include "hwconfig/design_costs.h"
 #include "hwconfig/hardware_config.h"
 #include "runtime/python/bindings.h"
 
@@ -19,6 +20,7 @@ const char* kind_name(schema::Kind k) {
     case schema::Kind::MiB: return "mib";
     case schema::Kind::Choice: return "choice";
     case schema::Kind::Text: return "text";
+    case schema::Kind::Path: return "path";
   }
   return "?";
 }
@@ -44,6 +46,36 @@ py::list config_keys() {
   return keys;
 }
 
+// What the design costs before it runs (hwconfig/design_costs.h): a sweep evaluates area and
+// static-power constraints with it without simulating the point.
+py::dict costs_of(const HardwareConfig& c) {
+  const DesignCosts d = design_costs(c);
+  py::dict out;
+  out["model"] = d.derived ? "derived" : "explicit";
+  out["tech_nm"] = d.derived ? py::object(py::int_(d.tech_nm)) : py::object(py::none());
+  out["tech_table"] = d.tech_table;
+  out["area_mm2"] = d.has_area ? py::object(py::float_(d.area_mm2)) : py::object(py::none());
+  for (const auto& p : d.parts) {
+    out[py::str("area_" + p.name + "_mm2")] = d.has_area ? py::object(py::float_(p.area_mm2)) : py::object(py::none());
+    if (d.derived && p.name != "fixed") out[py::str("leakage_" + p.name + "_mw")] = p.leakage_mw;
+  }
+  out["leakage_mw"] = d.derived ? py::object(py::float_(d.leakage_mw)) : py::object(py::none());
+  out["clock_mw"] = d.derived ? py::object(py::float_(d.clock_mw)) : py::object(py::none());
+  out["static_power_mw"] = d.has_energy ? py::object(py::float_(d.static_mw())) : py::object(py::none());
+  py::dict pj;
+  pj["int8_mac"] = d.int8_mac_pj;
+  pj["fp16_mac"] = d.fp16_mac_pj;
+  pj["sram_read_per_byte"] = d.sram_read_pj_per_byte;
+  pj["sram_write_per_byte"] = d.sram_write_pj_per_byte;
+  pj["ddr_per_byte"] = d.ddr_pj_per_byte;
+  pj["vector_int_per_element"] = d.vector_int_pj_per_element;
+  pj["vector_fp_per_element"] = d.vector_fp_pj_per_element;
+  pj["dma_per_byte"] = d.dma_pj_per_byte;
+  out["pj"] = d.has_energy ? py::object(pj) : py::object(py::none());
+  out["notes"] = d.notes;
+  return out;
+}
+
 }  // namespace
 
 void bind_config(py::module_& m) {
@@ -53,6 +85,7 @@ void bind_config(py::module_& m) {
       .def_property_readonly("macs", &HardwareConfig::macs)
       .def_property_readonly("peak_tops", &HardwareConfig::peak_tops)
       .def("yaml", &dump_hardware_config, "canonical YAML with every key (parses back equal)")
+      .def("costs", &costs_of, "area, leakage and pJ per event of the design (hwconfig/design_costs.h)")
       .def("__eq__", [](const HardwareConfig& a, const HardwareConfig& b) { return a == b; })
       .def("__repr__", [](const HardwareConfig& c) {
         return "<npusim.Config " + c.name + ": " + std::to_string(c.mac_array.rows) + "x" +

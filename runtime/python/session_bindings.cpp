@@ -205,18 +205,8 @@ class PySession {
   std::uint64_t input_misalignment_bytes_ = 0;
   std::unique_ptr<runtime::Session> sessions_[2];  // [timing_only]
 
-  // The CLI's JSON, plus the sim's energy of the summed NPU counters while the runtime's
-  // report does not carry it yet (sim/simulator.h: energy_of applies to sums).
-  nlohmann::json report_json(const report::ModelReport& r) const {
-    auto j = report::model_report_json(r, config_);
-    if (!j.contains("energy") && config_.energy) {
-      const auto e = sim::energy_of(r.npu, *config_.energy);
-      j["energy"] = {{"mac_int8_uj", e.mac_int8_uj}, {"mac_fp16_uj", e.mac_fp16_uj}, {"sram_uj", e.sram_uj},
-                     {"ddr_uj", e.ddr_uj},           {"static_uj", e.static_uj},     {"total_uj", e.total_uj},
-                     {"average_power_mw", e.average_power_mw}, {"tops_per_watt", e.tops_per_watt}};
-    }
-    return j;
-  }
+  // The CLI's JSON (energy, area and leakage included).
+  nlohmann::json report_json(const report::ModelReport& r) const { return report::model_report_json(r, config_); }
 
   // Either variant describes the same boundary; building one copies the program and loads
   // the device, so a timing-only sweep point builds only the timing-only one.

@@ -138,13 +138,32 @@ def test_doubling_ddr_pj_doubles_ddr_energy_exactly(npusim, tmp_path, root, clas
 
 
 def test_energy_parts_add_up_and_give_power(npusim, tmp_path, root, classic_conv):
-    rep = report_of(npusim, classic_conv, root / "configs/seed-5.7tops.yaml", tmp_path)
-    e = rep["energy"]
-    parts = e["mac_int8_uj"] + e["mac_fp16_uj"] + e["sram_uj"] + e["ddr_uj"] + e["static_uj"]
-    assert e["total_uj"] == pytest.approx(parts, rel=1e-12)
-    assert e["mac_int8_uj"] == pytest.approx(231_211_008 * 0.15e-6)  # seed: 0.15 pJ per INT8 MAC
-    assert e["average_power_mw"] == pytest.approx(e["total_uj"] / rep["latency_us"] * 1000)
-    assert e["tops_per_watt"] == pytest.approx(2 * rep["macs"] / (e["total_uj"] * 1e6))
+    explicit = write_config(tmp_path / "explicit.yaml", root / "configs/seed-5.7tops.yaml", "explicit",
+                            energy={"model": "explicit", "int8_mac_pj": 0.15})
+    for config in (explicit, root / "configs/seed-5.7tops.yaml"):  # stated figures; derived from the 7 nm table
+        rep = report_of(npusim, classic_conv, config, tmp_path)
+        e = rep["energy"]
+        parts = (e["mac_int8_uj"] + e["mac_fp16_uj"] + e["sram_uj"] + e["ddr_uj"] + e["vector_uj"] + e["dma_uj"]
+                 + e["static_uj"])
+        assert e["total_uj"] == pytest.approx(parts, rel=1e-12)
+        assert e["average_power_mw"] == pytest.approx(e["total_uj"] / rep["latency_us"] * 1000)
+        assert e["tops_per_watt"] == pytest.approx(2 * rep["macs"] / (e["total_uj"] * 1e6))
+        assert e["inferences_per_joule"] == pytest.approx(1e6 / e["total_uj"])
+        assert e["energy_delay_uj_us"] == pytest.approx(e["total_uj"] * rep["npu_latency_us"])
+        area = rep["area"]
+        assert area["peak_tops_per_mm2"] == pytest.approx(rep["peak_tops"] / area["total_mm2"])
+    e = report_of(npusim, classic_conv, explicit, tmp_path)["energy"]
+    assert e["mac_int8_uj"] == pytest.approx(231_211_008 * 0.15e-6)  # 0.15 pJ per INT8 MAC
+    assert e["vector_uj"] == e["dma_uj"] == e["leakage_uj"] == e["clock_uj"] == 0  # not split in this model
+    derived = report_of(npusim, classic_conv, root / "configs/seed-5.7tops.yaml", tmp_path)
+    e, leak = derived["energy"], derived["leakage"]
+    assert derived["cost_model"]["model"] == "derived" and derived["cost_model"]["tech_nm"] == 7
+    assert e["vector_uj"] > 0 and e["dma_uj"] > 0 and e["leakage_uj"] > 0 and e["clock_uj"] > 0
+    assert e["static_mw"] == pytest.approx(leak["total_mw"] + leak["clock_mw"] + leak["uncore_mw"])
+    assert leak["total_mw"] == pytest.approx(sum(v for k, v in leak.items() if k.endswith("_mw") and k not in
+                                                 ("total_mw", "clock_mw", "uncore_mw")))
+    assert derived["area"]["total_mm2"] == pytest.approx(sum(v for k, v in derived["area"].items() if k.endswith("_mm2")
+                                                             and k != "total_mm2" and "per_mm2" not in k))
 
 
 def test_config_without_energy_table_reports_without_energy_once(npusim, tmp_path, root, classic_conv):

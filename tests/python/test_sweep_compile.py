@@ -19,6 +19,8 @@ def other_value(field, value):
     """Valid values different from `value`, nearest first."""
     if field["kind"] == "choice":
         return [c for c in field["choices"].split("|") if c != value]
+    if field["kind"] in ("text", "path"):  # energy.dram_technology, energy.tech_table: one valid value of each
+        return [v for v in ("LPDDR4", str(ROOT / "configs" / "tech" / "7nm.yaml")) if v != value]
     if field["power_of_two"]:
         return [value * 2, value // 2]
     if field["kind"] == "number":

@@ -50,8 +50,9 @@ def test_two_workers_equal_one_by_one(tmp_path):
         assert row["cycles"] == report["cycles"] and row["latency_us"] == report["latency_us"]
         assert row["ddr_bus_bytes"] == report["ddr"]["bus_bytes"]
         assert row["energy_uj"] == pytest.approx(report["energy"]["total_uj"], rel=1e-12)
-        v = point.design.values
-        assert row["area_mm2"] == pytest.approx(0.0003 * v["rows"] * v["cols"] + 0.001 * v["sram_kib"] + 1.0)
+        assert row["area_mm2"] == report["area"]["total_mm2"] == config.costs()["area_mm2"]
+        assert row["power_mw"] == report["energy"]["average_power_mw"]
+        assert row["edp_uj_us"] == report["energy"]["energy_delay_uj_us"]
 
     again = run_sweep(SPEC_24, out, workers=2, progress=False)  # everything done: nothing runs
     assert again.equals(table)

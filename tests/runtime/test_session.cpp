@@ -1,6 +1,11 @@
 // A whole model through the session without the compiler: a hand-written program whose two
-// NPU steps (ReLU, Clip in int8) sandwich a CPU step (Neg, on ONNX Runtime).
+// NPU steps (ReLU, Clip in int8) sandwich a CPU step (Neg on the FP32 evaluator, or Sin on
+// ONNX Runtime).
 #include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
 
 #include <onnx/onnx_pb.h>
 
@@ -36,14 +41,14 @@ void add_value(onnx::ValueInfoProto* v, const std::string& name) {
   for (int d : {1, 4, 2, 2}) t->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
-std::vector<std::uint8_t> neg_model() {
+std::vector<std::uint8_t> cpu_step_model(const std::string& op) {
   onnx::ModelProto model;
   model.set_ir_version(8);
   model.add_opset_import()->set_version(13);
   auto* g = model.mutable_graph();
   g->set_name("cpu_step");
   auto* node = g->add_node();
-  node->set_op_type("Neg");
+  node->set_op_type(op);
   node->set_name("neg");
   node->add_input("h");
   node->add_output("y");
@@ -53,13 +58,13 @@ std::vector<std::uint8_t> neg_model() {
   return {bytes.begin(), bytes.end()};
 }
 
-container::CompiledModel sandwich_model() {
+container::CompiledModel sandwich_model(const std::string& cpu_op = "Neg") {
   container::CompiledModel m;
   m.program = isa::assemble(kProgram, "sandwich.npuasm");
   container::Step relu, neg, clip;
   relu.npu = {0, 4, {"x"}, {"h"}};
   neg.kind = container::Step::Kind::Cpu;
-  neg.cpu = {neg_model(), {"h"}, {"y"}, {"neg"}, 16};
+  neg.cpu = {cpu_step_model(cpu_op), {"h"}, {"y"}, {"neg"}, 16};
   clip.npu = {4, 8, {"y"}, {"out"}};
   m.steps = {relu, neg, clip};
   m.layers = {{"relu", "Relu", "npu", 0, 0, 4, 32, {"relu"}},
@@ -80,6 +85,13 @@ HostTensor ramp() {
   HostTensor x = make_host_tensor(ElementType::Float32, {1, 4, 2, 2});
   for (int i = 0; i < 16; ++i) x.data<float>()[i] = 0.5f * static_cast<float>(i) - 4.0f;
   return x;
+}
+
+bool process_has_loaded(const std::string& library) {
+  std::ifstream maps("/proc/self/maps");
+  const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+  REQUIRE(text.find("libsystemc") != std::string::npos);  // the map lists what is loaded
+  return text.find(library) != std::string::npos;
 }
 
 }  // namespace
@@ -162,4 +174,32 @@ TEST_CASE("session: an unknown device is named", "[session]") {
   SessionOptions options;
   options.device = "tpu";
   REQUIRE_THROWS_WITH(Session(sandwich_model(), test_config(), options), "unknown device 'tpu' (devices: sim)");
+}
+
+// Python only where it is needed (runtime/python_bridge.h). Each test case is its own process.
+TEST_CASE("session: a CPU step the FP32 evaluator covers loads no Python", "[session][python]") {
+  Session session(sandwich_model("Neg"), test_config());
+  const auto result = session.run({{"x", ramp()}});
+  CHECK(result.outputs.at(0).second.data<float>()[15] == -1.0f);
+  CHECK_FALSE(process_has_loaded("libpython"));
+  CHECK_FALSE(process_has_loaded("libnpusim_python_bridge"));
+}
+
+TEST_CASE("session: a CPU step beyond the evaluator runs on ONNX Runtime through the bridge", "[session][python]") {
+  // LpNormalization (L2 over the last axis) has no FP32 evaluator kernel.
+  Session session(sandwich_model("LpNormalization"), test_config());
+  CHECK_FALSE(process_has_loaded("libpython"));
+  const auto result = session.run({{"x", ramp()}});
+  const HostTensor& out = result.outputs.at(0).second;
+  auto relu_out = [](int i) { return std::max(0.5f * static_cast<float>(i) - 4.0f, 0.0f); };
+  for (int i = 0; i < 16; ++i) {
+    // int8 at scale 0.5 on both sides of the CPU step; Clip's lower bound is q = -2. ONNX
+    // Runtime maps a zero pair to zeros.
+    const float a = relu_out(i), b = relu_out(i ^ 1), norm = std::sqrt(a * a + b * b);
+    const float normalised = norm > 0.0f ? a / norm : 0.0f;
+    const float y = 0.5f * std::max(std::nearbyint(normalised / 0.5f), -2.0f);
+    CHECK(out.data<float>()[i] == y);
+  }
+  CHECK(process_has_loaded("libnpusim_python_bridge"));
+  CHECK(process_has_loaded("libpython"));
 }

@@ -72,7 +72,7 @@ TEST_CASE("steps add up counter by counter", "[totals]") {
   CHECK(total.latency_us == Approx(0.4));
   CHECK(total.achieved_tops == Approx(2.0 * 4000 / 0.4e-6 / 1e12));
   REQUIRE(total.energy);
-  const auto expected = sim::energy_of(total, *config.energy);
+  const auto expected = sim::energy_of(total, design_costs(config));
   CHECK(total.energy->ddr_uj == expected.ddr_uj);
   CHECK(total.energy->ddr_uj == Approx(1920 * config.energy->ddr_byte_pj * 1e-6));
   CHECK(total.energy->static_uj == Approx(config.energy->static_mw * 0.4 * 1e-3));

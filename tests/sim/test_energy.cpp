@@ -143,3 +143,30 @@ TEST_CASE("DMA bus bytes per channel add up to the DDR model's count", "[energy]
   CHECK(r.dma_channels[1].bus_bytes == 32 * 64 + 4 * 64);
   CHECK(r.ddr_bus_bytes == r.dma_channels[0].bus_bytes + r.dma_channels[1].bus_bytes);
 }
+
+TEST_CASE("derived energy: every part from the design's costs, reads and writes apart", "[energy][derived]") {
+  auto c = config();
+  c.energy = npu::EnergyConfig{};
+  c.energy->model = "derived";
+  c.energy->dram_technology = "LPDDR4";
+  c.energy->uncore_mw = 3;
+  const npu::DesignCosts d = npu::design_costs(c);
+  REQUIRE(d.derived);
+  const auto r = run(chain(), c);
+  REQUIRE(r.energy.has_value());
+  const auto& e = *r.energy;
+  // The same counters as above: 131072 int8 MACs; SRAM 20736 B read, 14336 B written; 6144
+  // DDR bus bytes; requant 2048 integer elements; 4096 + 2048 DMA bytes; 1517 cycles at 1 GHz.
+  CHECK(r.vector_int_elements == 2048);
+  CHECK(r.vector_float_elements == 0);
+  CHECK(e.mac_int8_uj == 131072 * d.int8_mac_pj * 1e-6);
+  CHECK(e.sram_uj == Approx((20736 * d.sram_read_pj_per_byte + 14336 * d.sram_write_pj_per_byte) * 1e-6).epsilon(1e-12));
+  CHECK(d.sram_read_pj_per_byte != d.sram_write_pj_per_byte);  // CACTI's read and write differ
+  CHECK(e.ddr_uj == 6144 * (8 * 8.0) * 1e-6);                    // LPDDR4: 8 pJ/bit
+  CHECK(e.vector_uj == 2048 * d.vector_int_pj_per_element * 1e-6);
+  CHECK(e.dma_uj == 6144 * d.dma_pj_per_byte * 1e-6);
+  CHECK(e.leakage_uj == Approx(d.leakage_mw * 1.517 * 1e-3).epsilon(1e-12));
+  CHECK(e.clock_uj == Approx(d.clock_mw * 1.517 * 1e-3).epsilon(1e-12));
+  CHECK(e.static_uj == Approx((d.leakage_mw + d.clock_mw + 3) * 1.517 * 1e-3).epsilon(1e-12));
+  CHECK(e.total_uj == Approx(e.mac_int8_uj + e.sram_uj + e.ddr_uj + e.vector_uj + e.dma_uj + e.static_uj).epsilon(1e-12));
+}

@@ -10,8 +10,10 @@ import random
 from dataclasses import dataclass
 
 from . import config_key_paths as config_keys
-from .errors import SweepSpecError
+from .config import with_values
+from .errors import Error, SweepSpecError
 from .safe_expression import ExpressionError
+from .sweep_metrics import DESIGN_METRICS, design_metrics
 
 _MAX_GRID = 10_000_000  # a grid larger than this must be sampled (random or lhs)
 
@@ -53,8 +55,27 @@ def constraint_names(spec, design):
     return names
 
 
+def _with_design_costs(spec, design, names):
+    """Adds the design costs known before running (npusim.Config.costs(): area, leakage,
+    static power) to `names`; False for a point whose config is invalid (run_sweep records it
+    as failed rather than dropping it here)."""
+    try:
+        config = with_values(spec.base_config, design.overrides, origin=f"{spec.path} point {design.values}")
+    except Error:
+        return False
+    needed = set().union(*(e.names() for _, e in spec.constraints)) & DESIGN_METRICS
+    for column, value in design_metrics(config).items():
+        if value is None and column in needed:
+            raise SweepSpecError(f"{spec.path}: constraints: {column} is not known for these configs "
+                                 "(give the base config an area: section or energy: {model: derived})")
+        names[column] = value
+    return True
+
+
 def _accepts(spec, design):
     names = constraint_names(spec, design)
+    if any(e.names() & DESIGN_METRICS for _, e in spec.constraints) and not _with_design_costs(spec, design, names):
+        return True
     for i, (text, expression) in enumerate(spec.constraints):
         try:
             if not expression.evaluate(names):

@@ -79,9 +79,10 @@ class ResultStore:
         frame.to_parquet(tmp, index=False)
         os.replace(tmp, path)
 
-    def finish(self, order, leading=()):
+    def finish(self, order, leading=(), decorate=None):
         """Writes <out> with one row per point of `order` ({point_id: index}) that has a result,
-        in sweep order, `leading` columns first, and returns it."""
+        in sweep order, `leading` columns first, and returns it. `decorate(table)` may add
+        columns and attrs (kept in Parquet files) before it is written."""
         self.flush()
         table = self._read_parts()
         if len(table):
@@ -90,6 +91,8 @@ class ResultStore:
             table = table.sort_values("_order").drop(columns="_order").reset_index(drop=True)
             first = [c for c in leading if c in table.columns]
             table = table[first + [c for c in table.columns if c not in first]]
+        if decorate is not None:
+            table = decorate(table)
         tmp = self.out.with_name(self.out.name + ".tmp")
         if self.out.suffix == ".csv":
             table.to_csv(tmp, index=False)

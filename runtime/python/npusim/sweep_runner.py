@@ -1,5 +1,6 @@
-"""Runs a sweep on Dask: one compile task per compile key, one task per design point that
-depends on it, rows stored as they finish. A LocalCluster of process workers (one thread
+"""Runs a sweep on Dask: the points of one compile key in tasks of at most POINTS_PER_TASK,
+each compiling the program on its worker (or reusing it there) and running its points; rows
+are stored as they finish. A LocalCluster of process workers (one thread
 each: one simulation at a time per process) by default, or any running scheduler."""
 import contextlib
 import hashlib
@@ -13,10 +14,15 @@ from . import config_key_paths
 from .config import config_to_dict, with_values
 from .errors import Error
 from .sweep_compile import compile_key
-from .sweep_points import sweep_points
+from .safe_expression import ExpressionError
+from .sweep_points import constraint_names, sweep_points
 from .sweep_results import ResultStore
 from .sweep_spec import load_sweep_spec
-from .sweep_worker import compile_program, run_point
+
+# Enough points per task that Dask's per-task cost is small next to the runs; few enough that
+# a compile key with many points still spreads over the workers.
+POINTS_PER_TASK = 8
+from .sweep_worker import run_points
 
 
 def _find_make_models(spec_path):
@@ -95,8 +101,13 @@ def run_sweep(spec_path, out, workers=None, scheduler=None, restart=False, progr
     todo = [p for p in points if p.id not in done]
     order = {p.id: p.index for p in points}
     leading = ["point_id", "model", "precision", *(c for a in spec.axes for c in a.columns), "status", "error"]
+    designs = {p.id: p.design for p in points}
+
+    def decorate(table):
+        return mark_feasible(spec, designs, table)
+
     if not todo:
-        return store.finish(order, leading)
+        return store.finish(order, leading, decorate)
 
     generate_models(spec, store.parts / "models")
     base_tree = config_to_dict(spec.base_config)
@@ -113,31 +124,61 @@ def run_sweep(spec_path, out, workers=None, scheduler=None, restart=False, progr
                 continue
             key = compile_key(p.model, {**base_values, **p.design.overrides})
             compile_for.setdefault(key, (p.model, config.yaml()))
-            tasks.append(({"row": row, "config_yaml": config.yaml(), "model_path": p.model.path,
-                           "compile_key": key}, key))
+            tasks.append(({"row": row, "config_yaml": config.yaml(), "model_path": p.model.path}, key))
         try:
             with (contextlib.nullcontext(client) if client else dask_client(workers, scheduler)) as dask:
                 _run_on_dask(dask, tasks, compile_for, spec.timing_only, store, bar)
         finally:
             store.flush()
-    return store.finish(order, leading)
+    return store.finish(order, leading, decorate)
+
+
+def mark_feasible(spec, designs, table):
+    """`feasible`: the point ran and meets every constraint on results (area_mm2 <= 4 ...);
+    attrs["npusim"]: the objectives and constraints, for `npusim plot`."""
+    if len(table):
+        feasible = []
+        for row in table.to_dict("records"):
+            ok = row.get("status") == "ok"
+            if ok and spec.result_constraints:
+                names = {**constraint_names(spec, designs[row["point_id"]]), **row}
+                for text, expression in spec.result_constraints:
+                    try:
+                        value = expression.evaluate(names)
+                    except (ExpressionError, ArithmeticError, TypeError, ValueError) as e:
+                        raise Error(f"{spec.path}: constraints: '{text}': {e} (point {row['point_id']})") from None
+                    if not value:
+                        ok = False
+                        break
+            feasible.append(ok)
+        table = table.copy()
+        table["feasible"] = feasible
+    table.attrs["npusim"] = {"objectives": [list(o) for o in spec.objectives],
+                             "constraints": [t for t, _ in spec.constraints + spec.result_constraints]}
+    return table
 
 
 def _run_on_dask(client, tasks, compile_for, timing_only, store, bar):
     from dask.distributed import as_completed
 
-    compiled = {key: client.submit(compile_program, model, config_yaml, key=f"compile-{key}", pure=False)
-                for key, (model, config_yaml) in compile_for.items()}
-    rows = {}
+    by_key = {}
     for point, key in tasks:
-        future = client.submit(run_point, point, compiled[key], timing_only,
-                               key=f"point-{point['row']['point_id']}", pure=False)
-        rows[future] = point["row"]
-    del compiled  # each program is freed once its last point has run
+        by_key.setdefault(key, []).append(point)
+    rows = {}
+    for key, points in by_key.items():
+        model, config_yaml = compile_for[key]
+        for i in range(0, len(points), POINTS_PER_TASK):
+            chunk = points[i:i + POINTS_PER_TASK]
+            future = client.submit(run_points, model, config_yaml, key, chunk, timing_only,
+                                   key=f"points-{key}-{i // POINTS_PER_TASK}", pure=False)
+            rows[future] = [p["row"] for p in chunk]
     for future in as_completed(list(rows)):
         try:
-            store.add(future.result())
+            finished = future.result()
         except Exception as e:  # the worker died (e.g. out of memory) or lost the task
-            store.add({**rows[future], "status": "failed", "error": f"worker: {type(e).__name__}: {e}"[:500]})
+            finished = [{**row, "status": "failed", "error": f"worker: {type(e).__name__}: {e}"[:500]}
+                        for row in rows[future]]
+        for row in finished:
+            store.add(row)
         future.release()
-        bar.update()
+        bar.update(len(finished))

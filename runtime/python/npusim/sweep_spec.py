@@ -10,10 +10,13 @@ import yaml
 from . import config_key_paths as config_keys
 from .config import config_to_dict, load_config, load_yaml
 from .errors import Error, SweepSpecError
-from .safe_expression import Expression, ExpressionError
+from .safe_expression import FUNCTIONS, Expression, ExpressionError
 from .sweep_axes import AxisError, parse_axis
+from .sweep_metrics import DESIGN_METRICS, METRICS
 
-TOP_LEVEL_KEYS = {"name", "base", "models", "axes", "constraints", "sampling", "timing_only", "precision"}
+TOP_LEVEL_KEYS = {"name", "base", "models", "axes", "constraints", "objectives", "sampling", "timing_only",
+                  "precision"}
+DEFAULT_OBJECTIVES = ("latency_us", "energy_uj")
 MODEL_KEYS = {"name", "path", "generate", "input_size", "precision", "input_shapes", "calib", "strict"}
 SAMPLING_METHODS = ("grid", "random", "lhs")
 
@@ -45,9 +48,11 @@ class SweepSpec:
     base_values: dict          # {key path: value} of the base config
     models: list
     axes: list
-    constraints: list          # [(text, Expression)]
+    constraints: list          # [(text, Expression)] over config values and design costs: before running
     sampling: Sampling
     timing_only: bool = True
+    result_constraints: list = field(default_factory=list)  # [(text, Expression)] naming run results
+    objectives: list = field(default_factory=list)          # [(column, "min" | "max")]
 
 
 def _fail(spec_path, key, problem):
@@ -188,21 +193,61 @@ def load_sweep_spec(path):
             seen_paths[key_path] = name
         axes.append(axis)
 
-    raw_constraints = tree.get("constraints", [])
-    if isinstance(raw_constraints, str):
-        raw_constraints = [raw_constraints]
-    if not isinstance(raw_constraints, list):
-        _fail(spec_path, "constraints", f"expected a list of expressions (got {raw_constraints!r})")
-    constraints = []
-    for i, text in enumerate(raw_constraints):
+    constraints, result_constraints = _parse_constraints(spec_path, tree, axes)
+    spec = SweepSpec(path=spec_path, name=str(tree.get("name", pathlib.Path(spec_path).stem)),
+                     base_config=base_config, base_values=base_values, models=parsed_models, axes=axes,
+                     constraints=constraints, sampling=_parse_sampling(spec_path, tree), timing_only=timing_only,
+                     result_constraints=result_constraints, objectives=_parse_objectives(spec_path, tree))
+    return spec
+
+
+def _parse_constraints(spec_path, tree, axes):
+    """Constraints naming only config keys, axis columns, macs and design costs (area, static
+    power: known before running) select points before they run; any naming a run's result
+    (latency_us, power_mw, ...) is checked on the finished rows (the `feasible` column)."""
+    raw = tree.get("constraints", [])
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list):
+        _fail(spec_path, "constraints", f"expected a list of expressions (got {raw!r})")
+    config_names = set(config_keys.key_table()) | set(config_keys.short_names()) | {"macs"}
+    config_names |= {c for a in axes for c in a.columns}
+    design, results = [], []
+    for i, text in enumerate(raw):
         if not isinstance(text, str):
             _fail(spec_path, f"constraints[{i}]", f"expected an expression in quotes (got {text!r})")
         try:
-            constraints.append((text, Expression(text)))
+            expression = Expression(text)
         except ExpressionError as e:
             _fail(spec_path, f"constraints[{i}]", f"'{text}': {e}")
+        names = expression.names() - set(FUNCTIONS)
+        unknown = sorted(names - config_names - set(METRICS))
+        if unknown:
+            _fail(spec_path, f"constraints[{i}]", f"'{text}': unknown name '{unknown[0]}': neither a config key, an "
+                  f"axis column nor a result column ({', '.join(METRICS)})")
+        # A config name wins over a result column of the same name (`macs` is rows x cols here).
+        run_results = (names - config_names) & (set(METRICS) - DESIGN_METRICS)
+        (results if run_results else design).append((text, expression))
+    return design, results
 
-    spec = SweepSpec(path=spec_path, name=str(tree.get("name", pathlib.Path(spec_path).stem)),
-                     base_config=base_config, base_values=base_values, models=parsed_models, axes=axes,
-                     constraints=constraints, sampling=_parse_sampling(spec_path, tree), timing_only=timing_only)
-    return spec
+
+def _parse_objectives(spec_path, tree):
+    """[(column, "min" | "max")]: names from METRICS (their own direction) or {column: min|max}."""
+    raw = tree.get("objectives", list(DEFAULT_OBJECTIVES))
+    if not isinstance(raw, list) or len(raw) < 2:
+        _fail(spec_path, "objectives", f"expected a list of at least two result columns (got {raw!r})")
+    out = []
+    for i, entry in enumerate(raw):
+        if isinstance(entry, dict) and len(entry) == 1:
+            (column, sense), = entry.items()
+        elif isinstance(entry, str):
+            column, sense = entry, None
+        else:
+            _fail(spec_path, f"objectives[{i}]", f"expected a result column or {{column: min|max}} (got {entry!r})")
+        if column not in METRICS:
+            _fail(spec_path, f"objectives[{i}]", f"unknown result column '{column}' (columns: {', '.join(METRICS)})")
+        sense = sense or METRICS[column][1]
+        if sense not in ("min", "max"):
+            _fail(spec_path, f"objectives[{i}].{column}", f"expected min or max (got {sense!r})")
+        out.append((column, sense))
+    return out

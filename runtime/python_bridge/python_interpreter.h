@@ -1,8 +1,7 @@
-// The one embedded Python interpreter of the process, shared by everything in the runtime
-// that calls Python (ONNX Runtime for CPU steps).
+// The one Python interpreter of the process, shared by everything in the bridge.
 #pragma once
 
-namespace npu::runtime {
+namespace npu::python_bridge {
 
 // Starts the interpreter unless one is already running (the runtime may itself be loaded
 // into Python as a module) and leaves the GIL released, so callers take it with
@@ -10,4 +9,4 @@ namespace npu::runtime {
 // survive Py_Finalize cleanly, and the process is ending anyway.
 void ensure_python_interpreter();
 
-}  // namespace npu::runtime
+}  // namespace npu::python_bridge

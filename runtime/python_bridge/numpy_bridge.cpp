@@ -1,4 +1,4 @@
-#include "runtime/numpy_bridge.h"
+#include "runtime/python_bridge/numpy_bridge.h"
 
 #include <stdexcept>
 
@@ -6,7 +6,11 @@
 
 namespace py = pybind11;
 
-namespace npu::runtime {
+namespace npu::python_bridge {
+
+using runtime::HostTensor;
+using runtime::element_type_from_npy;
+using runtime::npy_descr;
 
 // Through numpy's Python API (frombuffer, tobytes), not pybind11/numpy.h: the Debian pybind11
 // reads numpy's C structs with the pre-2.0 layout and gets item sizes wrong under numpy 2.
@@ -34,4 +38,4 @@ HostTensor from_numpy_array(const py::handle& value, const std::string& what) {
   return t;
 }
 
-}  // namespace npu::runtime
+}  // namespace npu::python_bridge

@@ -1,10 +1,10 @@
-#include "runtime/python_interpreter.h"
+#include "runtime/python_bridge/python_interpreter.h"
 
 #include <mutex>
 
 #include <pybind11/embed.h>
 
-namespace npu::runtime {
+namespace npu::python_bridge {
 
 void ensure_python_interpreter() {
   static std::once_flag started;
@@ -16,4 +16,4 @@ void ensure_python_interpreter() {
   });
 }
 
-}  // namespace npu::runtime
+}  // namespace npu::python_bridge

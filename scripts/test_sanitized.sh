@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The sanitizer stage of CI (scripts/test.sh): builds build-fuzz/ (clang, ASan + UBSan,
+# libFuzzer; scripts/build_sanitized.sh), runs the C++ suite and the fuzz regression corpus
+# there, then fuzzes each target for FUZZ_SECONDS (default 20) from its corpus.
+# Not here: tests/determinism (a property of the code, checked in the Release build; slow
+# under ASan) and long fuzzing runs (scripts/fuzz.sh TARGET 600, by hand; tests/fuzz/README.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzz_seconds=${FUZZ_SECONDS:-20}
+bash scripts/build_sanitized.sh
+# Leak checking stays on for the fuzz targets (scripts/fuzz.sh); the suite runs SystemC, whose
+# coroutine stacks have guard pages that crash LeakSanitizer's heap scan at exit.
+ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-fuzz -j "$(nproc)" --output-on-failure --timeout 600 -E '^determinism_tests:'
+mkdir -p build-fuzz/fuzz
+for target in $(ls tests/fuzz/corpus); do
+  log=build-fuzz/fuzz/$target.log
+  if ! bash scripts/fuzz.sh "$target" "$fuzz_seconds" >"$log" 2>&1; then
+    tail -n 80 "$log"
+    echo "fuzz target $target failed; the input is in build-fuzz/fuzz/$target/artifacts/" >&2
+    exit 1
+  fi
+  echo "fuzz $target: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$') executions in ${fuzz_seconds} s"
+done
