@@ -43,6 +43,10 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 using isa::field_max;
 
+// Plans within this factor of the fastest estimate count as equally fast; among them the one
+// moving the fewest DDR bytes wins (estimates are not exact to a few percent, bytes are).
+constexpr double kNearFastest = 1.02;
+
 // How the reduction splits into slices that accumulate: `channels` input channels each, or
 // (kernel_rows) one kernel row of all input channels each.
 struct Reduction {
@@ -372,7 +376,7 @@ void ConvTiler::enumerate(Reduction cs, bool all_units, std::vector<Candidate>& 
         c.red = cs;
         c.rows_outer = rows_outer;
         Candidate scored;
-        if (!estimate(c, fastest * 1.005, scored)) continue;
+        if (!estimate(c, fastest * kNearFastest, scored)) continue;
         if (fastest < 0 || scored.cycles < fastest) fastest = scored.cycles;
         all.push_back(scored);
       }
@@ -388,7 +392,7 @@ std::optional<TilePlan> ConvTiler::plan() {
     if (all.empty()) return std::nullopt;
     const Candidate* best = nullptr;
     for (const auto& c : all)
-      if (c.cycles <= fastest * 1.005 && (!best || c.bus < best->bus || (c.bus == best->bus && c.sram < best->sram))) best = &c;
+      if (c.cycles <= fastest * kNearFastest && (!best || c.bus < best->bus || (c.bus == best->bus && c.sram < best->sram))) best = &c;
     return build(*best);
   }
   const Reduction whole{s_.groups == 1 ? s_.c : icg_, false};
@@ -435,7 +439,7 @@ std::optional<TilePlan> ConvTiler::plan() {
   if (all.empty()) return std::nullopt;
   const Candidate* best = nullptr;
   for (const auto& c : all) {
-    if (c.cycles > fastest * 1.005) continue;
+    if (c.cycles > fastest * kNearFastest) continue;
     if (!best || c.bus < best->bus || (c.bus == best->bus && (c.sram < best->sram || (c.sram == best->sram && c.cycles < best->cycles))))
       best = &c;
   }
