@@ -1,9 +1,18 @@
 #include "compiler/codegen.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "compiler/codegen_context.h"
+#include "compiler/dependency_tokens.h"
+#include "costmodel/dma_cost.h"
+#include "costmodel/footprint.h"
+#include "costmodel/program_estimate.h"
+#include "compiler/step_schedule.h"
 #include "compiler/codegen_move.h"
 #include "compiler/lowering_cache.h"
 #include "compiler/npu_ops.h"
@@ -47,7 +56,9 @@ void describe(const Tensor& t, DdrTensor& d) {
 CodegenContext::CodegenContext(const Graph& g, const HardwareConfig& c, Precision p, const Int8ParamsCache* cache)
     : graph(g), config(c), precision(p), int8_params_(cache) {
   alignment = static_cast<std::uint64_t>(std::max(1, c.sram.alignment_bytes));
-  sram_bytes = std::min<std::uint64_t>(c.sram.capacity_bytes, (1ull << 24)) / alignment * alignment;
+  sram_capacity = std::min<std::uint64_t>(c.sram.capacity_bytes, (1ull << 24)) / alignment * alignment;
+  sram_base = 0;
+  sram_bytes = sram_capacity;
 }
 
 std::shared_ptr<const Int8ConvParams> CodegenContext::conv_params(const Node& node) const {
@@ -79,6 +90,24 @@ void CodegenContext::alias(const std::string& name, const std::string& same_as) 
   DdrTensor d = tensor(same_as);
   describe(graph.tensor(name), d);
   tensors_[name] = d;
+  alias_of_[name] = same_as;
+}
+
+const std::string& CodegenContext::alias_root(const std::string& name) const {
+  const std::string* n = &name;
+  for (auto it = alias_of_.find(*n); it != alias_of_.end(); it = alias_of_.find(*n)) n = &it->second;
+  return *n;
+}
+
+std::optional<std::uint64_t> CodegenContext::resident(const std::string& name) const {
+  auto it = homes_.find(alias_root(name));
+  if (it == homes_.end() || !it->second.resident) return std::nullopt;
+  return it->second.sram_addr;
+}
+
+bool CodegenContext::in_ddr(const std::string& name) const {
+  auto it = homes_.find(alias_root(name));
+  return it == homes_.end() || it->second.in_ddr;
 }
 
 const DdrTensor& CodegenContext::constant(const std::string& name, const QuantParams& q, const AxisOrder& order) {
@@ -114,10 +143,12 @@ const DdrTensor& CodegenContext::constant(const Tensor& t, const QuantParams& q,
     }
   }
   d.addr = add_data(std::move(bytes));
+  if (dry_run) return dry_constants_.emplace_back(d);  // a trial: the address is not real, keep none
   return constants_[key] = d;
 }
 
 std::uint64_t CodegenContext::add_data(std::vector<std::uint8_t> bytes) {
+  if (dry_run) return next_ddr_;  // costed, not kept
   std::uint64_t a = allocate(bytes.size());
   program_.data.push_back({a, std::move(bytes)});
   return a;
@@ -145,8 +176,78 @@ std::uint64_t node_macs(const Graph& g, const Node& n) {
   return static_cast<std::uint64_t>(y.elements() * k);
 }
 
+namespace {
+
+// What codegen knows about each NPU layer kind: its generator and what it can do with the
+// scratchpad. Generators not yet written against a region get the whole scratchpad from
+// address 0 and read and write DDR only (compiler/README.md).
+struct LayerKind {
+  LayerCode (*generate)(CodegenContext&, const Node&) = nullptr;
+  bool region_aware = false;     // tiles in [ctx.sram_base, +ctx.sram_bytes)
+  bool reads_resident = false;   // reads inputs in place where ctx.resident() says
+  bool writes_resident = false;  // leaves its output in place where ctx.resident() says
+};
+
+// A channel concatenation read only as the (first) input of ungrouped convs in this step needs
+// no data movement: each reader runs one reduction slice per part, reading the parts in place.
+bool concat_read_in_parts(const Graph& g, const Node& n, const std::set<std::string>& step_outputs) {
+  if (n.op_type != "Concat" || n.outputs.empty() || step_outputs.count(n.outputs[0]) || g.is_graph_output(n.outputs[0]))
+    return false;
+  const std::vector<int> readers = g.consumers(n.outputs[0]);
+  if (readers.empty()) return false;
+  for (int r : readers) {
+    const Node& c = g.nodes[static_cast<std::size_t>(r)];
+    if (c.device != Node::Device::Npu || c.op_type != "FusedConv" || c.get_int("group", 1) != 1) return false;
+    for (std::size_t i = 1; i < c.inputs.size(); ++i)
+      if (c.inputs[i] == n.outputs[0]) return false;  // as weights or residual
+  }
+  return true;
+}
+
+LayerKind layer_kind(const Node& n) {
+  const std::string& op = n.op_type;
+  if (is_precision_converter(n)) return {generate_convert, false, false, false};
+  if (op == "FusedConv" || op == "FusedGemm") return {generate_conv, true, true, true};
+  if (op == "MaxPool" || op == "AveragePool") return {generate_pool, true, true, true};
+  if (op == "Resize" || op == "Upsample") return {generate_resize, true, false, false};
+  // Not yet written against a region (compiler/README.md): the whole scratchpad, DDR only.
+  if (move_ops().count(op)) return {generate_move, false, false, false};
+  if (is_rowwise_op(op)) return {generate_rowwise, false, false, false};
+  if (op == "MatMul") return {generate_matmul, false, false, false};
+  return {generate_elementwise, false, false, false};
+}
+
+// What a layer without a tiler of its own does in a region of `budget` bytes: its code,
+// generated without keeping constants, timed by the cost model's program estimate.
+std::optional<LayerDemand> generated_demand(CodegenContext& ctx, const LayerKind& kind, const Node& n, std::uint64_t budget) {
+  const SramRegion saved{ctx.sram_base, ctx.sram_bytes};
+  ctx.set_region({0, budget});
+  ctx.dry_run = true;
+  std::optional<LayerDemand> d;
+  try {
+    LayerCode code = kind.generate(ctx, n);
+    code.code.push_back(isa::make_instruction(isa::Opcode::Halt));
+    derive_dependency_tokens(code.code, 0, code.code.size());
+    double bus = 0;
+    for (const auto& in : code.code) {
+      const cost::Footprint f = cost::footprint(in);
+      for (const auto* ranges : {&f.ddr_read, &f.ddr_write})
+        for (const auto& r : *ranges) bus += static_cast<double>(r.end - r.begin);
+    }
+    // The generator sized its tiles from the region: it needs the whole of it.
+    d = LayerDemand{budget, cost::estimate_program(code.code, ctx.config).cycles, bus, true};
+  } catch (const CompileError&) {
+  }
+  ctx.dry_run = false;
+  ctx.set_region(saved);
+  return d;
+}
+
+}  // namespace
+
 void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const HardwareConfig& config,
-                      Precision precision, CompiledModel& model, const Int8ParamsCache* int8_params) {
+                      const CompileOptions& options, CompiledModel& model, const Int8ParamsCache* int8_params) {
+  const Precision precision = options.precision;
   CodegenContext ctx(g, config, precision, int8_params);
   isa::Program& program = ctx.program();
   std::set<std::string> step_inputs, step_outputs;
@@ -170,49 +271,102 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       ctx.tensor(in);
       step_inputs.insert(in);
     }
+    // The step's layers and values, as the scheduler sees them.
+    std::vector<StepLayer> layers;
+    std::vector<LayerKind> kinds;
+    std::map<std::string, StepValue> values;
+    std::set<std::string> outputs_of_step(steps[s].outputs.begin(), steps[s].outputs.end());
     for (int i : steps[s].nodes) {
       const Node& n = g.nodes[i];
-      const std::string& op = n.op_type;
-      LayerCode code;
+      StepLayer L;
+      LayerKind kind = layer_kind(n);
+      if (is_view_op(n.op_type)) {
+        ctx.alias(n.outputs[0], n.inputs[0]);  // the layout pass made the output the same bytes
+        L.has_code = false;
+        L.region_aware = true;
+      } else if (concat_read_in_parts(g, n, outputs_of_step)) {
+        ctx.concat_parts[n.outputs[0]] = n.inputs;  // its readers take the parts: no code
+        L.has_code = false;
+        L.region_aware = true;
+      } else {
+        L.region_aware = kind.region_aware;
+        L.reads_resident = kind.reads_resident;
+        L.writes_resident = kind.writes_resident;
+        for (const auto& v : n.inputs) {
+          if (v.empty() || g.is_constant(v)) continue;
+          if (auto parts = ctx.concat_parts.find(v); parts != ctx.concat_parts.end())
+            for (const auto& p : parts->second) L.inputs.push_back(ctx.alias_root(p));
+          else
+            L.inputs.push_back(ctx.alias_root(v));
+        }
+        for (const auto& v : n.outputs) {
+          L.outputs.push_back(v);
+          StepValue& sv = values[v];
+          sv.bytes = ctx.align(static_cast<std::uint64_t>(ctx.tensor(v).bytes()));
+        }
+      }
+      layers.push_back(L);
+      kinds.push_back(kind);
+    }
+    for (auto& [v, sv] : values) {
+      for (const auto& o : outputs_of_step)
+        if (ctx.alias_root(o) == v) sv.step_output = true;
+    }
+    StepScheduleOptions so;
+    so.capacity = ctx.sram_capacity;
+    so.alignment = ctx.alignment;
+    so.keep_all_in_ddr = options.store_all_values;
+    so.ddr_bytes_per_cycle = config.ddr.model == "ideal" ? 1e9 : cost::ddr_bytes_per_cycle(config);
+    DemandFn demand = [&](std::size_t i, const std::map<std::string, ValueHome>& homes,
+                          std::uint64_t budget) -> std::optional<LayerDemand> {
+      const Node& n = g.nodes[static_cast<std::size_t>(steps[s].nodes[i])];
       // Mixed programs: this layer's precision (quantization_stage.h), the program's otherwise.
       ctx.precision = runs_in_fp16(n) ? Precision::Fp16 : precision;
-      if (is_precision_converter(n)) {
-        code = generate_convert(ctx, n);
-      } else if (is_view_op(op)) {
-        ctx.alias(n.outputs[0], n.inputs[0]);  // the layout pass made the output the same bytes
-      } else if (move_ops().count(op)) {
-        code = generate_move(ctx, n);
-      } else if (op == "FusedConv" || op == "FusedGemm") {
-        code = generate_conv(ctx, n);
-      } else if (op == "MaxPool" || op == "AveragePool") {
-        code = generate_pool(ctx, n);
-      } else if (op == "Resize" || op == "Upsample") {
-        code = generate_resize(ctx, n);
-      } else if (is_rowwise_op(op)) {
-        code = generate_rowwise(ctx, n);
-      } else if (op == "MatMul") {
-        code = generate_matmul(ctx, n);
-      } else {
-        code = generate_elementwise(ctx, n);
+      if (kinds[i].generate == generate_conv) {
+        ctx.homes() = homes;
+        return conv_demand(ctx, n, budget);
+      }
+      ctx.homes() = homes;
+      // Resident values sit above the trial region where addresses reach (else at 0: the
+      // estimate then only serialises more).
+      const std::uint64_t above = ctx.sram_capacity < (std::uint64_t{1} << 24) ? ctx.sram_capacity : 0;
+      for (auto& [v, h] : ctx.homes()) h.sram_addr = above;
+      return generated_demand(ctx, kinds[i], n, budget);
+    };
+    StepSchedule schedule = schedule_step(layers, values, so, demand);
+    ctx.homes() = schedule.homes;
+
+    for (std::size_t li = 0; li < steps[s].nodes.size(); ++li) {
+      const Node& n = g.nodes[static_cast<std::size_t>(steps[s].nodes[li])];
+      LayerCode code;
+      ctx.precision = runs_in_fp16(n) ? Precision::Fp16 : precision;
+      if (layers[li].has_code) {
+        ctx.set_region(schedule.scratch[li]);
+        if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
+          std::fprintf(stderr, "%s: region %llu + %llu est %.0f\n", n.name.c_str(), (unsigned long long)schedule.scratch[li].base,
+                       (unsigned long long)schedule.scratch[li].bytes, schedule.est_cycles[li]);
+        code = kinds[li].generate(ctx, n);
       }
       LayerRecord rec;
       rec.name = n.name;
-      rec.op = n.get_string("pattern", op);
+      rec.op = n.get_string("pattern", n.op_type);
       rec.device = "npu";
       rec.macs = code.macs;
       rec.planned_ddr_bytes = code.planned_ddr_bytes;
       rec.fused_nodes = n.fused_nodes;
       rec.first_instruction = static_cast<std::uint32_t>(program.code.size());
       program.code.insert(program.code.end(), code.code.begin(), code.code.end());
-      // Layers communicate through DDR: the next layer may only start once this one's stores land.
-      if (!code.code.empty()) program.code.push_back(isa::make_instruction(isa::Opcode::Barrier));
       rec.end_instruction = static_cast<std::uint32_t>(program.code.size());
       model.layers.push_back(rec);
     }
     ctx.precision = precision;
     program.code.push_back(isa::make_instruction(isa::Opcode::Halt));
     step.end_instruction = static_cast<std::uint32_t>(program.code.size());
+    // No barriers between layers: each instruction waits for exactly what it depends on.
+    derive_dependency_tokens(program.code, step.first_instruction, step.end_instruction);
     for (const auto& o : steps[s].outputs) step_outputs.insert(o);
+    ctx.homes().clear();
+    ctx.set_region({0, ctx.sram_capacity});
   }
   for (const auto& [name, d] : ctx.placed()) {
     const Tensor& t = g.tensor(name);

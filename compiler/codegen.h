@@ -1,6 +1,8 @@
-// Codegen driver: places NPU values in DDR, generates each NPU step's instructions (layer by
-// layer, a barrier between layers, halt at the end of the step) and fills the program's tensor
-// table, data segments and the per-layer records.
+// Codegen driver: per NPU step, the step scheduler (step_schedule.h) decides which values stay
+// in the scratchpad and gives each layer its region; the layers' generators emit their tiles;
+// dependency tokens derived from the instructions' footprints replace barriers between layers
+// (dependency_tokens.h); a halt ends the step. Fills the program's tensor table, data
+// segments and the per-layer records.
 #pragma once
 #include <vector>
 
@@ -16,7 +18,7 @@ class Int8ParamsCache;
 // model.program, the npu part of model.steps (same order as `steps`) and model.layers.
 // `int8_params` (optional) supplies INT8 layer parameters derived earlier for this graph.
 void generate_program(const Graph& graph, const std::vector<StepNodes>& steps, const HardwareConfig& config,
-                      Precision precision, CompiledModel& model, const Int8ParamsCache* int8_params = nullptr);
+                      const CompileOptions& options, CompiledModel& model, const Int8ParamsCache* int8_params = nullptr);
 
 // MACs of a node (Conv, Gemm, MatMul, fused or not), 0 for others.
 std::uint64_t node_macs(const Graph& graph, const Node& node);

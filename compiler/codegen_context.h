@@ -1,14 +1,19 @@
-// What every layer's code generator needs: where tensors live in DDR, how to add constant
-// data, the scratchpad size and the precision. One per program.
+// What every layer's code generator needs: where values live (DDR, and for values the step
+// scheduler keeps on chip, the scratchpad), how to add constant data, the layer's scratchpad
+// region and the precision. One per program. The contract between generators and the step
+// scheduler is written down in compiler/README.md.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "compiler/graph.h"
+#include "compiler/sram_tiling.h"
 #include "compiler/int8_layer_params.h"
 #include "compiler/tensor_layout.h"
 #include "hwconfig/hardware_config.h"
@@ -39,10 +44,24 @@ struct DdrTensor {
   QuantParams quant;
 };
 
+// Where the step scheduler keeps a value for the step: in DDR (the default), and/or resident in
+// the scratchpad as the whole dense NHWC tensor at sram_addr from the moment its producer writes
+// it until its last consumer has read it.
+struct ValueHome {
+  bool resident = false;
+  std::uint64_t sram_addr = 0;
+  bool in_ddr = true;
+};
+
+struct SramRegion {
+  std::uint64_t base = 0, bytes = 0;
+};
+
 struct LayerCode {
   std::vector<isa::Instruction> code;
   std::uint64_t planned_ddr_bytes = 0;
   std::uint64_t macs = 0;
+  double est_cycles = 0;  // the tiler's estimate of the layer alone (0: none)
 };
 
 class CodegenContext {
@@ -53,7 +72,11 @@ class CodegenContext {
   const Graph& graph;
   const HardwareConfig& config;
   Precision precision;
-  std::uint64_t sram_bytes = 0;   // usable scratchpad (capacity, capped by 24-bit addresses)
+  std::uint64_t sram_capacity = 0;  // usable scratchpad (capacity, capped by 24-bit addresses)
+  // The current layer's scratch region [sram_base, sram_base + sram_bytes): generators place
+  // their tile buffers only there (and read/write resident values where homes() says).
+  std::uint64_t sram_base = 0;
+  std::uint64_t sram_bytes = 0;
   std::uint64_t alignment = 64;
 
   bool int8() const { return precision == Precision::Int8; }
@@ -66,8 +89,20 @@ class CodegenContext {
   // DDR placement of an activation (allocated on first use; reshapes alias their input).
   const DdrTensor& tensor(const std::string& name);
   void alias(const std::string& name, const std::string& same_as);
+  // The scratchpad address of a value kept resident for the step, if it is.
+  std::optional<std::uint64_t> resident(const std::string& name) const;
+  // Whether the value must be (also) in DDR: a generator writing it stores it there.
+  bool in_ddr(const std::string& name) const;
+  std::map<std::string, ValueHome>& homes() { return homes_; }
+  // Makes [base, base + bytes) the current layer's region.
+  void set_region(SramRegion r) {
+    sram_base = r.base;
+    sram_bytes = r.bytes;
+  }
   // Constant bytes placed in DDR (a program data segment); returns the address.
   std::uint64_t add_data(std::vector<std::uint8_t> bytes);
+  // Set while the step scheduler costs a layer's code in a trial region: constants are not kept.
+  bool dry_run = false;
   // A constant operand as a data segment, its axes in `order` (empty: row-major): int8 on `q`
   // (int8 programs, q valid) or fp16 (fp16 programs, or no q: an int8 island's masks). Placed
   // once per (name, q, order). The second form places a constant codegen computed itself
@@ -80,12 +115,23 @@ class CodegenContext {
 
   isa::Program& program() { return program_; }
   std::map<std::string, DdrTensor>& placed() { return tensors_; }
+  // The value a reshape aliases, followed to its source (itself when not an alias).
+  const std::string& alias_root(const std::string& name) const;
+  // Conv/gemm tile plans the step scheduler's questions produced, by layer and placement of its
+  // values: codegen takes the fastest that fits the region it was given (the tiler's search
+  // from that exact budget may take another path).
+  std::map<std::string, std::vector<TilePlan>> conv_plans;
+  // Channel concatenations that emit no code: their readers (convs) read the parts, in order.
+  std::map<std::string, std::vector<std::string>> concat_parts;
 
  private:
   std::uint64_t allocate(std::uint64_t bytes);
   const Int8ParamsCache* int8_params_ = nullptr;
   std::map<std::string, DdrTensor> tensors_;
+  std::map<std::string, std::string> alias_of_;
+  std::map<std::string, ValueHome> homes_;
   std::map<std::tuple<std::string, float, std::int32_t, AxisOrder>, DdrTensor> constants_;
+  std::deque<DdrTensor> dry_constants_;  // handed out during dry runs (stable references)
   isa::Program program_;
   std::uint64_t next_ddr_ = 0x1000;  // 0 is left unused so a zero address is always a bug
 };
@@ -102,5 +148,15 @@ LayerCode generate_resize(CodegenContext& ctx, const Node& node);
 LayerCode generate_rowwise(CodegenContext& ctx, const Node& node);  // softmax, layernorm, reductions
 LayerCode generate_matmul(CodegenContext& ctx, const Node& node);   // MatMul of computed tensors
 LayerCode generate_convert(CodegenContext& ctx, const Node& node);  // mixed precision's Quantize/Dequantize
+
+// What a conv/gemm layer would do in a region of `budget` bytes with the homes now set:
+// nullopt when no plan fits (or none keeps its resident values in place).
+struct LayerDemand {
+  std::uint64_t sram_bytes = 0;  // of the region the plan uses
+  double cycles = 0;             // its estimate
+  double ddr_bytes = 0;          // DDR bus bytes it moves
+  bool takes_all = false;        // sizes its tiles from the whole region it is given
+};
+std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& node, std::uint64_t budget);
 
 }  // namespace npu::compiler

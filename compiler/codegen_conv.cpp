@@ -1,6 +1,8 @@
 // Code for fused Conv / Gemm layers: the MAC array accumulates a tile, the vector unit runs
 // the epilogue (bias, requantise or cast, activation, residual add) on the accumulators in
-// SRAM, and only the final int8/fp16 result is stored to DDR.
+// SRAM, and only the final int8/fp16 result leaves the array: into the output value where the
+// step scheduler keeps it resident, and/or to DDR. Tiles are emitted in issue order; the
+// dependency tokens come from compiler/dependency_tokens.h.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -41,62 +43,46 @@ int act_function(const std::string& a) {
   return static_cast<int>(f);
 }
 
-// DMA box for rows [row0, row0+rows) of an NHWC tensor, channels [c0, c0+count).
-DmaBox rows_box(std::uint64_t ddr_base, std::uint64_t sram, std::int64_t row0, std::int64_t rows, std::int64_t w,
-                std::int64_t c_total, std::int64_t c0, std::int64_t count, std::int64_t es) {
-  DmaBox b;
-  b.sram_addr = sram;
-  std::uint64_t row_bytes = static_cast<std::uint64_t>(w * c_total * es);
-  b.ddr_addr = ddr_base + static_cast<std::uint64_t>(row0) * row_bytes + static_cast<std::uint64_t>(c0 * es);
-  if (count == c_total && row_bytes <= kDmaLen0Max) {
-    b.run_bytes = row_bytes;
-    b.runs = static_cast<std::uint64_t>(rows);
-    b.ddr_stride = b.sram_stride = row_bytes;
-  } else {
-    b.run_bytes = static_cast<std::uint64_t>(count * es);
-    b.runs = static_cast<std::uint64_t>(w);
-    b.ddr_stride = static_cast<std::uint64_t>(c_total * es);
-    b.sram_stride = b.run_bytes;
-    b.reps = static_cast<std::uint64_t>(rows);
-    b.ddr_rep_stride = row_bytes;
-    b.sram_rep_stride = static_cast<std::uint64_t>(w * count * es);
-  }
-  return b;
-}
 
-}  // namespace
-
-LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
-  const Graph& g = ctx.graph;
-  const bool gemm = n.op_type == "FusedGemm";
-  const Tensor& xt = g.tensor(n.inputs[0]);
-  const Tensor& wt = g.tensor(n.inputs[1]);
-  const std::string& bias_name = n.inputs.size() > 2 ? n.inputs[2] : std::string();
-  const std::string& res_name = n.inputs.size() > 3 ? n.inputs[3] : std::string();
-  const bool residual = !res_name.empty();
-  const DdrTensor& x = ctx.tensor(n.inputs[0]);
-  const DdrTensor& y = ctx.tensor(n.outputs[0]);
-  const DdrTensor* r = residual ? &ctx.tensor(res_name) : nullptr;
-  const std::int64_t es = ctx.elem_bytes();
-
+// Everything about a conv/gemm node the tiler and the code need, before its constants.
+struct ConvLayer {
   ConvShape s;
+  WindowGeometry geo;
+  bool gemm = false, residual = false;
+  std::string x, bias, res, y, act, post;
+};
+
+ConvLayer describe(CodegenContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph;
+  ConvLayer L;
+  L.gemm = n.op_type == "FusedGemm";
+  L.x = n.inputs[0];
+  L.bias = n.inputs.size() > 2 ? n.inputs[2] : std::string();
+  L.res = n.inputs.size() > 3 ? n.inputs[3] : std::string();
+  L.y = n.outputs[0];
+  L.residual = !L.res.empty();
+  const Tensor& xt = g.tensor(L.x);
+  const Tensor& wt = g.tensor(n.inputs[1]);
+  const DdrTensor& x = ctx.tensor(L.x);
+  const DdrTensor& y = ctx.tensor(L.y);
+  ConvShape& s = L.s;
   s.name = n.name;
-  s.gemm = gemm;
+  s.gemm = L.gemm;
   s.h = x.h;
   s.w = x.w;
   s.c = x.c;
   s.oc = y.c;
   s.oh = y.h;
   s.ow = y.w;
-  WindowGeometry geo;
-  if (!gemm) {
-    geo = window_geometry(n, xt.shape, wt.shape[2], wt.shape[3]);
+  if (!L.gemm) {
+    L.geo = window_geometry(n, xt.shape, wt.shape[2], wt.shape[3]);
     s.groups = n.get_int("group", 1);
   }
   // A 1x1, stride-1, unpadded conv sees each pixel alone: any H x W with the same pixels in the
   // same (NHWC) order is the same layer, so one too wide for in_w (YOLOv8's 4 x 8400 DFL conv)
   // runs as HW x 1.
-  if (!gemm && geo.kernel_h == 1 && geo.kernel_w == 1 && geo.stride_h == 1 && geo.stride_w == 1 && geo.pad_top == 0 &&
+  const WindowGeometry& geo = L.geo;
+  if (!L.gemm && geo.kernel_h == 1 && geo.kernel_w == 1 && geo.stride_h == 1 && geo.stride_w == 1 && geo.pad_top == 0 &&
       geo.pad_left == 0 && geo.pad_bottom == 0 && geo.pad_right == 0 &&
       s.w > isa::field_max(isa::Opcode::Conv, isa::Field::in_w)) {
     s.h = x.h * x.w;
@@ -104,19 +90,82 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
     s.oh = y.h * y.w;
     s.ow = 1;
   }
-  s.kh = geo.kernel_h;
-  s.kw = geo.kernel_w;
-  s.sh = geo.stride_h;
-  s.dh = geo.dilation_h;
-  s.pad_top = geo.pad_top;
-  s.elem = es;
-  s.residual = residual;
-  std::string act = n.get_string("activation", "");
-  std::string post = n.get_string("post_activation", "");
-  s.lut = ctx.int8() && is_lut_activation(act);
-  TilePlan plan = plan_conv_tiles(s, ctx.sram_bytes, ctx.alignment, &ctx.config);
+  s.kh = L.geo.kernel_h;
+  s.kw = L.geo.kernel_w;
+  s.sh = L.geo.stride_h;
+  s.sw = L.geo.stride_w;
+  s.dh = L.geo.dilation_h;
+  s.dw = L.geo.dilation_w;
+  s.pad_top = L.geo.pad_top;
+  s.pad_left = L.geo.pad_left;
+  s.elem = ctx.elem_bytes();
+  s.residual = L.residual;
+  L.act = n.get_string("activation", "");
+  L.post = n.get_string("post_activation", "");
+  s.lut = ctx.int8() && is_lut_activation(L.act);
+  using isa::Opcode;
+  if (ctx.int8()) {
+    s.epilogue = {Opcode::BiasAdd, Opcode::Requantize};
+    if (s.lut) s.epilogue.push_back(Opcode::Lut);
+    if (L.residual) s.epilogue.push_back(Opcode::QuantizedAdd);
+  } else {
+    s.epilogue = {Opcode::BiasAdd};
+    if (L.act == "Relu" || L.act == "Clip") s.epilogue.push_back(Opcode::Clip);
+    else if (!L.act.empty()) s.epilogue.push_back(Opcode::Activation);
+    s.epilogue.push_back(Opcode::Cast);
+    if (L.residual) {
+      s.epilogue.push_back(Opcode::Add);
+      if (L.post == "Relu" || L.post == "Clip") s.epilogue.push_back(Opcode::Clip);
+    }
+  }
+  if (auto it = ctx.concat_parts.find(L.x); it != ctx.concat_parts.end()) {
+    for (const auto& part : it->second) s.parts.push_back({ctx.tensor(part).c, ctx.resident(part).has_value()});
+  } else {
+    s.input_resident = ctx.resident(L.x).has_value();
+  }
+  s.residual_resident = L.residual && ctx.resident(L.res).has_value();
+  s.output_resident = ctx.resident(L.y).has_value();
+  s.output_stored = ctx.in_ddr(L.y);
+  return L;
+}
 
-  // ---- constant data: packed weights per chunk, epilogue parameters per chunk ----
+std::string plan_key(const ConvLayer& L) {
+  const ConvShape& s = L.s;
+  std::string key = s.name + (s.input_resident ? "/ri" : "/di") + (s.residual_resident ? "r" : "d") +
+                    (s.output_resident ? "r" : "d") + (s.output_stored ? "s" : "");
+  for (const auto& p : s.parts) key += p.resident ? 'R' : 'D';
+  return key;
+}
+
+}  // namespace
+
+std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& n, std::uint64_t budget) {
+  const ConvLayer L = describe(ctx, n);
+  auto plan = try_plan_conv_tiles(L.s, budget, ctx.alignment, &ctx.config);
+  if (!plan) return std::nullopt;
+  ctx.conv_plans[plan_key(L)].push_back(*plan);
+  return LayerDemand{plan->sram.total, plan->est_cycles, plan->bus_bytes};
+}
+
+LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph;
+  const ConvLayer L = describe(ctx, n);
+  const ConvShape& s = L.s;
+  const WindowGeometry& geo = L.geo;
+  const bool gemm = L.gemm, residual = L.residual;
+  const DdrTensor& x = ctx.tensor(L.x);
+  const DdrTensor& y = ctx.tensor(L.y);
+  const DdrTensor* r = residual ? &ctx.tensor(L.res) : nullptr;
+  const std::int64_t es = ctx.elem_bytes();
+  const auto x_home = ctx.resident(L.x), y_home = ctx.resident(L.y);
+  const auto r_home = residual ? ctx.resident(L.res) : std::nullopt;
+  const TilePlan* known = nullptr;
+  for (const TilePlan& p : ctx.conv_plans[plan_key(L)])
+    if (p.sram.total <= ctx.sram_bytes && (!known || p.est_cycles < known->est_cycles)) known = &p;
+  const TilePlan plan = known ? *known : plan_conv_tiles(s, ctx.sram_bytes, ctx.alignment, &ctx.config);
+
+  // ---- constant data: packed weights per chunk (per input-channel slice), parameters per chunk ----
+  const Tensor& wt = g.tensor(n.inputs[1]);
   const std::int64_t icg = s.c / s.groups, ocg = s.oc / s.groups;
   const std::int64_t KH = s.kh, KW = s.kw;
   const std::vector<float>& wf = wt.floats;  // Conv: [OC][icg][KH][KW]; Gemm: [K][N]
@@ -127,52 +176,52 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   const auto q_shared = ctx.int8() ? ctx.conv_params(n) : nullptr;
   const Int8ConvParams& q = q_shared ? *q_shared : kNoInt8Params;
   std::vector<float> bias(static_cast<std::size_t>(s.oc), 0.0f);
-  if (!bias_name.empty()) bias = g.tensor(bias_name).floats;
+  if (!L.bias.empty()) bias = g.tensor(L.bias).floats;
 
+  // Input channels [first, end) of each reduction slice (kernel-row slices: all channels).
+  std::vector<std::pair<std::int64_t, std::int64_t>> slice_channels;
+  if (plan.input_parts) {
+    std::int64_t c0 = 0;
+    for (const auto& p : s.parts) slice_channels.emplace_back(c0, c0 + p.c), c0 += p.c;
+  } else {
+    const std::int64_t width = plan.k_slice > 0 ? plan.k_slice : s.c;
+    for (std::int64_t c0 = 0; c0 < s.c; c0 += width) slice_channels.emplace_back(c0, std::min(s.c, c0 + width));
+  }
   std::vector<std::uint8_t> weights_blob, params_blob;
-  std::vector<std::uint64_t> chunk_w_offset;
   std::vector<std::uint64_t> slice_w_offset;  // per (chunk, input-channel slice), chunk-major
+  std::vector<std::uint64_t> chunk_param_offset;
   for (const auto& ch : plan.chunks) {
-    chunk_w_offset.push_back(weights_blob.size());
-    slice_w_offset.push_back(weights_blob.size());
-    std::int64_t g0 = ch.first_unit, gu = ch.units;
     auto push_w = [&](std::size_t idx) {
       if (ctx.int8()) weights_blob.push_back(static_cast<std::uint8_t>(q.weights[idx]));
       else append<std::uint16_t>(weights_blob, isa::float_to_half(wf[idx]));
     };
-    if (plan.k_slices > 1) {  // per input-channel slice: [kh][kw][slice C][chunk_oc], each 64-aligned
-      for (std::int64_t k = 0; k < plan.k_slices; ++k) {
-        if (k > 0) {
-          while (weights_blob.size() % 64) weights_blob.push_back(0);
-          slice_w_offset.push_back(weights_blob.size());
-        }
-        std::int64_t c0 = k * plan.k_slice, c1 = std::min(s.c, c0 + plan.k_slice);
+    if (s.groups == 1) {  // per input-channel slice: [kh][kw][slice C][chunk_oc], each 64-aligned
+      // (kernel-row slices are contiguous parts of the whole chunk's block)
+      const std::int64_t channel_slices = plan.kernel_rows ? 1 : plan.k_slices;
+      for (std::int64_t k = 0; k < channel_slices; ++k) {
+        slice_w_offset.push_back(weights_blob.size());
+        const auto [c0, c1] = slice_channels[static_cast<std::size_t>(plan.kernel_rows ? 0 : k)];
         for (std::int64_t kh = 0; kh < KH; ++kh)
           for (std::int64_t kw = 0; kw < KW; ++kw)
             for (std::int64_t i = c0; i < c1; ++i)
               for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) push_w(w_at(o, i, kh, kw));
+        while (weights_blob.size() % 64) weights_blob.push_back(0);
       }
-    } else if (s.groups == 1) {  // [kh][kw][C][chunk_oc]
-      for (std::int64_t kh = 0; kh < KH; ++kh)
-        for (std::int64_t kw = 0; kw < KW; ++kw)
-          for (std::int64_t i = 0; i < s.c; ++i)
-            for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) push_w(w_at(o, i, kh, kw));
     } else {  // [group][kh][kw][icg][ocg]
-      for (std::int64_t gi = g0; gi < g0 + gu; ++gi)
+      slice_w_offset.push_back(weights_blob.size());
+      for (std::int64_t gi = ch.first_unit; gi < ch.first_unit + ch.units; ++gi)
         for (std::int64_t kh = 0; kh < KH; ++kh)
           for (std::int64_t kw = 0; kw < KW; ++kw)
             for (std::int64_t i = 0; i < icg; ++i)
               for (std::int64_t o = gi * ocg; o < (gi + 1) * ocg; ++o) push_w(w_at(o, i, kh, kw));
+      while (weights_blob.size() % 64) weights_blob.push_back(0);
     }
-    while (weights_blob.size() % 64) weights_blob.push_back(0);
     // Parameters: bias block then (int8) requant block, each aligned, as the SRAM image.
-    std::size_t start = params_blob.size();
+    chunk_param_offset.push_back(params_blob.size());
+    const std::size_t start = params_blob.size();
     for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) {
-      if (ctx.int8()) {
-        append<std::int32_t>(params_blob, q.bias[o]);
-      } else {
-        append<float>(params_blob, bias[o]);
-      }
+      if (ctx.int8()) append<std::int32_t>(params_blob, q.bias[o]);
+      else append<float>(params_blob, bias[o]);
     }
     while ((params_blob.size() - start) % ctx.alignment) params_blob.push_back(0);
     if (ctx.int8()) {
@@ -183,36 +232,38 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       while ((params_blob.size() - start) % ctx.alignment) params_blob.push_back(0);
     }
   }
-  std::uint64_t weights_ddr = ctx.add_data(weights_blob);
-  std::uint64_t params_ddr = ctx.add_data(params_blob);
+  slice_w_offset.push_back(weights_blob.size());
+  chunk_param_offset.push_back(params_blob.size());
+  const std::uint64_t weights_ddr = ctx.add_data(weights_blob);
+  const std::uint64_t params_ddr = ctx.add_data(params_blob);
   std::uint64_t lut_ddr = 0;
   if (s.lut) lut_ddr = ctx.add_data(std::vector<std::uint8_t>(q.lut.begin(), q.lut.end()));
   const QaddParams& qadd = q.qadd;
 
   // ---- instructions ----
-  LayerStream stream({Unit::Load, Unit::Compute, Unit::Vector, Unit::Store}, residual);
   const SramLayout& m = plan.sram;
+  const std::uint64_t base = ctx.sram_base;
+  auto addr = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
   auto epilogue = [&](std::vector<Instruction>& vec, std::uint64_t acc, std::uint64_t o_slot, std::uint64_t res_slot,
                       std::int64_t count, std::int64_t ch_oc, std::uint64_t pbase) {
-    auto addr = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
     if (ctx.int8()) {
       vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, kDtypeInt32}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
                                                  {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch_oc}}));
       vec.push_back(make(Opcode::Requantize,
-                               {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(acc)},
-                                {Field::param_addr, addr(pbase + ctx.align(static_cast<std::uint64_t>(4 * ch_oc)))},
-                                {Field::count, count}, {Field::channels, ch_oc}, {Field::zero_point, q.requant_zero_point},
-                                {Field::clamp_min, q.clamp_min}, {Field::clamp_max, q.clamp_max}}));
+                         {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(acc)},
+                          {Field::param_addr, addr(pbase + ctx.align(static_cast<std::uint64_t>(4 * ch_oc)))},
+                          {Field::count, count}, {Field::channels, ch_oc}, {Field::zero_point, q.requant_zero_point},
+                          {Field::clamp_min, q.clamp_min}, {Field::clamp_max, q.clamp_max}}));
       if (s.lut)
         vec.push_back(make(Opcode::Lut, {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(o_slot)},
-                                               {Field::table_addr, addr(m.lut)}, {Field::count, count}}));
+                                         {Field::table_addr, addr(base + m.lut)}, {Field::count, count}}));
       if (residual)
         vec.push_back(make(Opcode::QuantizedAdd,
-                                 {{Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)}, {Field::b_addr, addr(res_slot)},
-                                  {Field::count, count}, {Field::a_zero_point, qadd.a_zero_point},
-                                  {Field::b_zero_point, qadd.b_zero_point}, {Field::zero_point, qadd.zero_point},
-                                  {Field::a_multiplier, qadd.a_multiplier}, {Field::b_multiplier, qadd.b_multiplier},
-                                  {Field::shift, qadd.shift}, {Field::clamp_min, qadd.clamp_min}, {Field::clamp_max, qadd.clamp_max}}));
+                           {{Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)}, {Field::b_addr, addr(res_slot)},
+                            {Field::count, count}, {Field::a_zero_point, qadd.a_zero_point},
+                            {Field::b_zero_point, qadd.b_zero_point}, {Field::zero_point, qadd.zero_point},
+                            {Field::a_multiplier, qadd.a_multiplier}, {Field::b_multiplier, qadd.b_multiplier},
+                            {Field::shift, qadd.shift}, {Field::clamp_min, qadd.clamp_min}, {Field::clamp_max, qadd.clamp_max}}));
     } else {
       vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, kDtypeFp32}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
                                                  {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch_oc}}));
@@ -223,10 +274,10 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
         in.set_float(Field::hi, a == "Relu" ? std::numeric_limits<float>::infinity() : hi);
         vec.push_back(in);
       };
-      if (act == "Relu" || act == "Clip") {
-        clip(act, n.get_float("act_alpha", 0), n.get_float("act_beta", 0), kDtypeFp32, acc);
-      } else if (!act.empty()) {
-        Instruction in = make(Opcode::Activation, {{Field::dtype, kDtypeFp32}, {Field::function, act_function(act)},
+      if (L.act == "Relu" || L.act == "Clip") {
+        clip(L.act, n.get_float("act_alpha", 0), n.get_float("act_beta", 0), kDtypeFp32, acc);
+      } else if (!L.act.empty()) {
+        Instruction in = make(Opcode::Activation, {{Field::dtype, kDtypeFp32}, {Field::function, act_function(L.act)},
                                                    {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)}, {Field::count, count}});
         in.set_float(Field::alpha, n.get_float("act_alpha", 0));
         in.set_float(Field::beta, n.get_float("act_beta", 0));
@@ -237,190 +288,138 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       if (residual) {
         vec.push_back(make(Opcode::Add, {{Field::dtype, kDtypeFp16}, {Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)},
                                                {Field::b_addr, addr(res_slot)}, {Field::count, count}}));
-        if (post == "Relu" || post == "Clip") clip(post, n.get_float("post_alpha", 0), n.get_float("post_beta", 0), kDtypeFp16, o_slot);
+        if (L.post == "Relu" || L.post == "Clip") clip(L.post, n.get_float("post_alpha", 0), n.get_float("post_beta", 0), kDtypeFp16, o_slot);
       }
     }
   };
-  int weight_loads = 0, input_loads = 0;
-  std::int64_t last_chunk = -1, last_rows = -1;
+
   LayerCode out;
-  std::uint64_t params_offset = 0;
-  std::vector<std::uint64_t> chunk_param_offset;
-  for (const auto& ch : plan.chunks) {
-    chunk_param_offset.push_back(params_offset);
-    params_offset += m.params_per_chunk(ch.oc);
-  }
-  if (plan.k_slices > 1) {
-    // Reduction split over input-channel slices: one step per (tile, slice). A step loads the
-    // slice's weights and input channels into slot step%2 and convolves them into the tile's
-    // accumulators (accumulate after the first slice); the epilogue and store follow the last
-    // slice. Tokens as LayerStream wires them, per step for load/compute and per tile for the
-    // accumulator, output and residual slots.
-    const std::int64_t ns = plan.k_slices, ntiles = static_cast<std::int64_t>(plan.tiles.size());
-    std::vector<TileStages> steps(static_cast<std::size_t>(ntiles * ns));
-    std::vector<std::size_t> vec_of_tile;
-    for (std::int64_t t = 0; t < ntiles; ++t) {
-      const auto& tile = plan.tiles[static_cast<std::size_t>(t)];
-      const auto& ch = plan.chunks[static_cast<std::size_t>(tile.chunk)];
-      std::int64_t start = tile.row0 * s.sh - geo.pad_top;
-      std::int64_t end = (tile.row0 + tile.rows - 1) * s.sh - geo.pad_top + s.dh * (KH - 1);
-      std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::min<std::int64_t>(s.h - 1, end) + 1;
-      if (ih1 <= ih0) throw CompileError(g.source + ": layer '" + n.name + "': a tile lies entirely in padding");
-      std::uint64_t acc = m.acc[t % 2], res_slot = m.residual[t % 2], o_slot = m.output[t % 2];
-      for (std::int64_t k = 0; k < ns; ++k) {
-        const std::int64_t j = t * ns + k;
-        TileStages& st = steps[static_cast<std::size_t>(j)];
-        if (j == 0) {
-          emit_linear_load(st.load, params_ddr, m.params, params_blob.size());
-          if (s.lut) emit_dma(st.load, Opcode::Load, DmaBox{lut_ddr, m.lut, 256});
-        }
-        std::int64_t c0 = k * plan.k_slice, cs = std::min(plan.k_slice, s.c - c0);
-        std::size_t wi = static_cast<std::size_t>(tile.chunk * ns + k);
-        std::uint64_t w_end = wi + 1 < slice_w_offset.size() ? slice_w_offset[wi + 1] : weights_blob.size();
-        std::uint64_t w_slot = m.weights[j % 2], in_slot = m.input[j % 2];
-        emit_linear_load(st.load, weights_ddr + slice_w_offset[wi], w_slot, w_end - slice_w_offset[wi]);
-        out.planned_ddr_bytes += w_end - slice_w_offset[wi];
-        emit_dma(st.load, Opcode::Load, rows_box(x.addr, in_slot, ih0, ih1 - ih0, s.w, s.c, c0, cs, es));
-        out.planned_ddr_bytes += static_cast<std::uint64_t>((ih1 - ih0) * s.w * cs * es);
-        if (residual && k == 0) {
-          emit_dma(st.load, Opcode::Load, rows_box(r->addr, res_slot, tile.row0, tile.rows, s.ow, s.oc, ch.first_oc, ch.oc, es));
-          out.planned_ddr_bytes += static_cast<std::uint64_t>(tile.rows * s.ow * ch.oc * es);
-        }
-        std::int64_t mac_dtype = mac_dtype_of(ctx.int8()), accumulate = k > 0 ? 1 : 0;
-        if (gemm) {
-          st.compute.push_back(make(Opcode::Gemm, {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate},
-                                                   {Field::a_addr, static_cast<std::int64_t>(in_slot)},
-                                                   {Field::b_addr, static_cast<std::int64_t>(w_slot)},
-                                                   {Field::c_addr, static_cast<std::int64_t>(acc)}, {Field::m, tile.rows},
-                                                   {Field::n, ch.oc}, {Field::k, cs}}));
-        } else {
-          st.compute.push_back(make(Opcode::Conv,
-                                    {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate},
-                                     {Field::in_addr, static_cast<std::int64_t>(in_slot)},
-                                     {Field::w_addr, static_cast<std::int64_t>(w_slot)}, {Field::out_addr, static_cast<std::int64_t>(acc)},
-                                     {Field::in_h, ih1 - ih0}, {Field::in_w, s.w}, {Field::in_c, cs}, {Field::out_c, ch.oc},
-                                     {Field::kernel_h, KH}, {Field::kernel_w, KW}, {Field::stride_h, geo.stride_h},
-                                     {Field::stride_w, geo.stride_w}, {Field::dilation_h, geo.dilation_h},
-                                     {Field::dilation_w, geo.dilation_w}, {Field::pad_top, ih0 - start},
-                                     {Field::pad_left, geo.pad_left}, {Field::pad_bottom, end - (ih1 - 1)},
-                                     {Field::pad_right, geo.pad_right}, {Field::groups, 1},
-                                     {Field::pad_value, ctx.int8() ? q.input_zero_point : 0}}));
-        }
-        if (k + 1 == ns) {
-          std::int64_t count = tile.rows * s.ow * ch.oc;
-          epilogue(st.vector, acc, o_slot, res_slot, count, ch.oc, m.params + chunk_param_offset[static_cast<std::size_t>(tile.chunk)]);
-          emit_dma(st.store, Opcode::Store, rows_box(y.addr, o_slot, tile.row0, tile.rows, s.ow, s.oc, ch.first_oc, ch.oc, es));
-          out.planned_ddr_bytes += static_cast<std::uint64_t>(count * es);
-        }
-      }
-    }
-    auto bit = [](Unit u) { return static_cast<std::uint8_t>(1u << static_cast<int>(u)); };
-    auto S = [&](std::int64_t j) -> TileStages& { return steps[static_cast<std::size_t>(j)]; };
-    const std::int64_t nsteps = ntiles * ns;
-    for (std::int64_t j = 0; j < nsteps; ++j) {  // input and weight slots: per step
-      S(j).load.back().push |= bit(Unit::Compute);
-      S(j).compute.front().pop |= bit(Unit::Load);
-      if (j + 2 < nsteps) {
-        S(j).compute.back().push |= bit(Unit::Load);
-        S(j + 2).load.front().pop |= bit(Unit::Compute);
-      }
-    }
-    for (std::int64_t t = 0; t < ntiles; ++t) {  // accumulator, output and residual slots: per tile
-      TileStages& first = S(t * ns);
-      TileStages& last = S(t * ns + ns - 1);
-      last.compute.back().push |= bit(Unit::Vector);
-      last.vector.front().pop |= bit(Unit::Compute);
-      last.vector.back().push |= bit(Unit::Store);
-      last.store.front().pop |= bit(Unit::Vector);
-      if (residual) {
-        first.load.back().push |= bit(Unit::Vector);
-        last.vector.front().pop |= bit(Unit::Load);
-      }
-      if (t + 2 < ntiles) {
-        last.vector.back().push |= bit(Unit::Compute);
-        S((t + 2) * ns).compute.front().pop |= bit(Unit::Vector);
-        last.store.back().push |= bit(Unit::Vector);
-        S((t + 2) * ns + ns - 1).vector.front().pop |= bit(Unit::Store);
-        if (residual) {
-          last.vector.back().push |= bit(Unit::Load);
-          S((t + 2) * ns).load.front().pop |= bit(Unit::Vector);
-        }
-      }
-    }
-    for (auto& st : steps)
-      for (auto* v : {&st.load, &st.compute, &st.vector, &st.store}) out.code.insert(out.code.end(), v->begin(), v->end());
-    out.planned_ddr_bytes += params_blob.size() + (s.lut ? 256 : 0);
-    out.macs = static_cast<std::uint64_t>(s.oh * s.ow * s.oc * icg * KH * KW);
-    return out;
-  }
+  std::vector<Instruction>& code = out.code;
+  std::int64_t last_chunk = -1, last_window = -1;
+  int param_loads = 0, weight_loads = 0, input_loads = 0;
+  std::uint64_t pbase = 0, w_slot = 0, in_slot = 0;
+  const std::uint64_t x_row = static_cast<std::uint64_t>(s.w * s.c * es), y_row = static_cast<std::uint64_t>(s.ow * s.oc * es);
   for (std::size_t t = 0; t < plan.tiles.size(); ++t) {
-    const auto& tile = plan.tiles[t];
-    const auto& ch = plan.chunks[tile.chunk];
-    TileStages& st = stream.new_tile();
-    if (t == 0) {
-      emit_linear_load(st.load, params_ddr, m.params, params_blob.size());
-      if (s.lut) emit_dma(st.load, Opcode::Load, DmaBox{lut_ddr, m.lut, 256});
-    }
-    std::uint64_t w_slot = m.weights[weight_loads % 2];
+    const ConvTile& tile = plan.tiles[t];
+    const TileChunk& ch = plan.chunks[static_cast<std::size_t>(tile.chunk)];
+    const std::size_t chunk = static_cast<std::size_t>(tile.chunk);
+    if (t == 0 && s.lut) emit_dma(code, Opcode::Load, DmaBox{lut_ddr, base + m.lut, 256});
     if (tile.chunk != last_chunk) {
-      w_slot = m.weights[weight_loads % 2];
-      std::uint64_t bytes = (tile.chunk + 1 < static_cast<std::int64_t>(plan.chunks.size()) ? chunk_w_offset[tile.chunk + 1]
-                                                                                          : weights_blob.size()) -
-                            chunk_w_offset[tile.chunk];
-      emit_linear_load(st.load, weights_ddr + chunk_w_offset[tile.chunk], w_slot, bytes);
-      out.planned_ddr_bytes += bytes;
-      ++weight_loads;
+      pbase = base + m.params[param_loads++ % 2];
+      const std::uint64_t pbytes = chunk_param_offset[chunk + 1] - chunk_param_offset[chunk];
+      emit_linear_load(code, params_ddr + chunk_param_offset[chunk], pbase, pbytes);
+      out.planned_ddr_bytes += pbytes;
+      if (plan.k_slices == 1) {
+        w_slot = base + m.weights[weight_loads++ % 2];
+        const std::size_t wi = chunk;  // one block per chunk
+        const std::uint64_t bytes = slice_w_offset[wi + 1] - slice_w_offset[wi];
+        emit_linear_load(code, weights_ddr + slice_w_offset[wi], w_slot, bytes);
+        out.planned_ddr_bytes += bytes;
+      }
       last_chunk = tile.chunk;
-      last_rows = -1;  // grouped convs load a channel subset per chunk
-    } else {
-      w_slot = m.weights[(weight_loads - 1) % 2];
     }
-    // Input rows with halo, clipped to the tensor; the rest is the instruction's padding.
-    std::int64_t start = tile.row0 * s.sh - geo.pad_top;
-    std::int64_t end = (tile.row0 + tile.rows - 1) * s.sh - geo.pad_top + s.dh * (KH - 1);
-    std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::min<std::int64_t>(s.h - 1, end) + 1;
-    if (ih1 <= ih0) throw CompileError(g.source + ": layer '" + n.name + "': a tile lies entirely in padding");
-    std::int64_t cin0 = s.groups == 1 ? 0 : ch.first_unit * icg;
-    std::int64_t cin = s.groups == 1 ? s.c : ch.units * icg;
-    std::int64_t key = tile.row0 * 1000003 + cin0;
-    if (key != last_rows || s.groups != 1) {
-      ++input_loads;
-      emit_dma(st.load, Opcode::Load, rows_box(x.addr, m.input[(input_loads - 1) % 2], ih0, ih1 - ih0, s.w, s.c, cin0, cin, es));
-      out.planned_ddr_bytes += static_cast<std::uint64_t>((ih1 - ih0) * s.w * cin * es);
-      last_rows = key;
+    // Input rows and columns with halo, clipped to the tensor; the rest is the instruction's padding.
+    const std::int64_t start = tile.row0 * s.sh - geo.pad_top;
+    const std::int64_t end = (tile.row0 + tile.rows - 1) * s.sh - geo.pad_top + s.dh * (KH - 1);
+    const std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::min<std::int64_t>(s.h - 1, end) + 1;
+    // Whole-width tiles read whole input rows (contiguous) with the layer's own padding.
+    const bool full_width = tile.cols == s.ow;
+    const std::int64_t cstart = full_width ? -geo.pad_left : tile.col0 * s.sw - geo.pad_left;
+    const std::int64_t cend = full_width ? s.w - 1 + geo.pad_right
+                                         : (tile.col0 + tile.cols - 1) * s.sw - geo.pad_left + s.dw * (KW - 1);
+    const std::int64_t iw0 = std::max<std::int64_t>(0, cstart), iw1 = std::min<std::int64_t>(s.w - 1, cend) + 1;
+    if (ih1 <= ih0 || iw1 <= iw0) throw CompileError(g.source + ": layer '" + n.name + "': a tile lies entirely in padding");
+    const std::int64_t cin0 = s.groups == 1 ? 0 : ch.first_unit * icg;
+    const std::int64_t cin = s.groups == 1 ? s.c : ch.units * icg;
+    const std::int64_t window = (tile.row0 * 65537 + tile.col0) * 65537 + cin0;
+    const std::uint64_t acc = base + m.acc[t % 2];
+    const std::uint64_t res_slot = r_home ? *r_home + static_cast<std::uint64_t>(tile.row0) * y_row : base + m.residual[t % 2];
+    const std::uint64_t o_slot = y_home ? *y_home + static_cast<std::uint64_t>(tile.row0) * y_row : base + m.output[t % 2];
+    if (residual && !r_home) {
+      emit_dma(code, Opcode::Load, window_box(r->addr, res_slot, tile.row0, tile.rows, tile.col0, tile.cols, s.ow, s.oc,
+                                              ch.first_oc, ch.oc, es));
+      out.planned_ddr_bytes += static_cast<std::uint64_t>(tile.rows * tile.cols * ch.oc * es);
     }
-    std::uint64_t in_slot = m.input[(input_loads - 1) % 2];
-    std::uint64_t acc = m.acc[t % 2], res_slot = m.residual[t % 2], o_slot = m.output[t % 2];
-    if (residual) {
-      emit_dma(st.load, Opcode::Load, rows_box(r->addr, res_slot, tile.row0, tile.rows, s.ow, s.oc, ch.first_oc, ch.oc, es));
-      out.planned_ddr_bytes += static_cast<std::uint64_t>(tile.rows * s.ow * ch.oc * es);
+    for (std::int64_t k = 0; k < plan.k_slices; ++k) {
+      const bool channel_split = plan.k_slices > 1 && !plan.kernel_rows;
+      const auto [slice_first, slice_end] = slice_channels[static_cast<std::size_t>(channel_split ? k : 0)];
+      const std::int64_t c0 = channel_split ? slice_first : cin0;
+      const std::int64_t cs = channel_split ? slice_end - slice_first : cin;
+      // A part of a concatenated input is a tensor of its own: read all of it.
+      const std::string* part = plan.input_parts ? &ctx.concat_parts.at(L.x)[static_cast<std::size_t>(k)] : nullptr;
+      // A kernel-row slice is a 1-row kernel over the input rows shifted by k dilated rows.
+      const std::int64_t kstart = plan.kernel_rows ? start + k * s.dh : start;
+      const std::int64_t kend = plan.kernel_rows ? kstart + (tile.rows - 1) * s.sh : end;
+      const std::int64_t kh0 = std::max<std::int64_t>(0, kstart), kh1 = std::min<std::int64_t>(s.h - 1, kend) + 1;
+      if (kh1 <= kh0) throw CompileError(g.source + ": layer '" + n.name + "': a kernel row lies entirely in padding");
+      if (plan.k_slices > 1) {
+        w_slot = base + m.weights[weight_loads++ % 2];
+        std::uint64_t from, bytes;
+        if (plan.kernel_rows) {  // kernel row k of the chunk's [kh][kw][C][oc] block
+          bytes = static_cast<std::uint64_t>(KW * s.c * ch.oc * es);
+          from = slice_w_offset[chunk] + static_cast<std::uint64_t>(k) * bytes;
+        } else {
+          const std::size_t wi = chunk * static_cast<std::size_t>(plan.k_slices) + static_cast<std::size_t>(k);
+          from = slice_w_offset[wi];
+          bytes = slice_w_offset[wi + 1] - slice_w_offset[wi];
+        }
+        emit_linear_load(code, weights_ddr + from, w_slot, bytes);
+        out.planned_ddr_bytes += bytes;
+      }
+      std::uint64_t in_at;
+      const auto part_home = part ? ctx.resident(*part) : std::nullopt;
+      if (part_home) {
+        in_at = *part_home + static_cast<std::uint64_t>(kh0 * s.w * cs * es);
+      } else if (part) {
+        in_slot = base + m.input[input_loads++ % 2];
+        emit_dma(code, Opcode::Load,
+                 window_box(ctx.tensor(*part).addr, in_slot, kh0, kh1 - kh0, iw0, iw1 - iw0, s.w, cs, 0, cs, es));
+        out.planned_ddr_bytes += static_cast<std::uint64_t>((kh1 - kh0) * (iw1 - iw0) * cs * es);
+        in_at = in_slot;
+      } else if (x_home) {
+        in_at = *x_home + static_cast<std::uint64_t>(kh0) * x_row;  // whole rows, all channels
+      } else {
+        if (plan.k_slices > 1 || window != last_window || s.groups != 1) {
+          in_slot = base + m.input[input_loads++ % 2];
+          emit_dma(code, Opcode::Load, window_box(x.addr, in_slot, kh0, kh1 - kh0, iw0, iw1 - iw0, s.w, s.c, c0, cs, es));
+          out.planned_ddr_bytes += static_cast<std::uint64_t>((kh1 - kh0) * (iw1 - iw0) * cs * es);
+          last_window = window;
+        }
+        in_at = in_slot;
+      }
+      const std::int64_t mac_dtype = mac_dtype_of(ctx.int8()), accumulate = k > 0 ? 1 : 0;
+      const std::int64_t swap = tile.mapping.swap ? 1 : 0, dw = tile.mapping.depthwise ? 1 : 0;
+      if (gemm) {
+        code.push_back(make(Opcode::Gemm, {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate},
+                                           {Field::a_addr, addr(in_at)}, {Field::b_addr, addr(w_slot)},
+                                           {Field::c_addr, addr(acc)}, {Field::m, tile.rows}, {Field::n, ch.oc},
+                                           {Field::k, cs}, {Field::swap, swap}}));
+      } else {
+        code.push_back(make(Opcode::Conv,
+                            {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate}, {Field::in_addr, addr(in_at)},
+                             {Field::w_addr, addr(w_slot)}, {Field::out_addr, addr(acc)}, {Field::in_h, kh1 - kh0},
+                             {Field::in_w, iw1 - iw0}, {Field::in_c, cs}, {Field::out_c, ch.oc},
+                             {Field::kernel_h, plan.kernel_rows ? 1 : KH}, {Field::kernel_w, KW},
+                             {Field::stride_h, geo.stride_h}, {Field::stride_w, geo.stride_w},
+                             {Field::dilation_h, plan.kernel_rows ? 1 : geo.dilation_h},
+                             {Field::dilation_w, geo.dilation_w}, {Field::pad_top, kh0 - kstart},
+                             {Field::pad_left, iw0 - cstart}, {Field::pad_bottom, kend - (kh1 - 1)},
+                             {Field::pad_right, cend - (iw1 - 1)}, {Field::groups, s.groups == 1 ? 1 : ch.units},
+                             {Field::pad_value, ctx.int8() ? q.input_zero_point : 0}, {Field::swap, swap},
+                             {Field::depthwise, dw}}));
+      }
     }
-    std::int64_t mac_dtype = mac_dtype_of(ctx.int8());
-    if (gemm) {
-      st.compute.push_back(make(Opcode::Gemm, {{Field::mac_dtype, mac_dtype}, {Field::a_addr, static_cast<std::int64_t>(in_slot)},
-                                               {Field::b_addr, static_cast<std::int64_t>(w_slot)}, {Field::c_addr, static_cast<std::int64_t>(acc)},
-                                               {Field::m, tile.rows}, {Field::n, ch.oc}, {Field::k, s.c}}));
-    } else {
-      st.compute.push_back(make(Opcode::Conv,
-                                {{Field::mac_dtype, mac_dtype}, {Field::in_addr, static_cast<std::int64_t>(in_slot)},
-                                 {Field::w_addr, static_cast<std::int64_t>(w_slot)}, {Field::out_addr, static_cast<std::int64_t>(acc)},
-                                 {Field::in_h, ih1 - ih0}, {Field::in_w, s.w}, {Field::in_c, cin}, {Field::out_c, ch.oc},
-                                 {Field::kernel_h, KH}, {Field::kernel_w, KW}, {Field::stride_h, geo.stride_h},
-                                 {Field::stride_w, geo.stride_w}, {Field::dilation_h, geo.dilation_h},
-                                 {Field::dilation_w, geo.dilation_w}, {Field::pad_top, ih0 - start},
-                                 {Field::pad_left, geo.pad_left}, {Field::pad_bottom, end - (ih1 - 1)},
-                                 {Field::pad_right, geo.pad_right}, {Field::groups, s.groups == 1 ? 1 : ch.units},
-                                 {Field::pad_value, ctx.int8() ? q.input_zero_point : 0}}));
+    const std::int64_t count = tile.rows * tile.cols * ch.oc;
+    epilogue(code, acc, o_slot, res_slot, count, ch.oc, pbase);
+    if (ctx.in_ddr(L.y)) {
+      emit_dma(code, Opcode::Store, window_box(y.addr, o_slot, tile.row0, tile.rows, tile.col0, tile.cols, s.ow, s.oc,
+                                               ch.first_oc, ch.oc, es));
+      out.planned_ddr_bytes += static_cast<std::uint64_t>(count * es);
     }
-    std::int64_t count = tile.rows * s.ow * ch.oc;
-    std::uint64_t pbase = m.params + chunk_param_offset[tile.chunk];
-    epilogue(st.vector, acc, o_slot, res_slot, count, ch.oc, pbase);
-    emit_dma(st.store, Opcode::Store, rows_box(y.addr, o_slot, tile.row0, tile.rows, s.ow, s.oc, ch.first_oc, ch.oc, es));
-    out.planned_ddr_bytes += static_cast<std::uint64_t>(count * es);
   }
-  out.planned_ddr_bytes += params_blob.size() + (s.lut ? 256 : 0);
-  out.code = stream.finish();
+  if (s.lut) out.planned_ddr_bytes += 256;
   out.macs = static_cast<std::uint64_t>(s.oh * s.ow * s.oc * icg * KH * KW);
+  out.est_cycles = plan.est_cycles;
   return out;
 }
 

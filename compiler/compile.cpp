@@ -65,7 +65,7 @@ void generate_code(const Graph& g, const HardwareConfig& config, const CompileOp
     model.steps.push_back(std::move(step));
   }
   std::size_t before = g.nodes.size();
-  generate_program(g, steps, config, options.precision, model, int8_params);
+  generate_program(g, steps, config, options, model, int8_params);
   pipeline.record("codegen", g, before,
                   std::to_string(model.program.code.size()) + " instructions in " + std::to_string(steps.size()) +
                       " steps, " + std::to_string(model.npu_cpu_transitions) + " NPU<->CPU transitions");

@@ -33,6 +33,9 @@ struct CompileOptions {
   std::string dump_dir;                       // when set, each pass writes <NN>-<pass>.onnx here
   bool explain = false;                       // collect PassSummary lines
   QuantOptions quant;                         // calibration, mixed precision, weight-only (quant_options.h)
+  // Every NPU value is also stored to DDR (tests read intermediates back); values the step
+  // scheduler keeps in the scratchpad are still read from there.
+  bool store_all_values = false;
   // A tensor larger than this (counted as FP32, the compiler's working type) is an error: a
   // model must never make the compiler allocate what no NPU's DDR could hold.
   std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;

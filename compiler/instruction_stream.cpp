@@ -1,8 +1,10 @@
 #include "compiler/instruction_stream.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "compiler/compile.h"
+#include "costmodel/dma_cost.h"
 
 namespace npu::compiler {
 namespace {
@@ -27,42 +29,56 @@ Instruction make(Opcode op, std::initializer_list<std::pair<Field, std::int64_t>
 }
 
 void emit_dma(std::vector<Instruction>& out, Opcode op, const DmaBox& box) {
-  if (box.run_bytes == 0 || box.runs == 0 || box.reps == 0) return;
-  // A contiguous box becomes fewer, longer runs.
-  DmaBox b = box;
-  if (b.runs > 1 && b.ddr_stride == b.run_bytes && b.sram_stride == b.run_bytes &&
-      b.run_bytes * b.runs <= kDmaLen0Max) {
-    b.run_bytes *= b.runs;
-    b.runs = 1;
+  std::vector<DmaBox> pieces;
+  try {
+    pieces = cost::split_dma_box(box);
+  } catch (const std::length_error& e) {
+    throw CompileError(e.what());
   }
-  if (b.run_bytes > kDmaLen0Max)
-    throw CompileError("a DMA run of " + std::to_string(b.run_bytes) + " bytes exceeds the 16-bit len0 field");
-  std::uint64_t channel = op == Opcode::Load ? 0 : 1;
-  // Split counts beyond the 10-bit field at a multiple of 64 so that every piece's SRAM
-  // address stays as aligned as the box's (the scratchpad checks instruction base addresses).
-  constexpr std::uint64_t kSplit = kDmaCountMax / 64 * 64;
-  auto piece = [&](std::uint64_t left) { return left <= kDmaCountMax ? left : kSplit; };
-  for (std::uint64_t r0 = 0, reps = 0; r0 < b.reps; r0 += reps) {
-    reps = piece(b.reps - r0);
-    for (std::uint64_t i0 = 0, runs = 0; i0 < b.runs; i0 += runs) {
-      runs = piece(b.runs - i0);
-      Instruction in = make(op, {{Field::channel, static_cast<std::int64_t>(channel)},
-                                 {Field::ddr_addr, static_cast<std::int64_t>(b.ddr_addr + r0 * b.ddr_rep_stride + i0 * b.ddr_stride)},
-                                 {Field::sram_addr, static_cast<std::int64_t>(b.sram_addr + r0 * b.sram_rep_stride + i0 * b.sram_stride)},
-                                 {Field::len0, static_cast<std::int64_t>(b.run_bytes)},
-                                 {Field::count1, static_cast<std::int64_t>(runs)},
-                                 {Field::ddr_stride1, static_cast<std::int64_t>(runs > 1 ? b.ddr_stride : 0)},
-                                 {Field::sram_stride1, static_cast<std::int64_t>(runs > 1 ? b.sram_stride : 0)},
-                                 {Field::count2, static_cast<std::int64_t>(reps)},
-                                 {Field::ddr_stride2, static_cast<std::int64_t>(reps > 1 ? b.ddr_rep_stride : 0)},
-                                 {Field::sram_stride2, static_cast<std::int64_t>(reps > 1 ? b.sram_rep_stride : 0)}});
-      out.push_back(in);
-    }
+  const std::int64_t channel = op == Opcode::Load ? 0 : 1;
+  for (const DmaBox& p : pieces) {
+    auto v = [](std::uint64_t x) { return static_cast<std::int64_t>(x); };
+    out.push_back(make(op, {{Field::channel, channel},
+                            {Field::ddr_addr, v(p.ddr_addr)},
+                            {Field::sram_addr, v(p.sram_addr)},
+                            {Field::len0, v(p.run_bytes)},
+                            {Field::count1, v(p.runs)},
+                            {Field::ddr_stride1, v(p.ddr_stride)},
+                            {Field::sram_stride1, v(p.sram_stride)},
+                            {Field::count2, v(p.reps)},
+                            {Field::ddr_stride2, v(p.ddr_rep_stride)},
+                            {Field::sram_stride2, v(p.sram_rep_stride)}}));
   }
 }
 
+DmaBox window_box(std::uint64_t ddr_base, std::uint64_t sram, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+                  std::int64_t cols, std::int64_t w, std::int64_t c_total, std::int64_t c0, std::int64_t count,
+                  std::int64_t es) {
+  auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  const std::uint64_t row_bytes = u(w * c_total * es), pixel = u(c_total * es);
+  DmaBox b;
+  b.sram_addr = sram;
+  b.ddr_addr = ddr_base + u(row0) * row_bytes + u(col0 * c_total + c0) * u(es);
+  const std::uint64_t band = u(cols) * pixel;  // one row of the window, all channels
+  if (count == c_total && band <= cost::dma_run_bytes_max()) {
+    b.run_bytes = band;
+    b.runs = u(rows);
+    b.ddr_stride = row_bytes;
+    b.sram_stride = band;
+  } else {
+    b.run_bytes = u(count * es);
+    b.runs = u(cols);
+    b.ddr_stride = pixel;
+    b.sram_stride = b.run_bytes;
+    b.reps = u(rows);
+    b.ddr_rep_stride = row_bytes;
+    b.sram_rep_stride = u(cols) * b.run_bytes;
+  }
+  return b;
+}
+
 void emit_linear_load(std::vector<Instruction>& out, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) {
-  constexpr std::uint64_t kRun = 32768;
+  constexpr std::uint64_t kRun = cost::kLinearRunBytes;
   if (bytes == 0) return;
   DmaBox head;
   head.ddr_addr = ddr;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "costmodel/dma_box.h"
 #include "isa/field_limits.h"
 #include "isa/instruction.h"
 
@@ -18,18 +19,12 @@ using isa::Instruction;
 using isa::Opcode;
 using isa::Unit;
 
+// A strided box of bytes: reps x runs x run_bytes; load/store split it as
+// cost::split_dma_box says (the estimate costs the same pieces).
+using cost::DmaBox;
 // Limits of the DMA fields, from the ISA table.
 constexpr std::uint64_t kDmaLen0Max = static_cast<std::uint64_t>(isa::field_max(isa::Opcode::Load, isa::Field::len0));
 constexpr std::uint64_t kDmaCountMax = static_cast<std::uint64_t>(isa::field_max(isa::Opcode::Load, isa::Field::count1));
-
-// A strided box of bytes: reps x runs x run_bytes. Load/store may split it into several
-// instructions when a count exceeds its field.
-struct DmaBox {
-  std::uint64_t ddr_addr = 0, sram_addr = 0;
-  std::uint64_t run_bytes = 0;
-  std::uint64_t runs = 1, ddr_stride = 0, sram_stride = 0;
-  std::uint64_t reps = 1, ddr_rep_stride = 0, sram_rep_stride = 0;
-};
 
 struct TileStages {
   std::vector<Instruction> load, compute, vector, store;
@@ -55,11 +50,18 @@ class LayerStream {
   std::vector<TileStages> tiles_;
 };
 
-// Appends load (or store) instructions moving `box`; one DMA channel per direction so a
-// stage's transfers complete in order (its last one carries the tokens).
+// Appends load (or store) instructions moving `box` (channel 0 for loads, 1 for stores; the
+// dependency pass relies on one channel per direction).
 void emit_dma(std::vector<Instruction>& out, Opcode op, const DmaBox& box);
 
-// Loads `bytes` contiguous bytes (runs of up to 32 KiB plus a shorter tail).
+// Rows [row0, +rows) x columns [col0, +cols) of an NHWC tensor of width w and c_total channels,
+// channels [c0, +count), as one box: whole rows when it can, else runs per row or per pixel.
+// The SRAM side is dense (rows x cols x count). Codegen emits it; the tilers cost it.
+DmaBox window_box(std::uint64_t ddr_base, std::uint64_t sram, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+                  std::int64_t cols, std::int64_t w, std::int64_t c_total, std::int64_t c0, std::int64_t count,
+                  std::int64_t elem_bytes);
+
+// Loads `bytes` contiguous bytes (runs of cost::kLinearRunBytes plus a shorter tail).
 void emit_linear_load(std::vector<Instruction>& out, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes);
 
 // Shorthand for building an instruction field by field.

@@ -1,22 +1,31 @@
-// Tiling of a Conv/Gemm layer against the scratchpad: how many output channels (or groups)
-// and output rows one tile holds, in which order tiles run, and where each double-buffered
-// slot sits in SRAM. Channel chunks outermost keep each weight chunk resident while the input
-// streams; rows outermost keep the input rows resident while weight chunks stream.
+// Tiling of a Conv/Gemm layer against its scratchpad region: which output channels (or groups),
+// output rows and output columns one tile holds, how the reduction splits over input-channel
+// slices when even one tile of all input channels does not fit, in which order tiles run,
+// which array mapping each tile uses, and where each double-buffered slot sits in the region.
+// Channel chunks outermost keep each weight chunk resident while the input streams; rows
+// outermost keep the input rows resident while weight chunks stream.
 //
-// With a hardware config, every legal (chunk, rows, order) candidate is scored by an analytic
-// estimate of the layer's cycles that mirrors sim/README.md: per tile the systolic formula of
-// the configured dataflow (fill/drain per fold, so per tile), the DMA transfers the code
-// generator will emit (setup per instruction, DDR latency, whole bursts moved, bounce copies),
-// the vector epilogue, all overlapped through the double-buffer tokens of LayerStream (load of
-// tile t+2 waits for compute of tile t, and so on); the non-overlapped first load and last
-// store fall out of that recurrence. The fastest plan wins; near-ties (within 0.5%) go to the
-// one moving fewer DDR bus bytes. Without a config, the plan moving fewest DDR bytes wins.
+// Every legal candidate is scored with the cost model: per tile the gemm/conv cycles of the
+// fastest mapping the array offers (costmodel/mac_cost.h), the DMA boxes the code generator
+// will emit (costmodel/dma_cost.h, split as costmodel/dma_box.h), the vector epilogue
+// (costmodel/vector_cost.h), overlapped as the tile pipeline runs (costmodel/tile_pipeline.h),
+// bounded below by the layer's DDR bus bytes. The fastest plan wins; near-ties (within 0.5%)
+// go to the one moving fewer DDR bus bytes, then to the one needing less scratchpad. Without a
+// hardware config the plan moving fewest DDR bytes wins.
+//
+// The step scheduler may place the input, the residual and the output in the scratchpad for
+// the whole step (resident): then the tile reads or writes them in place and needs no slot or
+// DMA for them. A resident input must be read in whole rows of all its channels, a resident
+// output or residual written in whole rows of all output channels (the tensors are NHWC).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "costmodel/mac_shapes.h"
 #include "hwconfig/hardware_config.h"
+#include "isa/instruction.h"
 
 namespace npu::compiler {
 
@@ -24,17 +33,28 @@ struct ConvShape {
   std::string name;
   bool gemm = false;
   std::int64_t h = 1, w = 1, c = 1, oc = 1, oh = 1, ow = 1;
-  std::int64_t kh = 1, kw = 1, sh = 1, dh = 1, groups = 1;
-  std::int64_t pad_top = 0;  // input rows of padding above row 0 (for the cycle estimate)
-  std::int64_t elem = 1;  // bytes per element of activations and weights
+  std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, groups = 1;
+  std::int64_t pad_top = 0, pad_left = 0;  // padding above row 0 / left of column 0
+  std::int64_t elem = 1;                   // bytes per element of activations and weights
   bool residual = false;
   bool lut = false;
+  std::vector<isa::Opcode> epilogue;       // the vector instructions each tile runs, in order
+  bool input_resident = false, residual_resident = false, output_resident = false;
+  bool output_stored = true;               // the output (also) goes to DDR
+  // The input is a channel concatenation read where its parts are (the concat emits no code):
+  // the reduction runs one slice per part, each part a tensor of its own in DDR or resident.
+  struct InputPart {
+    std::int64_t c = 0;
+    bool resident = false;
+  };
+  std::vector<InputPart> parts;
+  bool depthwise() const { return groups > 1 && groups == c && groups == oc; }
 };
 
 struct SramLayout {
-  std::uint64_t params = 0, lut = 0;
+  std::uint64_t params[2] = {0, 0}, lut = 0;
   std::uint64_t weights[2] = {0, 0}, input[2] = {0, 0}, acc[2] = {0, 0}, output[2] = {0, 0}, residual[2] = {0, 0};
-  std::uint64_t total = 0;
+  std::uint64_t total = 0;  // bytes of the region the plan uses, from offset 0
   bool int8 = true;
   std::uint64_t alignment = 64;
   // Bytes of one chunk's parameter block (bias [+ requant]), aligned.
@@ -48,25 +68,38 @@ struct TileChunk {
 struct ConvTile {
   std::int64_t chunk = 0;
   std::int64_t row0 = 0, rows = 0;  // output rows
+  std::int64_t col0 = 0, cols = 0;  // output columns
+  cost::ArrayMapping mapping;
 };
 
 struct TilePlan {
   std::vector<TileChunk> chunks;
   std::vector<ConvTile> tiles;
-  SramLayout sram;
+  SramLayout sram;               // offsets within the layer's region
   bool rows_outer = false;
-  std::uint64_t ddr_bytes = 0;  // estimated DDR bytes requested (input, weights, residual, output)
-  double est_cycles = 0;        // the analytic cycle estimate (0 without a hardware config)
-  // Reduction split (a fallback used only when no plan fits with all input channels at once;
-  // groups == 1): each tile runs k_slices passes over input channels [k*k_slice, ...+k_slice),
-  // accumulating into the same accumulators; the epilogue runs after the last pass. 0: no split.
+  std::uint64_t ddr_bytes = 0;   // estimated DDR bytes requested
+  double bus_bytes = 0;          // ... and moved on the bus (whole bursts)
+  double est_cycles = 0;         // the cost-model estimate (0 without a hardware config)
+  // Reduction split (groups == 1): each tile runs k_slices passes, accumulating, and the
+  // epilogue after the last. Over input-channel slices [k*k_slice, +k_slice) (when no tile with
+  // all input channels fits, or all output channels in one tile stream their weights best so),
+  // or (kernel_rows) one kernel row of all channels per pass. k_slices 1: no split.
   std::int64_t k_slice = 0, k_slices = 1;
+  bool kernel_rows = false;
+  bool input_parts = false;  // one slice per part of ConvShape::parts
 };
 
-// Throws CompileError naming the layer and sizes when even one output row of one channel
-// (or group) does not fit with double buffers, even with the input channels split (groups == 1).
-// Chooses the plan with the fewest cycles `hw`'s cost model estimates (never null).
+// The best plan in a region of `sram_bytes`, or nullopt when none fits (or none can keep the
+// resident values in place). `hw` null: minimise DDR bytes; otherwise estimated cycles.
+std::optional<TilePlan> try_plan_conv_tiles(const ConvShape& shape, std::uint64_t sram_bytes, std::uint64_t alignment,
+                                            const HardwareConfig* hw = nullptr);
+// The same; throws CompileError naming the layer and the smallest tile's bytes when none fits.
 TilePlan plan_conv_tiles(const ConvShape& shape, std::uint64_t sram_bytes, std::uint64_t alignment,
                          const HardwareConfig* hw);
+
+// The fastest mapping the array offers for one tile's gemm/conv (per group m, n, k; `groups`
+// as the instruction will carry them), and its cycles.
+cost::ArrayMapping fastest_mapping(const HardwareConfig& hw, std::int64_t groups, std::int64_t m, std::int64_t n,
+                                   std::int64_t k, bool fp16, bool depthwise_possible, double* cycles = nullptr);
 
 }  // namespace npu::compiler

@@ -1,5 +1,7 @@
 #include "costmodel/dma_cost.h"
 
+#include "costmodel/dma_box.h"
+
 #include <algorithm>
 
 #include "costmodel/ddr_timing.h"
@@ -45,21 +47,6 @@ std::uint64_t dma_transfer_cycles(std::uint64_t ddr_cycles, std::uint64_t sram_c
                                   const DmaConfig& dma) {
   return static_cast<std::uint64_t>(dma.setup_cycles) + std::max(ddr_cycles, sram_cycles) + bounce;
 }
-
-namespace {
-
-// Instructions codegen's emit_dma needs for `n` runs (or reps): pieces of 960 until at most
-// 1023 remain (compiler/instruction_stream.cpp).
-std::int64_t dma_pieces(std::int64_t n) {
-  std::int64_t p = 1;
-  while (n > 1023) {
-    n -= 960;
-    ++p;
-  }
-  return p;
-}
-
-}  // namespace
 
 namespace {
 
@@ -167,14 +154,16 @@ int DmaEstimate::dram_groups() const {
 
 void DmaEstimate::box(std::uint64_t run, std::uint64_t runs, std::uint64_t reps, std::uint64_t stride,
                       std::uint64_t rep_stride, std::uint64_t off, double& cycles, double& bus) const {
-  if (run == 0 || runs == 0 || reps == 0) return;
-  if (runs > 1 && stride == run && run * runs <= 65535) {  // emit_dma merges contiguous runs
-    run *= runs;
+  // The instructions codegen emits for this box (split_dma_box: merged runs, split counts).
+  const std::vector<DmaBox> split = split_dma_box({off, 0, run, runs, stride, run, reps, rep_stride, run * runs});
+  if (split.empty()) return;
+  if (split.front().run_bytes != run) {  // contiguous runs merged into one
+    run = split.front().run_bytes;
     stride = run;
     runs = 1;
   }
   double bytes = static_cast<double>(run * runs * reps);
-  std::int64_t pieces = dma_pieces(static_cast<std::int64_t>(runs)) * dma_pieces(static_cast<std::int64_t>(reps));
+  const auto pieces = static_cast<std::int64_t>(split.size());
   bool bounce = needs_bounce(off, runs, stride, reps, rep_stride, 1, 0, hw_.dma);
   double ddr = 0, b = bytes;
   if (!ideal_) {
@@ -190,7 +179,7 @@ void DmaEstimate::box(std::uint64_t run, std::uint64_t runs, std::uint64_t reps,
 }
 
 void DmaEstimate::linear(std::uint64_t bytes, double& cycles, double& bus) const {
-  const std::uint64_t kRun = 32768;
+  const std::uint64_t kRun = kLinearRunBytes;
   if (bytes == 0) return;
   std::uint64_t run = std::min(bytes, kRun), runs = bytes / run;
   box(run, runs, 1, run, 0, 0, cycles, bus);
@@ -200,7 +189,7 @@ void DmaEstimate::linear(std::uint64_t bytes, double& cycles, double& bus) const
 void DmaEstimate::rows(std::int64_t rows, std::int64_t w, std::int64_t c_total, std::int64_t c0, std::int64_t count,
                        std::int64_t es, double& cycles, double& bus) const {
   std::uint64_t row_bytes = static_cast<std::uint64_t>(w * c_total * es);
-  if (count == c_total && row_bytes <= 65535)
+  if (count == c_total && row_bytes <= dma_run_bytes_max())
     box(row_bytes, static_cast<std::uint64_t>(rows), 1, row_bytes, 0, 0, cycles, bus);
   else
     box(static_cast<std::uint64_t>(count * es), static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(rows),

@@ -11,6 +11,9 @@
 
 namespace npu::cost {
 
+// Codegen moves contiguous blocks as runs of this many bytes plus a shorter tail.
+constexpr std::uint64_t kLinearRunBytes = 32768;
+
 // Whole bursts a run of `len` bytes at `addr` moves: ceil((addr % burst + len) / burst).
 std::uint64_t run_bursts(std::uint64_t addr, std::uint64_t len, std::uint64_t burst_bytes);
 // One burst on one DDR channel, in ns: burst / (bandwidth * (1 - other_agents_share) / channels).

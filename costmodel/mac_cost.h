@@ -1,12 +1,17 @@
 // Cycles and scratchpad traffic of the MAC array's instructions: the configured dataflow's
 // closed form per gemm (dataflow.h), the fp16 rate, and a conv as its per-group gemm times
-// groups. The simulator times gemm/conv instructions with this; the compiler's tiler
-// estimates tiles with the same calls.
+// groups. Two mappings change only the timing (the arithmetic is the same): `swap` holds the
+// activations stationary and streams the weights (the gemm with m and n exchanged), and
+// `depthwise` runs a conv with one input and one output channel per group as one gemm with
+// the channels across the array's columns and the window's taps across its rows. The
+// simulator times gemm/conv instructions with this; the compiler's tiler estimates tiles with
+// the same calls.
 #pragma once
 #include <cstdint>
 #include <memory>
 
 #include "costmodel/dataflow.h"
+#include "costmodel/mac_shapes.h"
 #include "hwconfig/hardware_config.h"
 
 namespace npu::cost {
@@ -16,20 +21,34 @@ struct SramTraffic {
   std::uint64_t read = 0, written = 0;
 };
 
+// Whether the config's array offers the swap and depthwise mappings (mac_array.mapping).
+bool flexible_mapping(const MacArrayConfig& config);
+
 class MacArrayCost {
  public:
   explicit MacArrayCost(const MacArrayConfig& config);
-  // folds * per-fold cycles (dataflow), times fp16_cycles_per_op for fp16.
-  std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16) const;
+  // folds * per-fold cycles (dataflow), times fp16_cycles_per_op for fp16; swap: the
+  // dataflow's gemm of n x k by k x m.
+  std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap = false) const;
   // A conv is its per-group gemm (m = out_h*out_w, k = kh*kw*in_c/groups, n = out_c/groups)
-  // run `groups` times.
-  std::uint64_t conv_cycles(std::uint64_t groups, std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16) const;
+  // run `groups` times; depthwise (k = kh*kw, n = 1): one gemm with n = groups.
+  std::uint64_t conv_cycles(std::uint64_t groups, std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16,
+                            ArrayMapping mapping = {}) const;
   // read = A bytes * passes.a + B bytes * passes.b (+ C when accumulating), written = C, with
-  // C as int32/fp32 accumulators. Conv: the per-group gemm (A is the im2col view, padded
-  // positions included) times groups.
-  SramTraffic gemm_traffic(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool accumulate) const;
+  // C as int32/fp32 accumulators (swap: the passes of the exchanged gemm). Conv: the per-group
+  // gemm (A is the im2col view, padded positions included) times groups; depthwise: every
+  // column streams its own channel's im2col view once, the weights are read once.
+  SramTraffic gemm_traffic(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool accumulate,
+                           bool swap = false) const;
   SramTraffic conv_traffic(std::uint64_t groups, std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16,
-                           bool accumulate) const;
+                           bool accumulate, ArrayMapping mapping = {}) const;
+  // The same for a decoded instruction.
+  std::uint64_t cycles(const GemmShape& s) const { return gemm_cycles(s.m, s.n, s.k, s.fp16, s.swap); }
+  std::uint64_t cycles(const ConvShape& s) const {
+    return conv_cycles(s.groups, s.gemm_m(), s.gemm_n(), s.gemm_k(), s.fp16, s.mapping);
+  }
+  // A gemm or conv instruction's cycles.
+  std::uint64_t instruction_cycles(const isa::Instruction& inst) const;
   const DataflowModel& dataflow() const { return *dataflow_; }
 
  private:

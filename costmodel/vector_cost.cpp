@@ -1,6 +1,7 @@
 #include "costmodel/vector_cost.h"
 
 #include "costmodel/dataflow.h"
+#include "costmodel/mac_shapes.h"
 
 namespace npu::cost {
 
@@ -20,12 +21,8 @@ PoolShape PoolShape::of(const isa::Instruction& in) {
   s.pad_left = in.get(Field::pad_left);
   s.pad_bottom = in.get(Field::pad_bottom);
   s.pad_right = in.get(Field::pad_right);
-  auto out_dim = [](std::uint64_t in, std::uint64_t pads, std::uint64_t k, std::uint64_t st) {
-    if (k == 0 || st == 0 || in + pads < k) return std::uint64_t{0};
-    return (in + pads - k) / st + 1;
-  };
-  s.out_h = out_dim(s.in_h, s.pad_top + s.pad_bottom, s.kernel_h, s.stride_h);
-  s.out_w = out_dim(s.in_w, s.pad_left + s.pad_right, s.kernel_w, s.stride_w);
+  s.out_h = window_out_dim(s.in_h, s.pad_top + s.pad_bottom, s.kernel_h, 1, s.stride_h);
+  s.out_w = window_out_dim(s.in_w, s.pad_left + s.pad_right, s.kernel_w, 1, s.stride_w);
   return s;
 }
 
@@ -47,6 +44,13 @@ std::uint64_t vector_elements(const isa::Instruction& in) {
 
 std::uint64_t reduction_groups(std::uint64_t outer, std::uint64_t length, std::uint64_t inner, std::uint64_t lanes) {
   return outer * (inner == 1 ? ceil_div(length, lanes) : length * ceil_div(inner, lanes));
+}
+
+std::uint64_t vector_cycles(Opcode op, std::uint64_t count, const VectorConfig& c) {
+  // The instruction's own formula, with its default function (epilogue estimates).
+  isa::Instruction in = isa::make_instruction(op);
+  in.set(Field::count, static_cast<std::int64_t>(count));
+  return vector_cycles(in, c);
 }
 
 std::uint64_t vector_cycles(const isa::Instruction& in, const VectorConfig& c) {

@@ -20,6 +20,9 @@ struct PoolShape {
 // Cycles per the timing column of the ISA table; functions cost their enum's passes
 // (isa::enum_passes: act, binary, qbinary, reduce).
 std::uint64_t vector_cycles(const isa::Instruction& inst, const VectorConfig& config);
+// The same for an instruction whose length is its `count` field (every vector opcode except
+// pool and softmax), from the opcode and count alone: what the tilers estimate epilogues with.
+std::uint64_t vector_cycles(isa::Opcode op, std::uint64_t count, const VectorConfig& config);
 // Lane groups of `outer` independent reductions over `length` elements spaced `inner` apart
 // (reduce, softmax): contiguous (inner = 1) fills the lanes along the reduction, otherwise
 // the lanes take `inner` neighbouring reductions side by side.

@@ -98,6 +98,8 @@ const std::vector<Field>& fields() {
        SLOT(mac_array.dataflow)},
       {"mac_array", "fp16_cycles_per_op", K::Integer, false, 1, false, 64, false, "", "cycles",
        "", SLOT(mac_array.fp16_cycles_per_op)},
+      {"mac_array", "mapping", K::Choice, false, 0, false, 0, false, "flexible|fixed", "", "",
+       SLOT(mac_array.mapping)},
 
       {"vector", "lanes", K::Integer, false, 1, false, 65536, false, "", "elements/cycle", "",
        SLOT(vector.lanes)},

@@ -75,6 +75,9 @@ struct MacArrayConfig {
   int cols = 16;
   Dataflow dataflow = Dataflow::WeightStationary;
   int fp16_cycles_per_op = 2;  // an FP16 MAC takes this many INT8 MAC slots
+  // "flexible": gemm/conv may swap the stationary operand and run depthwise convs with
+  // channels across the columns; "fixed": the dataflow's own mapping only (as SCALE-Sim).
+  std::string mapping = "flexible";
 };
 
 struct VectorConfig {

@@ -76,6 +76,8 @@ std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerReco
         last = std::max(last, t.end_cycle);
       }
       row.traffic = region_traffic(program, layer.first_instruction, end);
+      for (const auto& t : row.traffic)
+        (t.compulsory ? row.compulsory_ddr_bytes : row.spill_ddr_bytes) += t.bytes_read + t.bytes_written;
       row.load_cycles = union_cycles(std::move(loads));
       row.store_cycles = union_cycles(std::move(stores));
       if (last >= first && first != std::numeric_limits<std::uint64_t>::max()) {

@@ -36,7 +36,12 @@ struct LayerTiming {
   std::uint64_t ddr_bytes_read = 0;    // ... its loads
   std::uint64_t ddr_bytes_written = 0; // ... its stores
   std::uint64_t planned_ddr_bytes = 0;
-  std::uint64_t start_cycle = 0;       // on the model's timeline (NPU steps back to back)
+  std::uint64_t compulsory_ddr_bytes = 0;  // of ddr_bytes: weights, parameters, step inputs/outputs
+  std::uint64_t spill_ddr_bytes = 0;       // of ddr_bytes: values spilled to DDR and read back
+  // On the model's timeline (NPU steps back to back): its first instruction's start and its
+  // last one's end. Layers overlap: the next one's loads start under this one's compute.
+  std::uint64_t start_cycle = 0;
+  std::uint64_t end_cycle() const { return start_cycle + cycles; }
   double host_us = 0;                  // CPU layers: share of their step's host time
   std::vector<RegionTraffic> traffic;  // NPU layers: DDR bytes per tensor / constant
 

@@ -75,12 +75,26 @@ nlohmann::json layer_json(const LayerTiming& l, const HardwareConfig& config) {
       {"peak_tops", config.peak_tops()},
       {"attainable_tops", l.ddr_bytes ? roof.attainable_tops(arithmetic_intensity(l)) : config.peak_tops()},
       {"start_cycle", l.start_cycle},
+      {"end_cycle", l.end_cycle()},
+      {"ddr_compulsory_bytes", l.compulsory_ddr_bytes},
+      {"ddr_spill_bytes", l.spill_ddr_bytes},
       {"bound", layer_roofline_bound(l, roof)},
       {"busiest_unit", l.bound()},
       {"ddr_traffic", traffic},
   };
   if (l.device == "cpu") j["host_us"] = l.host_us;
   return j;
+}
+
+double overlap_efficiency(const std::vector<LayerTiming>& layers, const HardwareConfig& config, std::uint64_t npu_cycles) {
+  const Roofline roof = roofline_of(config);
+  double busiest = 0;
+  for (const auto& l : layers) {
+    if (l.device != "npu") continue;
+    const double ddr = roof.ddr_bytes_per_cycle > 0 ? static_cast<double>(l.ddr_bytes) / roof.ddr_bytes_per_cycle : 0;
+    busiest += std::max({static_cast<double>(l.compute_cycles), static_cast<double>(l.vector_cycles), ddr});
+  }
+  return npu_cycles ? busiest / static_cast<double>(npu_cycles) : 0.0;
 }
 
 std::vector<std::size_t> layer_order(const std::vector<LayerTiming>& layers, std::size_t top) {
@@ -102,19 +116,23 @@ std::string format_layer_table(const std::vector<LayerTiming>& layers, const Har
     s += '\n';
   };
   if (top) line("{} costliest of {} layers by cycles:", std::min(top, layers.size()), layers.size());
-  const char* row = "{:<22} {:<16} {:<3} {:>8} {:>8} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:<7}";
-  line(row, "layer", "op", "dev", "MACs", "DDR B", "MAC/B", "cycles", "load", "compute", "vector", "store", "stall",
-       "TOPS", "%peak", "bound");
+  const char* row =
+      "{:<22} {:<16} {:<3} {:>8} {:>8} {:>8} {:>7} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:<7}";
+  line(row, "layer", "op", "dev", "MACs", "DDR B", "spill B", "MAC/B", "start", "end", "cycles", "load", "compute",
+       "vector", "store", "stall", "TOPS", "%peak", "bound");
   for (const std::size_t i : layer_order(layers, top)) {
     const auto& l = layers[i];
     const double tops = layer_achieved_tops(l, config.clock.frequency_mhz);
     const std::string intensity = l.ddr_bytes && l.macs ? fmt::format("{:.1f}", arithmetic_intensity(l)) : "-";
     line(row, clip(l.name, 22), clip(l.op, 16), l.device, si(static_cast<double>(l.macs)),
-         si(static_cast<double>(l.ddr_bytes)), intensity, l.cycles, l.load_cycles, l.compute_cycles, l.vector_cycles,
+         si(static_cast<double>(l.ddr_bytes)), si(static_cast<double>(l.spill_ddr_bytes)), intensity, l.start_cycle,
+         l.end_cycle(), l.cycles, l.load_cycles, l.compute_cycles, l.vector_cycles,
          l.store_cycles, l.stall_cycles, fmt::format("{:.3f}", tops),
          fmt::format("{:.1f}", 100.0 * tops / config.peak_tops()), layer_roofline_bound(l, roof));
   }
-  line("bound: compute or memory by the roofline (ridge {:.1f} MACs/B); '-': no MACs or no DDR bytes, or on the CPU",
+  line("bound: compute or memory by the roofline (ridge {:.1f} MACs/B); '-': no MACs or no DDR bytes, or on the CPU; "
+       "start/end: first instruction start and last end on the model timeline (layers overlap); spill B: DDR bytes "
+       "of values written and read back within a step",
        roof.ridge_macs_per_byte());
   return s;
 }
@@ -124,14 +142,15 @@ std::string layers_csv(const std::vector<LayerTiming>& layers, const HardwareCon
   std::string s =
       "name,op,device,macs,ddr_bytes,ddr_bytes_read,ddr_bytes_written,arithmetic_intensity,cycles,load_cycles,"
       "compute_cycles,vector_cycles,store_cycles,stall_cycles,channel_wait_cycles,host_us,achieved_tops,peak_tops,"
-      "bound,start_cycle\n";
+      "bound,start_cycle,end_cycle,ddr_compulsory_bytes,ddr_spill_bytes\n";
   for (const auto& l : layers)
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(l.name),
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(l.name),
                      csv_field(l.op), l.device, l.macs, l.ddr_bytes, l.ddr_bytes_read, l.ddr_bytes_written,
                      arithmetic_intensity(l), l.cycles, l.load_cycles, l.compute_cycles, l.vector_cycles,
                      l.store_cycles, l.stall_cycles, l.channel_wait_cycles, l.host_us,
                      layer_achieved_tops(l, config.clock.frequency_mhz), config.peak_tops(),
-                     layer_roofline_bound(l, roof), l.start_cycle);
+                     layer_roofline_bound(l, roof), l.start_cycle, l.end_cycle(), l.compulsory_ddr_bytes,
+                     l.spill_ddr_bytes);
   return s;
 }
 

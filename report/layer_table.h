@@ -24,6 +24,12 @@ std::string layer_roofline_bound(const LayerTiming& layer, const Roofline& roof)
 
 nlohmann::json layer_json(const LayerTiming& layer, const HardwareConfig& config);
 
+// How well the NPU layers keep their busiest resource busy: the sum over NPU layers of
+// max(compute busy, vector busy, DDR bytes / DDR bytes per cycle), over the NPU cycles. 1 or
+// more: the layers ran back to back at their bottleneck or overlapped each other; below 1:
+// time lost to pipeline fill, dependencies and idle units.
+double overlap_efficiency(const std::vector<LayerTiming>& layers, const HardwareConfig& config, std::uint64_t npu_cycles);
+
 // Indices of the rows to show: all in program order (top == 0), or the `top` costliest by
 // cycles, costliest first.
 std::vector<std::size_t> layer_order(const std::vector<LayerTiming>& layers, std::size_t top);

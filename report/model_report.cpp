@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/layer_table.h"
+#include "report/roofline.h"
 #include "report/sim_summary.h"
 
 namespace npu::report {
@@ -101,6 +102,14 @@ nlohmann::json model_report_json(const ModelReport& r, const HardwareConfig& con
       {"cpu_fallback_share", share(r.host.compute_us, total)},
       {"transfer_share", share(r.host.transfer_us + r.host.transition_us + r.host.launch_us, total)},
   };
+  std::uint64_t compulsory = 0, spill = 0;
+  for (const auto& l : r.layers) {
+    compulsory += l.compulsory_ddr_bytes;
+    spill += l.spill_ddr_bytes;
+  }
+  j["ddr"]["compulsory_bytes"] = compulsory;
+  j["ddr"]["spill_bytes"] = spill;
+  j["overlap_efficiency"] = overlap_efficiency(r.layers, config, r.npu.cycles);
   j["transitions"] = r.transitions;
   j["transfer_bytes"] = r.transfer_bytes;
   j["io_bytes"] = r.io_bytes;
@@ -138,6 +147,17 @@ std::string format_model_report(const ModelReport& r, const HardwareConfig& conf
     line("quantisation      {} from {} calibration sample(s){}", r.quantization.scheme, r.quantization.calibration_samples,
          r.quantization.fp16_layers.empty() ? "" : fmt::format(", {} layer(s) in fp16", r.quantization.fp16_layers.size()));
   s += format_sim_report(r.npu, config);
+  std::uint64_t compulsory = 0, spill = 0;
+  for (const auto& l : r.layers) {
+    compulsory += l.compulsory_ddr_bytes;
+    spill += l.spill_ddr_bytes;
+  }
+  line("DDR split         {} B compulsory (weights, parameters, step inputs and outputs), {} B spill (values "
+       "written and read back)",
+       compulsory, spill);
+  line("overlap           {:.2f}: per NPU layer max(compute, vector, DDR bytes / {:.2f} B per cycle), summed, over "
+       "the NPU cycles",
+       overlap_efficiency(r.layers, config, r.npu.cycles), roofline_of(config).ddr_bytes_per_cycle);
   line("host              {:.3f} us: CPU steps {:.3f} us ({} flops at {} GFLOP/s), {} transitions {:.3f} us, "
        "{} B transferred {:.3f} us{}",
        r.host.total_us(), r.host.compute_us, r.cpu_flops, config.host.gflops, r.transitions, r.host.transition_us,

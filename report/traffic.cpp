@@ -14,14 +14,16 @@ struct Region {
   std::string name;
   std::string kind;
   std::uint64_t addr = 0, size = 0;
+  bool compulsory = false;
 };
 
 Region find_region(const isa::Program& program, std::uint64_t addr) {
   for (const auto& t : program.tensors)
-    if (addr >= t.ddr_addr && addr < t.ddr_addr + t.size_bytes) return {t.name, "tensor", t.ddr_addr, t.size_bytes};
+    if (addr >= t.ddr_addr && addr < t.ddr_addr + t.size_bytes)
+      return {t.name, "tensor", t.ddr_addr, t.size_bytes, t.role != isa::TensorRole::Intermediate};
   for (const auto& d : program.data)
     if (addr >= d.ddr_addr && addr < d.ddr_addr + d.bytes.size())
-      return {fmt::format("@{:#x}", d.ddr_addr), "constant", d.ddr_addr, d.bytes.size()};
+      return {fmt::format("@{:#x}", d.ddr_addr), "constant", d.ddr_addr, d.bytes.size(), true};
   return {fmt::format("@{:#x}", addr), "unknown", addr, 0};
 }
 
@@ -76,7 +78,7 @@ std::vector<RegionTraffic> region_traffic(const isa::Program& program, std::uint
     for (auto& r : rows)
       if (r.name == region.name) row = &r;
     if (!row) {
-      rows.push_back({region.name, region.kind, region.size, 0, 0});
+      rows.push_back({region.name, region.kind, region.size, 0, 0, region.compulsory});
       row = &rows.back();
     }
     (inst.opcode == isa::Opcode::Store ? row->bytes_written : row->bytes_read) += bytes;

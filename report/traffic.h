@@ -16,6 +16,10 @@ struct RegionTraffic {
   std::uint64_t size_bytes = 0;   // the tensor's or data segment's size
   std::uint64_t bytes_read = 0;   // moved by loads
   std::uint64_t bytes_written = 0;  // moved by stores
+  // Traffic the program cannot avoid: weights and parameters, and tensors the step hands in or
+  // out (model inputs and outputs, values crossing to a CPU step). The rest is spill: values a
+  // step writes and reads back itself because they did not stay in the scratchpad.
+  bool compulsory = false;
 };
 
 // Traffic of code[first, end), one row per region in order of first touch. A constant is

@@ -16,6 +16,7 @@
 // DDR target's TLM socket when a chunk is granted the bus, straight into the scratchpad's DMI
 // pointer (one copy, as the hardware does); timing-only runs pass a null data pointer.
 #pragma once
+#include "sim/scratchpad_banks.h"
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -30,7 +31,6 @@
 namespace npu::sim {
 
 class DdrTimingModel;
-class ScratchpadBanks;
 
 // What a finished transfer met on the way (for per-instruction statistics).
 struct DmaOutcome {

@@ -196,6 +196,7 @@ void set_traffic(PlannedOp& op, const SramTraffic& t) {
 void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, PlannedOp& op) {
   if (in.opcode == Opcode::Gemm) {
     const GemmShape s = GemmShape::of(in);
+    if (s.swap && !mac.flexible()) ck.fail("swap = 1 needs mac_array.mapping: flexible (this config's array is fixed)");
     if (s.fp16 && (s.a_zero_point != 0 || s.b_zero_point != 0))
       ck.fail("a_zero_point = {}, b_zero_point = {}: zero points need mac_dtype int8", s.a_zero_point, s.b_zero_point);
     ck.at_least(Field::m, 1);
@@ -221,6 +222,11 @@ void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, 
   if (s.out_h == 0 || s.out_w == 0)
     ck.fail("the {}x{} window (dilation {}x{}) does not fit the padded {}x{} input", s.kernel_h, s.kernel_w,
             s.dilation_h, s.dilation_w, s.in_h + s.pad_top + s.pad_bottom, s.in_w + s.pad_left + s.pad_right);
+  if ((s.mapping.swap || s.mapping.depthwise) && !mac.flexible())
+    ck.fail("{} = 1 needs mac_array.mapping: flexible (this config's array is fixed)",
+            s.mapping.depthwise ? "depthwise" : "swap");
+  if (s.mapping.depthwise && (s.groups != s.in_c || s.groups != s.out_c))
+    ck.fail("depthwise = 1 needs groups = in_c = out_c (got groups {}, in_c {}, out_c {})", s.groups, s.in_c, s.out_c);
   const std::uint64_t es = s.fp16 ? 2 : 1;
   ck.sram(Field::in_addr, s.in_h * s.in_w * s.in_c * es, false);
   ck.sram(Field::w_addr, s.kernel_h * s.kernel_w * s.in_c_per_group() * s.out_c * es, false);

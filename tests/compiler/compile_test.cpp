@@ -91,7 +91,9 @@ TEST_CASE("explain summaries cover every pass and dumps are written", "[compiler
 
 TEST_CASE("a layer whose smallest tile cannot fit SRAM is an error naming it", "[compiler][tiling][errors]") {
   HardwareConfig c = default_config();
-  c.sram.capacity_bytes = 4096;
   CompileOptions o;
+  c.sram.capacity_bytes = 4096;  // a few KiB still hold one tile of every layer
+  CHECK_NOTHROW(compile(kTinyModel, c, o));
+  c.sram.capacity_bytes = 256;
   CHECK_THROWS_WITH(compile(kTinyModel, c, o), Catch::Contains("smallest tile") && Catch::Contains("bytes of SRAM"));
 }

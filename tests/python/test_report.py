@@ -91,17 +91,18 @@ def test_40_tops_preset_on_a_memory_bound_layer(npusim, tmp_path, root):
 
 
 def test_bandwidth_sweep_bends_at_the_ridge_point(npusim, tmp_path, root, classic_conv):
-    # A 16x16 WS array (256 MACs/cycle at 1 GHz) on 1 MiB SRAM tiles the classic conv into 8
-    # double-buffered tiles of 16 output channels that fill the array's 16 columns. 16-byte
-    # bursts make those 16-byte output runs whole bursts, so the bus moves exactly the
-    # requested bytes and the layer's intensity is the roofline's.
+    # A 16x16 WS array (256 MACs/cycle at 1 GHz) on 256 KiB SRAM tiles the classic conv into
+    # bands of rows and chunks of output channels that fill the array's 16 columns, so DDR
+    # traffic spreads over the whole layer (with the whole input in SRAM it would all come
+    # first). 16-byte bursts make 16-byte output runs whole bursts, so the bus moves exactly
+    # the requested bytes and the layer's intensity is the roofline's.
     base = write_config(tmp_path / "sweep-base.yaml", root / "configs/default.yaml", "sweep-base",
-                        mac_array={"rows": 16, "cols": 16}, ddr={"burst_bytes": 16})
+                        mac_array={"rows": 16, "cols": 16}, ddr={"burst_bytes": 16}, sram={"capacity_kib": 256})
     program = tmp_path / "conv.npuprog"
     r = npusim("compile", classic_conv, "--config", base, "-o", program)  # one program for every bandwidth
     assert r.code == 0, r.err
     points = []
-    for gbps in [0.5, 0.75, 1, 1.5, 2, 3, 4, 6, 8, 16]:
+    for gbps in [0.125, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 6, 8, 16]:
         cfg = write_config(tmp_path / f"bw{gbps}.yaml", base, f"bw{gbps}", ddr={"bandwidth_gbps": gbps})
         rep = report_of(npusim, program, cfg, tmp_path)
         (layer,) = rep["layers"]

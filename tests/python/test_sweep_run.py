@@ -30,7 +30,7 @@ def test_two_workers_equal_one_by_one(tmp_path):
     assert len(set(table["worker_pid"])) == 2  # both workers did some
 
     failed = table[table["status"] == "failed"]
-    assert len(failed) == 4 and set(failed["model"]) == {"yolo_style-32"} and set(failed["sram_kib"]) == {16}
+    assert len(failed) == 4 and set(failed["model"]) == {"yolo_style-32"} and set(failed["sram_kib"]) == {1}
     assert all("needs" in e and "bytes of SRAM" in e for e in failed["error"])
 
     spec = load_sweep_spec(SPEC_24)

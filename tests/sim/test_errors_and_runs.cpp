@@ -62,6 +62,21 @@ TEST_CASE("SRAM overflow names the instruction, operand, range and capacity", "[
         "instruction #0 (load): ddr_addr 0xfffff000 + 8192 bytes exceeds DDR capacity 4294967296");
 }
 
+TEST_CASE("swap and depthwise need a flexible array; depthwise needs one channel per group", "[errors]") {
+  auto g = gemm(0, 0x1000, 0x2000, 4, 4, 4);
+  g.set(Field::swap, 1);
+  auto fixed = config();
+  fixed.mac_array.mapping = "fixed";
+  CHECK_THROWS_WITH(run(program({g, halt()}), fixed),
+                    Catch::Contains("instruction #0 (gemm): swap = 1 needs mac_array.mapping: flexible"));
+  auto c = make(Opcode::Conv);
+  for (auto [f, v] : {std::pair{Field::in_h, 4}, {Field::in_w, 4}, {Field::in_c, 8}, {Field::out_c, 8}, {Field::groups, 4},
+                      {Field::w_addr, 0x1000}, {Field::out_addr, 0x2000}, {Field::depthwise, 1}})
+    c.set(f, v);
+  CHECK_THROWS_WITH(run(program({c, halt()}), config()),
+                    Catch::Contains("instruction #0 (conv): depthwise = 1 needs groups = in_c = out_c (got groups 4, in_c 8, out_c 8)"));
+}
+
 TEST_CASE("misaligned SRAM address is an error", "[errors]") {
   CHECK(error_of(program({gemm(0x21, 0, 4096, 4, 4, 4)})) ==
         "instruction #0 (gemm): a_addr 0x21 is not a multiple of sram.alignment_bytes (64)");

@@ -1,6 +1,7 @@
 // MAC-array arithmetic against plain C++ references, bit-exact for int8.
 #include <cmath>
 
+#include "costmodel/mac_shapes.h"
 #include "isa/fp16.h"
 #include "tests/sim/functional_harness.h"
 
@@ -51,7 +52,7 @@ std::vector<std::int32_t> ref_conv(const ConvCase& c, const std::vector<std::int
   return out;
 }
 
-void check_conv(const ConvCase& c) {
+void check_conv(const ConvCase& c, npu::cost::ArrayMapping mapping = {}) {
   Rng rng;
   auto in = random_vector<std::int8_t>(rng, static_cast<std::size_t>(c.in_h) * c.in_w * c.in_c, -128, 127);
   auto w = random_vector<std::int8_t>(rng, static_cast<std::size_t>(c.kh) * c.kw * (c.in_c / c.groups) * c.out_c, -128, 127);
@@ -80,6 +81,8 @@ void check_conv(const ConvCase& c) {
   i.set(Field::pad_right, c.pr);
   i.set(Field::groups, c.groups);
   i.set(Field::pad_value, c.pad_value);
+  i.set(Field::swap, mapping.swap ? 1 : 0);
+  i.set(Field::depthwise, mapping.depthwise ? 1 : 0);
   h.op(i);
   const std::size_t n = static_cast<std::size_t>(oh) * ow * c.out_c;
   h.get(OUT, n * 4);
@@ -124,6 +127,25 @@ TEST_CASE("int8 conv: groups and depthwise", "[functional][mac]") {
   check_conv({9, 11, 8, 12, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 4, 2});     // 4 groups, 2 in -> 3 out each
   check_conv({12, 10, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, 5});  // depthwise, pad_value 5
   check_conv({12, 10, 16, 16, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 16, -1}); // depthwise, stride/dilation 2
+}
+
+TEST_CASE("the swap and depthwise mappings compute the same values", "[functional][mac]") {
+  check_conv({9, 11, 8, 12, 3, 3, 2, 1, 1, 2, 1, 2, 0, 1, 1, -3}, {true, false});
+  check_conv({12, 10, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, 5}, {false, true});
+  check_conv({12, 10, 16, 16, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 16, -1}, {true, true});
+  Rng rng;
+  const int m = 3, n = 40, k = 21;
+  auto a = random_vector<std::int8_t>(rng, m * k, -128, 127);
+  auto b = random_vector<std::int8_t>(rng, k * n, -128, 127);
+  Harness h;
+  h.put(0, a);
+  h.put(4096, b);
+  auto swapped = gemm(0, 4096, 8192, m, n, k);
+  swapped.set(Field::swap, 1);
+  h.op(swapped);
+  h.get(8192, m * n * 4);
+  h.run();
+  CHECK(h.read<std::int32_t>(8192, m * n) == ref_gemm(a, b, m, n, k));
 }
 
 TEST_CASE("fp16 gemm matches a float reference", "[functional][mac][fp16]") {

@@ -267,3 +267,35 @@ TEST_CASE("conv timing is the per-group gemm times groups", "[timing]") {
   os.mac_array.dataflow = npu::Dataflow::OutputStationary;
   CHECK(run(program({conv(8, 8, 32, 64, 1), halt()}), os).compute.busy_cycles == 5088);
 }
+
+TEST_CASE("swap exchanges m and n in the formula; depthwise puts channels on the columns", "[timing]") {
+  // Batch-1 gemm m=1, n=512, k=256 on 16x16 WS:
+  //  as is:   ceil(256/16) * ceil(512/16) = 512 folds * (32 + 16 + 1 - 2 = 47)  = 24064
+  //  swapped: ceil(256/16) * ceil(1/16)   =  16 folds * (32 + 16 + 512 - 2 = 558) = 8928
+  auto g = gemm(0, 0x1000, 0x40000, 1, 512, 256);
+  CHECK(run(program({g, halt()}), config()).compute.busy_cycles == 24064);
+  g.set(Field::swap, 1);
+  CHECK(run(program({g, halt()}), config()).compute.busy_cycles == 8928);
+  // Depthwise 12x10x16, 3x3, pad 1: m = 120. Per group (above): 16 * 166 = 2656. Depthwise
+  // mode: one gemm m = 120, k = 9, n = 16: 1 fold * (32 + 16 + 120 - 2) = 166.
+  auto dw = make(Opcode::Conv);
+  dw.set(Field::in_addr, 0);
+  dw.set(Field::w_addr, 0x10000);
+  dw.set(Field::out_addr, 0x20000);
+  dw.set(Field::in_h, 12);
+  dw.set(Field::in_w, 10);
+  dw.set(Field::in_c, 16);
+  dw.set(Field::out_c, 16);
+  dw.set(Field::kernel_h, 3);
+  dw.set(Field::kernel_w, 3);
+  dw.set(Field::pad_top, 1);
+  dw.set(Field::pad_left, 1);
+  dw.set(Field::pad_bottom, 1);
+  dw.set(Field::pad_right, 1);
+  dw.set(Field::groups, 16);
+  dw.set(Field::depthwise, 1);
+  CHECK(run(program({dw, halt()}), config()).compute.busy_cycles == 166);
+  // Swapped too: ceil(9/16) * ceil(120/16) = 8 folds * (32 + 16 + 16 - 2 = 62) = 496.
+  dw.set(Field::swap, 1);
+  CHECK(run(program({dw, halt()}), config()).compute.busy_cycles == 496);
+}

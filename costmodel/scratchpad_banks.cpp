@@ -1,9 +1,9 @@
-#include "sim/scratchpad_banks.h"
+#include "costmodel/scratchpad_banks.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace npu::sim {
+namespace npu::cost {
 
 ScratchpadBanks::ScratchpadBanks(const SramConfig& config)
     : map_(config), bank_width_(static_cast<double>(std::max(1, config.bank_width_bytes))) {
@@ -49,4 +49,4 @@ std::uint64_t ScratchpadBanks::begin(Agent agent, std::uint64_t start, std::uint
   return stall_cycles;
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost

@@ -1,0 +1,233 @@
+#include "compiler/step_schedule.h"
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/sram_allocator.h"
+
+namespace npu::compiler {
+namespace {
+
+constexpr double kNearBest = 1.02;           // a smaller region may cost this much more
+constexpr std::uint64_t kSmallestProbe = 4096;
+
+struct Pref {
+  std::uint64_t bytes = 0;
+  double cycles = 0, ddr_bytes = 0;
+};
+
+class StepScheduler {
+ public:
+  StepScheduler(const std::vector<StepLayer>& layers, const std::map<std::string, StepValue>& values,
+                const StepScheduleOptions& o, const DemandFn& demand)
+      : layers_(layers), values_(values), o_(o), demand_(demand) {
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      for (const auto& v : layers[i].outputs) producer_[v] = static_cast<std::int64_t>(i);
+      for (const auto& v : layers[i].inputs) readers_[v].push_back(static_cast<std::int64_t>(i));
+    }
+  }
+
+  StepSchedule run();
+
+ private:
+  bool aware(std::int64_t i) const {
+    return i >= 0 && i < static_cast<std::int64_t>(layers_.size()) && layers_[static_cast<std::size_t>(i)].region_aware;
+  }
+  // Layer i's scratch shares no bytes with its predecessor's, unless one of them takes the
+  // whole scratchpad anyway.
+  LiveBuffer scratch_buffer(std::size_t i, std::uint64_t bytes) const {
+    const auto at = static_cast<std::int64_t>(i);
+    return {separate_[i] && aware(at) && aware(at - 1) ? at - 1 : at, at, bytes};
+  }
+  std::pair<std::int64_t, std::int64_t> lifetime(const std::string& v) const {
+    const std::int64_t p = producer_.at(v);
+    std::int64_t last = p;
+    if (auto it = readers_.find(v); it != readers_.end())
+      for (std::int64_t r : it->second) last = std::max(last, r);
+    return {aware(p - 1) ? p - 1 : p, last};
+  }
+  std::optional<Pref> preferred(std::size_t i, const std::map<std::string, ValueHome>& homes, bool compact);
+  std::optional<std::vector<std::uint64_t>> place(const std::map<std::string, ValueHome>& homes,
+                                                  const std::vector<Pref>& prefs, std::vector<std::string>& order,
+                                                  std::size_t* failed = nullptr) const;
+
+  const std::vector<StepLayer>& layers_;
+  const std::map<std::string, StepValue>& values_;
+  const StepScheduleOptions& o_;
+  const DemandFn& demand_;
+  std::map<std::string, std::int64_t> producer_;
+  std::map<std::string, std::vector<std::int64_t>> readers_;
+  std::map<std::pair<std::size_t, std::string>, std::optional<Pref>> memo_;
+  std::vector<bool> compact_;  // per layer: asked for its compact region
+  std::vector<bool> separate_;  // per layer: its scratch region shares no bytes with its predecessor's
+};
+
+// What the layer takes of the whole scratchpad, or (compact) the smallest region, in steps of
+// a fifth from that, which keeps it within kNearBest of its best estimated cycles and DDR bytes.
+std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::string, ValueHome>& homes, bool compact) {
+  const StepLayer& L = layers_[i];
+  if (!L.has_code) return Pref{};
+  std::string key(1, compact ? 'c' : 'f');
+  for (const auto* names : {&L.inputs, &L.outputs})
+    for (const auto& v : *names) {
+      auto it = homes.find(v);
+      key += it == homes.end() ? 'd' : it->second.in_ddr ? 'b' : 'r';
+    }
+  auto memo = memo_.find({i, key});
+  if (memo != memo_.end()) return memo->second;
+  std::optional<Pref> result;
+  if (auto full = demand_(i, homes, o_.capacity)) {
+    Pref best{full->sram_bytes, full->cycles, full->ddr_bytes};
+    if (!L.region_aware) {
+      best.bytes = o_.capacity;
+    } else if (compact || full->takes_all) {  // a layer sizing its tiles from the region is never given all of it
+      auto smaller = [&](std::uint64_t b) { return b * 4 / 5 / o_.alignment * o_.alignment; };
+      for (std::uint64_t budget = smaller(best.bytes); budget >= kSmallestProbe && budget >= o_.capacity / 64;
+           budget = smaller(std::min(budget, best.bytes))) {
+        auto d = demand_(i, homes, budget);
+        if (!d || d->cycles > full->cycles * kNearBest || d->ddr_bytes > full->ddr_bytes * kNearBest) break;
+        best = {d->sram_bytes, d->cycles, d->ddr_bytes};
+      }
+    }
+    result = best;
+  }
+  memo_.emplace(std::make_pair(i, key), result);
+  return result;
+}
+
+std::optional<std::vector<std::uint64_t>> StepScheduler::place(const std::map<std::string, ValueHome>& homes,
+                                                               const std::vector<Pref>& prefs,
+                                                               std::vector<std::string>& order, std::size_t* failed) const {
+  std::vector<LiveBuffer> buffers;
+  for (std::size_t i = 0; i < layers_.size(); ++i) buffers.push_back(scratch_buffer(i, prefs[i].bytes));
+  order.clear();
+  for (const auto& [v, home] : homes) {
+    auto [first, last] = lifetime(v);
+    buffers.push_back({first, last, values_.at(v).bytes});
+    order.push_back(v);
+  }
+  return place_buffers(buffers, o_.capacity, o_.alignment, failed);
+}
+
+StepSchedule StepScheduler::run() {
+  const std::size_t n = layers_.size();
+  std::map<std::string, ValueHome> homes;
+  std::vector<Pref> prefs(n);
+  compact_.assign(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto p = preferred(i, homes, false);
+    prefs[i] = p ? *p : Pref{o_.capacity, 0};  // no plan at all: the generator reports it
+  }
+  // Neighbouring layers that do not fit side by side even compact tile one after the other:
+  // while placement fails, the layer that did not fit (or its successor) stops being kept
+  // apart from its predecessor.
+  separate_.assign(n, true);
+  std::vector<std::string> none;
+  if (!place(homes, prefs, none)) {
+    for (std::size_t i = 0; i < n; ++i) {
+      compact_[i] = true;
+      if (auto p = preferred(i, homes, true)) prefs[i] = *p;
+    }
+    std::size_t failed = 0;
+    while (!place(homes, prefs, none, &failed)) {
+      std::size_t i = failed < n ? failed : n - 1;
+      if (!separate_[i] && i + 1 < n) ++i;
+      while (i > 0 && !separate_[i]) --i;  // a predecessor still kept apart
+      if (!separate_[i]) break;           // nothing left to merge: cannot happen
+      separate_[i] = false;
+    }
+  }
+  // Candidates, most DDR traffic saved per byte and position held first.
+  struct Candidate {
+    std::string value;
+    double density;
+    std::uint64_t bytes;
+  };
+  std::vector<Candidate> candidates;
+  for (const auto& [v, p] : producer_) {
+    const StepValue& val = values_.at(v);
+    auto readers = readers_.find(v);
+    if (readers == readers_.end() || !layers_[static_cast<std::size_t>(p)].writes_resident) continue;
+    if (val.bytes == 0 || val.bytes > o_.capacity / 2) continue;
+    auto [first, last] = lifetime(v);
+    candidates.push_back({v, (1.0 + static_cast<double>(readers->second.size())) / static_cast<double>(last - first + 1),
+                          val.bytes});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return a.density != b.density ? a.density > b.density : a.bytes < b.bytes;
+  });
+  std::vector<std::string> order;
+  for (const auto& c : candidates) {
+    const std::int64_t p = producer_.at(c.value);
+    ValueHome home;
+    home.resident = true;
+    home.in_ddr = o_.keep_all_in_ddr || values_.at(c.value).step_output;
+    for (std::int64_t r : readers_.at(c.value))
+      if (!layers_[static_cast<std::size_t>(r)].reads_resident) home.in_ddr = true;
+    auto trial = homes;
+    trial[c.value] = home;
+    std::set<std::int64_t> affected(readers_.at(c.value).begin(), readers_.at(c.value).end());
+    affected.insert(p);
+    // First as the layers are; if that does not fit, with every layer alive meanwhile in its
+    // compact region.
+    auto [first, last] = lifetime(c.value);
+    bool admitted = false;
+    std::vector<Pref> trial_prefs;
+    std::vector<bool> trial_compact;
+    for (bool shrink : {false, true}) {
+      trial_prefs = prefs;
+      trial_compact = compact_;
+      if (shrink)
+        for (std::int64_t i = std::max<std::int64_t>(0, first - 1); i <= last && i < static_cast<std::int64_t>(n); ++i)
+          trial_compact[static_cast<std::size_t>(i)] = true;
+      bool ok = true;
+      for (std::size_t i = 0; i < n && ok; ++i) {
+        if (!affected.count(static_cast<std::int64_t>(i)) && trial_compact[i] == compact_[i]) continue;
+        auto pr = preferred(i, trial, trial_compact[i]);
+        if (!pr) ok = false;
+        else trial_prefs[i] = *pr;
+      }
+      // Worth it only if the layers' estimates lose less than the DDR time it saves.
+      double slower = 0, saved = 0;
+      for (std::size_t i = 0; i < n && ok; ++i) {
+        slower += trial_prefs[i].cycles - prefs[i].cycles;
+        saved += prefs[i].ddr_bytes - trial_prefs[i].ddr_bytes;
+      }
+      if (ok && slower > saved / o_.ddr_bytes_per_cycle) break;
+      if (ok && place(trial, trial_prefs, order)) {
+        admitted = true;
+        break;
+      }
+    }
+    if (!admitted) continue;
+    compact_ = std::move(trial_compact);
+    homes = std::move(trial);
+    prefs = std::move(trial_prefs);
+  }
+  auto offsets = place(homes, prefs, order);
+  StepSchedule out;
+  if (!offsets) {  // cannot happen: every admission was placed
+    out.scratch.assign(n, SramRegion{0, o_.capacity});
+    out.est_cycles.assign(n, 0);
+    return out;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    out.scratch.push_back(layers_[i].region_aware ? SramRegion{(*offsets)[i], prefs[i].bytes} : SramRegion{0, o_.capacity});
+    out.est_cycles.push_back(prefs[i].cycles);
+  }
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    ValueHome h = homes.at(order[k]);
+    h.sram_addr = (*offsets)[n + k];
+    out.homes[order[k]] = h;
+  }
+  return out;
+}
+
+}  // namespace
+
+StepSchedule schedule_step(const std::vector<StepLayer>& layers, const std::map<std::string, StepValue>& values,
+                           const StepScheduleOptions& options, const DemandFn& demand) {
+  return StepScheduler(layers, values, options, demand).run();
+}
+
+}  // namespace npu::compiler

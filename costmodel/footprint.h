@@ -1,0 +1,25 @@
+// Which scratchpad and DDR bytes an instruction reads and writes: the operand extents of
+// isa/ISA.md (the same ones sim/program_plan checks against the capacity). The compiler
+// derives its dependency tokens from these (compiler/dependency_tokens.h). A strided DMA box
+// counts as its whole span, so a footprint may be larger than the bytes moved, never smaller.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "isa/instruction.h"
+
+namespace npu::cost {
+
+struct ByteRange {
+  std::uint64_t begin = 0, end = 0;  // [begin, end)
+};
+
+struct Footprint {
+  std::vector<ByteRange> sram_read, sram_write, ddr_read, ddr_write;
+  // False for an opcode this table does not know: treat it as touching the whole scratchpad.
+  bool known = true;
+};
+
+Footprint footprint(const isa::Instruction& inst);
+
+}  // namespace npu::cost

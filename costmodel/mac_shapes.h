@@ -1,0 +1,49 @@
+// The operands of a gemm or conv instruction as the MAC array reads them: decoded once here so
+// the simulator (timing, checks, kernels) and the compiler's estimates see the same shapes.
+#pragma once
+#include <cstdint>
+
+#include "isa/instruction.h"
+
+namespace npu::cost {
+
+// Output size of a window sweep: (in + pads - dilation*(kernel-1) - 1) / stride + 1, or 0 when
+// the dilated window does not fit the padded input.
+std::uint64_t window_out_dim(std::uint64_t in, std::uint64_t pads, std::uint64_t kernel, std::uint64_t dilation,
+                             std::uint64_t stride);
+
+// The instruction's swap and depthwise fields (isa/instruction_set.def): timing only.
+struct ArrayMapping {
+  bool swap = false;
+  bool depthwise = false;
+};
+
+struct GemmShape {
+  std::uint64_t m = 0, n = 0, k = 0;
+  bool fp16 = false, accumulate = false, swap = false;
+  std::uint64_t a_addr = 0, b_addr = 0, c_addr = 0;
+  bool b_transposed = false;                        // B stored n x k
+  std::int64_t a_zero_point = 0, b_zero_point = 0;  // int8: subtracted from the operands
+  static GemmShape of(const isa::Instruction& inst);
+};
+
+struct ConvShape {
+  std::uint64_t in_h = 0, in_w = 0, in_c = 0, out_c = 0, kernel_h = 1, kernel_w = 1;
+  std::uint64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  std::uint64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0, groups = 1;
+  std::uint64_t out_h = 0, out_w = 0;  // 0 when the dilated window does not fit the padded input
+  std::int64_t pad_value = 0;
+  bool fp16 = false, accumulate = false;
+  ArrayMapping mapping;
+  std::uint64_t in_addr = 0, w_addr = 0, out_addr = 0;
+  std::uint64_t in_c_per_group() const { return in_c / groups; }
+  std::uint64_t out_c_per_group() const { return out_c / groups; }
+  // The equivalent gemm per group (what the array actually runs).
+  std::uint64_t gemm_m() const { return out_h * out_w; }
+  std::uint64_t gemm_k() const { return kernel_h * kernel_w * in_c_per_group(); }
+  std::uint64_t gemm_n() const { return out_c_per_group(); }
+  std::uint64_t macs() const { return groups * gemm_m() * gemm_k() * gemm_n(); }
+  static ConvShape of(const isa::Instruction& inst);
+};
+
+}  // namespace npu::cost

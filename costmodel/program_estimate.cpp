@@ -1,0 +1,204 @@
+#include "costmodel/program_estimate.h"
+
+#include <algorithm>
+#include <array>
+#include <deque>
+
+#include "costmodel/dma_cost.h"
+#include "costmodel/footprint.h"
+#include "costmodel/mac_cost.h"
+#include "costmodel/mac_shapes.h"
+#include "costmodel/scratchpad_banks.h"
+#include "costmodel/vector_cost.h"
+
+namespace npu::cost {
+namespace {
+
+using isa::Field;
+using isa::Opcode;
+using isa::Unit;
+
+// Busy spans of a resource on the estimated timeline. Instructions are estimated in program
+// order, which is not always time order (a store waiting for its tile's epilogue starts after
+// the next tile's loads), so a later request may still use an earlier gap.
+class Timeline {
+ public:
+  // The DDR: `duration` of data starting at `ready`, split over gaps if need be; returns its end.
+  double fill(double ready, double duration) { return place(ready, duration, true); }
+  // A DMA channel: one transfer at a time, never split; returns its start.
+  double fit(double ready, double duration) { return place(ready, duration, false) - duration; }
+  // Nothing will be requested before `t` any more.
+  void advance(double t) {
+    horizon_ = std::max(horizon_, t);
+    while (!busy_.empty() && busy_.front().second <= horizon_) busy_.pop_front();
+  }
+
+ private:
+  double place(double ready, double duration, bool split) {
+    double t = ready, left = duration;
+    std::size_t i = 0;
+    while (i < busy_.size() && busy_[i].second <= t) ++i;
+    std::vector<std::pair<double, double>> added;
+    for (;;) {
+      if (i < busy_.size() && busy_[i].first <= t) {
+        t = std::max(t, busy_[i].second);
+        ++i;
+        continue;
+      }
+      if (i == busy_.size() || busy_[i].first - t >= left) {
+        added.emplace_back(t, t + left);
+        t += left;
+        break;
+      }
+      if (split) {  // fill the gap up to the next busy span
+        added.emplace_back(t, busy_[i].first);
+        left -= busy_[i].first - t;
+      }
+      t = busy_[i].second;
+      ++i;
+    }
+    for (const auto& a : added)
+      if (a.second > a.first) insert(a);
+    return t;
+  }
+  void insert(std::pair<double, double> a) {
+    auto it = busy_.insert(std::lower_bound(busy_.begin(), busy_.end(), a), a);
+    if (it != busy_.begin() && std::prev(it)->second >= it->first) {
+      std::prev(it)->second = std::max(std::prev(it)->second, it->second);
+      it = std::prev(busy_.erase(it));
+    }
+    while (std::next(it) != busy_.end() && std::next(it)->first <= it->second) {
+      it->second = std::max(it->second, std::next(it)->second);
+      busy_.erase(std::next(it));
+    }
+  }
+  std::deque<std::pair<double, double>> busy_;
+  double horizon_ = 0;
+};
+
+// The instruction's scratchpad ranges as the simulator registers them with the banks: each
+// range's bytes accessed (traffic / span) times, the MAC array's traffic from its dataflow.
+// Ranges are clipped to the scratchpad (a trial estimate may place values above it).
+ScratchpadBanks::Access bank_access(const isa::Instruction& in, const MacArrayCost& mac, std::uint64_t moved_bytes,
+                                    std::uint64_t capacity) {
+  ScratchpadBanks::Access access;
+  const Footprint f = footprint(in);
+  if (!f.known) return access;
+  std::uint64_t span = 0;
+  for (const auto* v : {&f.sram_read, &f.sram_write})
+    for (const ByteRange& r : *v) span += r.end - r.begin;
+  if (span == 0) return access;
+  double traffic = static_cast<double>(moved_bytes ? moved_bytes : span);
+  if (in.opcode == Opcode::Gemm) {
+    const GemmShape s = GemmShape::of(in);
+    const SramTraffic t = mac.gemm_traffic(s.m, s.n, s.k, s.fp16, s.accumulate, s.swap);
+    traffic = static_cast<double>(t.read + t.written);
+  } else if (in.opcode == Opcode::Conv) {
+    const ConvShape s = ConvShape::of(in);
+    const SramTraffic t = mac.conv_traffic(s.groups, s.gemm_m(), s.gemm_n(), s.gemm_k(), s.fp16, s.accumulate, s.mapping);
+    traffic = static_cast<double>(t.read + t.written);
+  }
+  const double times = traffic / static_cast<double>(span);
+  for (const auto* v : {&f.sram_read, &f.sram_write})
+    for (const ByteRange& r : *v)
+      if (r.begin < capacity) access.add(r.begin, std::min(r.end, capacity) - r.begin, times);
+  return access;
+}
+
+}  // namespace
+
+ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std::size_t first, std::size_t end,
+                                 const HardwareConfig& hw) {
+  ProgramEstimate out;
+  out.instructions.resize(end > first ? end - first : 0);
+  const MacArrayCost mac(hw.mac_array);
+  const DmaEstimate dma(hw);
+  const double dispatch = hw.controller.dispatch_cycles;
+  const std::size_t depth = static_cast<std::size_t>(std::max(1, hw.controller.queue_depth));
+  const std::size_t channels = static_cast<std::size_t>(std::max(1, hw.dma.channels));
+  const double bytes_per_cycle = dma.ideal() ? 0.0 : dma.bytes_per_cycle();
+  const double latency = dma.latency_cycles();
+
+  double vt = 0;           // the controller's dispatch clock
+  double all_done = 0;     // latest end of anything dispatched (barrier/halt wait for it)
+  std::array<double, isa::kQueueCount> unit_free{};   // when a unit can take its next instruction
+  std::array<std::vector<double>, isa::kQueueCount> taken;  // take time per instruction, per unit
+  std::vector<Timeline> channel(channels);
+  // Tokens in flight per (producer, consumer): the times they were given, oldest first.
+  std::array<std::array<std::deque<double>, isa::kQueueCount>, isa::kQueueCount> tokens;
+  Timeline ddr;
+  ScratchpadBanks banks(hw.sram);  // the simulator's bank-conflict rule, on the estimated timeline
+
+  for (std::size_t i = first; i < end; ++i) {
+    const isa::Instruction& in = code[i];
+    InstructionEstimate& e = out.instructions[i - first];
+    vt += dispatch;
+    const Unit unit = in.unit();
+    if (unit == Unit::Control) {
+      vt = std::max(vt, all_done);
+      e.start_cycle = e.end_cycle = vt;
+      out.cycles = std::max(out.cycles, vt);
+      if (in.opcode == Opcode::Halt) return out;
+      continue;
+    }
+    const int u = static_cast<int>(unit);
+    auto& q = taken[u];
+    // The queue holds `depth` dispatched, untaken instructions: wait for the one `depth` back.
+    if (q.size() >= depth) vt = std::max(vt, q[q.size() - depth]);
+    const double take = std::max(vt, unit_free[u]);
+    q.push_back(take);
+    double start = take;
+    for (int src = 0; src < isa::kQueueCount; ++src) {
+      if (!(in.pop & (1u << src))) continue;
+      auto& fifo = tokens[src][u];
+      if (fifo.empty()) continue;
+      start = std::max(start, fifo.front());
+      fifo.pop_front();
+    }
+    double finish;
+    if (unit == Unit::Load || unit == Unit::Store) {
+      const std::size_t ch = static_cast<std::size_t>(in.get(Field::channel)) % channels;
+      const std::uint64_t len0 = in.get(Field::len0), c1 = in.get(Field::count1), c2 = in.get(Field::count2),
+                          c3 = in.get(Field::count3);
+      double isolated = 0, bus = 0;
+      dma.box(len0, c1, c2 * c3, in.get(Field::ddr_stride1), in.get(Field::ddr_stride2), in.get(Field::ddr_addr),
+              isolated, bus);
+      start = channel[ch].fit(start, isolated);
+      const std::uint64_t moved = len0 * c1 * c2 * c3;
+      const std::uint64_t port = sram_port_cycles(moved, hw.sram);
+      const double stall = static_cast<double>(
+          banks.begin(ScratchpadBanks::kDma, static_cast<std::uint64_t>(start + hw.dma.setup_cycles), port,
+                      bank_access(in, mac, moved, hw.sram.capacity_bytes)));
+      isolated += stall;
+      finish = start + isolated;
+      if (bytes_per_cycle > 0) {
+        const double data = bus / bytes_per_cycle;
+        const double ready = start + hw.dma.setup_cycles;
+        const double extra = std::max(0.0, isolated - hw.dma.setup_cycles - latency - data);
+        finish = std::max(finish, ddr.fill(ready, data) + latency + extra);
+      }
+      if (finish > start + isolated) channel[ch].fit(start + isolated, finish - start - isolated);
+      unit_free[u] = start;  // the unit hands the transfer to its channel and moves on
+    } else {
+      const double cycles = unit == Unit::Compute ? static_cast<double>(mac.instruction_cycles(in))
+                                                  : static_cast<double>(vector_cycles(in, hw.vector));
+      const auto agent = unit == Unit::Compute ? ScratchpadBanks::kCompute : ScratchpadBanks::kVector;
+      finish = start + cycles +
+               static_cast<double>(banks.begin(agent, static_cast<std::uint64_t>(start), static_cast<std::uint64_t>(cycles),
+                                               bank_access(in, mac, 0, hw.sram.capacity_bytes)));
+      unit_free[u] = finish;
+    }
+    e.start_cycle = start;
+    e.end_cycle = finish;
+    all_done = std::max(all_done, finish);
+    out.cycles = std::max(out.cycles, finish);
+    for (int dst = 0; dst < isa::kQueueCount; ++dst)
+      if (in.push & (1u << dst)) tokens[u][dst].push_back(finish);
+    ddr.advance(vt);
+    for (auto& c : channel) c.advance(vt);
+  }
+  out.cycles = std::max(out.cycles, vt + dispatch);  // the implicit halt
+  return out;
+}
+
+}  // namespace npu::cost
