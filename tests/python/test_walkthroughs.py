@@ -174,6 +174,11 @@ def test_w10_mixed_precision_promotes_the_sensitive_layers(walk):
     # the extra time is in the promoted layers and the int8<->fp16 converters around them
     assert set(promoted) <= set(s["changed_layers"]), s["changed_layers"]
     assert f"promoted to fp16: {', '.join(promoted)}" in out
+    # --keep-fp16 with the same layers builds the same program
+    keep = s["keep_fp16"]
+    assert keep["line"].startswith(f"fp16 layers by --keep-fp16 ({len(promoted)})"), keep["line"]
+    assert keep["latency_us"] == c["mixed"]["latency_us"]
+    assert keep["cosine_mean"] == pytest.approx(c["mixed"]["cosine_mean"], abs=1e-6)
 
 
 def test_w13_dynamic_shape_refused_then_fixed(walk):
