@@ -26,15 +26,17 @@ The other layers quantise well. The walkthrough:
 
     python3 examples/walkthroughs/w10_mixed_precision.py [--quick]
 
+--config CFG picks the preset (default configs/default.yaml, where an FP16 MAC takes 4 INT8 slots).
 --quick: 16x16 input, 4 calibration and 4 evaluation inputs; full mode: 32x32, 8 and 32.
 """
 import json
+from pathlib import Path
 
 import numpy as np
 
 from _common import REPO, npusim_cli, parse_args, pyplot, rel, save_summary
 
-CONFIG = REPO / "configs" / "default.yaml"
+DEFAULT_CONFIG = REPO / "configs" / "default.yaml"
 TARGET = 0.999
 CLASSES = 10
 LATE_OUTLIER = 300.0    # conv6's large channel, undone by conv7's weights: int8 hurts badly
@@ -112,7 +114,10 @@ def evaluate(build, out, prog, eval_files, refs):
 
 
 def main():
-    args = parse_args(__doc__.splitlines()[0])
+    args = parse_args(__doc__.splitlines()[0], lambda p: p.add_argument(
+        "--config", default=str(DEFAULT_CONFIG), help="hardware preset (default configs/default.yaml)"))
+    global CONFIG
+    CONFIG = Path(args.config).resolve()
     import onnxruntime as ort
     hw, n_calib, n_eval = (16, 4, 4) if args.quick else (32, 8, 32)
     out = args.out / "w10"
