@@ -16,7 +16,10 @@ MODELS = [
     "models/exported/transformer_encoder.onnx",
     "models/exported/vgg_small_opset9.onnx",
 ]
-TRUTH = {"clock.frequency_mhz": 1000.0, "ddr.bandwidth_gbps": 25.6, "host.launch_us": 40.0}
+# At 3.2 GB/s these models are partly bandwidth-bound: with the step scheduler hiding DMA
+# behind compute, default.yaml's 25.6 GB/s moves their latencies by under 1 % per 5 % of
+# bandwidth, too little to identify the key.
+TRUTH = {"clock.frequency_mhz": 1000.0, "ddr.bandwidth_gbps": 3.2, "host.launch_us": 40.0}
 
 
 def config(path, root, name, clock, bandwidth, launch):
@@ -47,7 +50,7 @@ def fitted_value(yaml_text, section, key):
 
 
 def test_calibrate_recovers_perturbed_keys(npusim, root, tmp_path, simulated):
-    start = config(tmp_path / "start.yaml", root, "start", 1300, 18, 10)
+    start = config(tmp_path / "start.yaml", root, "start", 1300, 2.4, 10)
     out = tmp_path / "fitted.yaml"
     r = npusim("calibrate", "-c", start, "-m", simulated, "--fit", ",".join(TRUTH), "-o", out)
     assert r.code == 0, r.err
@@ -98,7 +101,7 @@ def test_model_that_does_not_compile_is_one_line(npusim, root, tmp_path):
 
 
 def test_no_convergence_keeps_the_base(npusim, root, tmp_path, simulated):
-    start = config(tmp_path / "start.yaml", root, "start", 1300, 18, 10)
+    start = config(tmp_path / "start.yaml", root, "start", 1300, 2.4, 10)
     out = tmp_path / "f.yaml"
     r = npusim("calibrate", "-c", start, "-m", simulated, "--fit", ",".join(TRUTH),
                "--max-iterations", "1", "-o", out, "-q")

@@ -99,9 +99,6 @@ def test_w7_scratchpad_size_sets_one_layers_ddr_traffic(walk):
     assert rows[-1]["weights_read"] == s["tensor_bytes"]["weights"]
 
 
-@pytest.mark.xfail(reason="fits in one go: the tiler re-reads the input once per 32-channel output chunk even when "
-                          "the whole layer fits the scratchpad (compiler/sram_tiling.h has no input-resident order "
-                          "across chunks); expected once the `schedule` branch's on-chip residency lands", strict=False)
 def test_w7_large_scratchpad_moves_each_tensor_once(walk):
     s, _ = walk("w7_one_layer.py")
     big = s["sizes"][-1]
