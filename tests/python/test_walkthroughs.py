@@ -155,6 +155,29 @@ def test_w9_silent_fallback_is_slower_than_the_cpu(walk):
     assert s["strict_exit"] == 1 and "--strict: node 'row_integral' (CumSum) would fall back" in s["strict_error"]
 
 
+def test_w10_mixed_precision_promotes_the_sensitive_layers(walk):
+    s, out = walk("w10_mixed_precision.py")
+    c, target = s["cases"], s["target_cosine"]
+    # accuracy: the NPU's own output against ONNX Runtime on inputs calibration never saw
+    assert c["int8"]["cosine_mean"] < target <= c["mixed"]["cosine_mean"], c
+    assert c["mixed"]["cosine_min"] <= c["mixed"]["cosine_mean"] <= c["fp16"]["cosine_mean"] + 1e-9
+    # time: mixed costs more than int8 and less than fp16
+    assert c["int8"]["latency_us"] < c["mixed"]["latency_us"] < c["fp16"]["latency_us"], c
+    # the promoted layers are the most sensitive ones of quant-report, and not all of them
+    ranking, promoted = s["report"]["ranking"], s["promoted"]
+    assert 0 < len(promoted) < len(ranking), promoted
+    assert set(promoted) == set(ranking[:len(promoted)]), (promoted, ranking)
+    assert s["report"]["all_int8_cosine"] < target
+    # the extra time is in the promoted layers and the int8<->fp16 converters around them
+    assert set(promoted) <= set(s["changed_layers"]), s["changed_layers"]
+    assert f"promoted to fp16: {', '.join(promoted)}" in out
+    # --keep-fp16 with the same layers builds the same program
+    keep = s["keep_fp16"]
+    assert keep["line"].startswith(f"fp16 layers by --keep-fp16 ({len(promoted)})"), keep["line"]
+    assert keep["latency_us"] == c["mixed"]["latency_us"]
+    assert keep["cosine_mean"] == pytest.approx(c["mixed"]["cosine_mean"], abs=1e-6)
+
+
 def test_w13_dynamic_shape_refused_then_fixed(walk):
     s, _ = walk("w13_static_shapes.py")
     assert s["refused_exit"] == 1
