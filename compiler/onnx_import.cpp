@@ -310,6 +310,10 @@ Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::strin
         throw CompileError(where + ": input '" + in + "' is not produced by any node, input or initializer");
     g.nodes.push_back(std::move(node));
   }
+  // ONNX's own converter and checker assume this; a dangling output would crash the converter.
+  for (const auto& out : g.outputs)
+    if (!producer.count(out))
+      throw CompileError(origin + ": graph output '" + out + "' is not produced by any node, input or initializer");
   // Dynamic graph inputs must be fixed before anything else can be planned.
   for (const auto& in : g.inputs) {
     const Tensor& t = g.tensor(in);
