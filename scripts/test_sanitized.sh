@@ -10,11 +10,15 @@ fuzz_seconds=${FUZZ_SECONDS:-20}
 bash scripts/build_sanitized.sh
 # Leak checking stays on for the fuzz targets (scripts/fuzz.sh); the suite runs SystemC, whose
 # coroutine stacks have guard pages that crash LeakSanitizer's heap scan at exit.
-# Not the test that embeds CPython (the ONNX Runtime bridge): ASan reports a stack-use-after-
-# scope inside CPython's own start-up (Py_InitializeFromConfig), which is not our code.
+# Left out, each for a reason outside our code (both run in the Release build):
+# - the test that embeds CPython (the ONNX Runtime bridge): ASan reports a stack-use-after-
+#   scope inside CPython's own start-up (Py_InitializeFromConfig);
+# - the estimate-accuracy sweep (hundreds of simulations): ASan's no-return handler, run on a
+#   SystemC coroutine stack it does not know (QuickThreads announces no fiber switches), fails
+#   its own CHECK (asan_thread.cpp "kCurrentStackFrameMagic").
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-fuzz -j "$(nproc)" --output-on-failure --timeout 600 \
-  -E '^determinism_tests:|runs on ONNX Runtime through the bridge'
+  -E '^determinism_tests:|runs on ONNX Runtime through the bridge|estimated layer cycles are within'
 mkdir -p build-fuzz/fuzz
 for target in $(ls tests/fuzz/corpus); do
   log=build-fuzz/fuzz/$target.log
