@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The sanitizer stage of CI (scripts/test.sh): builds build-fuzz/ (clang, ASan + UBSan,
 # libFuzzer; scripts/build_sanitized.sh), runs the C++ suite and the fuzz regression corpus
-# there, then fuzzes each target for FUZZ_SECONDS (default 20) from its corpus.
+# there, then fuzzes each target for FUZZ_SECONDS (default 10) from its corpus.
 # Not here: tests/determinism (a property of the code, checked in the Release build; slow
 # under ASan) and long fuzzing runs (scripts/fuzz.sh TARGET 600, by hand; tests/fuzz/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-fuzz_seconds=${FUZZ_SECONDS:-20}
+fuzz_seconds=${FUZZ_SECONDS:-10}
 bash scripts/build_sanitized.sh
 # Leak checking stays on for the fuzz targets (scripts/fuzz.sh); the suite runs SystemC, whose
 # coroutine stacks have guard pages that crash LeakSanitizer's heap scan at exit.
