@@ -12,11 +12,12 @@
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
+#include "compiler/host_flops.h"
+#include "compiler/quant_spelling.h"
 #include "container/compiled_model.h"
 #include "isa/program.h"
 #include "report/model_report.h"
 #include "report/stream_report.h"
-#include "compiler/host_flops.h"
 #include "runtime/compiled_model_io.h"
 #include "runtime/host_time_model.h"
 #include "runtime/input_check.h"
@@ -40,10 +41,10 @@ std::mutex& simulation_mutex() {
 }
 
 std::shared_ptr<CompiledModel> compile_model(const std::string& path, const HardwareConfig& config,
-                                             const std::string& precision, const std::string& calib, bool strict,
+                                             const compiler::QuantSpelling& quant, const std::string& calib, bool strict,
                                              const std::vector<std::string>& input_shapes, bool* from_onnx) {
   compiler::CompileOptions options;
-  options.precision = container::parse_precision(precision);
+  compiler::apply_quant_spelling(quant, options);
   options.calibration_dir = calib;
   options.strict = strict;
   options.input_shapes = input_shapes;
@@ -258,17 +259,29 @@ void bind_session(py::module_& m) {
 
   m.def("compile_model",
         [](const std::string& path, const HardwareConfig& config, const std::string& precision,
-           const std::string& calib, bool strict, const std::vector<std::string>& input_shapes) {
+           const std::string& calib, bool strict, const std::vector<std::string>& input_shapes,
+           const std::string& calib_method, double calib_percentile, const std::string& activations,
+           const std::string& accuracy_target, const std::string& keep_fp16) {
+          compiler::QuantSpelling quant;
+          quant.precision = precision;
+          quant.calib_method = calib_method;
+          quant.calib_percentile = calib_percentile;
+          quant.activations = activations;
+          quant.accuracy_target = accuracy_target;
+          quant.keep_fp16 = keep_fp16;
           bool from_onnx = false;
           std::shared_ptr<CompiledModel> model;
           {
             py::gil_scoped_release release;
-            model = compile_model(path, config, precision, calib, strict, input_shapes, &from_onnx);
+            model = compile_model(path, config, quant, calib, strict, input_shapes, &from_onnx);
           }
           return py::make_tuple(model, from_onnx);
         },
         py::arg("path"), py::arg("config"), py::arg("precision"), py::arg("calib"), py::arg("strict"),
-        py::arg("input_shapes"));
+        py::arg("input_shapes"), py::arg("calib_method") = compiler::QuantSpelling{}.calib_method,
+        py::arg("calib_percentile") = compiler::QuantSpelling{}.calib_percentile,
+        py::arg("activations") = compiler::QuantSpelling{}.activations, py::arg("accuracy_target") = "",
+        py::arg("keep_fp16") = "");
   m.def("model_from_bytes", &model_from_bytes, py::arg("data"), py::arg("origin"));
 
   py::class_<runtime::OnnxModelInfo, std::shared_ptr<runtime::OnnxModelInfo>>(m, "OnnxBoundary",

@@ -201,3 +201,27 @@ def test_qdq_model_runs_with_its_own_parameters(npusim, root, model_and_calib, t
     assert err <= 1.0 + 1e-3, err
     if per_channel:  # the same integers as ONNX Runtime's QLinear kernels
         assert err <= 1e-3, err
+
+
+def test_python_compile_takes_the_quantisation_options(root, model_and_calib):
+    """npusim.compile spells the options as the CLI does and reads them in the same place:
+    mixed precision promotes the same layer, and the NPU's output reaches the target."""
+    import os
+    import sys
+    sys.path.insert(0, os.environ.get("NPUSIM_PYTHONPATH", str(root / "build" / "python")))
+    import npusim
+
+    model, calib = model_and_calib
+    x = np.load(calib / "x_0.npy")
+    ref = ort.InferenceSession(str(model)).run(None, {"x": x})[0]
+    target = 0.9999
+    int8 = npusim.compile(model, root / CONFIG, calib=calib, calib_method="percentile", calib_percentile=99.9)
+    mixed = npusim.compile(model, root / CONFIG, precision="mixed", calib=calib, accuracy_target=f"cosine={target}")
+    keep = npusim.compile(model, root / CONFIG, calib=calib, keep_fp16=["conv3"])
+    assert cosine(int8.run({"x": x})[0]["y"], ref) < target
+    for session in (mixed, keep):
+        assert cosine(session.run({"x": x})[0]["y"], ref) >= target
+    with pytest.raises(npusim.Error, match="--accuracy-target needs --precision mixed"):
+        npusim.compile(model, root / CONFIG, calib=calib, accuracy_target="cosine=0.9")
+    with pytest.raises(npusim.Error, match="--calib-method 'kl'"):
+        npusim.compile(model, root / CONFIG, calib=calib, calib_method="kl")

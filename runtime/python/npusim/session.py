@@ -43,18 +43,28 @@ def host_time(model, config, input_shapes=None):
 
 
 def compile(model, config, precision="int8", calib=None, strict=False, input_shapes=None, device="sim",
-            input_misalignment_bytes=0):
+            input_misalignment_bytes=0, calib_method=None, calib_percentile=None, activations=None,
+            accuracy_target=None, keep_fp16=None):
     """Compiles an ONNX model (or loads a .npuprog) for `config` and returns a Session.
 
     config: a path, a dict or a Config. precision: "int8" (calibrated on `calib`, a directory
-    of .npy files, or on generated inputs) or "fp16". strict: any CPU fallback is an error.
+    of .npy files, or on generated inputs), "fp16", or "mixed" (int8 with the most sensitive
+    layers in fp16 until `accuracy_target`, e.g. "cosine=0.99", is met). calib_method,
+    calib_percentile, activations, keep_fp16 (a list of layer names, or "a,b"): as `npusim
+    compile --calib-method ... --keep-fp16 ...` (None: the CLI's default). strict: any CPU
+    fallback is an error.
     input_shapes fixes dynamic dims: {"input": (1, 3, 224, 224)}. input_misalignment_bytes:
     place the model inputs that many bytes past a 4 KiB boundary in DDR (`npusim run
     --misalign-inputs`)."""
     config = load_config(config)
     path = os.fspath(model)
+    if keep_fp16 is not None and not isinstance(keep_fp16, str):
+        keep_fp16 = ",".join(keep_fp16)
+    quant = dict(calib_method=calib_method, calib_percentile=calib_percentile, activations=activations,
+                 accuracy_target=accuracy_target, keep_fp16=keep_fp16)
     compiled, from_onnx = _core.compile_model(path, config, precision, os.fspath(calib) if calib else "",
-                                              bool(strict), _shape_args(input_shapes))
+                                              bool(strict), _shape_args(input_shapes),
+                                              **{k: v for k, v in quant.items() if v is not None})
     # As `npusim run`: an ONNX file's own declarations (exact dtypes, ranks) refine the boundary.
     declared = _core.read_onnx_boundary(path) if from_onnx else None
     session = Session(compiled, config, path, declared, device, input_misalignment_bytes)
