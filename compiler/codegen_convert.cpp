@@ -13,18 +13,6 @@ namespace {
 
 std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
 
-void linear(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) {
-  DmaBox b;
-  b.ddr_addr = ddr;
-  b.sram_addr = sram;
-  b.run_bytes = std::min<std::uint64_t>(bytes, 32768);
-  b.runs = bytes / b.run_bytes;
-  b.ddr_stride = b.sram_stride = b.run_bytes;
-  emit_dma(out, op, b);
-  const std::uint64_t done = b.runs * b.run_bytes;
-  if (done < bytes) emit_dma(out, op, DmaBox{ddr + done, sram + done, bytes - done});
-}
-
 }  // namespace
 
 LayerCode generate_convert(CodegenContext& ctx, const Node& n) {
@@ -58,7 +46,7 @@ LayerCode generate_convert(CodegenContext& ctx, const Node& n) {
   for (std::uint64_t first = 0; first < total; first += tile, ++t) {
     const std::uint64_t count = std::min(tile, total - first);
     TileStages& st = stream.new_tile();
-    linear(st.load, Opcode::Load, x.addr + first * static_cast<std::uint64_t>(x.elem), in_slot[t % 2],
+    emit_linear_dma(st.load, Opcode::Load, x.addr + first * static_cast<std::uint64_t>(x.elem), in_slot[t % 2],
            count * static_cast<std::uint64_t>(x.elem));
     Instruction in = make(quantize ? Opcode::Quantize : Opcode::Dequantize,
                           {{Field::dtype, static_cast<std::int64_t>(isa::DType::Fp16)}, {Field::dst_addr, addr(out_slot[t % 2])},
@@ -66,7 +54,7 @@ LayerCode generate_convert(CodegenContext& ctx, const Node& n) {
                            {Field::zero_point, q.zero_point}});
     in.set_float(Field::scale, q.scale);
     st.vector.push_back(in);
-    linear(st.store, Opcode::Store, y.addr + first * static_cast<std::uint64_t>(y.elem), out_slot[t % 2],
+    emit_linear_dma(st.store, Opcode::Store, y.addr + first * static_cast<std::uint64_t>(y.elem), out_slot[t % 2],
            count * static_cast<std::uint64_t>(y.elem));
     out.planned_ddr_bytes += count * per_element;
   }

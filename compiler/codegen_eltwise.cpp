@@ -18,8 +18,6 @@
 namespace npu::compiler {
 namespace {
 
-std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
 constexpr std::int64_t kCountMax = isa::field_max(isa::Opcode::Activation, isa::Field::count);
 constexpr std::int64_t kBinaryDimMax = isa::field_max(isa::Opcode::Binary, isa::Field::rows);
 constexpr std::int64_t kQBinaryRowsMax = isa::field_max(isa::Opcode::QuantizedBinary, isa::Field::rows);

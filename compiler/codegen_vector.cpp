@@ -21,18 +21,6 @@ std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
                      std::to_string(ctx.sram_bytes));
 }
 
-// Contiguous bytes [offset, offset + bytes) of a tensor, as a load or store.
-void linear(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) {
-  DmaBox b;
-  b.ddr_addr = ddr;
-  b.sram_addr = sram;
-  b.run_bytes = std::min<std::uint64_t>(bytes, 32768);
-  b.runs = bytes / b.run_bytes;
-  b.ddr_stride = b.sram_stride = b.run_bytes;
-  emit_dma(out, op, b);
-  std::uint64_t done = b.runs * b.run_bytes;
-  if (done < bytes) emit_dma(out, op, DmaBox{ddr + done, sram + done, bytes - done});
-}
 
 }  // namespace
 
@@ -112,7 +100,7 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
       const std::uint64_t dst = y_home ? *y_home + static_cast<std::uint64_t>(r0) * out_row : out_slot[t % 2];
       if (x_home) {
       } else if (nc == x.c) {
-        linear(code, Opcode::Load, x.addr + static_cast<std::uint64_t>(ih0) * row_bytes, src,
+        emit_linear_dma(code, Opcode::Load, x.addr + static_cast<std::uint64_t>(ih0) * row_bytes, src,
                static_cast<std::uint64_t>(ih1 - ih0) * row_bytes);
       } else {
         DmaBox b;
@@ -137,7 +125,7 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
                                          {Field::pad_value, pad_value}}));
       if (!store) continue;
       if (nc == x.c) {
-        linear(code, Opcode::Store, y.addr + static_cast<std::uint64_t>(r0) * out_row, dst, static_cast<std::uint64_t>(nr) * out_row);
+        emit_linear_dma(code, Opcode::Store, y.addr + static_cast<std::uint64_t>(r0) * out_row, dst, static_cast<std::uint64_t>(nr) * out_row);
       } else {
         DmaBox b;
         b.ddr_addr = y.addr + static_cast<std::uint64_t>(r0) * out_row + c_off;
@@ -169,7 +157,7 @@ LayerCode generate_resize(CodegenContext& ctx, const Node& n) {
     std::int64_t nr = std::min(rows, x.h - r0);
     std::uint64_t slot = ctx.sram_base + static_cast<std::uint64_t>(t % 2) * half;
     TileStages& st = stream.new_tile();
-    linear(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(r0) * row, slot, static_cast<std::uint64_t>(nr) * row);
+    emit_linear_dma(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(r0) * row, slot, static_cast<std::uint64_t>(nr) * row);
     // Output pixel (sh*i + dy, sw*j + dx) = input (i, j): one strided store per (dy, dx).
     for (std::int64_t dy = 0; dy < sh; ++dy)
       for (std::int64_t dx = 0; dx < sw; ++dx) {

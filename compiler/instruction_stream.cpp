@@ -77,7 +77,7 @@ DmaBox window_box(std::uint64_t ddr_base, std::uint64_t sram, std::int64_t row0,
   return b;
 }
 
-void emit_linear_load(std::vector<Instruction>& out, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) {
+void emit_linear_dma(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) {
   constexpr std::uint64_t kRun = cost::kLinearRunBytes;
   if (bytes == 0) return;
   DmaBox head;
@@ -86,9 +86,9 @@ void emit_linear_load(std::vector<Instruction>& out, std::uint64_t ddr, std::uin
   head.run_bytes = std::min(bytes, kRun);
   head.runs = bytes / head.run_bytes;
   head.ddr_stride = head.sram_stride = head.run_bytes;
-  emit_dma(out, Opcode::Load, head);
+  emit_dma(out, op, head);
   std::uint64_t done = head.runs * head.run_bytes;
-  if (done < bytes) emit_dma(out, Opcode::Load, DmaBox{ddr + done, sram + done, bytes - done});
+  if (done < bytes) emit_dma(out, op, DmaBox{ddr + done, sram + done, bytes - done});
 }
 
 std::vector<Instruction> LayerStream::finish() {

@@ -61,8 +61,11 @@ DmaBox window_box(std::uint64_t ddr_base, std::uint64_t sram, std::int64_t row0,
                   std::int64_t cols, std::int64_t w, std::int64_t c_total, std::int64_t c0, std::int64_t count,
                   std::int64_t elem_bytes);
 
-// Loads `bytes` contiguous bytes (runs of cost::kLinearRunBytes plus a shorter tail).
-void emit_linear_load(std::vector<Instruction>& out, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes);
+// Loads (or stores) `bytes` contiguous bytes (runs of cost::kLinearRunBytes plus a shorter tail).
+void emit_linear_dma(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes);
+inline void emit_linear_load(std::vector<Instruction>& out, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) {
+  emit_linear_dma(out, Opcode::Load, ddr, sram, bytes);
+}
 
 // Shorthand for building an instruction field by field.
 Instruction make(Opcode op, std::initializer_list<std::pair<Field, std::int64_t>> fields);
