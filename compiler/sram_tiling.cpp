@@ -80,7 +80,7 @@ class ConvTiler {
     count_max_ = field_max(isa::Opcode::Requantize, isa::Field::count);
     if (hw_) {
       dma_.emplace(*hw_);
-      mac_.emplace(hw_->mac_array);
+      mac_.emplace(*hw_);
       flexible_ = cost::flexible_mapping(hw_->mac_array);
     }
   }
@@ -525,7 +525,7 @@ std::uint64_t SramLayout::params_per_chunk(std::int64_t oc) const {
 
 cost::ArrayMapping fastest_mapping(const HardwareConfig& hw, std::int64_t groups, std::int64_t m, std::int64_t n,
                                    std::int64_t k, bool fp16, bool depthwise_possible, double* cycles) {
-  return fastest(cost::MacArrayCost(hw.mac_array), cost::flexible_mapping(hw.mac_array), groups, m, n, k, fp16,
+  return fastest(cost::MacArrayCost(hw), cost::flexible_mapping(hw.mac_array), groups, m, n, k, fp16,
                  depthwise_possible, cycles);
 }
 

@@ -1,14 +1,25 @@
 #include "costmodel/mac_cost.h"
 
+#include <algorithm>
+#include <utility>
+
+#include "hwconfig/design_costs.h"
+
 namespace npu::cost {
 
 bool flexible_mapping(const MacArrayConfig& config) { return config.mapping == "flexible"; }
 
-MacArrayCost::MacArrayCost(const MacArrayConfig& config)
-    : dataflow_(make_dataflow(config)), fp16_factor_(static_cast<std::uint64_t>(config.fp16_cycles_per_op)) {}
+MacArrayCost::MacArrayCost(const MacArrayConfig& config, int sram_access_cycles)
+    : dataflow_(make_dataflow(config)),
+      fp16_factor_(static_cast<std::uint64_t>(config.fp16_cycles_per_op)),
+      fold_wait_cycles_(static_cast<std::uint64_t>(std::max(1, sram_access_cycles) - 1)) {}
+
+MacArrayCost::MacArrayCost(const HardwareConfig& config) : MacArrayCost(config.mac_array, sram_access_cycles(config)) {}
 
 std::uint64_t MacArrayCost::gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap) const {
-  return (swap ? dataflow_->gemm_cycles(n, m, k) : dataflow_->gemm_cycles(m, n, k)) * (fp16 ? fp16_factor_ : 1);
+  if (swap) std::swap(m, n);
+  const std::uint64_t wait = fold_wait_cycles_ ? fold_wait_cycles_ * dataflow_->folds(m, n, k) : 0;
+  return dataflow_->gemm_cycles(m, n, k) * (fp16 ? fp16_factor_ : 1) + wait;
 }
 
 std::uint64_t MacArrayCost::conv_cycles(std::uint64_t groups, std::uint64_t m, std::uint64_t n, std::uint64_t k,

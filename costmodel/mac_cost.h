@@ -26,8 +26,13 @@ bool flexible_mapping(const MacArrayConfig& config);
 
 class MacArrayCost {
  public:
-  explicit MacArrayCost(const MacArrayConfig& config);
-  // folds * per-fold cycles (dataflow), times fp16_cycles_per_op for fp16; swap: the
+  // sram_access_cycles: cycles from a scratchpad read request to its data (sram.access_cycles).
+  explicit MacArrayCost(const MacArrayConfig& config, int sram_access_cycles = 1);
+  // The array and the config's scratchpad access time (hwconfig sram_access_cycles).
+  explicit MacArrayCost(const HardwareConfig& config);
+  // folds * per-fold cycles (dataflow), times fp16_cycles_per_op for fp16, plus
+  // (sram_access_cycles - 1) per fold: each fold's first operand read waits for the scratchpad
+  // (the dataflows' closed forms assume data in the cycle it is asked for); swap: the
   // dataflow's gemm of n x k by k x m.
   std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap = false) const;
   // A conv is its per-group gemm (m = out_h*out_w, k = kh*kw*in_c/groups, n = out_c/groups)
@@ -54,6 +59,7 @@ class MacArrayCost {
  private:
   std::unique_ptr<DataflowModel> dataflow_;
   std::uint64_t fp16_factor_;
+  std::uint64_t fold_wait_cycles_;  // sram_access_cycles - 1
 };
 
 }  // namespace npu::cost

@@ -111,7 +111,7 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
                                  const HardwareConfig& hw) {
   ProgramEstimate out;
   out.instructions.resize(end > first ? end - first : 0);
-  const MacArrayCost mac(hw.mac_array);
+  const MacArrayCost mac(hw);
   const DmaEstimate dma(hw);
   const double dispatch = hw.controller.dispatch_cycles;
   const std::size_t depth = static_cast<std::size_t>(std::max(1, hw.controller.queue_depth));

@@ -75,6 +75,8 @@ const std::vector<Field>& fields() {
        "bytes/cycle", "", SLOT(sram.port_bytes_per_cycle)},
       {"sram", "alignment_bytes", K::Integer, false, 1, false, 4096, true, "", "bytes", "",
        SLOT(sram.alignment_bytes)},
+      {"sram", "timing", K::Choice, false, 0, false, 0, false, "explicit|derived", "", "", SLOT(sram.timing)},
+      {"sram", "access_cycles", K::Integer, false, 1, false, 64, false, "", "cycles", "", SLOT(sram.access_cycles)},
 
       {"dma", "channels", K::Integer, false, 1, false, 64, false, "", "", "", SLOT(dma.channels)},
       {"dma", "setup_cycles", K::Integer, false, 0, false, 1e6, false, "", "cycles", "",

@@ -1,7 +1,10 @@
 #include "hwconfig/design_costs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 #include "hwconfig/config_internal.h"
 #include "techmodel/tech_table.h"
@@ -88,6 +91,7 @@ void derived_costs(const HardwareConfig& c, DesignCosts& d) {
     fail(c, "sram.capacity_kib", err.what());
   }
   d.notes = sram.notes;
+  d.sram_access_ns = sram.access_ns;
   d.sram_read_pj_per_byte = sram.read_pj_per_byte;
   d.sram_write_pj_per_byte = sram.write_pj_per_byte;
   add_part(d, "sram", sram.area_mm2, sram.leakage_mw);
@@ -138,6 +142,27 @@ void derived_costs(const HardwareConfig& c, DesignCosts& d) {
 }
 
 }  // namespace
+
+int sram_access_cycles(const HardwareConfig& c) {
+  if (c.sram.timing != "derived") return c.sram.access_cycles;
+  const EnergyConfig& e = *c.energy;  // validate(): derived timing needs derived energy
+  static std::mutex mutex;
+  static std::map<std::string, int> memo;
+  const std::string key = e.tech_table + "|" + std::to_string(e.tech_nm) + "|" + std::to_string(e.sram_rw_ports) + "|" +
+                          std::to_string(c.sram.capacity_bytes) + "|" + std::to_string(c.sram.banks) + "|" +
+                          std::to_string(c.sram.bank_width_bytes) + "|" + detail::format_number(c.clock.frequency_mhz);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+  }
+  const double access_ns = design_costs(c).sram_access_ns;
+  // Whole cycles, with sim/sim_time.h's tolerance (a time that is a whole number of cycles on
+  // paper does not round up through floating-point noise).
+  const int cycles = std::max(1, static_cast<int>(std::ceil(access_ns / c.cycle_ns() - 1e-6)));
+  std::lock_guard<std::mutex> lock(mutex);
+  memo.emplace(key, cycles);
+  return cycles;
+}
 
 DesignCosts design_costs(const HardwareConfig& c) {
   DesignCosts d;

@@ -43,11 +43,18 @@ struct DesignCosts {
   double area_mm2 = 0;          // sum of the parts
 
   std::vector<std::string> notes;  // approximations made (nearest bank count, ...), one line each
+  double sram_access_ns = 0;       // derived: CACTI's access time of the scratchpad (0: explicit)
 };
 
 // Throws ConfigError naming the config file and key (an unknown technology node, a size
 // outside the table, a DRAM technology the table lacks). validate() calls it for derived
 // configs, so a loaded config always resolves.
 DesignCosts design_costs(const HardwareConfig& config);
+
+// Cycles from a scratchpad bank read request to its data: sram.access_cycles, or with
+// sram.timing: derived, ceil(access_ns x clock_GHz) (at least 1) from the technology table at
+// the scratchpad's capacity, banks and width (the same lookup as its energy). Memoised per
+// (table, sizes, clock), so the cost model may ask once per tiler or simulator.
+int sram_access_cycles(const HardwareConfig& config);
 
 }  // namespace npu

@@ -193,6 +193,16 @@ void validate(const HardwareConfig& c) {
                  "must be a multiple of sram.alignment_bytes (" +
                      std::to_string(c.sram.alignment_bytes) + " bytes)",
                  detail::format_number(static_cast<double>(c.sram.capacity_bytes) / 1024.0));
+  if (c.sram.timing == "derived") {
+    if (!c.energy || !c.energy->derived())
+      detail::fail(file, "sram.timing",
+                   "derived needs energy.model: derived (its technology table gives the access time; this config has " +
+                       std::string(c.energy ? "energy.model: explicit" : "no energy section") + ")");
+    if (c.sram.access_cycles != 1)
+      detail::fail(file, "sram.access_cycles",
+                   "is given by the technology table with sram.timing: derived; set one or the other",
+                   std::to_string(c.sram.access_cycles));
+  }
   // Derived energy must resolve against its technology table (node, sizes, DRAM technology).
   if (c.energy && c.energy->derived()) design_costs(c);
 }

@@ -48,6 +48,12 @@ struct SramConfig {
   int bank_width_bytes = 64;      // bytes one bank reads or writes per cycle
   int port_bytes_per_cycle = 64;  // per port; the DMA channels share one, the compute side has one
   int alignment_bytes = 64;       // every instruction's SRAM base address must be a multiple
+  // Cycles from a bank read request to its data (costmodel/mac_cost.h charges it per fold of
+  // the array). explicit: access_cycles as given (1: the data comes in the cycle it is asked
+  // for, the timing rules' base case); derived: ceil(access time x clock) with CACTI's access
+  // time from the energy section's technology table for this capacity, banks and width.
+  std::string timing = "explicit";
+  int access_cycles = 1;
 };
 
 struct DmaConfig {

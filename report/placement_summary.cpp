@@ -20,7 +20,7 @@ struct InstructionTime {
 
 std::vector<InstructionTime> instruction_times(const container::CompiledModel& m, const HardwareConfig& hw) {
   std::vector<InstructionTime> times(m.program.code.size());
-  const sim::MacArray mac(hw.mac_array);
+  const sim::MacArray mac(hw);
   const double bytes_per_cycle = cost::ddr_bytes_per_cycle(hw);
   for (const auto& step : m.steps) {
     if (step.kind != container::Step::Kind::Npu || step.npu.end_instruction <= step.npu.first_instruction) continue;

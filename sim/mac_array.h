@@ -22,6 +22,9 @@ using cost::SramTraffic;
 class MacArray {
  public:
   explicit MacArray(const MacArrayConfig& config) : cost_(config), flexible_(cost::flexible_mapping(config)) {}
+  // With the config's scratchpad access time (sram.access_cycles / sram.timing).
+  explicit MacArray(const HardwareConfig& config)
+      : cost_(config), flexible_(cost::flexible_mapping(config.mac_array)) {}
   // Whether the array offers the swap and depthwise mappings (mac_array.mapping: flexible).
   bool flexible() const { return flexible_; }
   // Timing and traffic from the cost model (costmodel/mac_cost.h).

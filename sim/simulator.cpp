@@ -57,7 +57,7 @@ void check_config(const HardwareConfig& c) {
 
 SimResult simulate(const isa::Program& program, const HardwareConfig& config, DdrImage& ddr, const SimOptions& options) {
   check_config(config);
-  const MacArray mac(config.mac_array);
+  const MacArray mac(config);
   const ProgramPlan plan = plan_program(program, config, mac);
 
   FreshSystemcContext context;  // outlives every SystemC object below

@@ -81,6 +81,7 @@ SramFigures sram_figures(const TechTable& table, double capacity_kib, int rw_por
   f.write_pj_per_byte = lookup(s->write_pj_per_byte, "write_pj_per_byte");
   f.leakage_mw = lookup(s->leakage_mw, "leakage_mw") * shrink;
   f.area_mm2 = lookup(s->area_mm2, "area_mm2") * shrink;
+  f.access_ns = lookup(s->access_ns, "access_ns");
   return f;
 }
 

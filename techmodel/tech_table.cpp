@@ -136,7 +136,8 @@ TechTable parse(const std::string& file) {
     std::pair<const char*, std::vector<double>*> fields[] = {{"read_pj_per_byte", &out.read_pj_per_byte},
                                                              {"write_pj_per_byte", &out.write_pj_per_byte},
                                                              {"leakage_mw", &out.leakage_mw},
-                                                             {"area_mm2", &out.area_mm2}};
+                                                             {"area_mm2", &out.area_mm2},
+                                                             {"access_ns", &out.access_ns}};
     for (auto& [key, values] : fields) {
       const std::string fpath = path + "." + key;
       *values = r.numbers(r.child(s, path, key), fpath, true);

@@ -23,6 +23,7 @@ struct TechTableError : std::runtime_error {
 struct SramSeries {
   int rw_ports = 1, banks = 1, port_bytes = 8;
   std::vector<double> read_pj_per_byte, write_pj_per_byte, leakage_mw, area_mm2;
+  std::vector<double> access_ns;  // CACTI's access time: request to data
 };
 
 // A logic component: energy per operation, area and leakage of one instance. leakage_uw is
@@ -78,6 +79,7 @@ std::vector<int> available_tech_nodes();
 // SRAM figures for one scratchpad, with how they were obtained.
 struct SramFigures {
   double read_pj_per_byte = 0, write_pj_per_byte = 0, leakage_mw = 0, area_mm2 = 0;
+  double access_ns = 0;  // below the smallest capacity: the smallest's (not scaled)
   int banks = 0, port_bytes = 0;  // the series used (nearest on the axis)
   std::vector<std::string> notes; // each approximation made, one line each ("banks 64 is above ...")
 };

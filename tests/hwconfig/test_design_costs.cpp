@@ -136,3 +136,33 @@ TEST_CASE("a derived config dumps and reads back equal, its table path resolved"
   CHECK(again == c);
   CHECK(npu::design_costs(again).area_mm2 == npu::design_costs(c).area_mm2);
 }
+
+TEST_CASE("derived SRAM timing: ceil(CACTI access time x clock) for the scratchpad's size", "[hwconfig][costs]") {
+  // 7 nm, 16 banks x 64 B: access_ns 0.8039 at 1 MiB, 1.052 at 2 MiB, 2.605 at 16 MiB (the
+  // table's grid values); at 1 GHz that is 1, 2 and 3 cycles, at 2 GHz 2, 3 and 6.
+  const auto t = npu::tech::load_tech_table(table_7nm());
+  CHECK(npu::tech::sram_figures(*t, 1024, 1, 16, 64).access_ns == 0.8039);
+  CHECK(npu::tech::sram_figures(*t, 16384, 1, 16, 64).access_ns == 2.605);
+  auto cycles = [](const char* kib, const char* mhz) {
+    return npu::sram_access_cycles(npu::parse_hardware_config(
+        derived_yaml({{"sram.timing", "derived"}, {"sram.capacity_kib", kib}, {"sram.banks", "16"},
+                      {"sram.bank_width_bytes", "64"}, {"clock.frequency_mhz", mhz}}),
+        "x.yaml"));
+  };
+  CHECK(cycles("1024", "1000") == 1);
+  CHECK(cycles("2048", "1000") == 2);
+  CHECK(cycles("16384", "1000") == 3);
+  CHECK(cycles("1024", "2000") == 2);
+  CHECK(cycles("2048", "2000") == 3);
+  CHECK(cycles("16384", "2000") == 6);
+  // explicit: the key as given, whatever the energy model.
+  CHECK(npu::sram_access_cycles(npu::parse_hardware_config(minimal_yaml({{"sram.access_cycles", "4"}}), "x.yaml")) == 4);
+  CHECK(npu::sram_access_cycles(npu::parse_hardware_config(minimal_yaml(), "x.yaml")) == 1);
+
+  CHECK(error_of(minimal_yaml({{"sram.timing", "derived"}})) ==
+        "configs/x.yaml: sram.timing: derived needs energy.model: derived (its technology table gives the access "
+        "time; this config has no energy section)");
+  CHECK(error_of(derived_yaml({{"sram.timing", "derived"}, {"sram.access_cycles", "2"}})) ==
+        "configs/x.yaml: sram.access_cycles: is given by the technology table with sram.timing: derived; set one or "
+        "the other (got 2)");
+}

@@ -49,6 +49,26 @@ TEST_CASE("compute-bound gemm stream follows the systolic formulas", "[timing]")
   CHECK(h.fp16_macs == 10ull * 64 * 32 * 48);
 }
 
+TEST_CASE("a scratchpad that answers later costs access_cycles - 1 per fold", "[timing]") {
+  // WS, m=64, n=32, k=48 on 16x16: 6 folds of 110 cycles; sram.access_cycles 3 adds 2 per
+  // fold: 660 + 12 = 672 per gemm. fp16 doubles the folds' work, not the wait: 1320 + 12.
+  for (bool fp16 : {false, true}) {
+    auto c = config();
+    c.sram.access_cycles = 3;
+    std::vector<Instruction> code;
+    for (int i = 0; i < 10; ++i) code.push_back(gemm(0, 8192, 16384, 64, 32, 48, fp16));
+    code.push_back(halt());
+    CHECK(run(program(code), c).cycles == 1 + 10 * ((fp16 ? 1320 : 660) + 12));
+  }
+  // OS: 8 folds * 78 + 8 * 2; IS: 12 folds * 78 + 12 * 2.
+  for (auto [df, tile] : {std::pair{Dataflow::OutputStationary, 624 + 16}, {Dataflow::InputStationary, 936 + 24}}) {
+    auto c = config();
+    c.sram.access_cycles = 3;
+    c.mac_array.dataflow = df;
+    CHECK(run(program({gemm(0, 8192, 16384, 64, 32, 48, false), halt()}), c).cycles == 1 + tile);
+  }
+}
+
 namespace {
 // len0 is a 16-bit field: big contiguous loads are `runs` back-to-back runs.
 Instruction contiguous_load(std::uint64_t bytes, int runs) {
