@@ -1,8 +1,9 @@
 """Sweeps that trade: derived energy and area grow with the design. The technology table's
 SRAM figures are the component models' own outputs (regenerated here when the model venv
-exists); sweeping only the scratchpad of ResNet-18 makes area rise strictly, energy fall and
-then rise again, and the energy-latency front hold more than one design; and bad input is one
-line each."""
+exists); sweeping only the scratchpad of ResNet-18 (configs/sweeps/resnet18-scratchpad.yaml)
+makes area rise strictly, energy fall and then rise again, latency fall and then rise with the
+SRAM's access time, and the energy-latency front hold more than one design; and bad input is
+one line each."""
 import os
 import pathlib
 import shutil
@@ -80,20 +81,14 @@ def test_table_grid_points_are_the_component_models_outputs():
             assert costs["area_sram_mm2"] == model["area_mm2"]
 
 
-def test_scratchpad_sweep_trades_area_against_energy(tmp_path):
-    """ResNet-18 INT8 at 224x224 on the default design, only the scratchpad swept."""
-    spec = tmp_path / "sram.yaml"
-    spec.write_text(textwrap.dedent(f"""\
-        base: {ROOT}/configs/default.yaml
-        models:
-          - generate: resnet18
-        axes:
-          sram_kib: {{from: 128, to: 16384, factor: 2}}
-        objectives: [latency_us, energy_uj]
-        """))
+def test_scratchpad_sweep_trades_latency_against_energy(tmp_path):
+    """configs/sweeps/resnet18-scratchpad.yaml: ResNet-18 INT8 at 224x224 on the default design
+    at 45 nm with derived SRAM timing, only the scratchpad swept (128 KiB .. 16 MiB)."""
+    spec = ROOT / "configs" / "sweeps" / "resnet18-scratchpad.yaml"
     table = run_sweep(spec, tmp_path / "r.parquet", workers=2, progress=False)
     assert (table["status"] == "ok").all(), table["error"].tolist()
     table = table.sort_values("sram_kib")
+    assert table["sram_kib"].tolist() == [128 * 2 ** i for i in range(8)]
     area = table["area_mm2"].tolist()
     assert all(b > a for a, b in zip(area, area[1:])), area
     energy = table["energy_uj"].tolist()
@@ -104,13 +99,19 @@ def test_scratchpad_sweep_trades_area_against_energy(tmp_path):
     assert ddr[best] < ddr[0]
     sram = table["energy_sram_uj"].tolist()
     assert sram[-1] > sram[best]
-    # Area against energy is the trade (latency alone stops improving once every
-    # intermediate stays on chip): the designs from the smallest up to the most frugal.
-    front = pareto_front(table, [("area_mm2", "min"), ("energy_uj", "min")])
+    # Latency falls while spills shrink, then rises with the SRAM's access time: the fastest
+    # design is larger than the most frugal one, and every size between them trades one for
+    # the other, so the front is exactly the sizes from the most frugal to the fastest.
+    latency = table["latency_us"].tolist()
+    fastest = latency.index(min(latency))
+    assert 0 < fastest < len(latency) - 1 and latency[-1] > latency[fastest], latency
+    front = pareto_front(table, [("latency_us", "min"), ("energy_uj", "min")])
     kib = table["sram_kib"].tolist()
-    expected = [kib[i] for i in range(len(kib)) if all(energy[i] < e for e in energy[:i])]
-    assert len(expected) > 1 and expected[-1] == kib[best], energy
-    assert sorted(front["sram_kib"].tolist()) == expected, front
+    expected = [kib[i] for i in range(len(kib))
+                if not any(latency[j] <= latency[i] and energy[j] <= energy[i] and j != i for j in range(len(kib)))]
+    assert len(front) > 1, (latency, energy)
+    assert sorted(front["sram_kib"].tolist()) == expected
+    assert min(expected) == kib[best] and max(expected) == kib[fastest]
     assert table.attrs["npusim"]["objectives"] == [["latency_us", "min"], ["energy_uj", "min"]]
 
 
