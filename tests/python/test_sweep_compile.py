@@ -62,3 +62,46 @@ def test_compile_relevant_keys_do_change_the_key():
     assert sweep_compile.compile_key(model, {**base, "mac_array.rows": 16}) != key
     assert sweep_compile.compile_key(model, {**base, "ddr.bandwidth_gbps": 3.2}) != key
     assert sweep_compile.compile_key(model, {**base, "sram.capacity_kib": 128}) != key
+    # Derived SRAM timing reads the technology table: its node then changes the program.
+    derived = {**base, "sram.timing": "derived", "energy.model": "derived", "energy.tech_nm": 7}
+    assert sweep_compile.compile_key(model, {**derived, "energy.tech_nm": 45}) != sweep_compile.compile_key(model, derived)
+    assert sweep_compile.compile_key(model, {**base, "energy.tech_nm": 45}) == key  # explicit timing: it does not
+
+
+def test_shared_program_runs_each_point_on_the_base_bandwidths_program(tmp_path):
+    """share_program_across: [ddr_gbps, clock_mhz]: one compile per SRAM size; each point's row is
+    what the program compiled for the base config's bandwidth and clock does on the point's
+    config, and says so in compiled_for."""
+    from npusim.sweep_runner import run_sweep
+    from npusim.sweep_spec import load_sweep_spec
+
+    spec_path = tmp_path / "shared.yaml"
+    spec_path.write_text(f"base: {ROOT}/configs/default.yaml\nmodels: [{TINY}]\n"
+                         "axes: {sram_kib: [64, 256], ddr_gbps: [3.2, 25.6], clock_mhz: [500, 1000]}\n"
+                         "share_program_across: [ddr_gbps, clock_mhz]\n")
+    table = run_sweep(spec_path, tmp_path / "r.parquet", workers=1, progress=False)
+    assert len(table) == 8 and (table["status"] == "ok").all(), table["error"].tolist()
+    assert table["compiled_for"].unique().tolist() == ["ddr.bandwidth_gbps=25.6, clock.frequency_mhz=1000"]
+    assert table.groupby("sram_kib")["compile_s"].nunique().tolist() == [1, 1]  # one compile per SRAM size
+    spec = load_sweep_spec(spec_path)
+    base = spec.base_config
+    for row in table.to_dict("records"):
+        compiled = npusim.compile(TINY, npusim.with_values(base, {"sram.capacity_kib": row["sram_kib"]}))
+        point = npusim.with_values(base, {"sram.capacity_kib": row["sram_kib"], "ddr.bandwidth_gbps": row["ddr_gbps"],
+                                          "clock.frequency_mhz": row["clock_mhz"]})
+        _, report = npusim.Session(compiled.compiled, point, str(TINY)).run(timing_only=True)
+        assert row["cycles"] == report["cycles"] and row["latency_us"] == report["latency_us"]
+
+
+def test_only_timing_keys_can_share_a_program(tmp_path):
+    from npusim.errors import SweepSpecError
+    from npusim.sweep_spec import load_sweep_spec
+
+    spec = tmp_path / "bad.yaml"
+    for keys, message in [("[sram_kib]", "share_program_across[0]: sram.capacity_kib decides what the program is"),
+                          ("[ddr_gbps, bandwith]", "share_program_across[1]: bandwith: unknown config key")]:
+        spec.write_text(f"base: {ROOT}/configs/default.yaml\nmodels: [{TINY}]\naxes: {{rows: [16, 32]}}\n"
+                        f"share_program_across: {keys}\n")
+        with pytest.raises(SweepSpecError) as e:
+            load_sweep_spec(spec)
+        assert str(e.value).startswith(f"{spec}: {message}") and "\n" not in str(e.value), str(e.value)

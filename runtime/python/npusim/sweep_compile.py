@@ -17,15 +17,36 @@ TIMING_ONLY_KEYS = frozenset({
     "host.gflops", "host.memcpy_gbps", "host.transition_us", "host.launch_us",
 })
 TIMING_ONLY_SECTIONS = ("energy.", "area.")
+# With sram.timing: derived the scratchpad's access time comes from the energy section's
+# technology table, and the tiler estimates with it.
+DERIVED_TIMING_KEYS = frozenset({"energy.model", "energy.tech_nm", "energy.tech_table", "energy.sram_rw_ports"})
+
+# Keys a spec may list in share_program_across: the compiler reads them only to estimate
+# time (which tiling is fastest), never to decide what fits, so a program compiled for one
+# value runs correctly at another; it is then the program built for the base system, run on
+# a variant of it (sharing changes the results: scripts/bench_sweep prints by how much).
+SHAREABLE_KEYS = ("clock.frequency_mhz", "ddr.bandwidth_gbps", "ddr.latency_ns", "ddr.other_agents_share",
+                  "ddr.row_miss_ns", "dma.setup_cycles")
 
 
-def compiler_reads(path):
+def compiler_reads(path, values=None):
+    if values and values.get("sram.timing") == "derived" and path in DERIVED_TIMING_KEYS:
+        return True
     return path != "name" and path not in TIMING_ONLY_KEYS and not path.startswith(TIMING_ONLY_SECTIONS)
 
 
+def compile_values(config_values, base_values, shared=()):
+    """The config values a point's program is compiled with: its own, except the shared keys,
+    which take the base config's values."""
+    if not shared:
+        return config_values
+    return {**config_values, **{p: base_values[p] for p in shared if p in base_values}}
+
+
 def compile_key(model, config_values):
-    """Points with equal keys get the same program. config_values: {key path: value}."""
-    relevant = {p: v for p, v in config_values.items() if compiler_reads(p)}
+    """Points with equal keys get the same program. config_values: {key path: value} (after
+    compile_values when the spec shares programs)."""
+    relevant = {p: v for p, v in config_values.items() if compiler_reads(p, config_values)}
     key = {"model": model.path, "precision": model.precision, "input_shapes": model.input_shapes,
            "calib": model.calib, "strict": model.strict, "config": relevant}
     return hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]

@@ -9,11 +9,12 @@ import os
 import pathlib
 import subprocess
 import sys
+import time
 
 from . import config_key_paths
 from .config import config_to_dict, with_values
 from .errors import Error
-from .sweep_compile import compile_key
+from .sweep_compile import compile_key, compile_values
 from .safe_expression import ExpressionError
 from .sweep_points import constraint_names, sweep_points
 from .sweep_results import ResultStore
@@ -62,8 +63,11 @@ def generate_models(spec, directory):
 
 def fingerprint(spec):
     """What must not change between a sweep and its resumption."""
-    return {"base config": hashlib.sha1(spec.base_config.yaml().encode()).hexdigest(),
-            "timing_only": spec.timing_only}
+    out = {"base config": hashlib.sha1(spec.base_config.yaml().encode()).hexdigest(),
+           "timing_only": spec.timing_only}
+    if spec.shared_program_keys:  # rows run shared programs: not to be mixed with rows that do not
+        out["share_program_across"] = list(spec.shared_program_keys)
+    return out
 
 
 @contextlib.contextmanager
@@ -92,8 +96,13 @@ def _progress(total, initial, name, enabled):
 
 
 def run_sweep(spec_path, out, workers=None, scheduler=None, restart=False, progress=True, flush_seconds=2.0,
-              client=None):
-    """Runs (or resumes) the sweep of `spec_path` into `out` and returns the results table."""
+              client=None, phases=None):
+    """Runs (or resumes) the sweep of `spec_path` into `out` and returns the results table.
+    phases: a dict to fill with the seconds this process spent per phase (prepare: spec,
+    points, configs and compile keys; run: waiting on the workers and storing rows; finish:
+    the results table), for scripts/bench_sweep."""
+    phases = {} if phases is None else phases
+    started = time.perf_counter()
     spec = load_sweep_spec(spec_path)
     points = sweep_points(spec)
     store = ResultStore(out, fingerprint(spec), restart=restart, flush_seconds=flush_seconds)
@@ -122,15 +131,29 @@ def run_sweep(spec_path, out, workers=None, scheduler=None, restart=False, progr
                 store.add({**row, "status": "failed", "error": f"config: {e}"})
                 bar.update()
                 continue
-            key = compile_key(p.model, {**base_values, **p.design.overrides})
-            compile_for.setdefault(key, (p.model, config.yaml()))
-            tasks.append(({"row": row, "config_yaml": config.yaml(), "model_path": p.model.path}, key))
+            shared = spec.shared_program_keys
+            values = compile_values({**base_values, **p.design.overrides}, base_values, shared)
+            key = compile_key(p.model, values)
+            config_yaml = config.yaml()
+            if key not in compile_for:
+                compile_config = config if not shared else with_values(
+                    spec.base_config, {k: v for k, v in p.design.overrides.items() if k not in shared})
+                compile_for[key] = (p.model, compile_config.yaml())
+            if shared:
+                row["compiled_for"] = ", ".join(f"{k}={base_values[k]}" for k in shared)
+            tasks.append(({"row": row, "config_yaml": config_yaml, "model_path": p.model.path}, key))
+        phases["prepare"] = time.perf_counter() - started
+        started = time.perf_counter()
         try:
             with (contextlib.nullcontext(client) if client else dask_client(workers, scheduler)) as dask:
                 _run_on_dask(dask, tasks, compile_for, spec.timing_only, store, bar)
         finally:
             store.flush()
-    return store.finish(order, leading, decorate)
+    phases["run"] = time.perf_counter() - started
+    started = time.perf_counter()
+    table = store.finish(order, leading, decorate)
+    phases["finish"] = time.perf_counter() - started
+    return table
 
 
 def mark_feasible(spec, designs, table):

@@ -12,10 +12,11 @@ from .config import config_to_dict, load_config, load_yaml
 from .errors import Error, SweepSpecError
 from .safe_expression import FUNCTIONS, Expression, ExpressionError
 from .sweep_axes import AxisError, parse_axis
+from .sweep_compile import SHAREABLE_KEYS
 from .sweep_metrics import DESIGN_METRICS, METRICS
 
 TOP_LEVEL_KEYS = {"name", "base", "models", "axes", "constraints", "objectives", "sampling", "timing_only",
-                  "precision"}
+                  "precision", "share_program_across"}
 DEFAULT_OBJECTIVES = ("latency_us", "energy_uj")
 MODEL_KEYS = {"name", "path", "generate", "input_size", "precision", "input_shapes", "calib", "strict"}
 SAMPLING_METHODS = ("grid", "random", "lhs")
@@ -53,6 +54,9 @@ class SweepSpec:
     timing_only: bool = True
     result_constraints: list = field(default_factory=list)  # [(text, Expression)] naming run results
     objectives: list = field(default_factory=list)          # [(column, "min" | "max")]
+    # Key paths whose values do not get their own compile: points differing only in them run
+    # the program compiled with the base config's values (share_program_across).
+    shared_program_keys: tuple = ()
 
 
 def _fail(spec_path, key, problem):
@@ -197,8 +201,28 @@ def load_sweep_spec(path):
     spec = SweepSpec(path=spec_path, name=str(tree.get("name", pathlib.Path(spec_path).stem)),
                      base_config=base_config, base_values=base_values, models=parsed_models, axes=axes,
                      constraints=constraints, sampling=_parse_sampling(spec_path, tree), timing_only=timing_only,
-                     result_constraints=result_constraints, objectives=_parse_objectives(spec_path, tree))
+                     result_constraints=result_constraints, objectives=_parse_objectives(spec_path, tree),
+                     shared_program_keys=_parse_shared(spec_path, tree))
     return spec
+
+
+def _parse_shared(spec_path, tree):
+    raw = tree.get("share_program_across", [])
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list):
+        _fail(spec_path, "share_program_across", f"expected a list of config keys (got {raw!r})")
+    out = []
+    for i, name in enumerate(raw):
+        try:
+            path = config_keys.resolve(str(name))
+        except config_keys.UnknownKey as e:
+            _fail(spec_path, f"share_program_across[{i}]", f"{name}: {e}")
+        if path not in SHAREABLE_KEYS:
+            _fail(spec_path, f"share_program_across[{i}]",
+                  f"{path} decides what the program is, not only its timing (shareable: {', '.join(SHAREABLE_KEYS)})")
+        out.append(path)
+    return tuple(out)
 
 
 def _parse_constraints(spec_path, tree, axes):
