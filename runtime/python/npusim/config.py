@@ -1,5 +1,6 @@
 """Hardware configs from files, dicts or edits of other configs. Everything goes through the
 C++ loader, so every rule and message is the one configs/README.md documents."""
+import copy
 import os
 import re
 
@@ -38,20 +39,37 @@ def load_config(source):
 
 def config_to_dict(config):
     """Every key of the config, nested by section, in YAML units (capacity_kib, not bytes)."""
-    return load_yaml(config.yaml())
+    return copy.deepcopy(_tree_of(config.yaml()))
+
+
+# A sweep edits one base config thousands of times: its YAML is parsed once (PyYAML's pure
+# Python loader took most of with_values' time) and written with libyaml when PyYAML has it.
+_TREES = {}
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def _tree_of(text):
+    tree = _TREES.get(text)
+    if tree is None:
+        if len(_TREES) >= 16:
+            _TREES.clear()
+        tree = _TREES[text] = load_yaml(text)
+    return tree
 
 
 def with_values(config, values, origin="<edited>"):
     """A copy of `config` with `values` ({"mac_array.rows": 64, ...}) replaced, re-validated.
     Optional sections (energy, area) appear when one of their keys is set."""
-    tree = config_to_dict(config)
+    tree = dict(_tree_of(config.yaml()))  # the cached tree is shared: copy what is edited
     for path, value in values.items():
         node = tree
         *sections, key = path.split(".")
         for section in sections:
-            node = node.setdefault(section, {})
+            child = node.get(section)
+            node[section] = child = dict(child) if isinstance(child, dict) else {}
+            node = child
         node[key] = value
-    return _core.parse_config(yaml.safe_dump(tree, sort_keys=False), origin)
+    return _core.parse_config(yaml.dump(tree, Dumper=_Dumper, sort_keys=False), origin)
 
 
 def config_keys():
