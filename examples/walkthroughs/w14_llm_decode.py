@@ -19,8 +19,15 @@ with L only through the cache's bytes).
 
 Needs the transformer ops on the NPU (MatMul of two activations, LayerNormalization, Softmax,
 GELU: the npu-ops-compiler branch); on a compiler without them the blocks fall back to the CPU
-and the script says so. INT8 vs INT4 weights (weight-only quantisation) is not here yet: it
-needs the quantisation work.
+and the script says so.
+
+Weight-only quantisation (`--precision fp16 --weights int8|int4`, as LLM weights ship to NPUs):
+the decode step compiled with FP16 activations and FP16, INT8 (one fp16 scale per output
+channel) or INT4 weights (two per byte, one fp16 scale per 128 weights) streams 2, 1 or about
+0.52 bytes per weight, so tokens per second should follow bandwidth / weight bytes while the
+array keeps up. A batch-1 GEMV uses one row of the array per weight streamed (R weights per
+fp16 MAC slot), so where the DDR delivers more INT4 weights per cycle than that, the array sets
+the pace instead: the script prints both bounds.
 """
 import numpy as np
 
@@ -107,13 +114,38 @@ def gelu_erf(node, const, x):
     return node("Mul", [t, const("half", np.array(0.5, np.float32))], ["gelu"])
 
 
-def run(npusim, path, cfg):
-    _, rep = npusim.compile(str(path), cfg, precision="int8").run(timing_only=True)
+def run(npusim, path, cfg, precision="int8", weights=None):
+    extra = {"weights": weights} if weights else {}
+    _, rep = npusim.compile(str(path), cfg, precision=precision, **extra).run(timing_only=True)
     return {"npu_us": rep["npu_latency_us"], "latency_us": rep["latency_us"], "macs": int(rep["macs"]),
             "ddr_read": int(rep["ddr"]["bytes_read"]), "ddr_written": int(rep["ddr"]["bytes_written"]),
             "ddr_gbps": rep["roofline"]["ddr_gbps"], "peak_tops": rep["peak_tops"],
             "ridge": rep["roofline"]["ridge_macs_per_byte"], "achieved_tops": rep["achieved_tops"],
             "fallbacks": sorted({f["op"] for f in rep["fallbacks"]})}
+
+
+def weight_formats(npusim, decode, presets, d, heads, past):
+    """The decode step with fp16 activations and fp16, int8 or int4 weights on each preset: the
+    simulated time, the DDR bound (weight + fp16 KV-cache bytes over the bandwidth) and the
+    array's bound for the GEMVs (one array row per weight: k*n / rows fp16 MAC slots each)."""
+    macs_per_token = 12 * d * d
+    kv_bytes = 2 * 2 * heads * past * (d // heads)          # fp16 K and V
+    bytes_per_weight = {"fp16": 2.0, "int8": 1.0 + 2 / (3 * d), "int4": 0.5 + 2 / 128}  # + fp16 scales
+    out = []
+    for preset in presets:
+        cfg = npusim.load_config(str(REPO / "configs" / preset))
+        tree = npusim.config_to_dict(cfg)
+        rows, mhz = tree["mac_array"]["rows"], tree["clock"]["frequency_mhz"]
+        fp16_slots = tree["mac_array"].get("fp16_cycles_per_op", 2)
+        for weights in ("fp16", "int8", "int4"):
+            r = run(npusim, decode, cfg, "fp16", None if weights == "fp16" else weights)
+            wbytes = int(macs_per_token * bytes_per_weight[weights])
+            bound = (wbytes + kv_bytes) / (r["ddr_gbps"] * 1e3)
+            out.append({"preset": preset, "weights": weights, "weight_bytes": wbytes, "npu_us": r["npu_us"],
+                        "ddr_read": r["ddr_read"], "stream_bound_us": bound,
+                        "array_bound_us": macs_per_token / rows * fp16_slots / mhz,
+                        "tokens_per_s": 1e6 / r["npu_us"], "fallbacks": r["fallbacks"]})
+    return out
 
 
 def main():
@@ -157,8 +189,18 @@ def main():
                       "ddr_read": r["ddr_read"]})
     print(f"KV-cache sweep on {presets[0]}: " + ", ".join(f"L={s['kv_length']}: {s['npu_us']:.1f} us" for s in sweep))
 
+    # Weight-only quantisation: fp16 activations, fp16 / int8 / int4 weights.
+    formats = weight_formats(npusim, decode, presets, d, heads, past)
+    print(f"{'preset':26s} {'weights':7s} {'weight B':>9s} {'decode us':>10s} {'bytes/BW us':>11s} {'ratio':>6s} "
+          f"{'array us':>9s} {'tok/s':>7s} {'vs fp16':>7s}")
+    for r in formats:
+        base = next(f for f in formats if f["preset"] == r["preset"] and f["weights"] == "fp16")
+        print(f"{r['preset']:26s} {r['weights']:7s} {r['weight_bytes']:9d} {r['npu_us']:10.1f} {r['stream_bound_us']:11.1f} "
+              f"{r['npu_us'] / r['stream_bound_us']:6.2f} {r['array_bound_us']:9.1f} {r['tokens_per_s']:7.0f} "
+              f"{base['npu_us'] / r['npu_us']:6.2f}x")
+
     plt = pyplot()
-    fig, ax = plt.subplots(1, 2, figsize=(14, 4.8))
+    fig, ax = plt.subplots(1, 3, figsize=(20, 4.8))
     r0 = rows[0]
     xs = np.logspace(-1, 3.5, 200)
     ax[0].loglog(xs, np.minimum(r0["decode"]["peak_tops"], 2 * xs * r0["decode"]["ddr_gbps"] / 1000), "k-",
@@ -180,13 +222,23 @@ def main():
     ax[1].set_ylim(bottom=0)
     ax[1].legend(fontsize=8)
     ax[1].set_title(f"one block, d {d}, on {presets[0]}")
+    names = [f["weights"] for f in formats if f["preset"] == presets[0]]
+    mine = [f for f in formats if f["preset"] == presets[0]]
+    xs = np.arange(len(names))
+    ax[2].bar(xs - 0.2, [f["tokens_per_s"] for f in mine], 0.4, label="simulated")
+    ax[2].bar(xs + 0.2, [1e6 / f["stream_bound_us"] for f in mine], 0.4, label="bandwidth / (weight + KV bytes)")
+    ax[2].set_xticks(xs, [f"{n} weights" for n in names])
+    ax[2].set_ylabel("tokens per second (one block)")
+    ax[2].set_title(f"fp16 activations, weight-only quantisation, {presets[0]}")
+    ax[2].legend(fontsize=8)
     fig.tight_layout()
     png = args.out / "w14_llm_decode.png"
     fig.savefig(png, dpi=110)
     print(f"figure: {png}")
     save_summary(args.out, "w14_llm_decode", {"d": d, "heads": heads, "kv_length": past, "prefill_tokens": prefill_tokens,
                                               "weight_bytes": weights, "kv_bytes": kv_bytes, "presets": rows,
-                                              "fallback_ops": fallbacks, "kv_sweep": sweep})
+                                              "fallback_ops": fallbacks, "kv_sweep": sweep,
+                                              "weight_formats": formats})
 
 
 if __name__ == "__main__":
