@@ -124,7 +124,38 @@ def run(npusim, path, cfg, precision="int8", weights=None):
             "fallbacks": sorted({f["op"] for f in rep["fallbacks"]})}
 
 
-def weight_formats(npusim, decode, presets, d, heads, past):
+def mlp_block(path, d, seed=1):
+    """The weight-streaming half of a decode step on its own: x + fc_out(GELU(fc(LN(x)))) for one
+    token, 8 d^2 weights and nothing else worth moving."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(seed)
+    inits, nodes = [], []
+
+    def const(name, array):
+        inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def node(op, ins, outs, **attrs):
+        nodes.append(helper.make_node(op, ins, outs, name=outs[0], **attrs))
+        return outs[0]
+
+    def linear(x, n_in, n_out, name):
+        w = (rng.standard_normal((n_in, n_out)) / np.sqrt(n_in)).astype(np.float32)
+        y = node("MatMul", [x, const(name + "_w", w)], [name + "_mm"])
+        return node("Add", [y, const(name + "_b", np.zeros(n_out, np.float32))], [name])
+
+    h = node("LayerNormalization", ["x", const("g", np.ones(d, np.float32)), const("b", np.zeros(d, np.float32))],
+             ["ln"], axis=-1, epsilon=1e-5)
+    m = gelu_erf(node, const, linear(h, d, 4 * d, "fc"))
+    out = node("Add", ["x", linear(m, 4 * d, d, "fc_out")], ["out"])
+    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, d])],
+                              [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1, d])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path, 8 * d * d
+
+
+def weight_formats(npusim, decode, mlp, mlp_d, presets, d, heads, past):
     """The decode step with fp16 activations and fp16, int8 or int4 weights on each preset: the
     simulated time, the DDR bound (weight + fp16 KV-cache bytes over the bandwidth) and the
     array's bound for the GEMVs (one array row per weight: k*n / rows fp16 MAC slots each)."""
@@ -139,12 +170,17 @@ def weight_formats(npusim, decode, presets, d, heads, past):
         fp16_slots = tree["mac_array"].get("fp16_cycles_per_op", 2)
         for weights in ("fp16", "int8", "int4"):
             r = run(npusim, decode, cfg, "fp16", None if weights == "fp16" else weights)
+            m = run(npusim, mlp, cfg, "fp16", None if weights == "fp16" else weights)
             wbytes = int(macs_per_token * bytes_per_weight[weights])
             bound = (wbytes + kv_bytes) / (r["ddr_gbps"] * 1e3)
             out.append({"preset": preset, "weights": weights, "weight_bytes": wbytes, "npu_us": r["npu_us"],
+                        "mlp_us": m["npu_us"], "mlp_weight_bytes": int(8 * mlp_d * mlp_d * bytes_per_weight[weights]),
                         "ddr_read": r["ddr_read"], "stream_bound_us": bound,
                         "array_bound_us": macs_per_token / rows * fp16_slots / mhz,
-                        "tokens_per_s": 1e6 / r["npu_us"], "fallbacks": r["fallbacks"]})
+                        "tokens_per_s": 1e6 / r["npu_us"], "fallbacks": r["fallbacks"] + m["fallbacks"]})
+            f = out[-1]
+            f["mlp_bound_us"] = f["mlp_weight_bytes"] / (r["ddr_gbps"] * 1e3)
+            f["mlp_array_us"] = 8 * mlp_d * mlp_d / rows * fp16_slots / mhz
     return out
 
 
@@ -190,14 +226,17 @@ def main():
     print(f"KV-cache sweep on {presets[0]}: " + ", ".join(f"L={s['kv_length']}: {s['npu_us']:.1f} us" for s in sweep))
 
     # Weight-only quantisation: fp16 activations, fp16 / int8 / int4 weights.
-    formats = weight_formats(npusim, decode, presets, d, heads, past)
+    mlp_d = 512
+    mlp, _ = mlp_block(args.out / f"w14_mlp_decode_d{mlp_d}.onnx", mlp_d)
+    formats = weight_formats(npusim, decode, mlp, mlp_d, presets, d, heads, past)
     print(f"{'preset':26s} {'weights':7s} {'weight B':>9s} {'decode us':>10s} {'bytes/BW us':>11s} {'ratio':>6s} "
-          f"{'array us':>9s} {'tok/s':>7s} {'vs fp16':>7s}")
+          f"{'array us':>9s} {'tok/s':>7s} {'vs fp16':>7s} | {'MLP us':>7s} {'W/BW us':>7s} {'array us':>8s} {'vs fp16':>7s}")
     for r in formats:
         base = next(f for f in formats if f["preset"] == r["preset"] and f["weights"] == "fp16")
         print(f"{r['preset']:26s} {r['weights']:7s} {r['weight_bytes']:9d} {r['npu_us']:10.1f} {r['stream_bound_us']:11.1f} "
               f"{r['npu_us'] / r['stream_bound_us']:6.2f} {r['array_bound_us']:9.1f} {r['tokens_per_s']:7.0f} "
-              f"{base['npu_us'] / r['npu_us']:6.2f}x")
+              f"{base['npu_us'] / r['npu_us']:6.2f}x | {r['mlp_us']:7.1f} {r['mlp_bound_us']:7.1f} {r['mlp_array_us']:8.1f} "
+              f"{base['mlp_us'] / r['mlp_us']:6.2f}x")
 
     plt = pyplot()
     fig, ax = plt.subplots(1, 3, figsize=(20, 4.8))
@@ -222,14 +261,14 @@ def main():
     ax[1].set_ylim(bottom=0)
     ax[1].legend(fontsize=8)
     ax[1].set_title(f"one block, d {d}, on {presets[0]}")
-    names = [f["weights"] for f in formats if f["preset"] == presets[0]]
     mine = [f for f in formats if f["preset"] == presets[0]]
-    xs = np.arange(len(names))
-    ax[2].bar(xs - 0.2, [f["tokens_per_s"] for f in mine], 0.4, label="simulated")
-    ax[2].bar(xs + 0.2, [1e6 / f["stream_bound_us"] for f in mine], 0.4, label="bandwidth / (weight + KV bytes)")
-    ax[2].set_xticks(xs, [f"{n} weights" for n in names])
-    ax[2].set_ylabel("tokens per second (one block)")
-    ax[2].set_title(f"fp16 activations, weight-only quantisation, {presets[0]}")
+    xs = np.arange(len(mine))
+    ax[2].bar(xs - 0.27, [f["mlp_us"] for f in mine], 0.27, label="simulated MLP decode step")
+    ax[2].bar(xs, [f["mlp_bound_us"] for f in mine], 0.27, label="weight bytes / bandwidth")
+    ax[2].bar(xs + 0.27, [f["mlp_array_us"] for f in mine], 0.27, label="array's GEMV rate (R weights per fp16 slot)")
+    ax[2].set_xticks(xs, [f"{f['weights']} weights" for f in mine])
+    ax[2].set_ylabel("us per token (MLP, d 512, fp16 activations)")
+    ax[2].set_title(f"weight-only quantisation on {presets[0]}")
     ax[2].legend(fontsize=8)
     fig.tight_layout()
     png = args.out / "w14_llm_decode.png"
