@@ -249,6 +249,10 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
                       const CompileOptions& options, CompiledModel& model, const Int8ParamsCache* int8_params) {
   const Precision precision = options.precision;
   CodegenContext ctx(g, config, precision, int8_params);
+  if (options.quant.weights != WeightOnly::None) {
+    ctx.weight_only.format = options.quant.weights == WeightOnly::Int4 ? isa::WeightFormat::Int4 : isa::WeightFormat::Int8;
+    ctx.weight_only.group = options.quant.weights == WeightOnly::Int4 ? static_cast<std::uint64_t>(options.quant.group_size) : 0;
+  }
   isa::Program& program = ctx.program();
   std::set<std::string> step_inputs, step_outputs;
   for (std::size_t s = 0; s < steps.size(); ++s) {
@@ -395,6 +399,13 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       e.zero_point = d.quant.zero_point;
     }
     program.tensors.push_back(e);
+  }
+  if (ctx.weight_only.quantized()) {
+    model.quantization.weights = std::string(weight_only_name(options.quant.weights)) +
+                                 (options.quant.weights == WeightOnly::Int4
+                                      ? " per-group (" + std::to_string(options.quant.group_size) + " weights per fp16 scale)"
+                                      : " per-channel (one fp16 scale per output channel)") +
+                                 ", fp16 activations, " + std::to_string(ctx.weight_only_layers) + " MatMul/Gemm layer(s)";
   }
   model.program = std::move(program);
 }

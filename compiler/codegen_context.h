@@ -123,6 +123,10 @@ class CodegenContext {
   std::map<std::string, std::vector<TilePlan>> conv_plans;
   // Channel concatenations that emit no code: their readers (convs) read the parts, in order.
   std::map<std::string, std::vector<std::string>> concat_parts;
+  // --weights: FusedGemm weights of fp16 layers stored int8 / packed int4 with fp16 scales
+  // (group: rows per scale, 0 for int8's one per column); how many layers got it.
+  cost::WeightStorage weight_only;
+  int weight_only_layers = 0;
 
  private:
   std::uint64_t allocate(std::uint64_t bytes);

@@ -16,6 +16,7 @@
 #include "compiler/quantize.h"
 #include "compiler/shape_inference.h"
 #include "compiler/sram_tiling.h"
+#include "compiler/weight_only.h"
 #include "isa/field_limits.h"
 #include "isa/fp16.h"
 
@@ -99,6 +100,7 @@ ConvLayer describe(CodegenContext& ctx, const Node& n) {
   s.pad_top = L.geo.pad_top;
   s.pad_left = L.geo.pad_left;
   s.elem = ctx.elem_bytes();
+  if (L.gemm && !ctx.int8() && ctx.weight_only.quantized()) s.weights = ctx.weight_only;
   s.residual = L.residual;
   L.act = n.get_string("activation", "");
   L.post = n.get_string("post_activation", "");
@@ -177,6 +179,12 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   const Int8ConvParams& q = q_shared ? *q_shared : kNoInt8Params;
   std::vector<float> bias(static_cast<std::size_t>(s.oc), 0.0f);
   if (!L.bias.empty()) bias = g.tensor(L.bias).floats;
+  const cost::WeightStorage& wstore = s.weights;
+  WeightOnlyWeights wq;
+  if (wstore.quantized()) {
+    wq = quantize_weight_only(wf, s.c, s.oc, wstore);
+    if (!ctx.dry_run) ++ctx.weight_only_layers;
+  }
 
   // Input channels [first, end) of each reduction slice (kernel-row slices: all channels).
   std::vector<std::pair<std::int64_t, std::int64_t>> slice_channels;
@@ -201,10 +209,18 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       for (std::int64_t k = 0; k < channel_slices; ++k) {
         slice_w_offset.push_back(weights_blob.size());
         const auto [c0, c1] = slice_channels[static_cast<std::size_t>(plan.kernel_rows ? 0 : k)];
-        for (std::int64_t kh = 0; kh < KH; ++kh)
-          for (std::int64_t kw = 0; kw < KW; ++kw)
-            for (std::int64_t i = c0; i < c1; ++i)
-              for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) push_w(w_at(o, i, kh, kw));
+        if (wstore.quantized()) {
+          if (wstore.group != 0 && c0 % wq.group_rows != 0)
+            throw CompileError(g.source + ": layer '" + n.name + "': --weights int4 needs the parts of its concatenated input "
+                               "to be multiples of --group-size " + std::to_string(wstore.group) + " channels (a part starts at " +
+                               std::to_string(c0) + ")");
+          append_weight_block(weights_blob, wq, wstore, c0, c1, ch.first_oc, ch.oc, ctx.alignment);
+        } else {
+          for (std::int64_t kh = 0; kh < KH; ++kh)
+            for (std::int64_t kw = 0; kw < KW; ++kw)
+              for (std::int64_t i = c0; i < c1; ++i)
+                for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) push_w(w_at(o, i, kh, kw));
+        }
         while (weights_blob.size() % 64) weights_blob.push_back(0);
       }
     } else {  // [group][kh][kw][icg][ocg]
@@ -390,10 +406,18 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       const std::int64_t mac_dtype = mac_dtype_of(ctx.int8()), accumulate = k > 0 ? 1 : 0;
       const std::int64_t swap = tile.mapping.swap ? 1 : 0, dw = tile.mapping.depthwise ? 1 : 0;
       if (gemm) {
-        code.push_back(make(Opcode::Gemm, {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate},
-                                           {Field::a_addr, addr(in_at)}, {Field::b_addr, addr(w_slot)},
-                                           {Field::c_addr, addr(acc)}, {Field::m, tile.rows}, {Field::n, ch.oc},
-                                           {Field::k, cs}, {Field::swap, swap}}));
+        Instruction mm = make(Opcode::Gemm, {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate},
+                                             {Field::a_addr, addr(in_at)}, {Field::b_addr, addr(w_slot)},
+                                             {Field::c_addr, addr(acc)}, {Field::m, tile.rows}, {Field::n, ch.oc},
+                                             {Field::k, cs}, {Field::swap, swap}});
+        if (wstore.quantized()) {
+          std::uint64_t scale_offset = 0;
+          weight_block_bytes(wstore, cs, ch.oc, es, ctx.alignment, &scale_offset);
+          mm.set(Field::b_format, static_cast<std::int64_t>(wstore.format));
+          mm.set(Field::b_scale_addr, addr(w_slot + scale_offset));
+          mm.set(Field::b_group, static_cast<std::int64_t>(wstore.group));
+        }
+        code.push_back(mm);
       } else {
         code.push_back(make(Opcode::Conv,
                             {{Field::mac_dtype, mac_dtype}, {Field::accumulate, accumulate}, {Field::in_addr, addr(in_at)},

@@ -34,7 +34,7 @@ struct QuantOptions {
   bool mixed = false;                 // --precision mixed: int8 with fp16 layers where needed
   AccuracyTarget target;              // mixed: promote layers until reached (default cosine 0.99)
   std::vector<std::string> keep_fp16; // layers forced to fp16 (fused or original ONNX node names)
-  // Weight-only quantisation: parsed and keyed, but no code generation yet (no CLI option).
+  // Weight-only quantisation of fp16 programs' MatMul/Gemm weights (compiler/weight_only.h).
   WeightOnly weights = WeightOnly::None;
   int group_size = 128;               // int4: weights per scale along the reduction axis
 };

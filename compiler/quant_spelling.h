@@ -14,6 +14,8 @@ struct QuantSpelling {
   std::string activations = "asymmetric";  // or symmetric
   std::string accuracy_target;             // "" or cosine=X | sqnr=DB; --precision mixed only
   std::string keep_fp16;                   // "" or NODE,...; int8 or mixed only
+  std::string weights;                     // "" or int8 | int4: weight-only quantisation; fp16 only
+  std::string group_size;                  // "" or N: int4's weights per scale (default 128)
 };
 
 // Sets options.precision and options.quant; throws CompileError with one line naming the bad

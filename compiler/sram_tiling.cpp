@@ -19,11 +19,12 @@ namespace {
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
 cost::ArrayMapping fastest(const cost::MacArrayCost& mac, bool flexible, std::int64_t groups, std::int64_t m, std::int64_t n,
-                           std::int64_t k, bool fp16, bool depthwise_possible, double* cycles) {
+                           std::int64_t k, bool fp16, bool depthwise_possible, double* cycles,
+                           isa::WeightFormat b_format = isa::WeightFormat::Same) {
   cost::ArrayMapping best;
   auto cyc = [&](cost::ArrayMapping mp) {
     return mac.conv_cycles(static_cast<std::uint64_t>(groups), static_cast<std::uint64_t>(m), static_cast<std::uint64_t>(n),
-                           static_cast<std::uint64_t>(k), fp16, mp);
+                           static_cast<std::uint64_t>(k), fp16, mp, b_format);
   };
   std::uint64_t best_cycles = cyc(best);
   if (flexible) {
@@ -116,7 +117,13 @@ class ConvTiler {
   }
   std::uint64_t weight_bytes(std::int64_t u, Reduction r) const {
     if (s_.groups != 1) return static_cast<std::uint64_t>(s_.kh * s_.kw * u * icg_ * ocg_ * s_.elem);
-    return static_cast<std::uint64_t>(slice_k(r, r.parts ? widest_part() : r.channels) * u * s_.elem);
+    return weight_block_bytes(s_.weights, slice_k(r, r.parts ? widest_part() : r.channels), u, s_.elem, a_);
+  }
+  // Weight-only int4: a reduction slice must start on a group of rows (its own scale rows).
+  std::int64_t group_aligned(std::int64_t channels) const {
+    const auto g = static_cast<std::int64_t>(s_.weights.group);
+    if (s_.weights.format != isa::WeightFormat::Int4 || g == 0) return channels;
+    return ceil_div(channels, g) * g;
   }
   std::uint64_t params_bytes(std::int64_t u) const { return proto_.params_per_chunk(chunk_oc(u)); }
   struct Counts {
@@ -185,7 +192,7 @@ class ConvTiler {
   }
   cost::ArrayMapping mapping_for(std::int64_t cu, std::int64_t m, std::int64_t k, double* cycles) const {
     const bool fp16 = s_.elem == 2;
-    if (s_.groups == 1) return fastest(*mac_, flexible_, 1, m, cu, k, fp16, false, cycles);
+    if (s_.groups == 1) return fastest(*mac_, flexible_, 1, m, cu, k, fp16, false, cycles, s_.weights.format);
     return fastest(*mac_, flexible_, cu, m, ocg_, s_.kh * s_.kw * icg_, fp16, s_.depthwise(), cycles);
   }
   bool estimate(const Candidate& shape, double bound, Candidate& out);
@@ -278,7 +285,7 @@ bool ConvTiler::estimate(const Candidate& c, double bound, Candidate& out) {
     if (n.slices > 1) {
       for (std::int64_t k = 0; k < n.slices; ++k) {
         cost::TileStageCycles& st = stages_[static_cast<std::size_t>(i * n.slices + k)];
-        load_linear(st.load, align_up(static_cast<std::uint64_t>(slice_k(c.red, slice_channels(k)) * cu * s_.elem), 64));
+        load_linear(st.load, align_up(weight_block_bytes(s_.weights, slice_k(c.red, slice_channels(k)), cu, s_.elem, a_), 64));
         if (c.red.parts) {
           if (!s_.parts[static_cast<std::size_t>(k)].resident) {
             std::int64_t ih0, ih1;
@@ -418,7 +425,7 @@ std::optional<TilePlan> ConvTiler::plan() {
         std::max<std::int64_t>(1, (s_.input_resident ? static_cast<std::int64_t>(a_) : 16) / s_.elem);
     std::int64_t previous = s_.c;
     for (std::int64_t parts = 2; parts <= 32; parts *= 2) {
-      const std::int64_t cs = ceil_div(ceil_div(s_.c, parts), fine) * fine;
+      const std::int64_t cs = group_aligned(ceil_div(ceil_div(s_.c, parts), fine) * fine);
       if (cs >= previous || cs < fine) continue;
       // All output channels in one tile; or, when that does not fit, chunks of them too (a
       // small scratchpad: both the weights and the accumulators must shrink).
@@ -437,11 +444,15 @@ std::optional<TilePlan> ConvTiler::plan() {
       std::int64_t cs = ceil_div(s_.c, ns);
       const std::int64_t r = ceil_div(cs, step) * step;
       if (r < s_.c && ceil_div(s_.c, r) == ns) cs = r;
-      if (legal(1, 1, 1, {cs, false})) widest = cs;
+      cs = group_aligned(cs);
+      if (cs < s_.c && legal(1, 1, 1, {cs, false})) widest = cs;
     }
     if (widest > 0) {
       std::vector<std::int64_t> options = {widest};
-      for (std::int64_t cs = widest / 2; cs >= 1 && options.size() < 3; cs /= 2) options.push_back(cs >= step ? cs / step * step : cs);
+      for (std::int64_t cs = widest / 2; cs >= 1 && options.size() < 3; cs /= 2) {
+        const std::int64_t rounded = cs >= step ? cs / step * step : cs;
+        if (group_aligned(rounded) == rounded) options.push_back(rounded);
+      }
       for (std::int64_t cs : options) enumerate({cs, false}, false, all, fastest);
     }
   }
@@ -525,6 +536,16 @@ TilePlan ConvTiler::build(const Candidate& best) const {
 }
 
 }  // namespace
+
+std::uint64_t weight_block_bytes(const cost::WeightStorage& w, std::int64_t k, std::int64_t n, std::int64_t elem,
+                                 std::uint64_t alignment, std::uint64_t* scale_offset) {
+  const auto uk = static_cast<std::uint64_t>(k), un = static_cast<std::uint64_t>(n);
+  const std::uint64_t values = w.value_bytes(uk, un, static_cast<std::uint64_t>(elem));
+  if (!w.quantized()) return values;
+  const std::uint64_t at = align_up(values, alignment);
+  if (scale_offset) *scale_offset = at;
+  return at + w.scale_bytes(uk, un);
+}
 
 std::uint64_t SramLayout::params_per_chunk(std::int64_t oc) const {
   std::uint64_t b = align_up(static_cast<std::uint64_t>(4 * oc), alignment);

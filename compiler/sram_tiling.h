@@ -36,6 +36,7 @@ struct ConvShape {
   std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, groups = 1;
   std::int64_t pad_top = 0, pad_left = 0;  // padding above row 0 / left of column 0
   std::int64_t elem = 1;                   // bytes per element of activations and weights
+  cost::WeightStorage weights;             // gemm in fp16: weight-only int8/int4 (--weights), else as elem
   bool residual = false;
   bool lut = false;
   std::vector<isa::Opcode> epilogue;       // the vector instructions each tile runs, in order
@@ -88,6 +89,12 @@ struct TilePlan {
   bool kernel_rows = false;
   bool input_parts = false;  // one slice per part of ConvShape::parts
 };
+
+// Bytes of one weight block of k x n as the code generator lays it out in DDR and the
+// scratchpad: the values (weight-only: int8 or packed int4), then, from *scale_offset (the
+// values' bytes aligned), the fp16 scales.
+std::uint64_t weight_block_bytes(const cost::WeightStorage& w, std::int64_t k, std::int64_t n, std::int64_t elem,
+                                 std::uint64_t alignment, std::uint64_t* scale_offset = nullptr);
 
 // The best plan in a region of `sram_bytes`, or nullopt when none fits (or none can keep the
 // resident values in place). `hw` null: minimise DDR bytes; otherwise estimated cycles.

@@ -24,7 +24,7 @@ class DataflowModel {
   virtual const char* name() const = 0;
   // Cycles of one int8 gemm C[m x n] += A[m x k] * B[k x n]; m, n, k >= 1.
   virtual std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const = 0;
-  // How many times the array is refilled for that gemm (each fold starts a fresh operand stream).
+  // How many blocks of the array's size the gemm runs as (each pays the fill and drain).
   virtual std::uint64_t folds(std::uint64_t m, std::uint64_t n, std::uint64_t k) const = 0;
   virtual OperandPasses operand_passes(std::uint64_t m, std::uint64_t n, std::uint64_t k) const = 0;
 };

@@ -10,11 +10,12 @@ class InputStationary : public DataflowModel {
  public:
   InputStationary(int rows, int cols) : r_(rows), c_(cols) {}
   const char* name() const override { return "is"; }
-  std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const override {
-    return folds(m, n, k) * (2 * r_ + c_ + n - 2);
-  }
-  std::uint64_t folds(std::uint64_t m, std::uint64_t n, std::uint64_t k) const override {
+  std::uint64_t folds(std::uint64_t m, std::uint64_t, std::uint64_t k) const override {
     return ceil_div(k, r_) * ceil_div(m, c_);
+  }
+  std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const override {
+    const std::uint64_t folds = this->folds(m, n, k);
+    return folds * (2 * r_ + c_ + n - 2);
   }
   OperandPasses operand_passes(std::uint64_t m, std::uint64_t, std::uint64_t) const override {
     return {1, ceil_div(m, c_)};

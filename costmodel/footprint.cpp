@@ -45,7 +45,8 @@ Footprint footprint(const isa::Instruction& in) {
       const GemmShape s = GemmShape::of(in);
       const std::uint64_t es = s.fp16 ? 2 : 1;
       read(Field::a_addr, s.m * s.k * es);
-      read(Field::b_addr, s.k * s.n * es);
+      read(Field::b_addr, s.b_storage.value_bytes(s.k, s.n, es));
+      if (s.b_storage.quantized()) read(Field::b_scale_addr, s.b_storage.scale_bytes(s.k, s.n));
       if (s.accumulate) read(Field::c_addr, s.m * s.n * 4);
       write(Field::c_addr, s.m * s.n * 4);
       break;

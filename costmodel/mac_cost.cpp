@@ -1,7 +1,6 @@
 #include "costmodel/mac_cost.h"
 
 #include <algorithm>
-#include <utility>
 
 #include "hwconfig/design_costs.h"
 
@@ -12,26 +11,32 @@ bool flexible_mapping(const MacArrayConfig& config) { return config.mapping == "
 MacArrayCost::MacArrayCost(const MacArrayConfig& config, int sram_access_cycles)
     : dataflow_(make_dataflow(config)),
       fp16_factor_(static_cast<std::uint64_t>(config.fp16_cycles_per_op)),
+      dequant_int8_cycles_(static_cast<std::uint64_t>(config.dequant_int8_cycles_per_fold)),
+      dequant_int4_cycles_(static_cast<std::uint64_t>(config.dequant_int4_cycles_per_fold)),
       fold_wait_cycles_(static_cast<std::uint64_t>(std::max(1, sram_access_cycles) - 1)) {}
 
 MacArrayCost::MacArrayCost(const HardwareConfig& config) : MacArrayCost(config.mac_array, sram_access_cycles(config)) {}
 
-std::uint64_t MacArrayCost::gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap) const {
-  if (swap) std::swap(m, n);
-  const std::uint64_t wait = fold_wait_cycles_ ? fold_wait_cycles_ * dataflow_->folds(m, n, k) : 0;
-  return dataflow_->gemm_cycles(m, n, k) * (fp16 ? fp16_factor_ : 1) + wait;
+std::uint64_t MacArrayCost::gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap,
+                                        isa::WeightFormat b_format) const {
+  const std::uint64_t array = (swap ? dataflow_->gemm_cycles(n, m, k) : dataflow_->gemm_cycles(m, n, k)) * (fp16 ? fp16_factor_ : 1);
+  if (b_format == isa::WeightFormat::Same && fold_wait_cycles_ == 0) return array;
+  const std::uint64_t folds = swap ? dataflow_->folds(n, m, k) : dataflow_->folds(m, n, k);
+  const std::uint64_t dequant = b_format == isa::WeightFormat::Same ? 0
+                                : b_format == isa::WeightFormat::Int4 ? dequant_int4_cycles_ : dequant_int8_cycles_;
+  return array + folds * (dequant + fold_wait_cycles_);
 }
 
 std::uint64_t MacArrayCost::conv_cycles(std::uint64_t groups, std::uint64_t m, std::uint64_t n, std::uint64_t k,
-                                        bool fp16, ArrayMapping mapping) const {
-  if (mapping.depthwise) return gemm_cycles(m, groups * n, k, fp16, mapping.swap);
-  return groups * gemm_cycles(m, n, k, fp16, mapping.swap);
+                                        bool fp16, ArrayMapping mapping, isa::WeightFormat b_format) const {
+  if (mapping.depthwise) return gemm_cycles(m, groups * n, k, fp16, mapping.swap, b_format);
+  return groups * gemm_cycles(m, n, k, fp16, mapping.swap, b_format);
 }
 
 SramTraffic MacArrayCost::gemm_traffic(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16,
-                                       bool accumulate, bool swap) const {
+                                       bool accumulate, bool swap, const WeightStorage& b_storage) const {
   const std::uint64_t es = fp16 ? 2 : 1, c = m * n * 4;
-  const std::uint64_t a_bytes = m * k * es, b_bytes = k * n * es;
+  const std::uint64_t a_bytes = m * k * es, b_bytes = b_storage.value_bytes(k, n, es) + b_storage.scale_bytes(k, n);
   if (swap) {  // the exchanged gemm streams B^T as its A and A^T as its B
     const OperandPasses p = dataflow_->operand_passes(n, m, k);
     return {b_bytes * p.a + a_bytes * p.b + (accumulate ? c : 0), c};

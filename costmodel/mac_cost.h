@@ -30,25 +30,30 @@ class MacArrayCost {
   explicit MacArrayCost(const MacArrayConfig& config, int sram_access_cycles = 1);
   // The array and the config's scratchpad access time (hwconfig sram_access_cycles).
   explicit MacArrayCost(const HardwareConfig& config);
-  // folds * per-fold cycles (dataflow), times fp16_cycles_per_op for fp16, plus
+  // folds * per-fold cycles (dataflow), times fp16_cycles_per_op for fp16; swap: the
+  // dataflow's gemm of n x k by k x m. Weight-only B (int8/int4): the fp16 gemm plus the
+  // dequantiser's mac_array.dequant_int8/int4_cycles_per_fold per fold. Plus
   // (sram_access_cycles - 1) per fold: each fold's first operand read waits for the scratchpad
-  // (the dataflows' closed forms assume data in the cycle it is asked for); swap: the
-  // dataflow's gemm of n x k by k x m.
-  std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap = false) const;
+  // (the dataflows' closed forms assume data in the cycle it is asked for).
+  std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap = false,
+                            isa::WeightFormat b_format = isa::WeightFormat::Same) const;
   // A conv is its per-group gemm (m = out_h*out_w, k = kh*kw*in_c/groups, n = out_c/groups)
   // run `groups` times; depthwise (k = kh*kw, n = 1): one gemm with n = groups.
   std::uint64_t conv_cycles(std::uint64_t groups, std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16,
-                            ArrayMapping mapping = {}) const;
+                            ArrayMapping mapping = {}, isa::WeightFormat b_format = isa::WeightFormat::Same) const;
   // read = A bytes * passes.a + B bytes * passes.b (+ C when accumulating), written = C, with
-  // C as int32/fp32 accumulators (swap: the passes of the exchanged gemm). Conv: the per-group
+  // C as int32/fp32 accumulators (swap: the passes of the exchanged gemm); weight-only B at its
+  // packed size, its scales read once per pass of B. Conv: the per-group
   // gemm (A is the im2col view, padded positions included) times groups; depthwise: every
   // column streams its own channel's im2col view once, the weights are read once.
   SramTraffic gemm_traffic(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool accumulate,
-                           bool swap = false) const;
+                           bool swap = false, const WeightStorage& b_storage = {}) const;
   SramTraffic conv_traffic(std::uint64_t groups, std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16,
                            bool accumulate, ArrayMapping mapping = {}) const;
   // The same for a decoded instruction.
-  std::uint64_t cycles(const GemmShape& s) const { return gemm_cycles(s.m, s.n, s.k, s.fp16, s.swap); }
+  std::uint64_t cycles(const GemmShape& s) const {
+    return gemm_cycles(s.m, s.n, s.k, s.fp16, s.swap, s.b_storage.format);
+  }
   std::uint64_t cycles(const ConvShape& s) const {
     return conv_cycles(s.groups, s.gemm_m(), s.gemm_n(), s.gemm_k(), s.fp16, s.mapping);
   }
@@ -59,6 +64,7 @@ class MacArrayCost {
  private:
   std::unique_ptr<DataflowModel> dataflow_;
   std::uint64_t fp16_factor_;
+  std::uint64_t dequant_int8_cycles_, dequant_int4_cycles_;
   std::uint64_t fold_wait_cycles_;  // sram_access_cycles - 1
 };
 

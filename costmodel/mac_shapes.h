@@ -18,12 +18,31 @@ struct ArrayMapping {
   bool depthwise = false;
 };
 
+// How gemm's B is stored (fields b_format, b_group): as A's type, or int8 / packed int4 with
+// fp16 scales per column and group of rows. The one place the packed sizes are computed: the
+// simulator's checks and traffic, the compiler's tiler and its weight blocks all call it.
+struct WeightStorage {
+  isa::WeightFormat format = isa::WeightFormat::Same;
+  std::uint64_t group = 0;  // rows of B per scale row; 0: all k rows (one scale per column)
+  bool quantized() const { return format != isa::WeightFormat::Same; }
+  std::uint64_t group_rows(std::uint64_t k) const { return group == 0 || group > k ? k : group; }
+  std::uint64_t scale_rows(std::uint64_t k) const { return quantized() ? (k + group_rows(k) - 1) / group_rows(k) : 0; }
+  // Bytes of the k x n values (int4: two per byte, the last byte half used when k*n is odd).
+  std::uint64_t value_bytes(std::uint64_t k, std::uint64_t n, std::uint64_t elem_bytes) const {
+    if (format == isa::WeightFormat::Int4) return (k * n + 1) / 2;
+    return k * n * (format == isa::WeightFormat::Int8 ? 1 : elem_bytes);
+  }
+  std::uint64_t scale_bytes(std::uint64_t k, std::uint64_t n) const { return scale_rows(k) * n * 2; }  // fp16
+};
+
 struct GemmShape {
   std::uint64_t m = 0, n = 0, k = 0;
   bool fp16 = false, accumulate = false, swap = false;
   std::uint64_t a_addr = 0, b_addr = 0, c_addr = 0;
   bool b_transposed = false;                        // B stored n x k
   std::int64_t a_zero_point = 0, b_zero_point = 0;  // int8: subtracted from the operands
+  WeightStorage b_storage;                          // weight-only quantisation of B
+  std::uint64_t b_scale_addr = 0;
   static GemmShape of(const isa::Instruction& inst);
 };
 

@@ -100,6 +100,10 @@ const std::vector<Field>& fields() {
        SLOT(mac_array.dataflow)},
       {"mac_array", "fp16_cycles_per_op", K::Integer, false, 1, false, 64, false, "", "cycles",
        "", SLOT(mac_array.fp16_cycles_per_op)},
+      {"mac_array", "dequant_int8_cycles_per_fold", K::Integer, false, 0, false, 1e6, false, "", "cycles",
+       "", SLOT(mac_array.dequant_int8_cycles_per_fold)},
+      {"mac_array", "dequant_int4_cycles_per_fold", K::Integer, false, 0, false, 1e6, false, "", "cycles",
+       "", SLOT(mac_array.dequant_int4_cycles_per_fold)},
       {"mac_array", "mapping", K::Choice, false, 0, false, 0, false, "flexible|fixed", "", "",
        SLOT(mac_array.mapping)},
 

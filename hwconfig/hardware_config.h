@@ -81,6 +81,11 @@ struct MacArrayConfig {
   int cols = 16;
   Dataflow dataflow = Dataflow::WeightStationary;
   int fp16_cycles_per_op = 2;  // an FP16 MAC takes this many INT8 MAC slots
+  // Weight-only quantisation (gemm b_format int8/int4): the dequantiser turns each block of B
+  // into fp16 on its way into the array; its latency is paid per fold, the MACs run at the
+  // fp16 rate. Guesses: a convert and a multiply stage; int4 adds the nibble unpack.
+  int dequant_int8_cycles_per_fold = 2;
+  int dequant_int4_cycles_per_fold = 3;
   // "flexible": gemm/conv may swap the stationary operand and run depthwise convs with
   // channels across the columns; "fixed": the dataflow's own mapping only (as SCALE-Sim).
   std::string mapping = "flexible";

@@ -146,6 +146,7 @@ std::string format_model_report(const ModelReport& r, const HardwareConfig& conf
   if (!r.quantization.scheme.empty())
     line("quantisation      {} from {} calibration sample(s){}", r.quantization.scheme, r.quantization.calibration_samples,
          r.quantization.fp16_layers.empty() ? "" : fmt::format(", {} layer(s) in fp16", r.quantization.fp16_layers.size()));
+  if (!r.quantization.weights.empty()) line("weight-only       {}", r.quantization.weights);
   s += format_sim_report(r.npu, config);
   std::uint64_t compulsory = 0, spill = 0;
   for (const auto& l : r.layers) {

@@ -3,7 +3,7 @@
 namespace npu::sim {
 
 SramTraffic MacArray::gemm_traffic(const GemmShape& s) const {
-  return cost_.gemm_traffic(s.m, s.n, s.k, s.fp16, s.accumulate, s.swap);
+  return cost_.gemm_traffic(s.m, s.n, s.k, s.fp16, s.accumulate, s.swap, s.b_storage);
 }
 
 SramTraffic MacArray::conv_traffic(const ConvShape& s) const {

@@ -3,7 +3,8 @@
 // for every dataflow and mapping:
 //   int8 x int8 -> int32 accumulators (two's-complement wrap-around on overflow), gemm's
 //   operands minus their zero points ((a - za) * (b - zb), exact in int32 per product),
-//   fp16 x fp16 -> fp32 accumulators (each product is exact in fp32; sums in k order).
+//   fp16 x fp16 -> fp32 accumulators (each product is exact in fp32; sums in k order);
+//   weight-only B (int8 / packed int4, b_format) is dequantised to fp16 first, then as fp16.
 #pragma once
 #include <cstdint>
 #include <memory>

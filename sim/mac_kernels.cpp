@@ -158,9 +158,37 @@ void gemm_int8(const GemmShape& s, std::uint8_t* sram) {
   gemm_kernel(a16.data(), b16.data(), c, s);
 }
 
+namespace {
+
+// Weight-only B: each int8 or int4 value times its column's fp16 scale for its group of rows,
+// an fp32 product rounded to fp16 (what the dequantiser hands the array), in storage order.
+std::vector<float> dequantized_weights(const GemmShape& s, const std::uint8_t* sram) {
+  const cost::WeightStorage& w = s.b_storage;
+  const std::uint64_t group = w.group_rows(s.k);
+  const auto* scales = reinterpret_cast<const std::uint16_t*>(sram + s.b_scale_addr);
+  const std::uint8_t* b = sram + s.b_addr;
+  std::vector<float> out(s.k * s.n);
+  for (std::uint64_t e = 0; e < s.k * s.n; ++e) {
+    const std::uint64_t p = s.b_transposed ? e % s.k : e / s.n, j = s.b_transposed ? e / s.k : e % s.n;
+    int q;
+    if (w.format == isa::WeightFormat::Int4) {
+      const int nibble = (b[e / 2] >> (e % 2 ? 4 : 0)) & 0xF;
+      q = nibble >= 8 ? nibble - 16 : nibble;
+    } else {
+      q = static_cast<std::int8_t>(b[e]);
+    }
+    const float scale = isa::half_to_float(scales[(p / group) * s.n + j]);
+    out[e] = isa::round_to_half(static_cast<float>(q) * scale);
+  }
+  return out;
+}
+
+}  // namespace
+
 void gemm_fp16(const GemmShape& s, std::uint8_t* sram) {
   const auto a = halves_to_floats(sram + s.a_addr, s.m * s.k);
-  const auto b = b_row_major(halves_to_floats(sram + s.b_addr, s.k * s.n).data(), s);
+  const auto b = b_row_major(s.b_storage.quantized() ? dequantized_weights(s, sram).data()
+                                                     : halves_to_floats(sram + s.b_addr, s.k * s.n).data(), s);
   gemm_kernel(a.data(), b.data(), at<float>(sram, s.c_addr), s);
 }
 

@@ -203,8 +203,11 @@ void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, 
     ck.at_least(Field::n, 1);
     ck.at_least(Field::k, 1);
     const std::uint64_t es = s.fp16 ? 2 : 1;
+    const cost::WeightStorage& w = s.b_storage;
+    if (w.quantized() && !s.fp16) ck.fail("b_format {} needs mac_dtype fp16 (weight-only quantisation)", isa::enum_name(w.format));
     ck.sram(Field::a_addr, s.m * s.k * es, false);
-    ck.sram(Field::b_addr, s.k * s.n * es, false);
+    ck.sram(Field::b_addr, w.value_bytes(s.k, s.n, es), false);
+    if (w.quantized()) ck.sram(Field::b_scale_addr, w.scale_bytes(s.k, s.n), false);
     if (s.accumulate) ck.sram(Field::c_addr, s.m * s.n * 4, false);
     ck.sram(Field::c_addr, s.m * s.n * 4, true);
     op.cycles = mac.gemm_cycles(s);

@@ -19,8 +19,15 @@ with L only through the cache's bytes).
 
 Needs the transformer ops on the NPU (MatMul of two activations, LayerNormalization, Softmax,
 GELU: the npu-ops-compiler branch); on a compiler without them the blocks fall back to the CPU
-and the script says so. INT8 vs INT4 weights (weight-only quantisation) is not here yet: it
-needs the quantisation work.
+and the script says so.
+
+Weight-only quantisation (`--precision fp16 --weights int8|int4`, as LLM weights ship to NPUs):
+the decode step compiled with FP16 activations and FP16, INT8 (one fp16 scale per output
+channel) or INT4 weights (two per byte, one fp16 scale per 128 weights) streams 2, 1 or about
+0.52 bytes per weight, so tokens per second should follow bandwidth / weight bytes while the
+array keeps up. A batch-1 GEMV uses one row of the array per weight streamed (R weights per
+fp16 MAC slot), so where the DDR delivers more INT4 weights per cycle than that, the array sets
+the pace instead: the script prints both bounds.
 """
 import numpy as np
 
@@ -107,13 +114,74 @@ def gelu_erf(node, const, x):
     return node("Mul", [t, const("half", np.array(0.5, np.float32))], ["gelu"])
 
 
-def run(npusim, path, cfg):
-    _, rep = npusim.compile(str(path), cfg, precision="int8").run(timing_only=True)
+def run(npusim, path, cfg, precision="int8", weights=None):
+    extra = {"weights": weights} if weights else {}
+    _, rep = npusim.compile(str(path), cfg, precision=precision, **extra).run(timing_only=True)
     return {"npu_us": rep["npu_latency_us"], "latency_us": rep["latency_us"], "macs": int(rep["macs"]),
             "ddr_read": int(rep["ddr"]["bytes_read"]), "ddr_written": int(rep["ddr"]["bytes_written"]),
             "ddr_gbps": rep["roofline"]["ddr_gbps"], "peak_tops": rep["peak_tops"],
             "ridge": rep["roofline"]["ridge_macs_per_byte"], "achieved_tops": rep["achieved_tops"],
             "fallbacks": sorted({f["op"] for f in rep["fallbacks"]})}
+
+
+def mlp_block(path, d, seed=1):
+    """The weight-streaming half of a decode step on its own: x + fc_out(GELU(fc(LN(x)))) for one
+    token, 8 d^2 weights and nothing else worth moving."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(seed)
+    inits, nodes = [], []
+
+    def const(name, array):
+        inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def node(op, ins, outs, **attrs):
+        nodes.append(helper.make_node(op, ins, outs, name=outs[0], **attrs))
+        return outs[0]
+
+    def linear(x, n_in, n_out, name):
+        w = (rng.standard_normal((n_in, n_out)) / np.sqrt(n_in)).astype(np.float32)
+        y = node("MatMul", [x, const(name + "_w", w)], [name + "_mm"])
+        return node("Add", [y, const(name + "_b", np.zeros(n_out, np.float32))], [name])
+
+    h = node("LayerNormalization", ["x", const("g", np.ones(d, np.float32)), const("b", np.zeros(d, np.float32))],
+             ["ln"], axis=-1, epsilon=1e-5)
+    m = gelu_erf(node, const, linear(h, d, 4 * d, "fc"))
+    out = node("Add", ["x", linear(m, 4 * d, d, "fc_out")], ["out"])
+    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, d])],
+                              [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1, d])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path, 8 * d * d
+
+
+def weight_formats(npusim, decode, mlp, mlp_d, presets, d, heads, past):
+    """The decode step with fp16 activations and fp16, int8 or int4 weights on each preset: the
+    simulated time, the DDR bound (weight + fp16 KV-cache bytes over the bandwidth) and the
+    array's bound for the GEMVs (one array row per weight: k*n / rows fp16 MAC slots each)."""
+    macs_per_token = 12 * d * d
+    kv_bytes = 2 * 2 * heads * past * (d // heads)          # fp16 K and V
+    bytes_per_weight = {"fp16": 2.0, "int8": 1.0 + 2 / (3 * d), "int4": 0.5 + 2 / 128}  # + fp16 scales
+    out = []
+    for preset in presets:
+        cfg = npusim.load_config(str(REPO / "configs" / preset))
+        tree = npusim.config_to_dict(cfg)
+        rows, mhz = tree["mac_array"]["rows"], tree["clock"]["frequency_mhz"]
+        fp16_slots = tree["mac_array"].get("fp16_cycles_per_op", 2)
+        for weights in ("fp16", "int8", "int4"):
+            r = run(npusim, decode, cfg, "fp16", None if weights == "fp16" else weights)
+            m = run(npusim, mlp, cfg, "fp16", None if weights == "fp16" else weights)
+            wbytes = int(macs_per_token * bytes_per_weight[weights])
+            bound = (wbytes + kv_bytes) / (r["ddr_gbps"] * 1e3)
+            out.append({"preset": preset, "weights": weights, "weight_bytes": wbytes, "npu_us": r["npu_us"],
+                        "mlp_us": m["npu_us"], "mlp_weight_bytes": int(8 * mlp_d * mlp_d * bytes_per_weight[weights]),
+                        "ddr_read": r["ddr_read"], "stream_bound_us": bound,
+                        "array_bound_us": macs_per_token / rows * fp16_slots / mhz,
+                        "tokens_per_s": 1e6 / r["npu_us"], "fallbacks": r["fallbacks"] + m["fallbacks"]})
+            f = out[-1]
+            f["mlp_bound_us"] = f["mlp_weight_bytes"] / (r["ddr_gbps"] * 1e3)
+            f["mlp_array_us"] = 8 * mlp_d * mlp_d / rows * fp16_slots / mhz
+    return out
 
 
 def main():
@@ -157,8 +225,21 @@ def main():
                       "ddr_read": r["ddr_read"]})
     print(f"KV-cache sweep on {presets[0]}: " + ", ".join(f"L={s['kv_length']}: {s['npu_us']:.1f} us" for s in sweep))
 
+    # Weight-only quantisation: fp16 activations, fp16 / int8 / int4 weights.
+    mlp_d = 512
+    mlp, _ = mlp_block(args.out / f"w14_mlp_decode_d{mlp_d}.onnx", mlp_d)
+    formats = weight_formats(npusim, decode, mlp, mlp_d, presets, d, heads, past)
+    print(f"{'preset':26s} {'weights':7s} {'weight B':>9s} {'decode us':>10s} {'bytes/BW us':>11s} {'ratio':>6s} "
+          f"{'array us':>9s} {'tok/s':>7s} {'vs fp16':>7s} | {'MLP us':>7s} {'W/BW us':>7s} {'array us':>8s} {'vs fp16':>7s}")
+    for r in formats:
+        base = next(f for f in formats if f["preset"] == r["preset"] and f["weights"] == "fp16")
+        print(f"{r['preset']:26s} {r['weights']:7s} {r['weight_bytes']:9d} {r['npu_us']:10.1f} {r['stream_bound_us']:11.1f} "
+              f"{r['npu_us'] / r['stream_bound_us']:6.2f} {r['array_bound_us']:9.1f} {r['tokens_per_s']:7.0f} "
+              f"{base['npu_us'] / r['npu_us']:6.2f}x | {r['mlp_us']:7.1f} {r['mlp_bound_us']:7.1f} {r['mlp_array_us']:8.1f} "
+              f"{base['mlp_us'] / r['mlp_us']:6.2f}x")
+
     plt = pyplot()
-    fig, ax = plt.subplots(1, 2, figsize=(14, 4.8))
+    fig, ax = plt.subplots(1, 3, figsize=(20, 4.8))
     r0 = rows[0]
     xs = np.logspace(-1, 3.5, 200)
     ax[0].loglog(xs, np.minimum(r0["decode"]["peak_tops"], 2 * xs * r0["decode"]["ddr_gbps"] / 1000), "k-",
@@ -180,13 +261,23 @@ def main():
     ax[1].set_ylim(bottom=0)
     ax[1].legend(fontsize=8)
     ax[1].set_title(f"one block, d {d}, on {presets[0]}")
+    mine = [f for f in formats if f["preset"] == presets[0]]
+    xs = np.arange(len(mine))
+    ax[2].bar(xs - 0.27, [f["mlp_us"] for f in mine], 0.27, label="simulated MLP decode step")
+    ax[2].bar(xs, [f["mlp_bound_us"] for f in mine], 0.27, label="weight bytes / bandwidth")
+    ax[2].bar(xs + 0.27, [f["mlp_array_us"] for f in mine], 0.27, label="array's GEMV rate (R weights per fp16 slot)")
+    ax[2].set_xticks(xs, [f"{f['weights']} weights" for f in mine])
+    ax[2].set_ylabel("us per token (MLP, d 512, fp16 activations)")
+    ax[2].set_title(f"weight-only quantisation on {presets[0]}")
+    ax[2].legend(fontsize=8)
     fig.tight_layout()
     png = args.out / "w14_llm_decode.png"
     fig.savefig(png, dpi=110)
     print(f"figure: {png}")
     save_summary(args.out, "w14_llm_decode", {"d": d, "heads": heads, "kv_length": past, "prefill_tokens": prefill_tokens,
                                               "weight_bytes": weights, "kv_bytes": kv_bytes, "presets": rows,
-                                              "fallback_ops": fallbacks, "kv_sweep": sweep})
+                                              "fallback_ops": fallbacks, "kv_sweep": sweep,
+                                              "weight_formats": formats})
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ int run_compile(const std::vector<std::string>& args) {
   pos.add("model", 1);
   auto vm = parse_command_line(
       "npusim compile MODEL.onnx --config CFG -o MODEL.npuprog [--precision int8|fp16|mixed] [--calib DIR] "
-      "[--calib-method M] [--accuracy-target cosine=X] [--keep-fp16 NODE,...] [--weights int8|int4] [--strict] "
+      "[--calib-method M] [--accuracy-target cosine=X] [--keep-fp16 NODE,...] [--weights int8|int4 [--group-size N]] [--strict] "
       "[--explain] [--input-shape NAME=1x3x224x224] [--dump-dir DIR]",
       opts, pos, args);
   if (!vm) return kExitOk;

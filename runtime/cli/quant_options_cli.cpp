@@ -33,6 +33,12 @@ void add_quant_options(po::options_description& opts, const std::string& what) {
                "calibration data (default cosine=0.99)").c_str())
       ("keep-fp16", po::value<std::string>(),
        (what + "NODE,... layers (fused or ONNX node names) that run in fp16 in an int8 program").c_str())
+      ("weights", po::value<std::string>(),
+       (what + "int8 or int4: weight-only quantisation of MatMul/Gemm weights with fp16 activations (needs "
+               "--precision fp16); int8 per output channel, int4 per group of --group-size").c_str())
+      ("group-size", po::value<std::string>(),
+       (what + "--weights int4: weights per fp16 scale along the reduction axis (default 128; a last shorter "
+               "group where K is not a multiple)").c_str())
       ;
 }
 
@@ -44,6 +50,8 @@ void read_quant_options(const po::variables_map& vm, compiler::CompileOptions& o
   spelling.activations = vm["activations"].as<std::string>();
   if (vm.count("accuracy-target")) spelling.accuracy_target = vm["accuracy-target"].as<std::string>();
   if (vm.count("keep-fp16")) spelling.keep_fp16 = vm["keep-fp16"].as<std::string>();
+  if (vm.count("weights")) spelling.weights = vm["weights"].as<std::string>();
+  if (vm.count("group-size")) spelling.group_size = vm["group-size"].as<std::string>();
   compiler::apply_quant_spelling(spelling, options);
 }
 

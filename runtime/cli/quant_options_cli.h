@@ -1,7 +1,6 @@
 // The quantisation options every command that compiles ONNX shares (compile, run, quant-report):
 // --precision int8|fp16|mixed, --calib-method, --calib-percentile, --activations,
-// --accuracy-target, --keep-fp16. One place parses them. (Weight-only quantisation, QuantOptions::
-// weights, has no code generation yet and so no option.)
+// --accuracy-target, --keep-fp16, --weights, --group-size. One place parses them.
 #pragma once
 #include "compiler/compile.h"
 #include "runtime/cli/options.h"

@@ -261,7 +261,8 @@ void bind_session(py::module_& m) {
         [](const std::string& path, const HardwareConfig& config, const std::string& precision,
            const std::string& calib, bool strict, const std::vector<std::string>& input_shapes,
            const std::string& calib_method, double calib_percentile, const std::string& activations,
-           const std::string& accuracy_target, const std::string& keep_fp16) {
+           const std::string& accuracy_target, const std::string& keep_fp16, const std::string& weights,
+           const std::string& group_size) {
           compiler::QuantSpelling quant;
           quant.precision = precision;
           quant.calib_method = calib_method;
@@ -269,6 +270,8 @@ void bind_session(py::module_& m) {
           quant.activations = activations;
           quant.accuracy_target = accuracy_target;
           quant.keep_fp16 = keep_fp16;
+          quant.weights = weights;
+          quant.group_size = group_size;
           bool from_onnx = false;
           std::shared_ptr<CompiledModel> model;
           {
@@ -281,7 +284,7 @@ void bind_session(py::module_& m) {
         py::arg("input_shapes"), py::arg("calib_method") = compiler::QuantSpelling{}.calib_method,
         py::arg("calib_percentile") = compiler::QuantSpelling{}.calib_percentile,
         py::arg("activations") = compiler::QuantSpelling{}.activations, py::arg("accuracy_target") = "",
-        py::arg("keep_fp16") = "");
+        py::arg("keep_fp16") = "", py::arg("weights") = "", py::arg("group_size") = "");
   m.def("model_from_bytes", &model_from_bytes, py::arg("data"), py::arg("origin"));
 
   py::class_<runtime::OnnxModelInfo, std::shared_ptr<runtime::OnnxModelInfo>>(m, "OnnxBoundary",

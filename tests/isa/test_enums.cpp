@@ -167,7 +167,9 @@ TEST_CASE("each new instruction assembles from named fields and round-trips thro
       "quantize dtype=fp16 dst_addr=0x0 src_addr=0x0 count=1000 scale=0.0235 zero_point=-7",
       "dequantize dtype=fp32 dst_addr=0x1000 src_addr=0x0 count=1000 scale=0.0235 zero_point=-7",
       "gemm mac_dtype=int8 accumulate=1 a_addr=0x0 b_addr=0x1000 c_addr=0x2000 m=197 n=197 k=64 b_transposed=1 "
-      "a_zero_point=-128 b_zero_point=3 swap=0",
+      "a_zero_point=-128 b_zero_point=3 swap=0 b_format=same b_scale_addr=0x0 b_group=0",
+      "gemm mac_dtype=fp16 accumulate=0 a_addr=0x0 b_addr=0x1000 c_addr=0x2000 m=1 n=128 k=4096 b_transposed=0 "
+      "a_zero_point=0 b_zero_point=0 swap=1 b_format=int4 b_scale_addr=0x41000 b_group=128",
   };
   for (const char* line : lines) {
     CAPTURE(line);

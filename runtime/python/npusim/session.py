@@ -44,15 +44,17 @@ def host_time(model, config, input_shapes=None):
 
 def compile(model, config, precision="int8", calib=None, strict=False, input_shapes=None, device="sim",
             input_misalignment_bytes=0, calib_method=None, calib_percentile=None, activations=None,
-            accuracy_target=None, keep_fp16=None):
+            accuracy_target=None, keep_fp16=None, weights=None, group_size=None):
     """Compiles an ONNX model (or loads a .npuprog) for `config` and returns a Session.
 
     config: a path, a dict or a Config. precision: "int8" (calibrated on `calib`, a directory
     of .npy files, or on generated inputs), "fp16", or "mixed" (int8 with the most sensitive
     layers in fp16 until `accuracy_target`, e.g. "cosine=0.99", is met). calib_method,
     calib_percentile, activations, keep_fp16 (a list of layer names, or "a,b"): as `npusim
-    compile --calib-method ... --keep-fp16 ...` (None: the CLI's default). strict: any CPU
-    fallback is an error.
+    compile --calib-method ... --keep-fp16 ...` (None: the CLI's default). weights: "int8" or
+    "int4", weight-only quantisation of MatMul/Gemm weights with fp16 activations (precision
+    "fp16"); group_size: int4's weights per scale (default 128). strict: any CPU fallback is an
+    error.
     input_shapes fixes dynamic dims: {"input": (1, 3, 224, 224)}. input_misalignment_bytes:
     place the model inputs that many bytes past a 4 KiB boundary in DDR (`npusim run
     --misalign-inputs`)."""
@@ -61,7 +63,8 @@ def compile(model, config, precision="int8", calib=None, strict=False, input_sha
     if keep_fp16 is not None and not isinstance(keep_fp16, str):
         keep_fp16 = ",".join(keep_fp16)
     quant = dict(calib_method=calib_method, calib_percentile=calib_percentile, activations=activations,
-                 accuracy_target=accuracy_target, keep_fp16=keep_fp16)
+                 accuracy_target=accuracy_target, keep_fp16=keep_fp16, weights=weights,
+                 group_size=None if group_size is None else str(group_size))
     compiled, from_onnx = _core.compile_model(path, config, precision, os.fspath(calib) if calib else "",
                                               bool(strict), _shape_args(input_shapes),
                                               **{k: v for k, v in quant.items() if v is not None})
