@@ -5,16 +5,22 @@ namespace npu::cost {
 bool flexible_mapping(const MacArrayConfig& config) { return config.mapping == "flexible"; }
 
 MacArrayCost::MacArrayCost(const MacArrayConfig& config)
-    : dataflow_(make_dataflow(config)), fp16_factor_(static_cast<std::uint64_t>(config.fp16_cycles_per_op)) {}
+    : dataflow_(make_dataflow(config)),
+      fp16_factor_(static_cast<std::uint64_t>(config.fp16_cycles_per_op)),
+      overhead_cycles_(static_cast<std::uint64_t>(config.instruction_overhead_cycles)) {}
+
+std::uint64_t MacArrayCost::array_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap) const {
+  return (swap ? dataflow_->gemm_cycles(n, m, k) : dataflow_->gemm_cycles(m, n, k)) * (fp16 ? fp16_factor_ : 1);
+}
 
 std::uint64_t MacArrayCost::gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap) const {
-  return (swap ? dataflow_->gemm_cycles(n, m, k) : dataflow_->gemm_cycles(m, n, k)) * (fp16 ? fp16_factor_ : 1);
+  return overhead_cycles_ + array_cycles(m, n, k, fp16, swap);
 }
 
 std::uint64_t MacArrayCost::conv_cycles(std::uint64_t groups, std::uint64_t m, std::uint64_t n, std::uint64_t k,
                                         bool fp16, ArrayMapping mapping) const {
-  if (mapping.depthwise) return gemm_cycles(m, groups * n, k, fp16, mapping.swap);
-  return groups * gemm_cycles(m, n, k, fp16, mapping.swap);
+  if (mapping.depthwise) return overhead_cycles_ + array_cycles(m, groups * n, k, fp16, mapping.swap);
+  return overhead_cycles_ + groups * array_cycles(m, n, k, fp16, mapping.swap);
 }
 
 SramTraffic MacArrayCost::gemm_traffic(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16,

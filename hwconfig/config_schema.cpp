@@ -98,6 +98,8 @@ const std::vector<Field>& fields() {
        SLOT(mac_array.dataflow)},
       {"mac_array", "fp16_cycles_per_op", K::Integer, false, 1, false, 64, false, "", "cycles",
        "", SLOT(mac_array.fp16_cycles_per_op)},
+      {"mac_array", "instruction_overhead_cycles", K::Integer, false, 0, false, 1e6, false, "", "cycles", "",
+       SLOT(mac_array.instruction_overhead_cycles), 0, 20000},
       {"mac_array", "mapping", K::Choice, false, 0, false, 0, false, "flexible|fixed", "", "",
        SLOT(mac_array.mapping)},
 

@@ -75,6 +75,10 @@ struct MacArrayConfig {
   int cols = 16;
   Dataflow dataflow = Dataflow::WeightStationary;
   int fp16_cycles_per_op = 2;  // an FP16 MAC takes this many INT8 MAC slots
+  // Fixed cost of every gemm/conv instruction on top of its dataflow cycles: configuring the
+  // array for a new shape, a runtime's per-op dispatch. 0 (the default) is the bare array;
+  // npusim calibrate fits it where a device pays per operation (configs/README.md).
+  int instruction_overhead_cycles = 0;
   // "flexible": gemm/conv may swap the stationary operand and run depthwise convs with
   // channels across the columns; "fixed": the dataflow's own mapping only (as SCALE-Sim).
   std::string mapping = "flexible";
