@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 import onnxruntime as ort
+import pytest
 
 from conftest import ROOT
 
