@@ -28,7 +28,11 @@ FIT = ["models/tiny_convnet.onnx", "models/exported/squeezenet1_1.onnx",
        "models/exported/vgg_small_opset9.onnx", "models/exported/mobilenet_v3_small.onnx"]
 HELD_OUT = ["models/exported/fashion_mnist_cnn.onnx", "models/exported/resnet_small_opset11.onnx",
             "models/exported/shufflenet_v2_x0_5.onnx", "models/exported/transformer_encoder.onnx"]
-KEYS = "clock.frequency_mhz,ddr.bandwidth_gbps,host.launch_us"
+# Clock and launch time, not DDR bandwidth: four models do not pin clock and bandwidth apart
+# (fits ending at 6.9 and at 19 GB/s differ by 0.005 in rms log error), and the held-out small
+# models, whose simulated time is mostly per-layer DDR traffic, then land anywhere from +4 % to
+# +39 % depending on which end the solver reaches. calibrate/README.md has the numbers.
+KEYS = "clock.frequency_mhz,host.launch_us"
 
 
 def fastest_cpu_latency_ms(models, rounds=3, seconds_per_round=0.1):
