@@ -1,7 +1,6 @@
 #include "compiler/precision_cost.h"
 
 #include <algorithm>
-#include <array>
 
 #include "compiler/passes/passes.h"
 #include "compiler/pipeline.h"
@@ -14,35 +13,11 @@ namespace npu::compiler {
 
 namespace {
 
-// The cycles a layer occupies its busiest unit: compute and vector instructions run one at a
-// time, so theirs add up; loads (stores) on several DMA channels overlap, so theirs are the
-// union of their intervals.
-double busiest_unit_cycles(const std::vector<isa::Instruction>& code, const cost::ProgramEstimate& est,
-                           std::size_t step_first, std::size_t first, std::size_t end) {
-  std::array<double, 2> sums{0, 0};                              // compute, vector
-  std::array<std::vector<std::pair<double, double>>, 2> spans;  // load, store
-  for (std::size_t i = first; i < end; ++i) {
-    const auto& e = est.instructions[i - step_first];
-    switch (code[i].unit()) {
-      case isa::Unit::Compute: sums[0] += e.end_cycle - e.start_cycle; break;
-      case isa::Unit::Vector: sums[1] += e.end_cycle - e.start_cycle; break;
-      case isa::Unit::Load: spans[0].emplace_back(e.start_cycle, e.end_cycle); break;
-      case isa::Unit::Store: spans[1].emplace_back(e.start_cycle, e.end_cycle); break;
-      default: break;
-    }
-  }
-  double busiest = std::max(sums[0], sums[1]);
-  for (auto& s : spans) {
-    std::sort(s.begin(), s.end());
-    double covered = 0, reach = -1e300;
-    for (const auto& [a, b] : s) {
-      if (b <= reach) continue;
-      covered += b - std::max(a, reach);
-      reach = b;
-    }
-    busiest = std::max(busiest, covered);
-  }
-  return busiest;
+// When the layer's last instruction ends on the estimated timeline.
+double layer_end_cycle(const cost::ProgramEstimate& est, std::size_t step_first, std::size_t first, std::size_t end) {
+  double last = 0;
+  for (std::size_t i = first; i < end; ++i) last = std::max(last, est.instructions[i - step_first].end_cycle);
+  return last;
 }
 
 }  // namespace
@@ -101,12 +76,18 @@ PrecisionCostModel::Measured PrecisionCostModel::measure(const std::set<std::str
     const auto& s = step.npu;
     const auto est = cost::estimate_program(model.program.code, s.first_instruction, s.end_instruction, config_);
     m.total_cycles += est.cycles;
+    // Each layer is charged the time by which it moves the step's end: its end past the latest
+    // end of the layers before it (they overlap; the charges add up to the step's cycles). An
+    // fp16 layer's extra MAC cycles, a converter's round trip through DDR and the stalls they
+    // cause all land there, where a busiest-unit count would miss the serialisation.
+    double reached = 0;
     for (const auto& layer : model.layers) {
       if (layer.device != "npu" || layer.first_instruction < s.first_instruction ||
           layer.end_instruction > s.end_instruction || layer.end_instruction <= layer.first_instruction)
         continue;
-      const double c = busiest_unit_cycles(model.program.code, est, s.first_instruction, layer.first_instruction,
-                                           layer.end_instruction);
+      const double end = layer_end_cycle(est, s.first_instruction, layer.first_instruction, layer.end_instruction);
+      const double c = std::max(0.0, end - reached);
+      reached = std::max(reached, end);
       auto conv = converters.find(layer.name);
       if (conv == converters.end()) m.layer_cycles[layer.name] += c;
       else (conv->second.first == "Quantize" ? m.quantize_cycles : m.dequantize_cycles)[conv->second.second] += c;

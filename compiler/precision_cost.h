@@ -3,11 +3,14 @@
 // the generated program (layout, converters, codegen, costmodel/program_estimate.h: what compile()
 // would emit); the search needs thousands of what-ifs, so it uses an additive model built from
 // four such programs: every layer int8, every fp16-capable layer fp16, and every other layer
-// (in graph order) fp16 and the rest int8, both ways round. A layer costs its busiest unit's
-// cycles in its precision; a value whose producer and reader differ in precision adds its
-// Quantize or Dequantize converter, measured in the alternating programs (which put a converter
-// on nearly every value). An fp16 layer between int8 neighbours thus pays for its two
-// converters, and a run of fp16 layers pays for them once.
+// (in graph order) fp16 and the rest int8, both ways round. A layer costs, in its precision,
+// the cycles by which it moves its step's end (its end past the latest end of the layers
+// before it: the charges add up to the program's cycles, stalls and serialisation included); a
+// value whose producer and reader differ in precision adds its Quantize or Dequantize
+// converter, measured the same way in the alternating programs (which put a converter on
+// nearly every value). An fp16 layer between int8 neighbours thus pays for its two converters,
+// and a run of fp16 layers pays for them once. It underestimates an isolated promotion by up
+// to half (tests/compiler/precision_cost_test.cpp); the search's final choice is estimated exactly.
 #pragma once
 #include <map>
 #include <set>
