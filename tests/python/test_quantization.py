@@ -78,7 +78,7 @@ def test_quant_report_ranks_the_sensitive_layer_first(npusim, root, model_and_ca
     assert r.code == 0, r.err
     rep = json.loads(js.read_text())
     assert rep["samples"] == 6
-    assert rep["scheme"].startswith("minmax calibration")
+    assert rep["scheme"].startswith("mse calibration")  # the default
     names = [l["layer"] for l in rep["layers"]]
     assert any("conv2" in n for n in names), names
     worst = min(rep["layers"], key=lambda l: l["model_cosine_alone"])
@@ -93,7 +93,7 @@ def test_quant_report_ranks_the_sensitive_layer_first(npusim, root, model_and_ca
     assert "most sensitive" in r.out and "conv3" in r.out.split("most sensitive")[1].split(",")[0]
 
 
-@pytest.mark.parametrize("method", ["percentile", "entropy", "mse"])
+@pytest.mark.parametrize("method", ["minmax", "percentile", "entropy"])
 def test_calibration_method_recorded_in_program_and_report(npusim, root, model_and_calib, tmp_path, method):
     model, calib = model_and_calib
     prog = tmp_path / "m.npuprog"
