@@ -84,8 +84,12 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
   if (q.mixed && !target.set()) target = parse_accuracy_target("cosine=0.99");
   CostModelFactory cost_model;
   if (config && q.mixed)
-    cost_model = [&](const std::vector<std::string>& candidates) {
-      return std::make_unique<PrecisionCostModel>(g, *config, options, candidates);
+    cost_model = [&](const std::vector<std::string>& candidates) -> std::unique_ptr<PrecisionCostModel> {
+      try {
+        return std::make_unique<PrecisionCostModel>(g, *config, options, candidates);
+      } catch (const CompileError&) {  // a what-if program that cannot be generated: rank by sensitivity alone
+        return nullptr;
+      }
     };
   MixedPrecisionChoice choice = choose_fp16_layers(g, samples, q.mixed ? target : AccuracyTarget{}, forced, cost_model);
   record.fp16_layers = choice.forced;
