@@ -376,8 +376,8 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
                  window_box(ctx.tensor(*part).addr, in_slot, kh0, kh1 - kh0, iw0, iw1 - iw0, s.w, cs, 0, cs, es));
         out.planned_ddr_bytes += static_cast<std::uint64_t>((kh1 - kh0) * (iw1 - iw0) * cs * es);
         in_at = in_slot;
-      } else if (x_home) {
-        in_at = *x_home + static_cast<std::uint64_t>(kh0) * x_row;  // whole rows, all channels
+      } else if (x_home) {  // whole rows; a channel slice is read in place with in_stride
+        in_at = *x_home + static_cast<std::uint64_t>(kh0) * x_row + static_cast<std::uint64_t>(c0 * es);
       } else {
         if (plan.k_slices > 1 || window != last_window || s.groups != 1) {
           in_slot = base + m.input[input_loads++ % 2];
@@ -406,7 +406,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
                              {Field::pad_left, iw0 - cstart}, {Field::pad_bottom, kend - (kh1 - 1)},
                              {Field::pad_right, cend - (iw1 - 1)}, {Field::groups, s.groups == 1 ? 1 : ch.units},
                              {Field::pad_value, ctx.int8() ? q.input_zero_point : 0}, {Field::swap, swap},
-                             {Field::depthwise, dw}}));
+                             {Field::depthwise, dw}, {Field::in_stride, x_home && !part && cs < s.c ? s.c : 0}}));
       }
     }
     const std::int64_t count = tile.rows * tile.cols * ch.oc;

@@ -150,7 +150,15 @@ class ConvTiler {
     if (chunk_in(u, cs) > chan_max_ || chunk_oc(u) > out_max_) return false;
     if (rows * cols * chunk_oc(u) > count_max_) return false;
     const Counts n = counts(u, rows, cols, cs);
-    if (s_.input_resident && (cols != s_.ow || (n.slices > 1 && !cs.kernel_rows) || (s_.groups > 1 && n.chunks > 1)))
+    // A resident input is read in place: whole rows, and a channel slice (reduction slices,
+    // group chunks) only from an aligned channel offset (the conv's in_stride skips the rest).
+    // (A gemm reads its A rows contiguously: no slice of a resident input.)
+    const auto aligned_channels = [&](std::int64_t c) {
+      return !s_.gemm && static_cast<std::uint64_t>(c * s_.elem) % a_ == 0;
+    };
+    if (s_.input_resident &&
+        (cols != s_.ow || (n.slices > 1 && !cs.kernel_rows && !aligned_channels(cs.channels)) ||
+         (s_.groups > 1 && n.chunks > 1 && !aligned_channels(u * icg_))))
       return false;
     if ((s_.output_resident || s_.residual_resident) && (n.chunks > 1 || cols != s_.ow)) return false;
     // Every operand address is a multiple of the alignment: row bands of a resident tensor
@@ -404,22 +412,23 @@ std::optional<TilePlan> ConvTiler::plan() {
     // again (few output pixels, swapped mapping). Kernel rows also work on a resident input
     // (each slice reads whole rows of all channels); channel slices need it in DDR.
     if (s_.kh > 1) enumerate({s_.c, true}, true, all, fastest);
-    // Slices of whole 16-byte runs (the DMA moves each slice's pixels as runs).
-    const std::int64_t fine = std::max<std::int64_t>(1, 16 / s_.elem);
+    // Slices of whole 16-byte runs (the DMA moves each slice's pixels as runs); read in place
+    // from a resident input, of whole alignment units.
+    const std::int64_t fine =
+        std::max<std::int64_t>(1, (s_.input_resident ? static_cast<std::int64_t>(a_) : 16) / s_.elem);
     std::int64_t previous = s_.c;
-    if (!s_.input_resident)
-      for (std::int64_t parts = 2; parts <= 32; parts *= 2) {
-        const std::int64_t cs = ceil_div(ceil_div(s_.c, parts), fine) * fine;
-        if (cs >= previous || cs < fine) continue;
-        // All output channels in one tile; or, when that does not fit, chunks of them too (a
-        // small scratchpad: both the weights and the accumulators must shrink).
-        const std::size_t before = all.size();
-        enumerate({cs, false}, true, all, fastest);
-        if (all.size() == before) enumerate({cs, false}, false, all, fastest);
-        previous = cs;
-      }
+    for (std::int64_t parts = 2; parts <= 32; parts *= 2) {
+      const std::int64_t cs = ceil_div(ceil_div(s_.c, parts), fine) * fine;
+      if (cs >= previous || cs < fine) continue;
+      // All output channels in one tile; or, when that does not fit, chunks of them too (a
+      // small scratchpad: both the weights and the accumulators must shrink).
+      const std::size_t before = all.size();
+      enumerate({cs, false}, true, all, fastest);
+      if (all.size() == before) enumerate({cs, false}, false, all, fastest);
+      previous = cs;
+    }
   }
-  if (all.empty() && s_.groups == 1 && !s_.input_resident) {
+  if (all.empty() && s_.groups == 1) {
     // Nothing fits otherwise: even splits of the channels, rounded up to whole 64-byte runs
     // when that still splits them (so every slice starts DMA-aligned within a pixel); the
     // widest that fits, and two narrower ones.

@@ -53,7 +53,7 @@ Footprint footprint(const isa::Instruction& in) {
     case Opcode::Conv: {
       const ConvShape s = ConvShape::of(in);
       const std::uint64_t es = s.fp16 ? 2 : 1;
-      read(Field::in_addr, s.in_h * s.in_w * s.in_c * es);
+      read(Field::in_addr, s.in_span() * es);
       read(Field::w_addr, s.kernel_h * s.kernel_w * s.in_c_per_group() * s.out_c * es);
       if (s.accumulate) read(Field::out_addr, s.out_h * s.out_w * s.out_c * 4);
       write(Field::out_addr, s.out_h * s.out_w * s.out_c * 4);

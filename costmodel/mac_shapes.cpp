@@ -53,6 +53,7 @@ ConvShape ConvShape::of(const isa::Instruction& in) {
   s.in_addr = in.get(Field::in_addr);
   s.w_addr = in.get(Field::w_addr);
   s.out_addr = in.get(Field::out_addr);
+  s.in_stride = in.get(Field::in_stride);
   s.out_h = window_out_dim(s.in_h, s.pad_top + s.pad_bottom, s.kernel_h, s.dilation_h, s.stride_h);
   s.out_w = window_out_dim(s.in_w, s.pad_left + s.pad_right, s.kernel_w, s.dilation_w, s.stride_w);
   return s;

@@ -8,6 +8,9 @@ bash scripts/setup.sh
 bash scripts/build.sh
 ctest --test-dir build -j "$(nproc)" --output-on-failure --timeout 600
 if compgen -G "tests/python/test_*.py" >/dev/null; then
-  python3 -m pytest -q tests/python
+  # One worker per core (pytest-xdist); the tests marked `serial` measure wall-clock latency and
+  # run afterwards, alone.
+  python3 -m pytest -q -n "$(nproc)" -m "not serial" tests/python
+  python3 -m pytest -q -m serial tests/python
 fi
 bash scripts/test_sanitized.sh

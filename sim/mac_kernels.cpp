@@ -62,7 +62,7 @@ const In* tap_input(const In* in, const ConvShape& s, std::uint64_t oy, std::uin
                           static_cast<std::int64_t>(s.pad_left);
   const bool inside = iy >= 0 && ix >= 0 && iy < static_cast<std::int64_t>(s.in_h) && ix < static_cast<std::int64_t>(s.in_w);
   if (!inside) return pad_row;
-  return in + (static_cast<std::uint64_t>(iy) * s.in_w + static_cast<std::uint64_t>(ix)) * s.in_c + channel_offset;
+  return in + (static_cast<std::uint64_t>(iy) * s.in_w + static_cast<std::uint64_t>(ix)) * s.pixel_stride() + channel_offset;
 }
 
 // General grouped convolution, NHWC input, weights [g][kh][kw][cin/g][cout/g], output
@@ -170,7 +170,7 @@ void conv_int8(const ConvShape& s, std::uint8_t* sram) {
 }
 
 void conv_fp16(const ConvShape& s, std::uint8_t* sram) {
-  const auto in = halves_to_floats(sram + s.in_addr, s.in_h * s.in_w * s.in_c);
+  const auto in = halves_to_floats(sram + s.in_addr, s.in_span());
   const auto w = halves_to_floats(sram + s.w_addr, s.kernel_h * s.kernel_w * s.in_c_per_group() * s.out_c);
   conv_dispatch(in.data(), w.data(), at<float>(sram, s.out_addr), s, 0.0f);  // fp16 pads with 0
 }

@@ -227,8 +227,9 @@ void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, 
             s.mapping.depthwise ? "depthwise" : "swap");
   if (s.mapping.depthwise && (s.groups != s.in_c || s.groups != s.out_c))
     ck.fail("depthwise = 1 needs groups = in_c = out_c (got groups {}, in_c {}, out_c {})", s.groups, s.in_c, s.out_c);
+  if (s.in_stride != 0 && s.in_stride < s.in_c) ck.fail("in_stride = {} is below in_c = {}", s.in_stride, s.in_c);
   const std::uint64_t es = s.fp16 ? 2 : 1;
-  ck.sram(Field::in_addr, s.in_h * s.in_w * s.in_c * es, false);
+  ck.sram(Field::in_addr, s.in_span() * es, false);
   ck.sram(Field::w_addr, s.kernel_h * s.kernel_w * s.in_c_per_group() * s.out_c * es, false);
   if (s.accumulate) ck.sram(Field::out_addr, s.out_h * s.out_w * s.out_c * 4, false);
   ck.sram(Field::out_addr, s.out_h * s.out_w * s.out_c * 4, true);

@@ -65,4 +65,16 @@ inline void store(std::uint8_t* base, isa::DType t, std::uint64_t i, double v) {
   }
 }
 
+// Float element types only (fp16 or fp32), in float: the float kernels' fast path.
+inline float load_f(const std::uint8_t* base, isa::DType t, std::uint64_t i) {
+  return t == isa::DType::Fp16 ? isa::half_to_float(reinterpret_cast<const std::uint16_t*>(base)[i])
+                               : reinterpret_cast<const float*>(base)[i];
+}
+inline void store_f(std::uint8_t* base, isa::DType t, std::uint64_t i, float v) {
+  if (t == isa::DType::Fp16)
+    reinterpret_cast<std::uint16_t*>(base)[i] = isa::float_to_half(v);
+  else
+    reinterpret_cast<float*>(base)[i] = v;
+}
+
 }  // namespace npu::sim::vec

@@ -18,16 +18,8 @@ using isa::Field;
 
 namespace {
 
-float load_f(const std::uint8_t* base, DType t, std::uint64_t i) {
-  return t == DType::Fp16 ? isa::half_to_float(reinterpret_cast<const std::uint16_t*>(base)[i])
-                          : reinterpret_cast<const float*>(base)[i];
-}
-void store_f(std::uint8_t* base, DType t, std::uint64_t i, float v) {
-  if (t == DType::Fp16)
-    reinterpret_cast<std::uint16_t*>(base)[i] = isa::float_to_half(v);
-  else
-    reinterpret_cast<float*>(base)[i] = v;
-}
+using vec::load_f;
+using vec::store_f;
 
 // log(1 + e^x) without overflow for large x or loss for very negative x.
 float softplus(float x) { return std::max(x, 0.0f) + std::log1p(std::exp(-std::fabs(x))); }

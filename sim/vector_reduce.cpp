@@ -19,20 +19,12 @@ using isa::ReduceFunction;
 
 namespace {
 
+using vec::load_f;
+using vec::store_f;
+
 struct ReduceShape {
   std::uint64_t outer, length, inner;
 };
-
-float load_f(const std::uint8_t* base, DType t, std::uint64_t i) {
-  return t == DType::Fp16 ? isa::half_to_float(reinterpret_cast<const std::uint16_t*>(base)[i])
-                          : reinterpret_cast<const float*>(base)[i];
-}
-void store_f(std::uint8_t* base, DType t, std::uint64_t i, float v) {
-  if (t == DType::Fp16)
-    reinterpret_cast<std::uint16_t*>(base)[i] = isa::float_to_half(v);
-  else
-    reinterpret_cast<float*>(base)[i] = v;
-}
 
 // For each outer index: acc[i] = first(x[0][i]), then acc[i] = step(acc[i], x[r][i]) for r in
 // order; then finish(acc[i]) is written. The inner loop runs over i (contiguous), so strided

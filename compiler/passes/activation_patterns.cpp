@@ -89,9 +89,9 @@ class Matcher {
     return true;
   }
 
-  // value = Add(v, c) with a uniform constant c; returns v and c.
-  bool add_constant(const std::string& value, std::string& v, float& c, std::vector<int>& inner) {
-    int p = producer_of(g_, value, "Add");
+  // value = op(v, c) with a uniform constant c, read once; returns v and c.
+  bool with_constant(const char* op, const std::string& value, std::string& v, float& c, std::vector<int>& inner) {
+    int p = producer_of(g_, value, op);
     if (p < 0 || taken_.count(p) || uses_.count(value) != 1) return false;
     std::string k;
     v = variable_operand(g_, g_.nodes[p], &k);
@@ -99,16 +99,11 @@ class Matcher {
     inner.push_back(p);
     return true;
   }
-
-  // value = Mul(v, c) with a uniform constant c.
+  bool add_constant(const std::string& value, std::string& v, float& c, std::vector<int>& inner) {
+    return with_constant("Add", value, v, c, inner);
+  }
   bool mul_constant(const std::string& value, std::string& v, float& c, std::vector<int>& inner) {
-    int p = producer_of(g_, value, "Mul");
-    if (p < 0 || taken_.count(p) || uses_.count(value) != 1) return false;
-    std::string k;
-    v = variable_operand(g_, g_.nodes[p], &k);
-    if (v.empty() || !uniform_constant(g_, k, c)) return false;
-    inner.push_back(p);
-    return true;
+    return with_constant("Mul", value, v, c, inner);
   }
 
   // x * f with f = HardSigmoid(x; 1/6, 1/2), or f = clip(a x + b, 0, hi) with a/hi = 1/6 and

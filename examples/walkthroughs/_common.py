@@ -57,6 +57,31 @@ def pyplot():
     return plt
 
 
+def save_figure(fig, out, name):
+    """Lay out fig and write it to OUT/<name>.png; print and return the path."""
+    fig.tight_layout()
+    png = Path(out) / f"{name}.png"
+    fig.savefig(png, dpi=110)
+    print(f"figure: {png}")
+    return png
+
+
+def model_ladder(args, **extra):
+    """Models from small to large by name: the repository's small models, the extra entries and, unless
+    --quick, ResNet-18 and ResNet-50 at 224x224 (made once into OUT/models by scripts/make_models.py)."""
+    found = {"tiny_convnet": REPO / "models" / "tiny_convnet.onnx",
+             "resnet_small": REPO / "models" / "exported" / "resnet_small_opset11.onnx",
+             "squeezenet1_1": REPO / "models" / "exported" / "squeezenet1_1.onnx", **extra}
+    if not args.quick:
+        for name in ("resnet18", "resnet50"):
+            path = args.out / "models" / f"{name}.onnx"
+            if not path.exists():
+                subprocess.run([sys.executable, str(REPO / "scripts" / "make_models.py"), "--out", str(path.parent),
+                                "--only", name, "--input-size", "224"], check=True)
+            found[name] = path
+    return found
+
+
 def save_summary(out, name, summary):
     path = Path(out) / f"{name}.json"
     path.write_text(json.dumps(summary, indent=2, default=float))

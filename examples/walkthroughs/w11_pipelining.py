@@ -21,7 +21,7 @@ Full mode: ResNet-50 at 224x224 (scripts/make_models.py, into OUT/models/) on co
 import subprocess
 import sys
 
-from _common import REPO, rel, import_npusim, parse_args, pyplot, save_summary
+from _common import REPO, import_npusim, parse_args, pyplot, rel, save_figure, save_summary
 
 CONFIG = REPO / "configs" / "default.yaml"
 FRAMES = 24
@@ -107,10 +107,7 @@ def main():
     ax[2].set_title("steady-state throughput (mean latency per frame above the bars)", fontsize=10)
     fig.suptitle(f"{model.stem}: CPU pre {pre_ms * scale:.3g} {unit} + NPU {infer_ms * scale:.3g} {unit} + "
                  f"CPU post {post_ms * scale:.3g} {unit}")
-    fig.tight_layout()
-    png = args.out / "w11_pipelining.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w11_pipelining")
     save_summary(args.out, "w11_pipelining", {
         "model": str(model), "pre_ms": pre_ms, "infer_ms": infer_ms, "post_ms": post_ms,
         "slowest_stage": runs[2]["slowest_stage"], "speedup": speedup,

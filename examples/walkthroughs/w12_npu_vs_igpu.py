@@ -17,28 +17,14 @@ inference (MACs, SRAM, DDR, static), average power, inferences per joule.
 --quick: the bundled tiny ConvNet and two exported models; full mode adds ResNet-18 and
 ResNet-50 at 224x224 (scripts/make_models.py).
 """
-import subprocess
-import sys
 
 import numpy as np
 
-from _common import REPO, import_npusim, parse_args, pyplot, save_summary
+from _common import REPO, import_npusim, model_ladder, parse_args, pyplot, save_figure, save_summary
 
 PRESETS = {"npu": REPO / "configs" / "intel-npu-lunar-lake.yaml", "igpu": REPO / "configs" / "igpu-like.yaml"}
 
 
-def models(args):
-    found = {"tiny_convnet": REPO / "models" / "tiny_convnet.onnx",
-             "resnet_small": REPO / "models" / "exported" / "resnet_small_opset11.onnx",
-             "squeezenet1_1": REPO / "models" / "exported" / "squeezenet1_1.onnx"}
-    if not args.quick:
-        for name in ("resnet18", "resnet50"):
-            path = args.out / "models" / f"{name}.onnx"
-            if not path.exists():
-                subprocess.run([sys.executable, str(REPO / "scripts" / "make_models.py"), "--out", str(path.parent),
-                                "--only", name, "--input-size", "224"], check=True)
-            found[name] = path
-    return found
 
 
 def main():
@@ -46,7 +32,7 @@ def main():
     npusim = import_npusim(args.build)
     configs = {k: npusim.load_config(str(v)) for k, v in PRESETS.items()}
     rows = []
-    for name, path in models(args).items():
+    for name, path in model_ladder(args).items():
         row = {"model": name}
         for device, cfg in configs.items():
             _, rep = npusim.compile(str(path), cfg, precision="int8").run(timing_only=True)
@@ -88,10 +74,7 @@ def main():
         a.set_title(title)
         a.legend()
     fig.suptitle("Lunar Lake NPU vs iGPU presets (energy tables are guesses)")
-    fig.tight_layout()
-    png = args.out / "w12_npu_vs_igpu.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w12_npu_vs_igpu")
     save_summary(args.out, "w12_npu_vs_igpu", {"presets": {k: str(v) for k, v in PRESETS.items()}, "models": rows})
 
 

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from _common import REPO, import_npusim, npusim_cli, parse_args, pyplot, save_summary
+from _common import REPO, import_npusim, npusim_cli, parse_args, pyplot, save_figure, save_summary
 
 CONFIG = REPO / "configs" / "default.yaml"
 
@@ -107,10 +107,7 @@ def main():
         ax.text(o["latency_us"], i, f" {o['latency_us']:.1f} us{extra}", va="center", fontsize=8)
     ax.invert_yaxis()
     ax.set_title(f"a {small}x{small} frame for a program compiled for {big}x{big}")
-    fig.tight_layout()
-    png = args.out / "w13_static_shapes.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w13_static_shapes")
     save_summary(args.out, "w13_static_shapes", {
         "refused_exit": refused.returncode, "refused_error": refused.stderr.strip(),
         "fixed_exit": fixed.returncode, "wrong_shape_exit": wrong.returncode, "wrong_shape_error": wrong.stderr.strip(),

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _common import REPO, rel, import_npusim, parse_args, pyplot, save_summary
+from _common import REPO, import_npusim, parse_args, pyplot, rel, save_figure, save_summary
 
 CONFIG = REPO / "configs" / "npu-40tops-55gbps.yaml"
 BANDWIDTHS = [6.875, 13.75, 27.5, 55, 110, 220, 440, 880, 1760]   # 1/8x .. 32x the preset's 55 GB/s
@@ -103,10 +103,7 @@ def main():
     ax[2].set_title("bandwidth sweep (peak stays 40 TOPS)")
     ax[2].legend(fontsize=8)
     ax[2].set_ylim(bottom=0)
-    fig.tight_layout()
-    png = args.out / "w1_peak_vs_achieved.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w1_peak_vs_achieved")
     save_summary(args.out, "w1_peak_vs_achieved", {
         "model": str(model), "peak_tops": peak, "achieved_tops": achieved, "cycles": report["cycles"],
         "ridge_macs_per_byte": ridge, "memory_bound_layers": nmem, "compute_bound_layers": len(npu) - nmem,

@@ -11,7 +11,7 @@ checks both give the same C, and draws both timelines from the traces.
 """
 import json
 
-from _common import REPO, rel, npusim_cli, parse_args, pyplot, save_summary
+from _common import REPO, npusim_cli, parse_args, pyplot, rel, save_figure, save_summary
 
 PROGRAMS = {
     "double-buffered": REPO / "examples" / "gemm_int8_double_buffered.npuasm",
@@ -76,10 +76,7 @@ def main():
     axes[-1].set_xlim(0, end * 1.02)
     fig.suptitle(f"INT8 GEMM 128x64x64 in four tiles on {REPO.joinpath(args.config).stem}: "
                  f"double buffering = {ratio:.2f} x the serialised time")
-    fig.tight_layout()
-    png = args.out / "w2_double_buffering.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w2_double_buffering")
     save_summary(args.out, "w2_double_buffering", {
         "config": args.config, "double_buffered_cycles": db["cycles"], "serialised_cycles": se["cycles"],
         "double_buffered_busy": db["busy"], "serialised_busy": se["busy"], "ratio": ratio,

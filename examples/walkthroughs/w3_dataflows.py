@@ -19,7 +19,7 @@ others set the number of folds.
 import json
 from math import ceil
 
-from _common import REPO, npusim_cli, parse_args, pyplot, save_summary
+from _common import REPO, npusim_cli, parse_args, pyplot, save_figure, save_summary
 
 # name: (M, K, N, what it is)
 LAYERS = {
@@ -89,10 +89,7 @@ def main():
     ax.set_ylabel("MAC-array cycles (32x32, INT8)")
     ax.set_title("same GEMM, three dataflows: the dimension that streams should be the long one")
     ax.legend(title="dataflow")
-    fig.tight_layout()
-    png = args.out / "w3_dataflows.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w3_dataflows")
     save_summary(args.out, "w3_dataflows", {"layers": rows})
 
 

@@ -14,7 +14,7 @@ written to DDR and read back by the ReLU layer.
 """
 import numpy as np
 
-from _common import REPO, rel, import_npusim, parse_args, pyplot, save_summary
+from _common import REPO, import_npusim, parse_args, pyplot, rel, save_figure, save_summary
 
 
 def conv_models(out, c_in, c_out, hw):
@@ -90,10 +90,7 @@ def main():
     ax[1].set_ylabel("cycles")
     ax[1].set_title("latency")
     fig.suptitle(f"Conv 3x3 {c_in}->{c_out} on {hw}x{hw} + ReLU: fusion saves {saved} DDR bytes")
-    fig.tight_layout()
-    png = args.out / "w4_fusion.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w4_fusion")
     save_summary(args.out, "w4_fusion", {"fused": fused, "conv_only": conv_r, "relu_only": relu_r,
                                          "unfused": unfused, "saved_bytes": saved, "conv_output_bytes": act})
 

@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from _common import REPO, import_npusim, npusim_cli, parse_args, pyplot, save_summary
+from _common import REPO, import_npusim, npusim_cli, parse_args, pyplot, save_figure, save_summary
 
 CONFIG = REPO / "configs" / "default.yaml"
 H, W, C = 56, 56, 64
@@ -152,10 +152,7 @@ def main():
     ax[1].set_ylabel("DDR bytes moved per byte wanted (log)")
     ax[1].set_title("64-byte bursts against run length")
     ax[1].tick_params(axis="x", labelsize=8, rotation=20)
-    fig.tight_layout()
-    png = args.out / "w5_layout.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w5_layout")
     save_summary(args.out, "w5_layout", {"compiled": compiled, "cosine": cosine, "tiles": tiles,
                                          "host_transpose_ms": transpose_ms, "host_copy_ms": copy_ms})
 

@@ -20,7 +20,7 @@ whose work is mostly reading its input, as in a tiny detector's first stage; mod
 """
 import numpy as np
 
-from _common import REPO, import_npusim, parse_args, pyplot, save_summary
+from _common import REPO, import_npusim, parse_args, pyplot, save_figure, save_summary
 
 ALIGNMENT = 32
 OFFSET = 16
@@ -110,10 +110,7 @@ def main():
     ax[1].set_xlabel("input offset past a 4 KiB boundary (bytes)")
     ax[1].set_ylabel("slower than aligned (%)")
     ax[1].set_title("stem 224x224 on default: only offsets off the 32-byte grid bounce")
-    fig.tight_layout()
-    png = args.out / "w6_alignment.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w6_alignment")
     save_summary(args.out, "w6_alignment", {"alignment": ALIGNMENT, "offset": OFFSET, "rows": rows, "sweep": sweep})
 
 

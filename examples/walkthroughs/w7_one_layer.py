@@ -18,7 +18,7 @@ are read), DMA transfers, cycles and the layer's arithmetic intensity against th
 """
 import numpy as np
 
-from _common import REPO, import_npusim, parse_args, pyplot, save_summary
+from _common import REPO, import_npusim, parse_args, pyplot, save_figure, save_summary
 
 CONFIG = REPO / "configs" / "seed-5.7tops.yaml"
 C_IN, C_OUT, HW = 64, 128, 56
@@ -119,10 +119,7 @@ def main():
         a.set_xticks(kib, [str(k) for k in kib])
         a.minorticks_off()
     fig.suptitle(f"Conv 3x3 {C_IN}->{C_OUT} on {HW}x{HW} (231 M MACs) on seed-5.7tops with the scratchpad swept")
-    fig.tight_layout()
-    png = args.out / "w7_one_layer.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w7_one_layer")
     save_summary(args.out, "w7_one_layer", {"macs": macs, "tensor_bytes": sizes, "accumulator_bytes": acc_bytes,
                                             "one_pass_bytes": minimum, "ridge_macs_per_byte": ridge, "sizes": rows})
 

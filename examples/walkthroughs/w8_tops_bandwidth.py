@@ -22,12 +22,10 @@ the roofline bound min(peak, 2 x intensity x bandwidth).
 --quick: the bundled tiny ConvNet, two exported models and the 3x3 64->128 56x56 conv of
 walkthrough 7; full mode adds ResNet-18 and ResNet-50 at 224x224 (scripts/make_models.py).
 """
-import subprocess
-import sys
 
 import numpy as np
 
-from _common import REPO, rel, import_npusim, parse_args, pyplot, save_summary
+from _common import REPO, import_npusim, model_ladder, parse_args, pyplot, rel, save_figure, save_summary
 
 CONFIG = REPO / "configs" / "npu-40tops-55gbps.yaml"
 PRESETS = ["default.yaml", "seed-5.7tops.yaml", "npu-40tops-55gbps.yaml", "intel-npu-lunar-lake.yaml",
@@ -47,21 +45,6 @@ def conv_layer(out):
     path = out / "w8_conv_64_128_56.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
     return path
-
-
-def models(args):
-    found = {"tiny_convnet": REPO / "models" / "tiny_convnet.onnx",
-             "resnet_small": REPO / "models" / "exported" / "resnet_small_opset11.onnx",
-             "squeezenet1_1": REPO / "models" / "exported" / "squeezenet1_1.onnx",
-             "conv3x3 64->128 56x56": conv_layer(args.out)}
-    if not args.quick:
-        for name in ("resnet18", "resnet50"):
-            path = args.out / "models" / f"{name}.onnx"
-            if not path.exists():
-                subprocess.run([sys.executable, str(REPO / "scripts" / "make_models.py"), "--out", str(path.parent),
-                                "--only", name, "--input-size", "224"], check=True)
-            found[name] = path
-    return found
 
 
 def main():
@@ -96,7 +79,7 @@ def main():
     cfg = npusim.load_config(str(CONFIG))
     shared_cfg = npusim.with_values(cfg, {"ddr.other_agents_share": SHARED})
     rows = []
-    for name, path in models(args).items():
+    for name, path in model_ladder(args, **{"conv3x3 64->128 56x56": conv_layer(args.out)}).items():
         session = npusim.compile(str(path), cfg, precision="int8")
         row = {"model": name}
         for label, c in (("alone", cfg), ("shared", shared_cfg)):
@@ -150,10 +133,7 @@ def main():
     ax[1].set_xlabel("GB/s that would feed 40 TOPS at the model's intensity")
     ax[1].set_title("bandwidth needed for peak")
     ax[1].legend(fontsize=8)
-    fig.tight_layout()
-    png = args.out / "w8_tops_bandwidth.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w8_tops_bandwidth")
     save_summary(args.out, "w8_tops_bandwidth", {"presets": presets, "shared_fraction": SHARED,
                                                  "assumptions": [{"text": t, "bytes_per_mac": b,
                                                                   "gbps_for_40_tops": peak_macs_per_s * b / 1e9}

@@ -28,7 +28,7 @@ reason, and `--strict` turns the first one into an error.
 """
 import numpy as np
 
-from _common import REPO, import_npusim, npusim_cli, parse_args, pyplot, save_summary
+from _common import REPO, import_npusim, npusim_cli, parse_args, pyplot, save_figure, save_summary
 
 NPU = REPO / "configs" / "intel-npu-lunar-lake.yaml"
 CPU = REPO / "configs" / "laptop-cpu-host.yaml"
@@ -161,10 +161,7 @@ def main():
         ax[0][1].set_ylabel("latency (us)")
         ax[0][1].legend(fontsize=8)
         ax[0][1].set_title("by input size")
-    fig.tight_layout()
-    png = args.out / "w9_silent_fallback.png"
-    fig.savefig(png, dpi=110)
-    print(f"figure: {png}")
+    save_figure(fig, args.out, "w9_silent_fallback")
     save_summary(args.out, "w9_silent_fallback", {"hw": hw, "cases": cases, "fallback_over_cpu": slow,
                                                   "explain_fallbacks": listed, "strict_exit": strict.returncode,
                                                   "strict_error": strict.stderr.strip(), "sweep": sweep})

@@ -8,6 +8,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 NPUSIM = pathlib.Path(os.environ.get("NPUSIM", ROOT / "build" / "bin" / "npusim"))
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "serial: measures wall-clock latency; scripts/test.sh runs these alone, after the rest")
+
+
 class Result:
     def __init__(self, proc):
         self.code = proc.returncode

@@ -8,6 +8,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.serial  # ONNX Runtime's CPU latency, measured: nothing may run beside it
+
 FIT = ["models/tiny_convnet.onnx", "models/exported/squeezenet1_1.onnx",
        "models/exported/vgg_small_opset9.onnx", "models/exported/mobilenet_v3_small.onnx"]
 HELD_OUT = ["models/exported/fashion_mnist_cnn.onnx", "models/exported/resnet_small_opset11.onnx",
