@@ -151,11 +151,13 @@ EXCEPTIONS = {
 }
 
 
-def run_npusim(model, precision, tmp):
+def run_npusim(model, precision, tmp, calib_method=None):
     """Runs the model; returns (report, outputs or None, feeds)."""
     feeds = model.sample(1000)
     args = [str(ROOT / "build" / "bin" / "npusim"), "run", str(model.path), "--config", str(CONFIG),
             "--precision", precision, "--json", str(tmp / "report.json"), "--quiet"]
+    if calib_method:
+        args += ["--calib-method", calib_method]
     for name, shape in model.shapes.items():
         args += ["--input-shape", f"{name}={'x'.join(map(str, shape))}"]
     for name, value in feeds.items():
@@ -189,9 +191,9 @@ def cosine(a, b):
     return float(np.dot(a, b) / denom) if denom else float(np.array_equal(a, b))
 
 
-def measure(model, precision, tmp):
+def measure(model, precision, tmp, calib_method=None):
     """Every figure the tests assert on."""
-    report, outputs, feeds = run_npusim(model, precision, tmp)
+    report, outputs, feeds = run_npusim(model, precision, tmp, calib_method)
     layers = report["layers"]
     macs = sum(l["macs"] for l in layers)
     npu_macs = sum(l["macs"] for l in layers if l["device"] == "npu")
@@ -237,17 +239,28 @@ def test_real_model_runs_whole_on_the_npu(name, precision, tmp_path, request, np
 
 
 def main():
-    """Prints every model's figures (FP16 and INT8) without asserting."""
-    for name, model in MODELS.items():
-        for precision in ("fp16", "int8"):
+    """Prints every model's figures without asserting: FP16 and INT8, or with `--calib-methods
+    minmax,mse,...` the INT8 cosine per calibration method (compiler/README.md's table);
+    `--models a,b` limits the models."""
+    import argparse
+    p = argparse.ArgumentParser()
+    p.add_argument("--models", default="")
+    p.add_argument("--calib-methods", default="")
+    a = p.parse_args()
+    names = a.models.split(",") if a.models else list(MODELS)
+    runs = [("int8", m) for m in a.calib_methods.split(",")] if a.calib_methods else [("fp16", None), ("int8", None)]
+    for name in names:
+        model = MODELS[name]
+        for precision, method in runs:
+            label = f"{precision} {method}" if method else precision
             with tempfile.TemporaryDirectory() as tmp:
                 try:
-                    f = measure(model, precision, pathlib.Path(tmp))
+                    f = measure(model, precision, pathlib.Path(tmp), method)
                 except AssertionError as e:
-                    print(f"{name} {precision}: FAILED {str(e)[:300]}")
+                    print(f"{name} {label}: FAILED {str(e)[:300]}")
                     continue
             cos = ", ".join(f"{v:.5f}" for v in f.get("cosine", {}).values())
-            print(f"{name:32s} {precision}: MACs {100 * f['mac_share']:6.2f} %, time {100 * f['time_share']:6.2f} %, "
+            print(f"{name:32s} {label}: MACs {100 * f['mac_share']:6.2f} %, time {100 * f['time_share']:6.2f} %, "
                   f"islands {f['cpu_islands']}, latency {f['latency_us']:9.1f} us, cosine [{cos}]", flush=True)
 
 
