@@ -81,6 +81,12 @@ LeastSquaresResult least_squares(const LeastSquaresProblem& p) {
         g[a] += jac[i][a] * r[i];
         for (std::size_t b = 0; b < n; ++b) jtj[a][b] += jac[i][a] * jac[i][b];
       }
+    // A parameter on a bound whose gradient points out of the box stays there for this step
+    // (an active constraint): solving for it too and clamping afterwards would bend the other
+    // parameters' step towards an unreachable point, and the fit would creep along the bound.
+    std::vector<bool> held(n, false);
+    for (std::size_t a = 0; a < n; ++a)
+      held[a] = (x[a] <= p.lower[a] && g[a] > 0) || (x[a] >= p.upper[a] && g[a] < 0);
     bool accepted = false;
     Vector next;
     double next_cost = cost;
@@ -88,7 +94,10 @@ LeastSquaresResult least_squares(const LeastSquaresProblem& p) {
       auto m = jtj;
       for (std::size_t a = 0; a < n; ++a) m[a][a] += lambda * std::max(jtj[a][a], 1e-12);
       Vector neg_g(n);
-      for (std::size_t a = 0; a < n; ++a) neg_g[a] = -g[a];
+      for (std::size_t a = 0; a < n; ++a) neg_g[a] = held[a] ? 0.0 : -g[a];
+      for (std::size_t a = 0; a < n; ++a)
+        if (held[a])
+          for (std::size_t b = 0; b < n; ++b) m[a][b] = m[b][a] = a == b ? 1.0 : 0.0;
       Vector step;
       if (!solve(m, neg_g, step)) {
         lambda *= 10;

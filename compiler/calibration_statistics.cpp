@@ -35,24 +35,51 @@ void ValueHistogram::grow_to(int exponent) {
 }
 
 void ValueHistogram::add(const float* data, std::size_t n) {
-  float lo = std::numeric_limits<float>::infinity(), hi = -lo;  // over non-NaN values
-  float finite_lo = lo, finite_hi = hi;
-  std::size_t counted = 0, finite = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const float v = data[i];
-    if (std::isnan(v)) {
-      nan_ = true;
-      continue;
+  // The range in one branch-free pass over 8 independent lanes (no chain of dependent
+  // compares; it vectorises): a comparison with NaN is false, so NaNs leave lo/hi alone and
+  // are counted apart.
+  constexpr std::size_t kLanes = 8;
+  float lanes_lo[kLanes], lanes_hi[kLanes];
+  std::uint32_t lanes_nan[kLanes] = {};
+  std::fill(lanes_lo, lanes_lo + kLanes, std::numeric_limits<float>::infinity());
+  std::fill(lanes_hi, lanes_hi + kLanes, -std::numeric_limits<float>::infinity());
+  std::size_t at = 0, nans = 0;
+  for (; at + kLanes <= n; at += kLanes)
+    for (std::size_t k = 0; k < kLanes; ++k) {
+      const float v = data[at + k];
+      lanes_lo[k] = v < lanes_lo[k] ? v : lanes_lo[k];
+      lanes_hi[k] = v > lanes_hi[k] ? v : lanes_hi[k];
+      lanes_nan[k] += v != v;
     }
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-    ++counted;
-    if (!std::isfinite(v)) continue;
-    finite_lo = std::min(finite_lo, v);
-    finite_hi = std::max(finite_hi, v);
-    ++finite;
+  for (; at < n; ++at) {
+    const float v = data[at];
+    lanes_lo[0] = v < lanes_lo[0] ? v : lanes_lo[0];
+    lanes_hi[0] = v > lanes_hi[0] ? v : lanes_hi[0];
+    lanes_nan[0] += v != v;
   }
+  float lo = lanes_lo[0], hi = lanes_hi[0];
+  for (std::size_t k = 0; k < kLanes; ++k) {
+    lo = std::min(lo, lanes_lo[k]);
+    hi = std::max(hi, lanes_hi[k]);
+    nans += lanes_nan[k];
+  }
+  if (nans) nan_ = true;
+  const std::size_t counted = n - nans;
   if (!counted) return;
+  const bool all_finite = std::isfinite(lo) && std::isfinite(hi);
+  float finite_lo = lo, finite_hi = hi;
+  std::size_t finite = counted;
+  if (!all_finite) {  // rare: infinities, counted in min/max but not in the bins
+    finite_lo = std::numeric_limits<float>::infinity(), finite_hi = -finite_lo;
+    finite = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const float v = data[i];
+      if (!std::isfinite(v)) continue;
+      finite_lo = std::min(finite_lo, v);
+      finite_hi = std::max(finite_hi, v);
+      ++finite;
+    }
+  }
   min_ = seen_ ? std::min(min_, lo) : lo;
   max_ = seen_ ? std::max(max_, hi) : hi;
   seen_ = true;
@@ -63,13 +90,46 @@ void ValueHistogram::add(const float* data, std::size_t n) {
   if (magnitude > 0.0) grow_to(covering_exponent(magnitude));
   if (counts_.empty()) return;  // min/max only
   const double r = range();
-  const double inv = r > 0.0 ? kBins / (2.0 * r) : 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const float v = data[i];
-    if (!std::isfinite(v)) continue;
-    const long b = r > 0.0 ? static_cast<long>((v + r) * inv) : kBins / 2;
-    ++counts_[static_cast<std::size_t>(std::clamp<long>(b, 0, kBins - 1))];
+  if (!(r > 0.0)) {
+    counts_[kBins / 2] += finite;
+    return;
   }
+  const double inv = kBins / (2.0 * r);
+  // Bin indices in blocks (branch-free arithmetic that vectorises: every finite value lies in
+  // [-R, R], so only R itself needs clamping), then counted into four interleaved tables: a run
+  // of equal bins (a ReLU's zeros) would otherwise wait on its own increments.
+  constexpr std::size_t kBlock = 1024, kTables = 4;
+  std::int32_t bins[kBlock];
+  std::vector<std::uint32_t> table(kTables * kBins, 0);
+  std::uint32_t* t0 = table.data();
+  std::uint32_t* t1 = t0 + kBins;
+  std::uint32_t* t2 = t1 + kBins;
+  std::uint32_t* t3 = t2 + kBins;
+  for (std::size_t first = 0; first < n; first += kBlock) {
+    const std::size_t m = std::min(kBlock, n - first);
+    const float* block = data + first;
+    if (all_finite && !nans) {
+      for (std::size_t i = 0; i < m; ++i) {
+        const auto b = static_cast<std::int32_t>((static_cast<double>(block[i]) + r) * inv);
+        bins[i] = b < kBins - 1 ? b : kBins - 1;
+      }
+      std::size_t i = 0;
+      for (; i + kTables <= m; i += kTables) {
+        ++t0[bins[i]];
+        ++t1[bins[i + 1]];
+        ++t2[bins[i + 2]];
+        ++t3[bins[i + 3]];
+      }
+      for (; i < m; ++i) ++t0[bins[i]];
+    } else {
+      for (std::size_t i = 0; i < m; ++i)
+        if (std::isfinite(block[i])) {
+          const auto b = static_cast<std::int32_t>((static_cast<double>(block[i]) + r) * inv);
+          ++t0[std::clamp<std::int32_t>(b, 0, kBins - 1)];
+        }
+    }
+  }
+  for (int i = 0; i < kBins; ++i) counts_[i] += std::uint64_t{t0[i]} + t1[i] + t2[i] + t3[i];
 }
 
 void ValueHistogram::merge(const ValueHistogram& other) {

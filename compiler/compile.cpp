@@ -14,7 +14,8 @@
 
 namespace npu::compiler {
 
-Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model) {
+Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model,
+                  const HardwareConfig* config) {
   model.precision = options.precision;
   Graph unfused;
   Graph g = import_and_optimize(onnx_path, options, model.passes, &unfused, &model.warnings);
@@ -30,7 +31,7 @@ Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, C
 
   if (options.precision == Precision::Int8) {
     before = g.nodes.size();
-    pipeline.record("quantization", g, before, quantize_graph(g, unfused, options, model));
+    pipeline.record("quantization", g, before, quantize_graph(g, unfused, options, model, config));
   }
 
   int transposes = 0;
@@ -86,7 +87,7 @@ void generate_code(const Graph& g, const HardwareConfig& config, const CompileOp
 
 CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config,
                       const CompileOptions& options) {
-  const auto lowered = lower_with_cache(onnx_path, options);
+  const auto lowered = lower_with_cache(onnx_path, options, &config);
   CompiledModel model = lowered->model;
   generate_code(lowered->graph, config, options, model, &lowered->int8_params);
   return model;

@@ -21,13 +21,15 @@ std::string stamp(const std::string& path) {
   return std::to_string(size) + "@" + std::to_string(time);
 }
 
-std::string cache_key(const std::string& onnx_path, const CompileOptions& options) {
+std::string cache_key(const std::string& onnx_path, const CompileOptions& options, const HardwareConfig* config) {
   std::string key = onnx_path + '\n' + stamp(onnx_path) + '\n' +
                     std::to_string(static_cast<int>(options.precision)) + '\n' + options.calibration_dir + '\n' +
                     (options.calibration_dir.empty() ? "" : stamp(options.calibration_dir)) + '\n' +
                     (options.strict ? "strict" : "") + '\n' + std::to_string(options.max_tensor_bytes) + '\n';
   for (const auto& shape : options.input_shapes) key += shape + ';';
-  return key + '\n' + quant_options_key(options.quant);
+  key += '\n' + quant_options_key(options.quant);
+  if (config && options.quant.mixed) key += '\n' + dump_hardware_config(*config);
+  return key;
 }
 
 }  // namespace
@@ -43,17 +45,18 @@ std::shared_ptr<const Int8ConvParams> Int8ParamsCache::conv(const Graph& graph, 
   return conv_.emplace(node.name, std::move(params)).first->second;
 }
 
-std::shared_ptr<const LoweredModel> lower_with_cache(const std::string& onnx_path, const CompileOptions& options) {
+std::shared_ptr<const LoweredModel> lower_with_cache(const std::string& onnx_path, const CompileOptions& options,
+                                                     const HardwareConfig* config) {
   auto lower = [&] {
     auto lowered = std::make_shared<LoweredModel>();
-    lowered->graph = lower_graph(onnx_path, options, lowered->model);
+    lowered->graph = lower_graph(onnx_path, options, lowered->model, config);
     return std::shared_ptr<const LoweredModel>(std::move(lowered));
   };
   if (!options.dump_dir.empty()) return lower();
 
   static std::mutex mutex;
   static std::list<std::pair<std::string, std::shared_ptr<const LoweredModel>>> recent;  // most recent first
-  const std::string key = cache_key(onnx_path, options);
+  const std::string key = cache_key(onnx_path, options, config);
   {
     std::lock_guard<std::mutex> lock(mutex);
     for (auto it = recent.begin(); it != recent.end(); ++it)

@@ -34,6 +34,9 @@ struct LoweredModel {
 
 // Keyed by the file (path, size, modification time) and every option lowering reads; a run
 // that dumps pass graphs (options.dump_dir) always lowers afresh so the dumps get written.
-std::shared_ptr<const LoweredModel> lower_with_cache(const std::string& onnx_path, const CompileOptions& options);
+// `config` reaches only --precision mixed's search (which weighs promotions by their cycles on
+// it), so only then is it part of the key.
+std::shared_ptr<const LoweredModel> lower_with_cache(const std::string& onnx_path, const CompileOptions& options,
+                                                     const HardwareConfig* config = nullptr);
 
 }  // namespace npu::compiler

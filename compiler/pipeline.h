@@ -45,7 +45,9 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
 // compile() in two halves, for tools that need the graph codegen sees (the integer reference):
 // lower_graph imports, optimises, partitions, quantises (int8) and converts the layout, filling
 // model's passes, fallbacks, warnings and boundary names; generate_code emits the program and plan.
-Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model);
+// `config` (optional): the hardware the mixed-precision search weighs promotions on.
+Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model,
+                  const HardwareConfig* config = nullptr);
 // `int8_params` (optional): where to find the INT8 layer parameters of `graph` already derived.
 void generate_code(const Graph& graph, const HardwareConfig& config, const CompileOptions& options,
                    CompiledModel& model, const Int8ParamsCache* int8_params = nullptr);

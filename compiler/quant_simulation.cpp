@@ -62,7 +62,7 @@ void fake_quantize(std::vector<float>& v, const QuantParams& q) {
 }
 
 void round_to_fp16(std::vector<float>& v) {
-  for (auto& x : v) x = isa::half_to_float(isa::float_to_half(x));
+  for (auto& x : v) x = isa::round_to_half(x);
 }
 
 void Agreement::add(const std::vector<float>& ref, const std::vector<float>& out) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <memory>
 
 #include "compiler/calibration_statistics.h"
 #include "compiler/mixed_precision.h"
@@ -50,7 +52,8 @@ ValueRanges ranges_by_method(const CalibrationStatistics& stats, const QuantOpti
 
 bool runs_in_fp16(const Node& n) { return n.get_string("precision", "") == "fp16"; }
 
-std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions& options, CompiledModel& model) {
+std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions& options, CompiledModel& model,
+                           const HardwareConfig* config) {
   const QuantOptions& q = options.quant;
   auto samples = calibration_inputs(unfused, options, model.warnings);
   const auto stats = collect_statistics(unfused, samples, q.method != CalibrationMethod::MinMax);
@@ -79,7 +82,16 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
 
   AccuracyTarget target = q.target;
   if (q.mixed && !target.set()) target = parse_accuracy_target("cosine=0.99");
-  MixedPrecisionChoice choice = choose_fp16_layers(g, samples, q.mixed ? target : AccuracyTarget{}, forced);
+  CostModelFactory cost_model;
+  if (config && q.mixed)
+    cost_model = [&](const std::vector<std::string>& candidates) -> std::unique_ptr<PrecisionCostModel> {
+      try {
+        return std::make_unique<PrecisionCostModel>(g, *config, options, candidates);
+      } catch (const CompileError&) {  // a what-if program that cannot be generated: rank by sensitivity alone
+        return nullptr;
+      }
+    };
+  MixedPrecisionChoice choice = choose_fp16_layers(g, samples, q.mixed ? target : AccuracyTarget{}, forced, cost_model);
   record.fp16_layers = choice.forced;
   record.fp16_layers.insert(record.fp16_layers.end(), choice.promoted.begin(), choice.promoted.end());
   record.forced_fp16 = static_cast<std::uint32_t>(choice.forced.size());
@@ -91,7 +103,14 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
   for (auto& n : g.nodes)
     if (std::find(record.fp16_layers.begin(), record.fp16_layers.end(), n.name) != record.fp16_layers.end())
       n.set_string("precision", "fp16");
-  return detail + "; " + std::to_string(record.fp16_layers.size()) + " layer(s) in fp16";
+  detail += "; " + std::to_string(record.fp16_layers.size()) + " layer(s) in fp16";
+  if (choice.estimated_int8_cycles > 0) {
+    char cost[96];
+    std::snprintf(cost, sizeof cost, " (cost model: %+.1f %% NPU cycles against all int8, %zu evaluations)",
+                  100.0 * (choice.estimated_cycles / choice.estimated_int8_cycles - 1.0), choice.evaluations);
+    detail += cost;
+  }
+  return detail;
 }
 
 SensitivityReport quantization_sensitivity(const std::string& onnx_path, const CompileOptions& options,

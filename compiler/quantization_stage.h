@@ -12,7 +12,9 @@ namespace npu::compiler {
 
 // `graph` fused and partitioned; `unfused` the graph before fusion (calibration runs on it).
 // Returns the pass summary's detail. Nodes chosen for fp16 get the attribute precision=fp16.
-std::string quantize_graph(Graph& graph, const Graph& unfused, const CompileOptions& options, CompiledModel& model);
+// With `config`, --precision mixed weighs each promotion's cost on it (precision_cost.h).
+std::string quantize_graph(Graph& graph, const Graph& unfused, const CompileOptions& options, CompiledModel& model,
+                           const HardwareConfig* config = nullptr);
 
 // `npusim quant-report`: the model imported, partitioned and quantised as `options` say (without
 // the mixed-precision search), then each NPU layer's sensitivity on the calibration samples.

@@ -13,12 +13,13 @@ MacArrayCost::MacArrayCost(const MacArrayConfig& config, int sram_access_cycles)
       fp16_factor_(static_cast<std::uint64_t>(config.fp16_cycles_per_op)),
       dequant_int8_cycles_(static_cast<std::uint64_t>(config.dequant_int8_cycles_per_fold)),
       dequant_int4_cycles_(static_cast<std::uint64_t>(config.dequant_int4_cycles_per_fold)),
-      fold_wait_cycles_(static_cast<std::uint64_t>(std::max(1, sram_access_cycles) - 1)) {}
+      fold_wait_cycles_(static_cast<std::uint64_t>(std::max(1, sram_access_cycles) - 1)),
+      overhead_cycles_(static_cast<std::uint64_t>(config.instruction_overhead_cycles)) {}
 
 MacArrayCost::MacArrayCost(const HardwareConfig& config) : MacArrayCost(config.mac_array, sram_access_cycles(config)) {}
 
-std::uint64_t MacArrayCost::gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap,
-                                        isa::WeightFormat b_format) const {
+std::uint64_t MacArrayCost::array_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap,
+                                         isa::WeightFormat b_format) const {
   const std::uint64_t array = (swap ? dataflow_->gemm_cycles(n, m, k) : dataflow_->gemm_cycles(m, n, k)) * (fp16 ? fp16_factor_ : 1);
   if (b_format == isa::WeightFormat::Same && fold_wait_cycles_ == 0) return array;
   const std::uint64_t folds = swap ? dataflow_->folds(n, m, k) : dataflow_->folds(m, n, k);
@@ -27,10 +28,15 @@ std::uint64_t MacArrayCost::gemm_cycles(std::uint64_t m, std::uint64_t n, std::u
   return array + folds * (dequant + fold_wait_cycles_);
 }
 
+std::uint64_t MacArrayCost::gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap,
+                                        isa::WeightFormat b_format) const {
+  return overhead_cycles_ + array_cycles(m, n, k, fp16, swap, b_format);
+}
+
 std::uint64_t MacArrayCost::conv_cycles(std::uint64_t groups, std::uint64_t m, std::uint64_t n, std::uint64_t k,
                                         bool fp16, ArrayMapping mapping, isa::WeightFormat b_format) const {
-  if (mapping.depthwise) return gemm_cycles(m, groups * n, k, fp16, mapping.swap, b_format);
-  return groups * gemm_cycles(m, n, k, fp16, mapping.swap, b_format);
+  if (mapping.depthwise) return overhead_cycles_ + array_cycles(m, groups * n, k, fp16, mapping.swap, b_format);
+  return overhead_cycles_ + groups * array_cycles(m, n, k, fp16, mapping.swap, b_format);
 }
 
 SramTraffic MacArrayCost::gemm_traffic(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16,

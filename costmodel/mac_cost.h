@@ -30,6 +30,8 @@ class MacArrayCost {
   explicit MacArrayCost(const MacArrayConfig& config, int sram_access_cycles = 1);
   // The array and the config's scratchpad access time (hwconfig sram_access_cycles).
   explicit MacArrayCost(const HardwareConfig& config);
+  // Every gemm/conv instruction costs mac_array.instruction_overhead_cycles plus its array
+  // cycles (below), once per instruction however many groups a conv has.
   // folds * per-fold cycles (dataflow), times fp16_cycles_per_op for fp16; swap: the
   // dataflow's gemm of n x k by k x m. Weight-only B (int8/int4): the fp16 gemm plus the
   // dequantiser's mac_array.dequant_int8/int4_cycles_per_fold per fold. Plus
@@ -62,10 +64,15 @@ class MacArrayCost {
   const DataflowModel& dataflow() const { return *dataflow_; }
 
  private:
+  // One gemm on the array, without the instruction's overhead.
+  std::uint64_t array_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap,
+                             isa::WeightFormat b_format) const;
+
   std::unique_ptr<DataflowModel> dataflow_;
   std::uint64_t fp16_factor_;
   std::uint64_t dequant_int8_cycles_, dequant_int4_cycles_;
   std::uint64_t fold_wait_cycles_;  // sram_access_cycles - 1
+  std::uint64_t overhead_cycles_;
 };
 
 }  // namespace npu::cost

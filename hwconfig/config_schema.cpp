@@ -104,6 +104,8 @@ const std::vector<Field>& fields() {
        "", SLOT(mac_array.dequant_int8_cycles_per_fold)},
       {"mac_array", "dequant_int4_cycles_per_fold", K::Integer, false, 0, false, 1e6, false, "", "cycles",
        "", SLOT(mac_array.dequant_int4_cycles_per_fold)},
+      {"mac_array", "instruction_overhead_cycles", K::Integer, false, 0, false, 1e6, false, "", "cycles", "",
+       SLOT(mac_array.instruction_overhead_cycles), 0, 20000},
       {"mac_array", "mapping", K::Choice, false, 0, false, 0, false, "flexible|fixed", "", "",
        SLOT(mac_array.mapping)},
 

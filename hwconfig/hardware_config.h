@@ -86,6 +86,10 @@ struct MacArrayConfig {
   // fp16 rate. Guesses: a convert and a multiply stage; int4 adds the nibble unpack.
   int dequant_int8_cycles_per_fold = 2;
   int dequant_int4_cycles_per_fold = 3;
+  // Fixed cost of every gemm/conv instruction on top of its dataflow cycles: configuring the
+  // array for a new shape, a runtime's per-op dispatch. 0 (the default) is the bare array;
+  // npusim calibrate fits it where a device pays per operation (configs/README.md).
+  int instruction_overhead_cycles = 0;
   // "flexible": gemm/conv may swap the stationary operand and run depthwise convs with
   // channels across the columns; "fixed": the dataflow's own mapping only (as SCALE-Sim).
   std::string mapping = "flexible";

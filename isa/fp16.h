@@ -56,6 +56,19 @@ inline float half_to_float(std::uint16_t bits) {
 }
 
 
-inline float round_to_half(float value) { return half_to_float(float_to_half(value)); }
+// The same as half_to_float(float_to_half(value)), faster where it matters (quantisation
+// simulation rounds every value of an fp16 layer): a normal fp16 result is the float with its
+// mantissa rounded to 10 bits, ties to even; the rest (subnormal, overflow, inf, NaN) takes the
+// full path.
+inline float round_to_half(float value) {
+  std::uint32_t x;
+  std::memcpy(&x, &value, 4);
+  const std::uint32_t magnitude = x & 0x7FFFFFFFu;
+  if (magnitude < 0x38800000u || magnitude >= 0x477FF000u)  // below 2^-14, or 65520 and up
+    return half_to_float(float_to_half(value));
+  x = (x + 0xFFFu + ((x >> 13) & 1u)) & ~0x1FFFu;
+  std::memcpy(&value, &x, 4);
+  return value;
+}
 
 }  // namespace npu::isa

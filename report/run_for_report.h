@@ -20,4 +20,9 @@ struct ReportRun {
 ReportRun run_for_report(const std::string& model_path, const HardwareConfig& config,
                          const compiler::CompileOptions& options, bool functional = false);
 
+// The end-to-end latency of a timing-only run of `model`, compiled from `onnx_path`, on
+// deterministic random inputs.
+double simulated_latency_us(const container::CompiledModel& model, const HardwareConfig& config,
+                            const std::string& onnx_path);
+
 }  // namespace npu::report

@@ -18,8 +18,10 @@ The other layers quantise well. The walkthrough:
   1. `npusim quant-report` measures per layer the output SQNR/cosine with only that layer in
      int8 and the model output's cosine with only that layer in int8, and names the most
      sensitive ones;
-  2. `npusim compile --precision mixed --accuracy-target cosine=X` promotes the most sensitive
-     layers to fp16, the shortest prefix of that ranking that reaches X;
+  2. `npusim compile --precision mixed --accuracy-target cosine=X` promotes layers to fp16 by
+     the noise each removes per cycle it adds (its fp16 cost plus the int8<->fp16 converters
+     around it), until X is reached, then drops the promotions X does not need; a cheap
+     neighbour of a promoted layer (a pool) may join it, moving the converter to a smaller value;
   3. the int8, mixed and fp16 programs run on the simulated NPU (`npusim run`) on held-out
      inputs: cosine of the NPU's output against ONNX Runtime's FP32, top-1 agreement, and
      simulated latency.

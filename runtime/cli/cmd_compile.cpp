@@ -3,6 +3,7 @@
 #include "hwconfig/hardware_config.h"
 #include "report/compile_summary.h"
 #include "report/model_report.h"
+#include "report/precision_comparison.h"
 #include "runtime/cli/command.h"
 #include "runtime/cli/options.h"
 #include "runtime/cli/quant_options_cli.h"
@@ -53,6 +54,9 @@ int run_compile(const std::vector<std::string>& args) {
     for (const auto& w : model.warnings) fmt::print(stderr, "npusim compile: warning: {}\n", w);
     if (options.explain) fmt::print("{}", report::format_passes(model));
     fmt::print("{}", report::format_compile_summary(model, model_path, out));
+    // What the fp16 layers cost: the same model all int8 and all fp16, simulated timing-only.
+    if (model.precision == container::Precision::Int8 && !model.quantization.fp16_layers.empty())
+      fmt::print("{}", report::format_precision_times(report::compare_precisions(model, model_path, config, options)));
     const auto placement = report::summarize_placement(model, config);
     fmt::print("{}", report::format_placement(placement));
     if (options.explain) fmt::print("{}", report::format_placement_by_op(placement));

@@ -84,6 +84,7 @@ TEST_CASE("the ideal presets differ only in dataflow", "[hwconfig][presets]") {
     c.mac_array.dataflow = ws.mac_array.dataflow;
     c.name = ws.name;
     c.source_path = ws.source_path;
+    c.provenance.at("mac_array.dataflow") = ws.provenance.at("mac_array.dataflow");  // says which dataflow
     CHECK(c == ws);
   }
 }

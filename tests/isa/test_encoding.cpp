@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "isa/assembler.h"
@@ -178,4 +179,21 @@ TEST_CASE("fp16 conversion rounds to nearest even", "[isa][fp16]") {
     if (std::isnan(f)) continue;
     REQUIRE(float_to_half(f) == h);
   }
+}
+
+TEST_CASE("round_to_half's fast path equals the full conversion", "[isa][fp16]") {
+  // Every float whose low 13 bits are 0x0FFF, 0x1000 (the tie), 0x1001 or 0: each side of each
+  // rounding boundary, every exponent and sign, plus a stride through everything else.
+  auto same = [](std::uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, 4);
+    const float fast = round_to_half(f), full = half_to_float(float_to_half(f));
+    std::uint32_t a, b;
+    std::memcpy(&a, &fast, 4);
+    std::memcpy(&b, &full, 4);
+    return a == b || (std::isnan(fast) && std::isnan(full));
+  };
+  for (std::uint32_t high = 0; high < (1u << 19); ++high)
+    for (std::uint32_t low : {0x0000u, 0x0FFFu, 0x1000u, 0x1001u}) REQUIRE(same(high << 13 | low));
+  for (std::uint64_t bits = 0; bits < (1ull << 32); bits += 4099) REQUIRE(same(static_cast<std::uint32_t>(bits)));
 }

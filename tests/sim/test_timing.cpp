@@ -286,6 +286,29 @@ TEST_CASE("conv timing is the per-group gemm times groups", "[timing]") {
   auto os = config();
   os.mac_array.dataflow = npu::Dataflow::OutputStationary;
   CHECK(run(program({conv(8, 8, 32, 64, 1), halt()}), os).compute.busy_cycles == 5088);
+
+  // mac_array.instruction_overhead_cycles is paid once per instruction, not per group: the
+  // standard conv 7920 + 500, the 16-group depthwise 2656 + 500 (not + 16 x 500).
+  auto slow = config();
+  slow.mac_array.instruction_overhead_cycles = 500;
+  auto rs = run(program({conv(8, 8, 32, 64, 1), halt()}), slow);
+  CHECK(rs.compute.busy_cycles == 7920 + 500);
+  CHECK(rs.cycles == 1 + 7920 + 500);
+  CHECK(run(program({conv(12, 10, 16, 16, 16), halt()}), slow).compute.busy_cycles == 2656 + 500);
+}
+
+TEST_CASE("gemm instructions pay mac_array.instruction_overhead_cycles each", "[timing]") {
+  // The ten WS gemms of the stream above (660 cycles each) with 40 cycles of overhead:
+  // back to back, halt at 1 + 10 * (40 + 660); the default 0 leaves 1 + 10 * 660.
+  auto c = config();
+  c.mac_array.instruction_overhead_cycles = 40;
+  std::vector<Instruction> code;
+  for (int i = 0; i < 10; ++i) code.push_back(gemm(0, 8192, 16384, 64, 32, 48, false));
+  code.push_back(halt());
+  auto r = run(program(code), c);
+  CHECK(r.cycles == 1 + 10 * 700);
+  CHECK(r.compute.busy_cycles == 10 * 700);
+  CHECK(npu::MacArrayConfig{}.instruction_overhead_cycles == 0);
 }
 
 TEST_CASE("swap exchanges m and n in the formula; depthwise puts channels on the columns", "[timing]") {
