@@ -93,6 +93,22 @@ inline Instruction gemm(std::uint64_t a, std::uint64_t b, std::uint64_t c, int m
   return i;
 }
 
+// A 3x3 conv padded by 1 on every side (same-size output) of an h x w x c NHWC tile into o
+// int32 accumulators.
+inline Instruction conv3x3_same(std::uint64_t in, std::uint64_t w, std::uint64_t out, int h, int wd, int c, int o) {
+  Instruction i = make(Opcode::Conv);
+  i.set(Field::in_addr, static_cast<std::int64_t>(in));
+  i.set(Field::w_addr, static_cast<std::int64_t>(w));
+  i.set(Field::out_addr, static_cast<std::int64_t>(out));
+  i.set(Field::in_h, h);
+  i.set(Field::in_w, wd);
+  i.set(Field::in_c, c);
+  i.set(Field::out_c, o);
+  for (Field f : {Field::kernel_h, Field::kernel_w}) i.set(f, 3);
+  for (Field f : {Field::pad_top, Field::pad_left, Field::pad_bottom, Field::pad_right}) i.set(f, 1);
+  return i;
+}
+
 inline Instruction halt() { return make(Opcode::Halt); }
 
 inline Program program(std::vector<Instruction> code) {

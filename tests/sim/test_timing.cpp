@@ -256,20 +256,7 @@ TEST_CASE("banked DDR pays row misses once per row and bank", "[timing][ddr]") {
 
 TEST_CASE("conv timing is the per-group gemm times groups", "[timing]") {
   auto conv = [](int h, int w, int c, int o, int groups) {
-    auto i = make(Opcode::Conv);
-    i.set(Field::in_addr, 0);
-    i.set(Field::w_addr, 0x10000);
-    i.set(Field::out_addr, 0x20000);
-    i.set(Field::in_h, h);
-    i.set(Field::in_w, w);
-    i.set(Field::in_c, c);
-    i.set(Field::out_c, o);
-    i.set(Field::kernel_h, 3);
-    i.set(Field::kernel_w, 3);
-    i.set(Field::pad_top, 1);
-    i.set(Field::pad_left, 1);
-    i.set(Field::pad_bottom, 1);
-    i.set(Field::pad_right, 1);
+    auto i = conv3x3_same(0, 0x10000, 0x20000, h, w, c, o);
     i.set(Field::groups, groups);
     return i;
   };
