@@ -58,7 +58,7 @@ struct ConvShape {
   std::uint64_t in_stride = 0;  // elements between input pixels; 0: in_c
   std::uint64_t pixel_stride() const { return in_stride ? in_stride : in_c; }
   // Scratchpad elements the input tile spans (the last pixel's channels end it).
-  std::uint64_t in_span() const { return in_h * in_w ? (in_h * in_w - 1) * pixel_stride() + in_c : 0; }
+  std::uint64_t in_span() const { return in_h * in_w != 0 ? (in_h * in_w - 1) * pixel_stride() + in_c : 0; }
   std::uint64_t in_c_per_group() const { return in_c / groups; }
   std::uint64_t out_c_per_group() const { return out_c / groups; }
   // The equivalent gemm per group (what the array actually runs).

@@ -27,9 +27,9 @@ DramChannel::DramChannel(const DramStandard& standard, const DramConfig& config,
       counters_(counters),
       ledger_(ledger),
       banks_(static_cast<std::size_t>(standard.banks)),
-      next_refresh_ns_(standard.tREFI),
       slots_(depth_),
       bank_queue_(banks_.size()),
+      next_refresh_ns_(standard.tREFI),
       bank_from_(banks_.size(), 0.0),
       bank_to_(banks_.size(), -1.0) {
   for (int i = static_cast<int>(depth_) - 1; i >= 0; --i) free_slots_.push_back(i);

@@ -61,7 +61,7 @@ TEST_CASE("a scratchpad that answers later costs access_cycles - 1 per fold", "[
     CHECK(run(program(code), c).cycles == 1 + 10 * ((fp16 ? 1320 : 660) + 12));
   }
   // OS: 8 folds * 78 + 8 * 2; IS: 12 folds * 78 + 12 * 2.
-  for (auto [df, tile] : {std::pair{Dataflow::OutputStationary, 624 + 16}, {Dataflow::InputStationary, 936 + 24}}) {
+  for (auto [df, tile] : {std::pair<Dataflow, std::uint64_t>{Dataflow::OutputStationary, 624 + 16}, {Dataflow::InputStationary, 936 + 24}}) {
     auto c = config();
     c.sram.access_cycles = 3;
     c.mac_array.dataflow = df;
