@@ -2,10 +2,11 @@
 # The sanitizer stage of CI (scripts/test.sh): builds build-fuzz/ (clang, ASan + UBSan,
 # libFuzzer; scripts/build_sanitized.sh), runs the C++ suite and the fuzz regression corpus
 # there, then fuzzes each target for FUZZ_SECONDS (default 10) from its corpus.
-# It builds only the `sanitized_suite` target (tests/CMakeLists.txt): the test binaries and the
-# fuzz targets, not the CLI or the Python bridge.
-# Not here: tests/determinism (RELEASE_ONLY: a property of the code, checked in the Release build;
-# slow under ASan) and long fuzzing runs (scripts/fuzz.sh TARGET 600, by hand; tests/fuzz/README.md).
+# It builds only the `sanitized_suite` target (tests/CMakeLists.txt): the compiler, sim, isa,
+# hwconfig and techmodel tests and the fuzz targets, not the CLI or the Python bridge.
+# Not here, for CI's time (each runs in the Release stage): the test binaries marked RELEASE_ONLY
+# in their CMakeLists.txt (determinism, runtime, report, backends, examples), and long fuzzing
+# runs (scripts/fuzz.sh TARGET 600, by hand; tests/fuzz/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzz_seconds=${FUZZ_SECONDS:-10}
@@ -13,8 +14,9 @@ bash scripts/build_sanitized.sh sanitized_suite
 # Leak checking stays on for the fuzz targets (scripts/fuzz.sh); the suite runs SystemC, whose
 # coroutine stacks have guard pages that crash LeakSanitizer's heap scan at exit.
 # Left out, each for a reason outside our code (both run in the Release build):
-# - the test that embeds CPython (the ONNX Runtime bridge): ASan reports a stack-use-after-
-#   scope inside CPython's own start-up (Py_InitializeFromConfig);
+# - the test that embeds CPython (the ONNX Runtime bridge; in runtime_tests, RELEASE_ONLY now
+#   anyway): ASan reports a stack-use-after-scope inside CPython's own start-up
+#   (Py_InitializeFromConfig);
 # - the estimate-accuracy sweep (hundreds of simulations): ASan's no-return handler, run on a
 #   SystemC coroutine stack it does not know (QuickThreads announces no fiber switches), fails
 #   its own CHECK (asan_thread.cpp "kCurrentStackFrameMagic").
