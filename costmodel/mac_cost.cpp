@@ -21,11 +21,11 @@ MacArrayCost::MacArrayCost(const HardwareConfig& config) : MacArrayCost(config.m
 std::uint64_t MacArrayCost::array_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap,
                                          isa::WeightFormat b_format) const {
   const std::uint64_t array = (swap ? dataflow_->gemm_cycles(n, m, k) : dataflow_->gemm_cycles(m, n, k)) * (fp16 ? fp16_factor_ : 1);
-  if (b_format == isa::WeightFormat::Same && fold_wait_cycles_ == 0) return array;
-  const std::uint64_t folds = swap ? dataflow_->folds(n, m, k) : dataflow_->folds(m, n, k);
   const std::uint64_t dequant = b_format == isa::WeightFormat::Same ? 0
                                 : b_format == isa::WeightFormat::Int4 ? dequant_int4_cycles_ : dequant_int8_cycles_;
-  return array + folds * (dequant + fold_wait_cycles_);
+  const std::uint64_t per_fold = dequant + fold_wait_cycles_;
+  if (per_fold == 0) return array;
+  return array + per_fold * (swap ? dataflow_->folds(n, m, k) : dataflow_->folds(m, n, k));
 }
 
 std::uint64_t MacArrayCost::gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap,
