@@ -122,10 +122,21 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
 QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t channels, std::int64_t inner) {
   QuantizedWeights q;
   q.channel_scales.assign(static_cast<std::size_t>(channels), 0.0f);
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    auto c = static_cast<std::size_t>((static_cast<std::int64_t>(i) / inner) % channels);
-    q.channel_scales[c] = std::max(q.channel_scales[c], std::abs(w[i]));
-  }
+  // Element i belongs to channel (i / inner) % channels: walked as runs of `inner` elements
+  // with the channel counting round, so no division per element.
+  const auto run = static_cast<std::size_t>(inner);
+  const auto for_each_run = [&](auto&& body) {
+    std::size_t c = 0;
+    for (std::size_t begin = 0; begin < w.size(); begin += run) {
+      body(c, begin, std::min(begin + run, w.size()));
+      if (++c == q.channel_scales.size()) c = 0;
+    }
+  };
+  for_each_run([&](std::size_t c, std::size_t begin, std::size_t end) {
+    float m = q.channel_scales[c];
+    for (std::size_t i = begin; i < end; ++i) m = std::max(m, std::abs(w[i]));
+    q.channel_scales[c] = m;
+  });
   for (auto& s : q.channel_scales) s = s > 0 ? s / 127.0f : 1.0f;
   // Weights already on one per-tensor int8 grid (a QDQ model's, qdq_import.h) keep it: the
   // integers the file gives, where per-channel scales would round them afresh.
@@ -137,10 +148,11 @@ QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t chan
   }
   if (on_grid && channels > 1) q.channel_scales.assign(q.channel_scales.size(), tensor_scale);
   q.values.resize(w.size());
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    auto c = static_cast<std::size_t>((static_cast<std::int64_t>(i) / inner) % channels);
-    q.values[i] = static_cast<std::int8_t>(std::clamp<long>(std::lround(w[i] / q.channel_scales[c]), -127, 127));
-  }
+  for_each_run([&](std::size_t c, std::size_t begin, std::size_t end) {
+    const float scale = q.channel_scales[c];
+    for (std::size_t i = begin; i < end; ++i)
+      q.values[i] = static_cast<std::int8_t>(std::clamp<long>(std::lround(w[i] / scale), -127, 127));
+  });
   return q;
 }
 
