@@ -2,8 +2,8 @@
 // `npusim compare --per-layer` can set against the simulated layers. Pure bookkeeping, no
 // OpenVINO calls: openvino_backend.cpp reads the counters, this decides what they mean.
 //
-// Two properties of the counters shape it (OpenVINO 2026.4, CPU plugin; its GPU plugin keeps
-// them the same way):
+// Two properties of the counters shape it (OpenVINO 2026.4, CPU plugin; the GPU and NPU
+// plugins are read the same way, unchecked: this machine has neither):
 // * real_time is a running mean over every inference since the model was compiled, each run
 //   truncated to whole microseconds; no per-inference value is exposed. The time of a window
 //   of runs is the difference of two running totals (mean x runs), which is why a layer's time
