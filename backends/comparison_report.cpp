@@ -115,6 +115,12 @@ nlohmann::json comparison_json(const Comparison& c) {
     for (const auto& p : d.placement)
       dj["placement"].push_back({{"node", p.node}, {"op_type", p.op_type}, {"device", p.device}, {"exec_type", p.exec_type},
                                  {"precision", p.precision}, {"fallback", p.fallback}});
+    if (!d.layer_times.empty()) {
+      dj["layer_times"] = nlohmann::json::array();  // as profiled, before npusim compare scales them
+      for (const auto& t : d.layer_times)
+        dj["layer_times"].push_back({{"node", t.node}, {"op_type", t.op_type}, {"time_us", t.time_us},
+                                     {"onnx_node", t.onnx_node}, {"internal", t.internal}});
+    }
     j["devices"].push_back(dj);
   }
   return j;

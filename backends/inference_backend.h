@@ -44,9 +44,14 @@ struct NodePlacement {
 
 // One node's (or runtime layer's) measured time per inference, from the runtime's profiler.
 struct LayerTime {
-  std::string node;     // ONNX node name as the runtime reports it
-  std::string op_type;
+  std::string node;     // node or runtime-layer name as the runtime reports it
+  std::string op_type;  // ONNX op or the runtime's layer type
   double time_us = 0;   // mean over the profiled runs
+  // The ONNX node a renamed runtime layer stands for, when the back end traced it (OpenVINO
+  // names a convolution "/conv1/Conv/WithoutBiases" or after the ReLU fused into it); empty:
+  // `node` is matched as it is.
+  std::string onnx_node;
+  bool internal = false;  // no ONNX origin: the runtime inserted or synthesised it (layout reorders)
 };
 
 struct BackendRun {
@@ -67,8 +72,9 @@ class InferenceBackend {
   virtual BackendRun run(const std::vector<std::pair<std::string, runtime::HostTensor>>& inputs) = 0;
   // After load() and at least one run(): where each node ran.
   virtual std::vector<NodePlacement> placement() = 0;
-  // After load() and at least one run(): `runs` profiled inferences, each node's mean time.
-  // Empty when the stack has no per-node profiler (`npusim compare --per-layer` says so).
+  // After load() and at least one run() (whose inputs it reuses): `runs` profiled inferences,
+  // each node's mean time. Empty when the stack has no per-node profiler (`npusim compare
+  // --per-layer` says so).
   virtual std::vector<LayerTime> layer_times(int runs) { return {}; }
   // True for the simulator: latency_us is simulated, not measured.
   virtual bool simulated() const { return false; }

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "backends/backend_factories.h"
+#include "backends/openvino_layer_times.h"
 #include "backends/openvino_library.h"
 
 namespace fs = std::filesystem;
@@ -158,24 +159,13 @@ class OpenVinoBackend : public InferenceBackend {
   }
 
   void load(const std::string& onnx_path, const BackendOptions&) override {
-    const auto& lib = OpenVinoLibrary::get();
-    const auto& api = lib.api();
-    Core& core = core_handle();
-    ov::Model* raw_model = nullptr;
-    if (auto s = api.core_read_model(core.ptr, onnx_path.c_str(), nullptr, &raw_model); s != ov::kOk)
-      throw std::runtime_error(fmt::format("{}: cannot read {}: {}", name(), onnx_path, lib.error_text(s)));
-    Owned<ov::Model> model(raw_model, api.model_free);
-    ov::CompiledModel* raw_compiled = nullptr;
-    // PERF_COUNT: per-layer execution info after each inference (the execution graph).
-    if (auto s = api.core_compile_model(core.ptr, model.ptr, device_.c_str(), 2, &raw_compiled, "PERF_COUNT", "YES");
-        s != ov::kOk)
-      throw std::runtime_error(fmt::format("{}: compile failed: {}", name(), lib.error_text(s)));
-    compiled_ = Owned<ov::CompiledModel>(raw_compiled, api.compiled_model_free);
+    const auto& api = OpenVinoLibrary::get().api();
+    compiled_ = compile(onnx_path);
+    model_path_ = onnx_path;
+    last_inputs_.clear();
     execution_devices_ = property("EXECUTION_DEVICES");
-    ov::InferRequest* raw_request = nullptr;
-    if (auto s = api.compiled_model_create_infer_request(compiled_.ptr, &raw_request); s != ov::kOk)
-      throw std::runtime_error(fmt::format("{}: cannot create an infer request: {}", name(), lib.error_text(s)));
-    request_ = Owned<ov::InferRequest>(raw_request, api.infer_request_free);
+    request_ = create_request(compiled_);
+    input_types_.clear();
     input_names_ = port_names(api.compiled_model_inputs_size, api.compiled_model_input_by_index, &input_types_);
     output_names_ = port_names(api.compiled_model_outputs_size, api.compiled_model_output_by_index, nullptr);
   }
@@ -184,6 +174,42 @@ class OpenVinoBackend : public InferenceBackend {
     const auto& lib = OpenVinoLibrary::get();
     const auto& api = lib.api();
     if (!request_.ptr) throw std::runtime_error(name() + ": run before load");
+    set_inputs(request_, inputs);
+    BackendRun result;
+    const auto start = std::chrono::steady_clock::now();
+    if (auto s = api.infer_request_infer(request_.ptr); s != ov::kOk)
+      throw std::runtime_error(fmt::format("{}: inference failed: {}", name(), lib.error_text(s)));
+    result.latency_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    for (std::size_t i = 0; i < output_names_.size(); ++i) result.outputs.emplace_back(output_names_[i], output(i));
+    last_inputs_ = inputs;
+    return result;
+  }
+
+  // A model compiled afresh, so that its counters hold nothing but these runs (they are
+  // running means since compile: openvino_layer_times.h); the first runs warm it up.
+  std::vector<LayerTime> layer_times(int runs) override {
+    const auto& lib = OpenVinoLibrary::get();
+    const auto& api = lib.api();
+    if (!request_.ptr || last_inputs_.empty() || runs < 1) return {};
+    const auto compiled = compile(model_path_);
+    const auto request = create_request(compiled);
+    set_inputs(request, last_inputs_);
+    constexpr int kWarmupRuns = 2;
+    std::vector<OpenVinoCounter> before;
+    for (int i = 0; i < kWarmupRuns + runs; ++i) {
+      if (auto s = api.infer_request_infer(request.ptr); s != ov::kOk)
+        throw std::runtime_error(fmt::format("{}: profiled inference failed: {}", name(), lib.error_text(s)));
+      if (i + 1 == kWarmupRuns) before = counters(request);
+    }
+    return openvino_layer_times(before, kWarmupRuns, counters(request), kWarmupRuns + runs,
+                                read_onnx_graph_names(model_path_));
+  }
+
+ private:
+  void set_inputs(const Owned<ov::InferRequest>& request,
+                  const std::vector<std::pair<std::string, runtime::HostTensor>>& inputs) const {
+    const auto& lib = OpenVinoLibrary::get();
+    const auto& api = lib.api();
     for (std::size_t i = 0; i < input_names_.size(); ++i) {
       auto it = std::find_if(inputs.begin(), inputs.end(), [&](const auto& p) { return p.first == input_names_[i]; });
       if (it == inputs.end()) throw std::runtime_error(fmt::format("{}: no value for input {}", name(), input_names_[i]));
@@ -200,18 +226,33 @@ class OpenVinoBackend : public InferenceBackend {
       api.shape_free(&shape);
       if (s != ov::kOk) throw std::runtime_error(fmt::format("{}: input {}: {}", name(), input_names_[i], lib.error_text(s)));
       Owned<ov::Tensor> tensor(raw, api.tensor_free);
-      if (auto s2 = api.infer_request_set_input_tensor_by_index(request_.ptr, i, tensor.ptr); s2 != ov::kOk)
+      if (auto s2 = api.infer_request_set_input_tensor_by_index(request.ptr, i, tensor.ptr); s2 != ov::kOk)
         throw std::runtime_error(fmt::format("{}: input {}: {}", name(), input_names_[i], lib.error_text(s2)));
     }
-    BackendRun result;
-    const auto start = std::chrono::steady_clock::now();
-    if (auto s = api.infer_request_infer(request_.ptr); s != ov::kOk)
-      throw std::runtime_error(fmt::format("{}: inference failed: {}", name(), lib.error_text(s)));
-    result.latency_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    for (std::size_t i = 0; i < output_names_.size(); ++i) result.outputs.emplace_back(output_names_[i], output(i));
-    return result;
   }
 
+  std::vector<OpenVinoCounter> counters(const Owned<ov::InferRequest>& request) const {
+    const auto& lib = OpenVinoLibrary::get();
+    const auto& api = lib.api();
+    ov::ProfilingInfoList list{};
+    if (auto s = api.infer_request_get_profiling_info(request.ptr, &list); s != ov::kOk)
+      throw std::runtime_error(fmt::format("{}: no per-layer counters: {}", name(), lib.error_text(s)));
+    std::vector<OpenVinoCounter> out;
+    for (std::size_t i = 0; i < list.size; ++i) {
+      const auto& info = list.infos[i];
+      OpenVinoCounter c;
+      c.node = info.node_name ? info.node_name : "";
+      c.node_type = info.node_type ? info.node_type : "";
+      c.exec_type = info.exec_type ? info.exec_type : "";
+      c.executed = info.status == ov::ProfilingInfo::State::Executed;
+      c.mean_us = static_cast<double>(info.real_time_us);
+      out.push_back(std::move(c));
+    }
+    api.profiling_info_list_free(&list);
+    return out;
+  }
+
+ public:
   std::vector<NodePlacement> placement() override {
     const auto& lib = OpenVinoLibrary::get();
     const auto& api = lib.api();
@@ -244,6 +285,8 @@ class OpenVinoBackend : public InferenceBackend {
   Owned<ov::CompiledModel> compiled_;
   Owned<ov::InferRequest> request_;
   std::string execution_devices_;
+  std::string model_path_;
+  std::vector<std::pair<std::string, runtime::HostTensor>> last_inputs_;  // of the last run, for layer_times
   std::vector<std::string> input_names_, output_names_;
   std::vector<ov::ElementType> input_types_;
 
@@ -255,6 +298,30 @@ class OpenVinoBackend : public InferenceBackend {
       throw std::runtime_error(fmt::format("OpenVINO {}: cannot create a core: {}", lib.version(), lib.error_text(s)));
     core_ = Core(raw, lib.api().core_free);
     return core_;
+  }
+
+  // PERF_COUNT: per-layer counters after each inference (the execution graph, placement()).
+  Owned<ov::CompiledModel> compile(const std::string& onnx_path) {
+    const auto& lib = OpenVinoLibrary::get();
+    const auto& api = lib.api();
+    Core& core = core_handle();
+    ov::Model* raw_model = nullptr;
+    if (auto s = api.core_read_model(core.ptr, onnx_path.c_str(), nullptr, &raw_model); s != ov::kOk)
+      throw std::runtime_error(fmt::format("{}: cannot read {}: {}", name(), onnx_path, lib.error_text(s)));
+    Owned<ov::Model> model(raw_model, api.model_free);
+    ov::CompiledModel* raw_compiled = nullptr;
+    if (auto s = api.core_compile_model(core.ptr, model.ptr, device_.c_str(), 2, &raw_compiled, "PERF_COUNT", "YES");
+        s != ov::kOk)
+      throw std::runtime_error(fmt::format("{}: compile failed: {}", name(), lib.error_text(s)));
+    return Owned<ov::CompiledModel>(raw_compiled, api.compiled_model_free);
+  }
+
+  Owned<ov::InferRequest> create_request(const Owned<ov::CompiledModel>& compiled) const {
+    const auto& lib = OpenVinoLibrary::get();
+    ov::InferRequest* raw = nullptr;
+    if (auto s = lib.api().compiled_model_create_infer_request(compiled.ptr, &raw); s != ov::kOk)
+      throw std::runtime_error(fmt::format("{}: cannot create an infer request: {}", name(), lib.error_text(s)));
+    return Owned<ov::InferRequest>(raw, lib.api().infer_request_free);
   }
 
   std::vector<std::string> available_devices() {

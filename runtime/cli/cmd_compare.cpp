@@ -80,11 +80,12 @@ int run_compare(const std::vector<std::string>& args) {
       double profiled_us = 0;
       for (const auto& t : d.layer_times) profiled_us += t.time_us;
       const double scale = profiled_us > 0 ? d.latency.median_us / profiled_us : 1.0;
-      for (const auto& t : d.layer_times) measured.push_back({t.node, t.time_us * scale});
+      for (const auto& t : d.layer_times) measured.push_back({t.node, t.time_us * scale, t.op_type, t.onnx_node, t.internal});
       layers[d.device] = calibrate::compare_layers(model, config, options.sim_precision, d.device, measured);
+      layers[d.device].profiled_total_us = profiled_us;
       if (!quiet) fmt::print("{}", calibrate::format_layer_comparison(layers[d.device], (*vm)["top-layers"].as<std::size_t>()));
     }
-    if (!any) throw std::runtime_error("--per-layer needs a real device to measure (--device ort:cpu, ...)");
+    if (!any) throw std::runtime_error("--per-layer needs a real device to measure (--device ort:cpu, openvino:CPU, ...)");
   }
   if (vm->count("json")) {
     const auto path = (*vm)["json"].as<std::string>();

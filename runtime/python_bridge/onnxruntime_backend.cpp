@@ -296,7 +296,10 @@ class OnnxRuntimeBackend : public InferenceBackend {
       if (!index.count(node)) {
         index[node] = out.size();
         const auto& args = e.value("args", nlohmann::json::object());
-        out.push_back({node, args.value("op_name", ""), 0.0});
+        LayerTime t;
+        t.node = node;
+        t.op_type = args.value("op_name", "");
+        out.push_back(t);
       }
       out[index[node]].time_us += e.value("dur", 0.0) / runs;
     }

@@ -70,6 +70,31 @@ def hardmax_model(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def three_conv_cnn(tmp_path_factory):
+    """Three Conv(+bias)+Relu blocks on 1x3x32x32: every layer is real work for the NPU and for
+    OpenVINO's CPU plugin, which renames each (the Conv without its bias, the Relu fused)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper, save
+    rng = np.random.default_rng(7)
+    nodes, inits, prev, channels = [], [], "x", 3
+    for i in range(3):
+        w = numpy_helper.from_array(rng.normal(0, 0.2, (16, channels, 3, 3)).astype(np.float32), f"w{i}")
+        b = numpy_helper.from_array(rng.normal(0, 0.1, (16,)).astype(np.float32), f"b{i}")
+        inits += [w, b]
+        nodes.append(helper.make_node("Conv", [prev, f"w{i}", f"b{i}"], [f"conv{i}_out"], name=f"conv{i}",
+                                      pads=[1, 1, 1, 1], kernel_shape=[3, 3]))
+        nodes.append(helper.make_node("Relu", [f"conv{i}_out"], [f"relu{i}_out"], name=f"relu{i}"))
+        prev, channels = f"relu{i}_out", 16
+    graph = helper.make_graph(nodes, "three_conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 32, 32])],
+                              [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, 16, 32, 32])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path_factory.mktemp("models") / "three_conv.onnx"
+    save(model, str(path))
+    return path
+
+
 def test_devices_lists_every_backend_with_a_reason(npusim):
     r = npusim("devices")
     assert r.code == 0, r.err
@@ -179,3 +204,38 @@ def test_onnxruntime_too_old_for_the_qnn_plugin_is_a_version_mismatch(tmp_path):
     assert reason.startswith("version mismatch: onnxruntime 1.20.1 cannot load plugin execution providers; "
                              "onnxruntime-qnn ")
     assert "needs onnxruntime>=" in reason
+
+
+def test_openvino_cpu_per_layer_times_every_simulated_layer(npusim, tmp_path, three_conv_cnn):
+    require_device("openvino:CPU")
+    r, report = compare(npusim, tmp_path, three_conv_cnn, "openvino:CPU",
+                        extra=("--timing-only", "--per-layer", "--layer-runs", "3"))
+    assert "per layer against openvino:CPU" in r.out
+    devices = by_device(report)
+    ov, sim = devices["openvino:CPU"], devices["sim"]
+    rows = ov["per_layer"]["rows"]
+    # every layer the simulated NPU runs has OpenVINO's time for the ONNX nodes it fused
+    npu_layers = {p["node"] for p in sim["placement"] if p["device"].endswith("NPU")}
+    assert npu_layers == {"conv0", "conv1", "conv2"}
+    by_layer = {row["layer"]: row for row in rows}
+    for layer in npu_layers:
+        row = by_layer[layer]
+        assert row["sim_layers"] == [layer] and row["measured_us"] > 0 and row["sim_us"] > 0, row
+        # OpenVINO names the Conv without its bias "conv0/WithoutBiases" and fuses the Relu into it
+        assert row["runtime_nodes"] == [f"{layer}/WithoutBiases"] and row["onnx_nodes"] == [layer], row
+        assert row["ratio"] == pytest.approx(row["sim_us"] / row["measured_us"])
+    gaps = [abs(row["sim_us"] - row["measured_us"]) for row in rows]
+    assert gaps == sorted(gaps, reverse=True)
+    # the layout Reorders OpenVINO inserts around the convolutions are a row of their own, not lost
+    internal = by_layer["openvino-internal: Reorder"]
+    assert internal["sim_layers"] == [] and internal["measured_us"] > 0 and internal["runtime_nodes"]
+    assert "openvino-internal: Reorder" in r.out
+    # Every profiled layer lands in exactly one row. The profiled node times (a separately compiled,
+    # profiled model: they leave out OpenVINO's per-inference overhead outside the layers) are
+    # scaled to the measured median, so the rows add up to it.
+    profiled = ov["layer_times"]
+    assert sorted(n for row in rows for n in row["runtime_nodes"]) == sorted(t["node"] for t in profiled)
+    assert ov["per_layer"]["profiled_total_us"] == pytest.approx(sum(t["time_us"] for t in profiled))
+    median = ov["latency_us"]["median"]
+    assert sum(row["measured_us"] for row in rows) == pytest.approx(median, rel=1e-9)
+    assert ov["per_layer"]["measured_total_us"] == pytest.approx(median, rel=1e-9)
