@@ -10,8 +10,14 @@
 // - Gemm-like ops need their reduction axis innermost; LayerNormalization its normalised axes.
 // - Element-wise ops, slices, concats, pads, gathers, reductions and softmax work on any order;
 //   their output takes their (first full-size) input's order, other operands follow it.
-// - Values that cross to the host (graph inputs and outputs, CPU steps) use the default order,
-//   NHWC for 4-D and row-major otherwise, which is what the runtime converts at the boundary.
+// - Values that cross to the host (graph inputs and outputs, CPU steps) are stored either as the
+//   host holds them (row-major: the runtime copies) or, when 4-D, NHWC (the runtime transposes
+//   the host's NCHW); each records which as its host layout. A value the NPU reads is NHWC
+//   unless every NPU reader is a Transpose(0,3,1,2) (an NHWC image turned NCHW, as TensorFlow
+//   exports start): then it stays row-major, the Transpose's output is NHWC as it stands, and
+//   the input's bytes go to the conv untouched. A value the NPU writes keeps a row-major order
+//   it already has (the output of a closing Transpose(0,2,3,1) of an NHWC value); otherwise it
+//   is made NHWC (4-D) or row-major.
 // Where an operand's order differs from what its consumer needs, a Relayout node (domain npusim)
 // copies it; the summary counts them, and the NCHW<->NHWC conversions the runtime does.
 #include <algorithm>
@@ -89,6 +95,9 @@ AxisOrder without_axes(const AxisOrder& in, const std::vector<bool>& kept, std::
   return out;
 }
 
+const std::vector<std::int64_t> kNhwcToNchw = {0, 3, 1, 2};
+const std::vector<std::int64_t> kNchwToNhwc = {0, 2, 3, 1};
+
 class LayoutPass {
  public:
   explicit LayoutPass(Graph& g) : g_(g) {}
@@ -101,6 +110,7 @@ class LayoutPass {
       for (const auto& v : n.inputs) if (!v.empty()) host_visible.insert(v);
       for (const auto& v : n.outputs) if (!v.empty()) host_visible.insert(v);
     }
+    find_nhwc_readers();
     std::vector<Node> out;
     for (auto& n : g_.nodes) {
       if (n.device != Node::Device::Npu) {
@@ -108,7 +118,7 @@ class LayoutPass {
         continue;
       }
       for (const auto& v : n.inputs)
-        if (!v.empty() && !g_.is_constant(v) && !order_.count(v)) order_[v] = default_order(shape(v).size());
+        if (!v.empty() && !g_.is_constant(v) && !order_.count(v)) order_[v] = host_input_order(v);
       place(n, out);
       out.push_back(std::move(n));
     }
@@ -123,6 +133,11 @@ class LayoutPass {
         if (o.empty() || !host_visible.count(o) || !order_.count(o)) continue;
         AxisOrder want = default_order(shape(o).size());
         if (same_bytes(shape(o), order_[o], want)) continue;
+        if (same_bytes(shape(o), order_[o], identity_order(shape(o).size()))) {  // as the host holds it
+          order_[o] = identity_order(shape(o).size());
+          if (shape(o).size() == 4 && n.op_type == "Transpose" && n.get_ints("perm") == kNchwToNhwc) host_nhwc_.insert(o);
+          continue;
+        }
         std::string inner = g_.unique_name(o + "_npu_order");
         Tensor t = g_.tensor(o);
         t.name = inner;
@@ -150,18 +165,48 @@ class LayoutPass {
     for (const auto& [v, o] : order_) {
       Tensor& t = g_.tensor(v);
       t.order = o;
-      if (t.shape.size() == 4 && o == nhwc_order()) {
-        ++nhwc;
-        if (host_visible.count(v)) ++boundary_transposes;
+      const bool nhwc_order_4d = t.shape.size() == 4 && o == nhwc_order();
+      nhwc += nhwc_order_4d || host_nhwc_.count(v);
+      if (!host_visible.count(v)) continue;
+      if (nhwc_order_4d) {
+        t.host_layout = "NCHW";
+        ++boundary_transposes;
+      } else {
+        t.host_layout = host_nhwc_.count(v) ? "NHWC" : layout_name(t.shape.size(), o);
       }
     }
-    return std::to_string(order_.size()) + " NPU values (" + std::to_string(nhwc) + " NHWC), " +
-           std::to_string(moves_) + " relayout copies, " + std::to_string(boundary_transposes) +
-           " NCHW<->NHWC conversions at the NPU boundary";
+    std::string detail = std::to_string(order_.size()) + " NPU values (" + std::to_string(nhwc) + " NHWC), " +
+                         std::to_string(moves_) + " relayout copies, " + std::to_string(boundary_transposes) +
+                         " NCHW<->NHWC conversions at the NPU boundary";
+    if (!host_nhwc_.empty())
+      detail += ", " + std::to_string(host_nhwc_.size()) + " NHWC value(s) passed as the host holds them";
+    return detail;
   }
 
  private:
   const std::vector<std::int64_t>& shape(const std::string& v) const { return g_.tensor(v).shape; }
+
+  // The order of a value the host hands the NPU: row-major when every NPU node that reads it is
+  // a Transpose(0,3,1,2), whose output is then NHWC with no byte moved; otherwise the default.
+  AxisOrder host_input_order(const std::string& v) {
+    const std::size_t rank = shape(v).size();
+    const auto it = read_only_as_nhwc_.find(v);
+    if (rank != 4 || it == read_only_as_nhwc_.end() || !it->second ||
+        same_bytes(shape(v), identity_order(rank), default_order(rank)))
+      return default_order(rank);
+    host_nhwc_.insert(v);
+    return identity_order(rank);
+  }
+
+  // Per value the NPU reads: whether every NPU node reading it is a Transpose(0,3,1,2).
+  void find_nhwc_readers() {
+    for (const auto& n : g_.nodes) {
+      if (n.device != Node::Device::Npu) continue;
+      const bool nhwc_to_nchw = n.op_type == "Transpose" && n.domain.empty() && n.get_ints("perm") == kNhwcToNchw;
+      for (const auto& v : n.inputs)
+        if (!v.empty()) read_only_as_nhwc_.emplace(v, true).first->second &= nhwc_to_nchw;
+    }
+  }
   bool activation(const std::string& v) const { return !v.empty() && !g_.is_constant(v); }
 
   Node relayout_node(const std::string& from, const std::string& to) {
@@ -347,6 +392,8 @@ class LayoutPass {
   std::map<std::string, AxisOrder> order_;
   std::map<std::pair<std::string, AxisOrder>, std::string> copies_;
   std::map<std::string, std::string> renamed_;
+  std::map<std::string, bool> read_only_as_nhwc_;
+  std::set<std::string> host_nhwc_;  // NHWC images the host hands over or gets back as they are
   int moves_ = 0;
 };
 

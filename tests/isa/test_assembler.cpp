@@ -24,9 +24,9 @@ Program rich_program() {
   for (int i = 0; i < 200; ++i)
     p.code.push_back(test::random_instruction(static_cast<Opcode>(rng() % static_cast<int>(Opcode::kCount)), rng));
   p.code.push_back(make_instruction(Opcode::Halt));
-  TensorEntry in{"input", TensorRole::Input, DType::Int8, {1, 224, 224, 3}, "NHWC", 0x10000, 224 * 224 * 3, 0.0078125f, -128};
-  TensorEntry odd{"/conv1/Conv_output_0 \"odd\" name;#=,", TensorRole::Intermediate, DType::Fp16, {}, "", 0x1, 12345, -0.0f, 7};
-  TensorEntry neg{"dyn", TensorRole::Output, DType::Fp32, {-1, 10}, "NC", 0xFFFFFFFFFFull, 40, 1.0f / 3.0f, 0};
+  TensorEntry in{"input", TensorRole::Input, DType::Int8, {1, 224, 224, 3}, "NHWC", 0x10000, 224 * 224 * 3, 0.0078125f, -128, "NCHW"};
+  TensorEntry odd{"/conv1/Conv_output_0 \"odd\" name;#=,", TensorRole::Intermediate, DType::Fp16, {}, "", 0x1, 12345, -0.0f, 7, ""};
+  TensorEntry neg{"dyn", TensorRole::Output, DType::Fp32, {-1, 10}, "NC", 0xFFFFFFFFFFull, 40, 1.0f / 3.0f, 0, "NC"};
   p.tensors = {in, odd, neg};
   DataSegment empty{0x20000, {}};
   DataSegment big{0x30000, {}};
