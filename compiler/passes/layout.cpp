@@ -13,11 +13,11 @@
 // - Values that cross to the host (graph inputs and outputs, CPU steps) are stored either as the
 //   host holds them (row-major: the runtime copies) or, when 4-D, NHWC (the runtime transposes
 //   the host's NCHW); each records which as its host layout. A value the NPU reads is NHWC
-//   unless every NPU reader is a Transpose(0,3,1,2) (an NHWC image turned NCHW, as TensorFlow
-//   exports start): then it stays row-major, the Transpose's output is NHWC as it stands, and
-//   the input's bytes go to the conv untouched. A value the NPU writes keeps a row-major order
-//   it already has (the output of a closing Transpose(0,2,3,1) of an NHWC value); otherwise it
-//   is made NHWC (4-D) or row-major.
+//   unless it is an NHWC image: a Transpose(0,3,1,2) reads it (as TensorFlow exports start)
+//   and no conv or pooling reads it as NCHW. Then it stays row-major, the Transpose's output
+//   is NHWC as it stands, and the input's bytes go to the conv untouched. A value the NPU
+//   writes keeps a row-major order it already has (the output of a closing Transpose(0,2,3,1)
+//   of an NHWC value); otherwise it is made NHWC (4-D) or row-major.
 // Where an operand's order differs from what its consumer needs, a Relayout node (domain npusim)
 // copies it; the summary counts them, and the NCHW<->NHWC conversions the runtime does.
 #include <algorithm>
@@ -110,7 +110,7 @@ class LayoutPass {
       for (const auto& v : n.inputs) if (!v.empty()) host_visible.insert(v);
       for (const auto& v : n.outputs) if (!v.empty()) host_visible.insert(v);
     }
-    find_nhwc_readers();
+    find_nhwc_images();
     std::vector<Node> out;
     for (auto& n : g_.nodes) {
       if (n.device != Node::Device::Npu) {
@@ -135,7 +135,8 @@ class LayoutPass {
         if (same_bytes(shape(o), order_[o], want)) continue;
         if (same_bytes(shape(o), order_[o], identity_order(shape(o).size()))) {  // as the host holds it
           order_[o] = identity_order(shape(o).size());
-          if (shape(o).size() == 4 && n.op_type == "Transpose" && n.get_ints("perm") == kNchwToNhwc) host_nhwc_.insert(o);
+          if (shape(o).size() == 4 && n.op_type == "Transpose" && n.get_ints("perm") == kNchwToNhwc)
+            host_nhwc_.insert(o);
           continue;
         }
         std::string inner = g_.unique_name(o + "_npu_order");
@@ -186,26 +187,27 @@ class LayoutPass {
  private:
   const std::vector<std::int64_t>& shape(const std::string& v) const { return g_.tensor(v).shape; }
 
-  // The order of a value the host hands the NPU: row-major when every NPU node that reads it is
-  // a Transpose(0,3,1,2), whose output is then NHWC with no byte moved; otherwise the default.
+  // The order of a value the host hands the NPU: row-major when it is an NHWC image (an NPU
+  // Transpose(0,3,1,2) reads it, and no conv or pooling reads it as NCHW), so the Transpose's
+  // output is NHWC with no byte moved; otherwise the default.
   AxisOrder host_input_order(const std::string& v) {
     const std::size_t rank = shape(v).size();
-    const auto it = read_only_as_nhwc_.find(v);
-    if (rank != 4 || it == read_only_as_nhwc_.end() || !it->second ||
-        same_bytes(shape(v), identity_order(rank), default_order(rank)))
+    if (rank != 4 || !nhwc_images_.count(v) || same_bytes(shape(v), identity_order(rank), default_order(rank)))
       return default_order(rank);
     host_nhwc_.insert(v);
     return identity_order(rank);
   }
 
-  // Per value the NPU reads: whether every NPU node reading it is a Transpose(0,3,1,2).
-  void find_nhwc_readers() {
+  void find_nhwc_images() {
+    std::set<std::string> read_as_nchw_image;
     for (const auto& n : g_.nodes) {
       if (n.device != Node::Device::Npu) continue;
-      const bool nhwc_to_nchw = n.op_type == "Transpose" && n.domain.empty() && n.get_ints("perm") == kNhwcToNchw;
-      for (const auto& v : n.inputs)
-        if (!v.empty()) read_only_as_nhwc_.emplace(v, true).first->second &= nhwc_to_nchw;
+      if (n.op_type == "Transpose" && n.domain.empty() && n.get_ints("perm") == kNhwcToNchw)
+        nhwc_images_.insert(n.inputs[0]);
+      if (needs_nhwc(n.op_type))
+        for (const auto& v : n.inputs) read_as_nchw_image.insert(v);
     }
+    for (const auto& v : read_as_nchw_image) nhwc_images_.erase(v);
   }
   bool activation(const std::string& v) const { return !v.empty() && !g_.is_constant(v); }
 
@@ -392,7 +394,7 @@ class LayoutPass {
   std::map<std::string, AxisOrder> order_;
   std::map<std::pair<std::string, AxisOrder>, std::string> copies_;
   std::map<std::string, std::string> renamed_;
-  std::map<std::string, bool> read_only_as_nhwc_;
+  std::set<std::string> nhwc_images_;  // values the NPU reads through a Transpose(0,3,1,2)
   std::set<std::string> host_nhwc_;  // NHWC images the host hands over or gets back as they are
   int moves_ = 0;
 };
