@@ -87,6 +87,27 @@ end: halt
   CHECK(p.data[0].bytes == expected);
 }
 
+TEST_CASE("assembler: a tensor's host layout defaults to its layout for inputs and outputs only", "[isa][asm]") {
+  Program p = assemble(R"(
+.tensor name=a role=input dtype=int8 shape=1x2x2x4 layout=NHWC host_layout=NCHW addr=0
+.tensor name=b role=input dtype=int8 shape=1x2x2x4 layout=NHWC addr=16
+.tensor name=c role=output dtype=int8 shape=1x4 layout=NC addr=32
+.tensor name=d role=intermediate dtype=int8 shape=1x4 layout=NC addr=48
+halt
+)", "t");
+  REQUIRE(p.tensors.size() == 4);
+  CHECK(p.tensors[0].host_layout == "NCHW");   // the runtime transposes
+  CHECK(p.tensors[1].host_layout == "NHWC");   // the host's bytes are the program's
+  CHECK(p.tensors[2].host_layout == "NC");
+  CHECK(p.tensors[3].host_layout.empty());     // never crosses to the host
+  CHECK_THAT(disassemble(p), Catch::Contains("name=a role=input dtype=int8 shape=1x2x2x4 layout=NHWC host_layout=NCHW"));
+  CHECK(assemble(disassemble(p), "t").tensors[3].host_layout.empty());
+  CHECK_THAT(error_of(".tensor name=a role=input dtype=int8 shape=1 host_layout=\"NC"),
+             Catch::StartsWith("t.npuasm:1:"));
+  CHECK_THAT(error_of(".tensor name=a role=input dtype=int8 shape=1 hostlayout=NC"),
+             Catch::Contains("unknown field 'hostlayout' (expected name, role, dtype, shape, layout, host_layout,"));
+}
+
 TEST_CASE("assembler: errors name line and column", "[isa][asm][errors]") {
   CHECK(error_of("halt\n  bogus m=1\n") == "t.npuasm:2:3: unknown mnemonic 'bogus'");
   CHECK_THAT(error_of("gemm m=1 zz=2"), Catch::StartsWith("t.npuasm:1:10: unknown field 'zz' for gemm"));
