@@ -13,11 +13,12 @@
 // - Values that cross to the host (graph inputs and outputs, CPU steps) are stored either as the
 //   host holds them (row-major: the runtime copies) or, when 4-D, NHWC (the runtime transposes
 //   the host's NCHW); each records which as its host layout. A value the NPU reads is NHWC
-//   unless it is an NHWC image: a Transpose(0,3,1,2) reads it (as TensorFlow exports start)
-//   and no conv or pooling reads it as NCHW. Then it stays row-major, the Transpose's output
-//   is NHWC as it stands, and the input's bytes go to the conv untouched. A value the NPU
-//   writes keeps a row-major order it already has (the output of a closing Transpose(0,2,3,1)
-//   of an NHWC value); otherwise it is made NHWC (4-D) or row-major.
+//   unless it is an NHWC image: a Transpose(0,3,1,2) reads it (as TensorFlow exports start),
+//   possibly after element-wise ops (a channels-last normalisation), and no conv or pooling
+//   reads it as NCHW. Then it stays row-major, the Transpose's output is NHWC as it stands,
+//   and the input's bytes go to the conv untouched. A value the NPU writes keeps a row-major
+//   order it already has (the output of a closing Transpose(0,2,3,1) of an NHWC value);
+//   otherwise it is made NHWC (4-D) or row-major.
 // Where an operand's order differs from what its consumer needs, a Relayout node (domain npusim)
 // copies it; the summary counts them, and the NCHW<->NHWC conversions the runtime does.
 #include <algorithm>
@@ -187,9 +188,8 @@ class LayoutPass {
  private:
   const std::vector<std::int64_t>& shape(const std::string& v) const { return g_.tensor(v).shape; }
 
-  // The order of a value the host hands the NPU: row-major when it is an NHWC image (an NPU
-  // Transpose(0,3,1,2) reads it, and no conv or pooling reads it as NCHW), so the Transpose's
-  // output is NHWC with no byte moved; otherwise the default.
+  // The order of a value the host hands the NPU: row-major when it is an NHWC image, so the
+  // Transpose(0,3,1,2) that makes it NCHW outputs NHWC with no byte moved; otherwise the default.
   AxisOrder host_input_order(const std::string& v) {
     const std::size_t rank = shape(v).size();
     if (rank != 4 || !nhwc_images_.count(v) || same_bytes(shape(v), identity_order(rank), default_order(rank)))
@@ -198,12 +198,19 @@ class LayoutPass {
     return identity_order(rank);
   }
 
+  // NHWC images: values a Transpose(0,3,1,2) reads, and the full-size operands of element-wise
+  // ops that compute one (an input normalised channels-last before the transpose), unless a conv
+  // or pooling reads them as NCHW.
   void find_nhwc_images() {
     std::set<std::string> read_as_nchw_image;
-    for (const auto& n : g_.nodes) {
+    for (auto it = g_.nodes.rbegin(); it != g_.nodes.rend(); ++it) {
+      const Node& n = *it;
       if (n.device != Node::Device::Npu) continue;
       if (n.op_type == "Transpose" && n.domain.empty() && n.get_ints("perm") == kNhwcToNchw)
         nhwc_images_.insert(n.inputs[0]);
+      if ((unary_ops().count(n.op_type) || binary_ops().count(n.op_type)) && nhwc_images_.count(n.outputs[0]))
+        for (const auto& v : n.inputs)
+          if (activation(v) && shape(v) == shape(n.outputs[0])) nhwc_images_.insert(v);
       if (needs_nhwc(n.op_type))
         for (const auto& v : n.inputs) read_as_nchw_image.insert(v);
     }

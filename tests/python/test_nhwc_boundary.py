@@ -175,6 +175,33 @@ def test_nhwc_input_with_a_residual_reader_moves_no_byte(npusim, tmp_path):
     assert cosine(y, onnxruntime_output(model, x)) >= THRESHOLD["fp16"]
 
 
+@pytest.mark.parametrize("precision", ["fp16", "int8"])
+def test_nhwc_input_normalised_before_the_transpose_moves_no_byte(npusim, tmp_path, precision):
+    """(x - mean) * inv_std per channel on the NHWC image, then Transpose(0,3,1,2) -> Conv -> Relu (a
+    keras Normalization layer's export): the element-wise ops work channels-last, the input is not
+    transposed on the host and nothing is relaid on the NPU."""
+    w = numpy_helper.from_array((np.random.default_rng(0).standard_normal((C_OUT, C_IN, 3, 3)) * 0.1)
+                                .astype(np.float32), "w")
+    mean = numpy_helper.from_array(np.linspace(0.1, 0.8, C_IN).astype(np.float32), "mean")
+    inv_std = numpy_helper.from_array(np.linspace(1.5, 0.5, C_IN).astype(np.float32), "inv_std")
+    nodes = [helper.make_node("Sub", ["x", "mean"], ["centred"], name="sub"),
+             helper.make_node("Mul", ["centred", "inv_std"], ["normalised"], name="mul"),
+             helper.make_node("Transpose", ["normalised"], ["x_nchw"], name="to_nchw", perm=[0, 3, 1, 2]),
+             helper.make_node("Conv", ["x_nchw", "w"], ["c"], name="conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "normalised",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, H, W, C_IN])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, C_OUT, H, W])],
+                              [w, mean, inv_std])
+    model = tmp_path / "normalised.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(model))
+    y, rep, explain, x = run(npusim, tmp_path, model, precision, samples(4), "nhwc")
+    assert "0 relayout copies, 1 NCHW<->NHWC conversions" in explain, explain     # only the NCHW output
+    conv = next(c for c in rep["conversions"] if c["role"] == "input")
+    assert conv["from"] == "float32 NHWC" and conv["to"].endswith(" NHWC"), conv
+    assert cosine(y, onnxruntime_output(model, x)) >= THRESHOLD[precision]
+
+
 def test_input_a_conv_or_pool_reads_as_nchw_keeps_the_conversion(npusim, tmp_path):
     """An input that a pooling reads directly is an NCHW image to it: the runtime converts it at the
     boundary as before (NCHW -> NHWC), the Transpose's output is relaid on the NPU, and the result
