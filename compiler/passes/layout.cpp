@@ -136,7 +136,7 @@ class LayoutPass {
         if (same_bytes(shape(o), order_[o], want)) continue;
         if (same_bytes(shape(o), order_[o], identity_order(shape(o).size()))) {  // as the host holds it
           order_[o] = identity_order(shape(o).size());
-          if (shape(o).size() == 4 && n.op_type == "Transpose" && n.get_ints("perm") == kNchwToNhwc)
+          if (shape(o).size() == 4 && n.op_type == "Transpose" && n.domain.empty() && n.get_ints("perm") == kNchwToNhwc)
             host_nhwc_.insert(o);
           continue;
         }
@@ -401,7 +401,7 @@ class LayoutPass {
   std::map<std::string, AxisOrder> order_;
   std::map<std::pair<std::string, AxisOrder>, std::string> copies_;
   std::map<std::string, std::string> renamed_;
-  std::set<std::string> nhwc_images_;  // values the NPU reads through a Transpose(0,3,1,2)
+  std::set<std::string> nhwc_images_;  // find_nhwc_images()
   std::set<std::string> host_nhwc_;  // NHWC images the host hands over or gets back as they are
   int moves_ = 0;
 };
