@@ -380,18 +380,11 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
              : step_inputs.count(name) ? isa::TensorRole::Input
                                        : isa::TensorRole::Intermediate;
     e.dtype = d.elem == 1 ? isa::DType::Int8 : isa::DType::Fp16;
-    // shape in memory order; layout names the order: NHWC, NC / ND (row-major), or
-    // ND[a,b,...] listing the logical axes outermost first (only NPU-internal values).
+    // shape in memory order; layout names the order (ND[a,b,...] only for NPU-internal values).
+    // An NHWC image the host hands over or reads back as it is is row-major, and named NHWC.
     e.shape = physical_shape(t.shape, d.order);
-    if (t.shape.size() == 4 && d.order == nhwc_order()) {
-      e.layout = "NHWC";
-    } else if (d.order == identity_order(t.shape.size())) {
-      e.layout = t.shape.size() == 2 ? "NC" : "ND";
-    } else {
-      e.layout = "ND[";
-      for (std::size_t i = 0; i < d.order.size(); ++i) e.layout += (i ? "," : "") + std::to_string(d.order[i]);
-      e.layout += "]";
-    }
+    e.layout = t.host_layout == "NHWC" ? "NHWC" : layout_name(t.shape.size(), d.order);
+    e.host_layout = t.host_layout;
     e.ddr_addr = d.addr;
     e.size_bytes = static_cast<std::uint64_t>(d.bytes());
     if (e.dtype == isa::DType::Int8) {

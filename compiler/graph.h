@@ -36,6 +36,11 @@ struct Tensor {
   // NPU values: the physical order of the logical axes in DDR, outermost first, set by the
   // layout pass (tensor_layout.h); empty: row-major logical order.
   std::vector<int> order;
+  // NPU values the host hands over or reads back: the layout of the host's (ONNX, row-major)
+  // tensor, set by the layout pass: "NCHW" for a 4-D value stored NHWC (the runtime
+  // transposes), "NHWC" for an NHWC image the NPU reads or writes as it is, otherwise the
+  // stored layout's name (tensor_layout.h layout_name()). Empty for values only the NPU sees.
+  std::string host_layout;
   QuantParams quant;
   bool is_constant = false;
   // Constant data: float types in `floats`, integer and bool types in `ints`.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <string>
 
 namespace npu::compiler {
 
@@ -50,6 +51,14 @@ AxisOrder without_unit_axes(const std::vector<std::int64_t>& shape, const AxisOr
 
 bool same_bytes(const std::vector<std::int64_t>& shape, const AxisOrder& a, const AxisOrder& b) {
   return without_unit_axes(shape, a) == without_unit_axes(shape, b);
+}
+
+std::string layout_name(std::size_t rank, const AxisOrder& order) {
+  if (rank == 4 && order == nhwc_order()) return "NHWC";
+  if (order == identity_order(rank)) return rank == 2 ? "NC" : "ND";
+  std::string name = "ND[";
+  for (std::size_t i = 0; i < order.size(); ++i) name += (i ? "," : "") + std::to_string(order[i]);
+  return name + "]";
 }
 
 AxisOrder transposed_order(const AxisOrder& in, const std::vector<std::int64_t>& perm) {

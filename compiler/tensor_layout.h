@@ -4,11 +4,14 @@
 // only in where size-1 axes sit describe the same bytes (same_bytes()).
 //
 // The layout pass (passes/layout.cpp) chooses an order per NPU value; codegen derives element
-// strides from it (logical_strides()); the runtime's boundary conversion knows only the
-// default_order() (NHWC for 4-D, row-major otherwise), so values crossing to the host use it.
+// strides from it (logical_strides()). The host's tensors are row-major ONNX values, and the
+// runtime's boundary conversion either copies them or transposes NCHW<->NHWC, so a value that
+// crosses to the host is stored either row-major or, when 4-D, NHWC (default_order()); the
+// program records which per tensor (isa::TensorEntry::host_layout).
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace npu::compiler {
@@ -27,6 +30,10 @@ std::vector<std::int64_t> physical_shape(const std::vector<std::int64_t>& shape,
 // Element stride of each logical axis in memory (0 for size-1 axes is not used: their stride is
 // whatever their position gives; it never matters).
 std::vector<std::int64_t> logical_strides(const std::vector<std::int64_t>& shape, const AxisOrder& order);
+
+// The program's name for an order (isa::TensorEntry::layout): NHWC, NC / ND (row-major), or
+// ND[a,b,...] listing the logical axes outermost first.
+std::string layout_name(std::size_t rank, const AxisOrder& order);
 
 // Whether two orders of one shape store the same bytes (equal once size-1 axes are dropped).
 bool same_bytes(const std::vector<std::int64_t>& shape, const AxisOrder& a, const AxisOrder& b);

@@ -19,10 +19,11 @@ Precision parse_precision(const std::string& text);  // throws ModelFileError na
 
 // NPU tensors are described by program.tensors (dtype, layout, DDR address, quant params).
 // Tensors the runtime exchanges with the host are named after the ONNX value they carry.
-// 4-D NPU tensors are stored NHWC (TensorEntry.shape is then [N,H,W,C]); the runtime does the
-// NCHW<->NHWC transpose (and, for int8, quantise/dequantise with scale and zero_point, round
-// half to even) when it moves a value between the host and DDR: these are the boundary
-// transposes the layout pass counts.
+// Each tensor that crosses between the host and DDR records its host layout
+// (TensorEntry.host_layout): a 4-D value stored NHWC whose host layout is NCHW is transposed
+// by the runtime (the boundary conversions the layout pass counts); a value whose host layout
+// equals its layout (an NHWC model input read as it is, a row-major value) is copied. Either
+// way int8 values are quantised/dequantised with scale and zero_point (round half to even).
 struct NpuStep {
   std::uint32_t first_instruction = 0;  // [first, end) of program.code; ends with halt
   std::uint32_t end_instruction = 0;

@@ -263,14 +263,15 @@ void Assembler::data(const std::vector<Token>& toks, std::vector<std::uint8_t>& 
 void Assembler::tensor(const std::vector<Token>& toks) {
   TensorEntry t;
   std::map<std::string, KeyValue> kvs;
-  static const char* const kKeys[] = {"name", "role", "dtype", "shape", "layout", "addr", "size", "scale", "zero_point"};
+  static const char* const kKeys[] = {"name", "role", "dtype", "shape", "layout", "host_layout", "addr", "size",
+                                      "scale", "zero_point"};
   for (std::size_t i = 1; i < toks.size(); ++i) {
     KeyValue kv = split_kv(toks[i]);
     bool known = false;
     for (const char* k : kKeys) known = known || kv.key == k;
     if (!known || !kv.has_eq)
-      ctx_.fail(kv.key_col, fmt::format("unknown field '{}' (expected name, role, dtype, shape, layout, addr, "
-                                        "size, scale, zero_point)", kv.key));
+      ctx_.fail(kv.key_col, fmt::format("unknown field '{}' (expected name, role, dtype, shape, layout, "
+                                        "host_layout, addr, size, scale, zero_point)", kv.key));
     if (!kvs.emplace(kv.key, kv).second) ctx_.fail(kv.key_col, fmt::format("duplicate field '{}'", kv.key));
   }
   for (const char* k : {"name", "role", "dtype", "shape"})
@@ -298,6 +299,11 @@ void Assembler::tensor(const std::vector<Token>& toks) {
     }
   }
   if (kvs.count("layout")) t.layout = unquote(kvs["layout"].value, kvs["layout"].value_col, ctx_);
+  // Inputs and outputs cross to the host; unless told otherwise, as the bytes the program stores.
+  if (kvs.count("host_layout"))
+    t.host_layout = unquote(kvs["host_layout"].value, kvs["host_layout"].value_col, ctx_);
+  else if (t.role == TensorRole::Input || t.role == TensorRole::Output)
+    t.host_layout = t.layout;
   if (kvs.count("addr")) t.ddr_addr = static_cast<std::uint64_t>(ranged(kvs["addr"].value, kvs["addr"].value_col, 0, INT64_MAX, "address"));
   if (kvs.count("size")) {
     t.size_bytes = static_cast<std::uint64_t>(ranged(kvs["size"].value, kvs["size"].value_col, 0, INT64_MAX, "size"));

@@ -61,9 +61,13 @@ std::string disassemble(const Program& p) {
       if (t.shape[i] < 0 || __builtin_mul_overflow(size, static_cast<std::uint64_t>(t.shape[i]), &size))
         derivable = false;
     }
-    out += fmt::format(".tensor name={} role={} dtype={} shape={} layout={} addr=0x{:x}",
-                       text::quote_if_needed(t.name), text::role_name(t.role), dtype_name(t.dtype),
-                       t.shape.empty() ? "scalar" : shape, text::quote_if_needed(t.layout), t.ddr_addr);
+    out += fmt::format(".tensor name={} role={} dtype={} shape={} layout={}", text::quote_if_needed(t.name),
+                       text::role_name(t.role), dtype_name(t.dtype), t.shape.empty() ? "scalar" : shape,
+                       text::quote_if_needed(t.layout));
+    // Explicit for inputs and outputs (the assembler would default it to layout) and whenever set.
+    if (!t.host_layout.empty() || t.role == TensorRole::Input || t.role == TensorRole::Output)
+      out += fmt::format(" host_layout={}", text::quote_if_needed(t.host_layout));
+    out += fmt::format(" addr=0x{:x}", t.ddr_addr);
     if (!derivable || size != t.size_bytes) out += fmt::format(" size={}", t.size_bytes);
     out += fmt::format(" scale={} zero_point={}\n", text::format_float(t.scale), t.zero_point);
   }

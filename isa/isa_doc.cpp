@@ -86,7 +86,7 @@ One statement per line. `#` or `;` starts a comment that runs to the end of the 
 | directive | meaning |
 |---|---|
 | `.equ NAME value` | defines symbol NAME (an integer expression) |
-| `.tensor name=A role=input dtype=int8 shape=1x56x56x64 layout=NHWC addr=0x10000 [size=N] [scale=0.5] [zero_point=0]` | a tensor table entry; `role` is `input`, `output`, `constant` or `intermediate`; `shape=scalar` for rank 0; `size` defaults to the product of the shape times the element size |
+| `.tensor name=A role=input dtype=int8 shape=1x56x56x64 layout=NHWC [host_layout=NCHW] addr=0x10000 [size=N] [scale=0.5] [zero_point=0]` | a tensor table entry; `role` is `input`, `output`, `constant` or `intermediate`; `shape=scalar` for rank 0; `host_layout` is the layout of the host's tensor (`NCHW` with `layout=NHWC`: the runtime transposes; equal to `layout`: it copies), by default `layout` for inputs and outputs and empty (the host never sees it) otherwise; `size` defaults to the product of the shape times the element size |
 | `.data addr=0x20000 [i8=1,2,-3] [i32=...] [f16=...] [f32=...] [hex=00ff...]` | a data segment written to DDR before the program starts; values are appended in order (fp16 converted from the float literals with round-to-nearest-even) |
 | `.hex 00ff...` | appends bytes to the last `.data` or `.section` |
 | `.section kind=100 [hex=...]` | an opaque section (kind >= 100) kept verbatim |
@@ -117,7 +117,7 @@ All integers little-endian.
 |---|---|---|
 | 1 | code | instructions, 32 bytes each, in program order |
 | 2 | data | u32 count, then per segment: u64 DDR address, u64 size, bytes |
-| 3 | tensor table | u32 count, then per tensor: string name, u8 role (0 input, 1 output, 2 constant, 3 intermediate), u8 dtype, u32 rank, rank x i64 dims, string layout, u64 DDR address, u64 size in bytes, f32 scale, i32 zero point |
+| 3 | tensor table | u32 count, then per tensor: string name, u8 role (0 input, 1 output, 2 constant, 3 intermediate), u8 dtype, u32 rank, rank x i64 dims, string layout, string host layout (since version 3; empty for values the host never sees), u64 DDR address, u64 size in bytes, f32 scale, i32 zero point |
 | 4 | labels | u32 count, then per label: string name, u32 instruction index (at most the instruction count) |
 | 5..99 | reserved | skipped by readers that do not know them |
 | >= 100 | opaque | owned by other libraries (e.g. the compiler's CPU segments), kept verbatim in `Program::extra` |

@@ -138,6 +138,7 @@ std::vector<std::uint8_t> serialize(const Program& program) {
     tens.u32(static_cast<std::uint32_t>(t.shape.size()));
     for (std::int64_t d : t.shape) tens.u64(static_cast<std::uint64_t>(d));
     tens.str(t.layout);
+    tens.str(t.host_layout);
     tens.u64(t.ddr_addr);
     tens.u64(t.size_bytes);
     std::uint32_t scale_bits;
@@ -190,6 +191,10 @@ Program deserialize(const std::uint8_t* bytes, std::size_t size, const std::stri
   if (version > kProgramVersion)
     fail(fmt::format("format version {} is newer than this build supports ({}); update npusim",
                      version, kProgramVersion));
+  if (version == 2)
+    fail(fmt::format("format version 2 predates this build's tensor table (version {} records each boundary "
+                     "tensor's host layout); compile or assemble the program again",
+                     kProgramVersion));
   if (version != kProgramVersion)
     fail(fmt::format("format version {} predates this build's instruction encoding (version {}); "
                      "compile or assemble the program again",
@@ -262,6 +267,7 @@ Program deserialize(const std::uint8_t* bytes, std::size_t size, const std::stri
           r.fail(fmt::format("tensor '{}': rank {} exceeds the bytes left", t.name, rank));
         for (std::uint32_t k = 0; k < rank; ++k) t.shape.push_back(static_cast<std::int64_t>(r.u64("dim")));
         t.layout = r.str("tensor layout");
+        t.host_layout = r.str("tensor host layout");
         t.ddr_addr = r.u64("tensor address");
         t.size_bytes = r.u64("tensor size");
         std::uint32_t scale_bits = r.u32("tensor scale");

@@ -12,7 +12,8 @@ namespace npu::isa {
 
 // 2: act's function widened to 5 bits (moving its later fields), gemm's zero points and
 // b_transposed, softmax's inner, and the instructions after halt.
-constexpr std::uint32_t kProgramVersion = 2;
+// 3: each tensor entry carries its host layout (after its layout).
+constexpr std::uint32_t kProgramVersion = 3;
 
 enum class TensorRole : std::uint8_t { Input = 0, Output = 1, Constant = 2, Intermediate = 3 };
 
@@ -22,11 +23,16 @@ struct TensorEntry {
   TensorRole role = TensorRole::Intermediate;
   DType dtype = DType::Int8;
   std::vector<std::int64_t> shape;
-  std::string layout = "NHWC";   // "NCHW", "NHWC", "NC", ...
+  std::string layout = "NHWC";   // the bytes in DDR: "NHWC" (shape [N,H,W,C]), "NC"/"ND" row-major, "ND[a,b,...]"
   std::uint64_t ddr_addr = 0;
   std::uint64_t size_bytes = 0;
   float scale = 1.0f;            // int8 tensors: real = scale * (q - zero_point)
   std::int32_t zero_point = 0;
+  // Values that cross to the host (model inputs and outputs, CPU steps' values): the layout of
+  // the host's tensor, which is the ONNX value in row-major order. Equal to `layout`: the bytes
+  // are the same and the runtime copies them; "NCHW" with layout "NHWC": the runtime transposes.
+  // Empty for values only the NPU sees.
+  std::string host_layout;
 };
 
 // Bytes the runtime writes into DDR before the program starts (weights, tables).

@@ -74,7 +74,9 @@ TensorDesc refine(const TensorDesc& compiled, const TensorDesc& declared) {
   if (compiled.constrained && compiled.shape.size() == declared.shape.size())
     for (std::size_t i = 0; i < d.shape.size(); ++i)
       if (d.shape[i] < 0) d.shape[i] = compiled.shape[i];
-  if (d.layout.empty()) d.layout = compiled.layout;
+  // The ONNX file names no layout (read_onnx_model_info guesses NCHW for 4-D); the program
+  // records the one the host hands over.
+  if (!compiled.layout.empty()) d.layout = compiled.layout;
   return d;
 }
 

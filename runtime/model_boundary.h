@@ -1,4 +1,5 @@
-// What a compiled model takes and gives at its boundary, in ONNX terms (NCHW, the ONNX dtype):
+// What a compiled model takes and gives at its boundary, in ONNX terms (the model's declared
+// shapes in row-major order, with the host layout the program records; the ONNX dtype):
 // the descriptors the runtime checks user inputs against and returns outputs as.
 #pragma once
 #include <vector>
@@ -16,7 +17,7 @@ struct ModelBoundary {
 };
 
 // A value read by a CPU step takes that step's ONNX declaration (exact dtype and shape); a
-// value only the NPU touches takes the NPU tensor's shape in ONNX order, as float32 (the NPU's
+// value only the NPU touches takes the NPU tensor's shape in its host layout, as float32 (the NPU's
 // int8/fp16 tensors stand for float values). A value no step touches is left unconstrained.
 ModelBoundary model_boundary(const container::CompiledModel& model);
 

@@ -13,12 +13,16 @@ namespace npu::runtime {
 
 namespace {
 
-bool is_nhwc4(const isa::TensorEntry& e) { return e.layout == "NHWC" && e.shape.size() == 4; }
-
-// Host (ONNX) layout name for a tensor whose NPU layout is `layout`.
-std::string host_layout(const isa::TensorEntry& e) {
-  if (e.shape.size() == 4) return "NCHW";
-  return e.layout == "NHWC" ? "" : e.layout;
+// Whether the host's tensor is the NCHW view of NHWC bytes (transposed on the way), or the
+// same bytes (copied), as the program's tensor table records; anything else is an error.
+bool transposes_nchw(const isa::TensorEntry& e) {
+  if (e.host_layout.empty())
+    throw std::runtime_error(fmt::format("tensor '{}': the program records no host layout for it, so it cannot "
+                                         "cross to the host (compile the model again)", e.name));
+  if (e.host_layout == e.layout) return false;
+  if (e.host_layout == "NCHW" && e.layout == "NHWC" && e.shape.size() == 4) return true;
+  throw std::runtime_error(fmt::format("tensor '{}': no conversion from host layout {} to NPU layout {} (shape {})",
+                                       e.name, e.host_layout, e.layout, shape_text(e.shape)));
 }
 
 ElementType element_type_of(isa::DType t) {
@@ -123,8 +127,8 @@ TensorDesc host_view_of(const isa::TensorEntry& e, ElementType host_dtype) {
   d.name = e.name;
   d.dtype = host_dtype;
   d.shape = e.shape;
-  if (is_nhwc4(e)) d.shape = {e.shape[0], e.shape[3], e.shape[1], e.shape[2]};
-  d.layout = host_layout(e);
+  if (transposes_nchw(e)) d.shape = {e.shape[0], e.shape[3], e.shape[1], e.shape[2]};
+  d.layout = e.host_layout;
   d.device = TensorDevice::Host;
   return d;
 }
@@ -141,7 +145,7 @@ std::vector<std::uint8_t> to_npu(const HostTensor& host, const isa::TensorEntry&
   std::vector<std::uint8_t> out(n * out_elem);
 
   std::vector<std::uint64_t> position;  // empty: same order
-  if (is_nhwc4(e)) position = Nhwc(e.shape).nchw_to_nhwc();
+  if (transposes_nchw(e)) position = Nhwc(e.shape).nchw_to_nhwc();
   if (position.size() != 0 && position.size() != n)
     throw std::runtime_error(fmt::format("{} {}: {} elements for an NPU tensor of shape {}", role, e.name, n,
                                          shape_text(e.shape)));
@@ -188,7 +192,7 @@ HostTensor from_npu(const std::vector<std::uint8_t>& bytes, const isa::TensorEnt
                                          element_type_name(device_type)));
 
   std::vector<std::uint64_t> position;
-  if (is_nhwc4(e)) position = Nhwc(e.shape).nchw_to_nhwc();
+  if (transposes_nchw(e)) position = Nhwc(e.shape).nchw_to_nhwc();
   const bool dequantise = e.dtype == isa::DType::Int8 && e.scale > 0.0f && host_dtype != ElementType::Int8;
   const bool same_type = host_dtype == device_type && !dequantise;
   for (std::uint64_t i = 0; i < n; ++i) {

@@ -1,5 +1,7 @@
-// Moving tensors between the host's ONNX view (NCHW, float32, ...) and the NPU's view
-// (NHWC, int8 with scale/zero point, fp16) — and saying exactly what was done.
+// Moving tensors between the host's ONNX view (row-major in the model's own axes: NCHW or NHWC,
+// float32, ...) and the NPU's view (int8 with scale/zero point, fp16; NHWC or row-major), as the
+// program's tensor table records per tensor (layout and host_layout) — and saying exactly what
+// was done.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,15 +28,17 @@ struct Conversion {
 
 // The descriptor of an NPU tensor of the program (its DDR shape, layout and quantisation).
 TensorDesc npu_tensor_desc(const isa::TensorEntry& entry);
-// What the host sees of the same tensor: ONNX order (NHWC → NCHW) and `host_dtype`.
+// What the host sees of the same tensor: its host layout (entry.host_layout: NCHW for NHWC
+// bytes, otherwise the bytes as stored) and `host_dtype`. Throws, naming the tensor, when the
+// entry has no host layout or one the runtime cannot convert from its layout.
 TensorDesc host_view_of(const isa::TensorEntry& entry, ElementType host_dtype);
 
-// Host tensor (ONNX order) → bytes for DDR in the entry's dtype and layout. The host tensor's
+// Host tensor (host layout) → bytes for DDR in the entry's dtype and layout. The host tensor's
 // shape must already have been checked against host_view_of(entry).
 std::vector<std::uint8_t> to_npu(const HostTensor& host, const isa::TensorEntry& entry, const std::string& role,
                                  Conversion* record);
 
-// DDR bytes of an NPU tensor → host tensor in ONNX order, dequantised/widened to `host_dtype`.
+// DDR bytes of an NPU tensor → host tensor in its host layout, dequantised/widened to `host_dtype`.
 HostTensor from_npu(const std::vector<std::uint8_t>& bytes, const isa::TensorEntry& entry, ElementType host_dtype,
                     const std::string& role, Conversion* record);
 

@@ -10,8 +10,15 @@
 // - Gemm-like ops need their reduction axis innermost; LayerNormalization its normalised axes.
 // - Element-wise ops, slices, concats, pads, gathers, reductions and softmax work on any order;
 //   their output takes their (first full-size) input's order, other operands follow it.
-// - Values that cross to the host (graph inputs and outputs, CPU steps) use the default order,
-//   NHWC for 4-D and row-major otherwise, which is what the runtime converts at the boundary.
+// - Values that cross to the host (graph inputs and outputs, CPU steps) are stored either as the
+//   host holds them (row-major: the runtime copies) or, when 4-D, NHWC (the runtime transposes
+//   the host's NCHW); each records which as its host layout. A value the NPU reads is NHWC
+//   unless it is an NHWC image: a Transpose(0,3,1,2) reads it (as TensorFlow exports start),
+//   possibly after element-wise ops (a channels-last normalisation), and no conv or pooling
+//   reads it as NCHW. Then it stays row-major, the Transpose's output is NHWC as it stands,
+//   and the input's bytes go to the conv untouched. A value the NPU writes keeps a row-major
+//   order it already has (the output of a closing Transpose(0,2,3,1) of an NHWC value);
+//   otherwise it is made NHWC (4-D) or row-major.
 // Where an operand's order differs from what its consumer needs, a Relayout node (domain npusim)
 // copies it; the summary counts them, and the NCHW<->NHWC conversions the runtime does.
 #include <algorithm>
@@ -89,6 +96,9 @@ AxisOrder without_axes(const AxisOrder& in, const std::vector<bool>& kept, std::
   return out;
 }
 
+const std::vector<std::int64_t> kNhwcToNchw = {0, 3, 1, 2};
+const std::vector<std::int64_t> kNchwToNhwc = {0, 2, 3, 1};
+
 class LayoutPass {
  public:
   explicit LayoutPass(Graph& g) : g_(g) {}
@@ -101,6 +111,7 @@ class LayoutPass {
       for (const auto& v : n.inputs) if (!v.empty()) host_visible.insert(v);
       for (const auto& v : n.outputs) if (!v.empty()) host_visible.insert(v);
     }
+    find_nhwc_images();
     std::vector<Node> out;
     for (auto& n : g_.nodes) {
       if (n.device != Node::Device::Npu) {
@@ -108,7 +119,7 @@ class LayoutPass {
         continue;
       }
       for (const auto& v : n.inputs)
-        if (!v.empty() && !g_.is_constant(v) && !order_.count(v)) order_[v] = default_order(shape(v).size());
+        if (!v.empty() && !g_.is_constant(v) && !order_.count(v)) order_[v] = host_input_order(v);
       place(n, out);
       out.push_back(std::move(n));
     }
@@ -123,6 +134,12 @@ class LayoutPass {
         if (o.empty() || !host_visible.count(o) || !order_.count(o)) continue;
         AxisOrder want = default_order(shape(o).size());
         if (same_bytes(shape(o), order_[o], want)) continue;
+        if (same_bytes(shape(o), order_[o], identity_order(shape(o).size()))) {  // as the host holds it
+          order_[o] = identity_order(shape(o).size());
+          if (shape(o).size() == 4 && n.op_type == "Transpose" && n.domain.empty() && n.get_ints("perm") == kNchwToNhwc)
+            host_nhwc_.insert(o);
+          continue;
+        }
         std::string inner = g_.unique_name(o + "_npu_order");
         Tensor t = g_.tensor(o);
         t.name = inner;
@@ -150,18 +167,55 @@ class LayoutPass {
     for (const auto& [v, o] : order_) {
       Tensor& t = g_.tensor(v);
       t.order = o;
-      if (t.shape.size() == 4 && o == nhwc_order()) {
-        ++nhwc;
-        if (host_visible.count(v)) ++boundary_transposes;
+      const bool nhwc_order_4d = t.shape.size() == 4 && o == nhwc_order();
+      nhwc += nhwc_order_4d || host_nhwc_.count(v);
+      if (!host_visible.count(v)) continue;
+      if (nhwc_order_4d) {
+        t.host_layout = "NCHW";
+        ++boundary_transposes;
+      } else {
+        t.host_layout = host_nhwc_.count(v) ? "NHWC" : layout_name(t.shape.size(), o);
       }
     }
-    return std::to_string(order_.size()) + " NPU values (" + std::to_string(nhwc) + " NHWC), " +
-           std::to_string(moves_) + " relayout copies, " + std::to_string(boundary_transposes) +
-           " NCHW<->NHWC conversions at the NPU boundary";
+    std::string detail = std::to_string(order_.size()) + " NPU values (" + std::to_string(nhwc) + " NHWC), " +
+                         std::to_string(moves_) + " relayout copies, " + std::to_string(boundary_transposes) +
+                         " NCHW<->NHWC conversions at the NPU boundary";
+    if (!host_nhwc_.empty())
+      detail += ", " + std::to_string(host_nhwc_.size()) + " NHWC value(s) passed as the host holds them";
+    return detail;
   }
 
  private:
   const std::vector<std::int64_t>& shape(const std::string& v) const { return g_.tensor(v).shape; }
+
+  // The order of a value the host hands the NPU: row-major when it is an NHWC image, so the
+  // Transpose(0,3,1,2) that makes it NCHW outputs NHWC with no byte moved; otherwise the default.
+  AxisOrder host_input_order(const std::string& v) {
+    const std::size_t rank = shape(v).size();
+    if (rank != 4 || !nhwc_images_.count(v) || same_bytes(shape(v), identity_order(rank), default_order(rank)))
+      return default_order(rank);
+    host_nhwc_.insert(v);
+    return identity_order(rank);
+  }
+
+  // NHWC images: values a Transpose(0,3,1,2) reads, and the full-size operands of element-wise
+  // ops that compute one (an input normalised channels-last before the transpose), unless a conv
+  // or pooling reads them as NCHW.
+  void find_nhwc_images() {
+    std::set<std::string> read_as_nchw_image;
+    for (auto it = g_.nodes.rbegin(); it != g_.nodes.rend(); ++it) {
+      const Node& n = *it;
+      if (n.device != Node::Device::Npu) continue;
+      if (n.op_type == "Transpose" && n.domain.empty() && n.get_ints("perm") == kNhwcToNchw)
+        nhwc_images_.insert(n.inputs[0]);
+      if ((unary_ops().count(n.op_type) || binary_ops().count(n.op_type)) && nhwc_images_.count(n.outputs[0]))
+        for (const auto& v : n.inputs)
+          if (activation(v) && shape(v) == shape(n.outputs[0])) nhwc_images_.insert(v);
+      if (needs_nhwc(n.op_type))
+        for (const auto& v : n.inputs) read_as_nchw_image.insert(v);
+    }
+    for (const auto& v : read_as_nchw_image) nhwc_images_.erase(v);
+  }
   bool activation(const std::string& v) const { return !v.empty() && !g_.is_constant(v); }
 
   Node relayout_node(const std::string& from, const std::string& to) {
@@ -347,6 +401,8 @@ class LayoutPass {
   std::map<std::string, AxisOrder> order_;
   std::map<std::pair<std::string, AxisOrder>, std::string> copies_;
   std::map<std::string, std::string> renamed_;
+  std::set<std::string> nhwc_images_;  // find_nhwc_images()
+  std::set<std::string> host_nhwc_;  // NHWC images the host hands over or gets back as they are
   int moves_ = 0;
 };
 

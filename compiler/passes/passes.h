@@ -54,8 +54,9 @@ std::string fold_batchnorm(Graph& graph);
 // npusim:FusedConv / npusim:FusedGemm node; attributes say which epilogue it carries.
 std::string fuse_layers(Graph& graph);
 
-// NPU values become NHWC; Transpose nodes at the NPU boundary make the conversions explicit.
-// Needs devices assigned (partition.h). Counts the transposes it inserts.
+// A memory order per NPU value (passes/layout.cpp) and a host layout per value that crosses to
+// the host. Needs devices assigned (partition.h). Counts the NCHW<->NHWC conversions the
+// runtime will do at the NPU boundary.
 std::string convert_layout(Graph& graph, int& transposes);
 
 }  // namespace npu::compiler

@@ -7,9 +7,12 @@ values of a pixel side by side (NHWC). ONNX models are NCHW. Someone has to tran
 
 Part 1, the compiled model: the same conv (3x3, 64 -> 128 on 56x56; --quick: 16 -> 32 on 28x28)
 exported twice, with an NCHW input and with an NHWC input followed by Transpose(0,3,1,2) (what
-a TensorFlow-style or camera pipeline that produces HWC frames gives). `npusim run` says where
-each transpose ran: the runtime's conversion records (host, at the NPU boundary), a Transpose
-node on the CPU (fallback) or none.
+a TensorFlow-style or camera pipeline that produces HWC frames gives). `npusim compile --explain`
+says what the layout pass did (relayout copies on the NPU, NCHW<->NHWC conversions at the
+boundary) and `npusim run` where each transpose ran: in the runtime's conversion records (on the
+host, at the NPU boundary), as an NPU Relayout layer (its cycles), or nowhere. The NCHW input is
+transposed on the host; the NHWC input's Transpose is folded into its layout (the program
+records host layout NHWC for it), so its bytes go to the conv as they are.
 
 Part 2, the cost, on the DMA: hand-written programs (`npusim sim`, configs/default.yaml: 64-byte
 bursts, 25.6 GB/s) that bring one conv input tile (10 rows x 56 x 64 channels, int8) into the
@@ -76,17 +79,25 @@ def compiled_part(args, c_in, c_out, hw):
     inputs = {"nchw": x, "nhwc": np.ascontiguousarray(x.transpose(0, 2, 3, 1))}
     result = {}
     for name, path in paths.items():
-        npy, rep_path, outs = (args.out / f"w5_{name}{ext}" for ext in ("_input.npy", ".json", "_outputs"))
+        npy, rep_path, outs, prog = (args.out / f"w5_{name}{ext}"
+                                     for ext in ("_input.npy", ".json", "_outputs", ".npuprog"))
         np.save(npy, inputs[name])
-        npusim_cli(args.build, "run", path, "--config", CONFIG, "--input", f"input={npy}", "--json", rep_path,
+        explain = npusim_cli(args.build, "compile", path, "--config", CONFIG, "-o", prog, "--explain").stdout
+        layout_line = next(line for line in explain.splitlines() if line.startswith("layout "))
+        npusim_cli(args.build, "run", prog, "--config", CONFIG, "--input", f"input={npy}", "--json", rep_path,
                    "--save-outputs", outs, "--quiet")
         rep = json.loads(rep_path.read_text())
         layout_changes = [c for c in rep["conversions"] if c["from"].split()[-1] != c["to"].split()[-1]]
+        relayouts = [layer for layer in rep["layers"] if "Relayout" in layer["op"]]
         result[name] = {"latency_us": rep["latency_us"], "npu_us": rep["npu_latency_us"],
                         "host_us": rep["host"]["time_us"], "transitions": rep["transitions"],
                         "fallbacks": [f"{f['node']} ({f['op']})" for f in rep["fallbacks"]],
+                        "layout_pass": layout_line.split(None, 3)[-1].strip(),
                         "conversions": [c["text"] for c in rep["conversions"]],
                         "host_transposes": [c["text"] for c in layout_changes],
+                        "npu_relayouts": [layer["name"] for layer in relayouts],
+                        "npu_relayout_cycles": sum(layer["cycles"] for layer in relayouts),
+                        "cpu_transposes": [f["node"] for f in rep["fallbacks"] if f["op"] == "Transpose"],
                         "input_conversion": next((c for c in rep["conversions"] if c["role"] == "input"), None),
                         "output": np.load(outs / "output.npy")}
     a, b = result["nchw"].pop("output").ravel(), result["nhwc"].pop("output").ravel()
@@ -114,8 +125,18 @@ def main():
     for name, r in compiled.items():
         print(f"  {name} input: latency {r['latency_us']:.2f} us (NPU {r['npu_us']:.2f}, host {r['host_us']:.2f}, "
               f"{r['transitions']} NPU<->CPU switches); fallbacks: {', '.join(r['fallbacks']) or 'none'}")
+        print(f"    layout pass: {r['layout_pass']}")
         for text in r["conversions"]:
             print(f"    {text}")
+        where = [f"on the host at the NPU boundary ({', '.join(t.split(':')[0] for t in r['host_transposes'])})"
+                 if r["host_transposes"] else None,
+                 f"on the NPU ({len(r['npu_relayouts'])} Relayout layer(s), {r['npu_relayout_cycles']} cycles)"
+                 if r["npu_relayouts"] else None,
+                 f"on the CPU ({', '.join(r['cpu_transposes'])})" if r["cpu_transposes"] else None]
+        print(f"    transposes run: {'; '.join(w for w in where if w) or 'nowhere'}")
+    nchw, nhwc = compiled["nchw"], compiled["nhwc"]
+    print(f"  NHWC input {nhwc['latency_us']:.2f} us vs NCHW input {nchw['latency_us']:.2f} us "
+          f"({nhwc['latency_us'] / nchw['latency_us']:.3f}x)")
     print(f"  outputs of the two models agree: cosine {cosine:.5f}")
     transpose_ms, copy_ms = host_transpose_ms(x)
     print(f"  on this machine numpy takes {transpose_ms:.3f} ms to transpose the {x.nbytes}-byte float32 input to "

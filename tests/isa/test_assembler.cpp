@@ -24,9 +24,9 @@ Program rich_program() {
   for (int i = 0; i < 200; ++i)
     p.code.push_back(test::random_instruction(static_cast<Opcode>(rng() % static_cast<int>(Opcode::kCount)), rng));
   p.code.push_back(make_instruction(Opcode::Halt));
-  TensorEntry in{"input", TensorRole::Input, DType::Int8, {1, 224, 224, 3}, "NHWC", 0x10000, 224 * 224 * 3, 0.0078125f, -128};
-  TensorEntry odd{"/conv1/Conv_output_0 \"odd\" name;#=,", TensorRole::Intermediate, DType::Fp16, {}, "", 0x1, 12345, -0.0f, 7};
-  TensorEntry neg{"dyn", TensorRole::Output, DType::Fp32, {-1, 10}, "NC", 0xFFFFFFFFFFull, 40, 1.0f / 3.0f, 0};
+  TensorEntry in{"input", TensorRole::Input, DType::Int8, {1, 224, 224, 3}, "NHWC", 0x10000, 224 * 224 * 3, 0.0078125f, -128, "NCHW"};
+  TensorEntry odd{"/conv1/Conv_output_0 \"odd\" name;#=,", TensorRole::Intermediate, DType::Fp16, {}, "", 0x1, 12345, -0.0f, 7, ""};
+  TensorEntry neg{"dyn", TensorRole::Output, DType::Fp32, {-1, 10}, "NC", 0xFFFFFFFFFFull, 40, 1.0f / 3.0f, 0, "NC"};
   p.tensors = {in, odd, neg};
   DataSegment empty{0x20000, {}};
   DataSegment big{0x30000, {}};
@@ -85,6 +85,27 @@ end: halt
   std::vector<std::uint8_t> expected = {1, 2, 0xFD, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0xC0, 0x3F,
                                         0x00, 0x3C, 0x00, 0xFC, 0x00, 0xFF, 0xAB, 0xCD};
   CHECK(p.data[0].bytes == expected);
+}
+
+TEST_CASE("assembler: a tensor's host layout defaults to its layout for inputs and outputs only", "[isa][asm]") {
+  Program p = assemble(R"(
+.tensor name=a role=input dtype=int8 shape=1x2x2x4 layout=NHWC host_layout=NCHW addr=0
+.tensor name=b role=input dtype=int8 shape=1x2x2x4 layout=NHWC addr=16
+.tensor name=c role=output dtype=int8 shape=1x4 layout=NC addr=32
+.tensor name=d role=intermediate dtype=int8 shape=1x4 layout=NC addr=48
+halt
+)", "t");
+  REQUIRE(p.tensors.size() == 4);
+  CHECK(p.tensors[0].host_layout == "NCHW");   // the runtime transposes
+  CHECK(p.tensors[1].host_layout == "NHWC");   // the host's bytes are the program's
+  CHECK(p.tensors[2].host_layout == "NC");
+  CHECK(p.tensors[3].host_layout.empty());     // never crosses to the host
+  CHECK_THAT(disassemble(p), Catch::Contains("name=a role=input dtype=int8 shape=1x2x2x4 layout=NHWC host_layout=NCHW"));
+  CHECK(assemble(disassemble(p), "t").tensors[3].host_layout.empty());
+  CHECK_THAT(error_of(".tensor name=a role=input dtype=int8 shape=1 host_layout=\"NC"),
+             Catch::StartsWith("t.npuasm:1:"));
+  CHECK_THAT(error_of(".tensor name=a role=input dtype=int8 shape=1 hostlayout=NC"),
+             Catch::Contains("unknown field 'hostlayout' (expected name, role, dtype, shape, layout, host_layout,"));
 }
 
 TEST_CASE("assembler: errors name line and column", "[isa][asm][errors]") {

@@ -111,7 +111,11 @@ TEST_CASE("container: header errors", "[isa][container]") {
   CHECK_THAT(load_error({}), Catch::Contains("empty file"));
   f = bytes;
   put(f, 8, kProgramVersion + 1, 4);
-  CHECK_THAT(load_error(f), Catch::Contains("format version 3 is newer"));
+  CHECK_THAT(load_error(f), Catch::Contains("format version 4 is newer"));
+  put(f, 8, 2, 4);  // before tensor entries recorded their host layout: the table would misparse
+  CHECK_THAT(load_error(f), Catch::Contains("format version 2 predates this build's tensor table (version 3 records "
+                                            "each boundary tensor's host layout); compile or assemble the program "
+                                            "again"));
   put(f, 8, 1, 4);  // before act's function was widened: its fields would decode shifted
   CHECK_THAT(load_error(f), Catch::Contains("format version 1 predates this build's instruction encoding"));
   f = bytes;

@@ -20,10 +20,10 @@ using namespace npu::runtime;
 namespace {
 
 const char* kProgram = R"(
-.tensor name=x   role=input        dtype=int8 shape=1x2x2x4 layout=NHWC addr=0x1000 scale=0.5 zero_point=0
-.tensor name=h   role=intermediate dtype=int8 shape=1x2x2x4 layout=NHWC addr=0x2000 scale=0.5 zero_point=0
-.tensor name=y   role=intermediate dtype=int8 shape=1x2x2x4 layout=NHWC addr=0x3000 scale=0.5 zero_point=0
-.tensor name=out role=output       dtype=int8 shape=1x2x2x4 layout=NHWC addr=0x4000 scale=0.5 zero_point=0
+.tensor name=x   role=input        dtype=int8 shape=1x2x2x4 layout=NHWC host_layout=NCHW addr=0x1000 scale=0.5 zero_point=0
+.tensor name=h   role=intermediate dtype=int8 shape=1x2x2x4 layout=NHWC host_layout=NCHW addr=0x2000 scale=0.5 zero_point=0
+.tensor name=y   role=intermediate dtype=int8 shape=1x2x2x4 layout=NHWC host_layout=NCHW addr=0x3000 scale=0.5 zero_point=0
+.tensor name=out role=output       dtype=int8 shape=1x2x2x4 layout=NHWC host_layout=NCHW addr=0x4000 scale=0.5 zero_point=0
   load channel=0 ddr_addr=0x1000 sram_addr=0 len0=16 push=vector
   clip dtype=0 dst_addr=64 src_addr=0 count=16 lo=0 hi=127 pop=load push=store
   store channel=0 ddr_addr=0x2000 sram_addr=64 len0=16 pop=vector
