@@ -11,7 +11,10 @@
 // - Element-wise ops, slices, concats, pads, gathers, reductions and softmax work on any order;
 //   their output takes their (first full-size) input's order, other operands follow it.
 // - Values that cross to the host (graph inputs and outputs, CPU steps) use the default order,
-//   NHWC for 4-D and row-major otherwise, which is what the runtime converts at the boundary.
+//   NHWC for 4-D and row-major otherwise, which is what the runtime converts at the boundary;
+//   a 4-D value that no NHWC op (conv, pooling, resize) reads from or writes into stays
+//   row-major (the runtime passes it unconverted): an attention KV cache [batch, heads, seq,
+//   dim] in NHWC would put the heads innermost, and every matmul over it would need a copy.
 // Where an operand's order differs from what its consumer needs, a Relayout node (domain npusim)
 // copies it; the summary counts them, and the NCHW<->NHWC conversions the runtime does.
 #include <algorithm>
@@ -94,6 +97,7 @@ class LayoutPass {
   explicit LayoutPass(Graph& g) : g_(g) {}
 
   std::string run(int& boundary_transposes) {
+    find_image_values();
     std::set<std::string> host_visible(g_.inputs.begin(), g_.inputs.end());
     host_visible.insert(g_.outputs.begin(), g_.outputs.end());
     for (const auto& n : g_.nodes) {
@@ -108,7 +112,7 @@ class LayoutPass {
         continue;
       }
       for (const auto& v : n.inputs)
-        if (!v.empty() && !g_.is_constant(v) && !order_.count(v)) order_[v] = default_order(shape(v).size());
+        if (!v.empty() && !g_.is_constant(v) && !order_.count(v)) order_[v] = boundary_order(v);
       place(n, out);
       out.push_back(std::move(n));
     }
@@ -121,7 +125,7 @@ class LayoutPass {
       if (n.device != Node::Device::Npu) continue;
       for (auto& o : final_nodes.back().outputs) {
         if (o.empty() || !host_visible.count(o) || !order_.count(o)) continue;
-        AxisOrder want = default_order(shape(o).size());
+        AxisOrder want = boundary_order(o);
         if (same_bytes(shape(o), order_[o], want)) continue;
         std::string inner = g_.unique_name(o + "_npu_order");
         Tensor t = g_.tensor(o);
@@ -163,6 +167,23 @@ class LayoutPass {
  private:
   const std::vector<std::int64_t>& shape(const std::string& v) const { return g_.tensor(v).shape; }
   bool activation(const std::string& v) const { return !v.empty() && !g_.is_constant(v); }
+
+  // Values connected to an NHWC op by some path, forwards or backwards: the images.
+  void find_image_values() {
+    for (const auto& n : g_.nodes)
+      if (needs_nhwc(n.op_type) || std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& v) { return from_image_.count(v) > 0; }))
+        from_image_.insert(n.outputs.begin(), n.outputs.end());
+    for (auto n = g_.nodes.rbegin(); n != g_.nodes.rend(); ++n)
+      if (needs_nhwc(n->op_type) || std::any_of(n->outputs.begin(), n->outputs.end(), [&](const std::string& v) { return to_image_.count(v) > 0; }))
+        to_image_.insert(n->inputs.begin(), n->inputs.end());
+  }
+
+  // The order of a value the runtime converts at the host boundary (tensor_conversion):
+  // NHWC for 4-D images, row-major otherwise.
+  AxisOrder boundary_order(const std::string& v) const {
+    const std::size_t rank = shape(v).size();
+    return from_image_.count(v) || to_image_.count(v) ? default_order(rank) : identity_order(rank);
+  }
 
   Node relayout_node(const std::string& from, const std::string& to) {
     Node r;
@@ -347,6 +368,7 @@ class LayoutPass {
   std::map<std::string, AxisOrder> order_;
   std::map<std::pair<std::string, AxisOrder>, std::string> copies_;
   std::map<std::string, std::string> renamed_;
+  std::set<std::string> from_image_, to_image_;
   int moves_ = 0;
 };
 
