@@ -12,6 +12,12 @@ namespace {
 using isa::Unit;
 constexpr int kUnits = isa::kQueueCount;
 constexpr std::int64_t kNone = -1;
+// DMA channels per direction: two in flight hide one transfer's setup and DDR latency behind
+// the other's data (on a config with fewer channels they fold onto 0 and 1, modulo the count).
+// A transfer goes to the channel of its direction with the fewest bytes so far (a stand-in for
+// the one free first), counting each transfer's setup and latency as kSetupBytes more.
+constexpr std::size_t kChannelsPerDirection = 2;
+constexpr std::uint64_t kSetupBytes = 4096;
 
 // Per unit: the latest instruction (global index) of that unit known to be finished.
 using Clock = std::array<std::int64_t, kUnits>;
@@ -89,6 +95,7 @@ TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::si
   std::vector<Clock> done_before(n);  // per instruction: what is finished when it starts
   std::array<std::int64_t, kUnits> last_on{kNone, kNone, kNone, kNone};
   Clock floor{kNone, kNone, kNone, kNone};  // everything before the latest barrier
+  std::array<std::array<std::uint64_t, kChannelsPerDirection>, 2> dma_bytes{};  // loads, stores: per channel
   AccessMap sram, ddr;
   constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
 
@@ -103,12 +110,18 @@ TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::si
       continue;
     }
     const int u = static_cast<int>(unit);
-    if (unit == Unit::Load) in.set(isa::Field::channel, 0);
-    if (unit == Unit::Store) in.set(isa::Field::channel, 1);
+    const bool dma = unit == Unit::Load || unit == Unit::Store;
+    if (dma) {  // loads on channel 0 or 2, stores on 1 or 3: the one with fewer bytes so far
+      auto& queued = dma_bytes[unit == Unit::Store];
+      const std::size_t c = queued[1] < queued[0] ? 1 : 0;
+      in.set(isa::Field::channel, static_cast<std::int64_t>((unit == Unit::Load ? 0 : 1) + 2 * c));
+      queued[c] += kSetupBytes + static_cast<std::uint64_t>(in.get(isa::Field::len0) * in.get(isa::Field::count1) *
+                                                            in.get(isa::Field::count2) * in.get(isa::Field::count3));
+    }
     Clock clock = floor;
-    if (last_on[u] != kNone) {  // the unit finished its previous instruction before this one
+    if (last_on[u] != kNone) {  // the unit started (compute, vector: finished) its previous instruction
       join(clock, done_before[static_cast<std::size_t>(last_on[u])]);
-      clock[u] = std::max(clock[u], last_on[u]);
+      if (!dma) clock[u] = std::max(clock[u], last_on[u]);
     }
     const cost::Footprint f = cost::footprint(in);
     Clock need{kNone, kNone, kNone, kNone};
@@ -121,7 +134,9 @@ TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::si
       for (const auto& r : f.ddr_write) ddr.conflicts(r.begin, r.end, true, need, unit_of);
     }
     for (int p = 0; p < kUnits; ++p) {
-      if (p == u || need[p] == kNone || need[p] <= clock[p]) continue;
+      // A DMA transfer may overtake the one before it on another channel: one that touches the
+      // bytes of an unfinished earlier transfer of its own unit waits for that one's token.
+      if ((p == u && !dma) || need[p] == kNone || need[p] <= clock[p]) continue;
       // Producer need[p] gives this unit a token when it finishes; nothing later on unit p
       // pushed to this unit yet that an earlier pop did not already wait for (clock[p] <
       // need[p]), so the pairs stay matched in order.

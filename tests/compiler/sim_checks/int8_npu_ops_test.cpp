@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "compiler/onnx_io.h"
 #include "tests/compiler/sim_checks/sim_check_helpers.h"
@@ -137,6 +138,67 @@ TEST_CASE("int8 attention: MatMul of computed tensors, masked softmax, layernorm
   sm.set_int("axis", 1);
   Graph g = b.finish({b.out("mean_t"), b.out("max_d"), b.out("softmax_t")});
   check_graph(g, "attention");
+}
+
+TEST_CASE("int8 decode step over a KV cache: the 4-D cache crosses the boundary row-major, no relayout copies",
+          "[compiler][sim][int8][layout]") {
+  // One token attends over a cache of 5 (2 heads of 8), GPT-2 style: present = Concat(past, new)
+  // along the sequence, scores = Q * present_k^T, ctx = P * present_v.
+  Builder b(29);
+  auto x = b.input("x", {1, 1, 16});
+  auto past_k = b.input("past_k", {1, 2, 5, 8});
+  auto past_v = b.input("past_v", {1, 2, 5, 8});
+  auto heads = b.int_constant("heads", {1, 1, 2, 8});
+  for (const char* p : {"q", "k", "v"}) {
+    b.node("MatMul", {x, b.random_constant(std::string("w") + p, {16, 16})}, p);
+    b.node("Reshape", {b.out(p), heads}, std::string(p) + "4");
+    b.node("Transpose", {b.out(std::string(p) + "4")}, std::string(p) + "h").set_ints("perm", {0, 2, 1, 3});
+  }
+  b.node("Concat", {past_k, b.out("kh")}, "present_k").set_int("axis", 2);
+  b.node("Concat", {past_v, b.out("vh")}, "present_v").set_int("axis", 2);
+  b.node("Transpose", {b.out("present_k")}, "kt").set_ints("perm", {0, 1, 3, 2});
+  b.node("MatMul", {b.out("qh"), b.out("kt")}, "scores");
+  b.node("Softmax", {b.out("scores")}, "probs").set_int("axis", -1);
+  b.node("MatMul", {b.out("probs"), b.out("present_v")}, "ctx");
+  Graph g = b.finish({b.out("ctx"), b.out("present_k"), b.out("present_v")});
+  auto path = std::filesystem::temp_directory_path() / "npusim_int8_ops_kv_cache.onnx";
+  write_onnx(g, path.string());
+
+  CompileOptions options;
+  options.precision = Precision::Int8;
+  CompiledModel m;
+  Graph lowered = lower_graph(path.string(), options, m);
+  for (const Node& n : lowered.nodes) CHECK(n.op_type != "Relayout");  // NHWC put the heads innermost: 3 copies
+  generate_code(lowered, load_hardware_config(config_path("default.yaml")), options, m);
+  for (const std::string& v : {past_k, past_v, b.out("present_k"), b.out("present_v")}) CHECK(entry(m.program, v).layout == "ND");
+  // Loads take DMA channels 0 and 2 and stores 1 and 3 (two in flight per direction), and the
+  // results stay bit-exact on both scratchpads.
+  std::set<std::int64_t> load_channels, store_channels;
+  for (const auto& in : m.program.code) {
+    if (in.opcode == isa::Opcode::Load) load_channels.insert(in.get(isa::Field::channel));
+    if (in.opcode == isa::Opcode::Store) store_channels.insert(in.get(isa::Field::channel));
+  }
+  CHECK(load_channels == std::set<std::int64_t>{0, 2});
+  CHECK(store_channels == std::set<std::int64_t>{1, 3});
+  check_bit_exact(path.string(), "default.yaml");
+  check_bit_exact(path.string(), "tiny-8x8.yaml");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("int8 images keep NHWC at the boundary", "[compiler][layout]") {
+  Builder b(31);
+  b.conv(b.input("img", {1, 3, 8, 8}), 3, 4, "c1");
+  Graph g = b.finish({b.out("c1")});
+  auto path = std::filesystem::temp_directory_path() / "npusim_int8_ops_image.onnx";
+  write_onnx(g, path.string());
+  CompileOptions options;
+  options.precision = Precision::Int8;
+  CompiledModel m;
+  Graph lowered = lower_graph(path.string(), options, m);
+  generate_code(lowered, load_hardware_config(config_path("default.yaml")), options, m);
+  CHECK(entry(m.program, "img").layout == "NHWC");
+  CHECK(entry(m.program, b.out("c1")).layout == "NHWC");
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("int8 ConvTranspose and a patchify conv lowered onto conv equal the integer reference", "[compiler][sim][int8]") {
