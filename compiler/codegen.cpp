@@ -212,8 +212,9 @@ LayerKind layer_kind(const Node& n) {
   if (op == "Resize" || op == "Upsample") return {generate_resize, true, false, false};
   if (move_ops().count(op)) return {generate_move, true, false, false};
   if (op == "MatMul") return {generate_matmul, true, false, false};
-  if (is_rowwise_op(op)) return {generate_rowwise, true, false, false};
-  return {generate_elementwise, true, false, false};
+  // Not yet written against a region (compiler/README.md): the whole scratchpad, DDR only.
+  if (is_rowwise_op(op)) return {generate_rowwise, false, false, false};
+  return {generate_elementwise, false, false, false};
 }
 
 // What a layer without a tiler of its own does in a region of `budget` bytes: its code,
