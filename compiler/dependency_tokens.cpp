@@ -12,12 +12,14 @@ namespace {
 using isa::Unit;
 constexpr int kUnits = isa::kQueueCount;
 constexpr std::int64_t kNone = -1;
-// DMA channels per direction: two in flight hide one transfer's setup and DDR latency behind
-// the other's data (on a config with fewer channels they fold onto 0 and 1, modulo the count).
-// A transfer goes to the channel of its direction with the fewest bytes so far (a stand-in for
-// the one free first), counting each transfer's setup and latency as kSetupBytes more.
-constexpr std::size_t kChannelsPerDirection = 2;
-constexpr std::uint64_t kSetupBytes = 4096;
+// DMA channels: a transfer of more than kLongTransferBytes takes the first channel of its
+// direction (loads 0, stores 1), so long ones run one after another at the whole bandwidth in
+// program order (two at once would share it and delay the one the next tile waits for); shorter
+// ones take the second (2, 3), so they do not queue behind a long one and their setup and DDR
+// latency overlap its data. Measured on w14's decode step (examples/README.md): 4 KiB beat 2, 8,
+// 16 and 64 KiB and a byte-balanced split. On a config with fewer channels they fold onto 0 and 1
+// (the channel field is taken modulo the count).
+constexpr std::int64_t kLongTransferBytes = 4096;
 
 // Per unit: the latest instruction (global index) of that unit known to be finished.
 using Clock = std::array<std::int64_t, kUnits>;
@@ -95,7 +97,6 @@ TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::si
   std::vector<Clock> done_before(n);  // per instruction: what is finished when it starts
   std::array<std::int64_t, kUnits> last_on{kNone, kNone, kNone, kNone};
   Clock floor{kNone, kNone, kNone, kNone};  // everything before the latest barrier
-  std::array<std::array<std::uint64_t, kChannelsPerDirection>, 2> dma_bytes{};  // loads, stores: per channel
   AccessMap sram, ddr;
   constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
 
@@ -111,12 +112,10 @@ TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::si
     }
     const int u = static_cast<int>(unit);
     const bool dma = unit == Unit::Load || unit == Unit::Store;
-    if (dma) {  // loads on channel 0 or 2, stores on 1 or 3: the one with fewer bytes so far
-      auto& queued = dma_bytes[unit == Unit::Store];
-      const std::size_t c = queued[1] < queued[0] ? 1 : 0;
-      in.set(isa::Field::channel, static_cast<std::int64_t>((unit == Unit::Load ? 0 : 1) + 2 * c));
-      queued[c] += kSetupBytes + static_cast<std::uint64_t>(in.get(isa::Field::len0) * in.get(isa::Field::count1) *
-                                                            in.get(isa::Field::count2) * in.get(isa::Field::count3));
+    if (dma) {
+      const std::int64_t bytes = in.get(isa::Field::len0) * in.get(isa::Field::count1) * in.get(isa::Field::count2) *
+                                 in.get(isa::Field::count3);
+      in.set(isa::Field::channel, (unit == Unit::Load ? 0 : 1) + (bytes > kLongTransferBytes ? 0 : 2));
     }
     Clock clock = floor;
     if (last_on[u] != kNone) {  // the unit started (compute, vector: finished) its previous instruction
