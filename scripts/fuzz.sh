@@ -19,7 +19,9 @@ if [ ! -d "tests/fuzz/corpus/$target" ]; then
   echo "scripts/fuzz.sh: unknown target '$target' (targets: $(ls tests/fuzz/corpus | tr '\n' ' '))" >&2
   exit 2
 fi
-bash scripts/build_sanitized.sh "fuzz_$target" >/dev/null
+# FUZZ_PREBUILT=1: the caller built every target (scripts/test_sanitized.sh runs several
+# targets at once, and two builds in one build directory would race).
+[ "${FUZZ_PREBUILT:-0}" = 1 ] || bash scripts/build_sanitized.sh "fuzz_$target" >/dev/null
 work=build-fuzz/fuzz/$target
 mkdir -p "$work/corpus" "$work/artifacts"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}

@@ -23,10 +23,21 @@ bash scripts/build_sanitized.sh sanitized_suite
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-fuzz -j "$(nproc)" --output-on-failure --timeout 600 \
   -E 'runs on ONNX Runtime through the bridge|estimated layer cycles are within'
+# The fuzz targets run side by side, one per core (each libFuzzer process is single-threaded).
 mkdir -p build-fuzz/fuzz
-for target in $(ls tests/fuzz/corpus); do
+targets=$(ls tests/fuzz/corpus)
+for target in $targets; do
+  while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n || true; done
+  (
+    rc=0
+    FUZZ_PREBUILT=1 bash scripts/fuzz.sh "$target" "$fuzz_seconds" >"build-fuzz/fuzz/$target.log" 2>&1 || rc=$?
+    echo "$rc" >"build-fuzz/fuzz/$target.rc"
+  ) &
+done
+wait
+for target in $targets; do
   log=build-fuzz/fuzz/$target.log
-  if ! bash scripts/fuzz.sh "$target" "$fuzz_seconds" >"$log" 2>&1; then
+  if [ "$(cat "build-fuzz/fuzz/$target.rc")" != 0 ]; then
     tail -n 80 "$log"
     echo "fuzz target $target failed; the input is in build-fuzz/fuzz/$target/artifacts/" >&2
     exit 1
