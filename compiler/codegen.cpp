@@ -210,10 +210,10 @@ LayerKind layer_kind(const Node& n) {
   if (op == "FusedConv" || op == "FusedGemm") return {generate_conv, true, true, true};
   if (op == "MaxPool" || op == "AveragePool") return {generate_pool, true, true, true};
   if (op == "Resize" || op == "Upsample") return {generate_resize, true, false, false};
+  if (move_ops().count(op)) return {generate_move, true, false, false};
+  if (op == "MatMul") return {generate_matmul, true, false, false};
   // Not yet written against a region (compiler/README.md): the whole scratchpad, DDR only.
-  if (move_ops().count(op)) return {generate_move, false, false, false};
   if (is_rowwise_op(op)) return {generate_rowwise, false, false, false};
-  if (op == "MatMul") return {generate_matmul, false, false, false};
   return {generate_elementwise, false, false, false};
 }
 

@@ -19,6 +19,7 @@ namespace {
 std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
 
 constexpr std::int64_t kGemmDimMax = isa::field_max(isa::Opcode::Gemm, isa::Field::m);
+constexpr int kMaxSlots = 4;
 
 }  // namespace
 
@@ -38,11 +39,11 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
   const std::int64_t b_stride = bt ? b.strides[rb - 1] : b.strides[rb - 2];  // between B's rows in SRAM order
   if (K > kGemmDimMax) throw CompileError(g.source + ": layer '" + n.name + "': reduction length " + std::to_string(K) + " exceeds the gemm's k field");
 
-  auto need = [&](std::int64_t mc, std::int64_t nc) -> std::uint64_t {
-    return 2 * (ctx.align(static_cast<std::uint64_t>(mc * K * es)) + ctx.align(static_cast<std::uint64_t>(K * nc * es)) +
-                ctx.align(static_cast<std::uint64_t>(mc * nc * 4)) + ctx.align(static_cast<std::uint64_t>(mc * nc * es))) +
-           ctx.alignment;
+  auto tile_bytes = [&](std::int64_t mc, std::int64_t nc) -> std::uint64_t {
+    return ctx.align(static_cast<std::uint64_t>(mc * K * es)) + ctx.align(static_cast<std::uint64_t>(K * nc * es)) +
+           ctx.align(static_cast<std::uint64_t>(mc * nc * 4)) + ctx.align(static_cast<std::uint64_t>(mc * nc * es));
   };
+  auto need = [&](std::int64_t mc, std::int64_t nc) -> std::uint64_t { return 2 * tile_bytes(mc, nc) + ctx.alignment; };
   const std::int64_t side = std::max(1, ctx.config.mac_array.cols);
   std::int64_t nc = std::min(N, kGemmDimMax), mc = std::min(M, kGemmDimMax);
   const std::int64_t run_elems = static_cast<std::int64_t>(kDmaLen0Max) / es;
@@ -53,11 +54,21 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
     throw CompileError(g.source + ": layer '" + n.name + "' (MatMul): one row and column with reduction " + std::to_string(K) +
                        " need " + std::to_string(need(1, 1)) + " bytes of SRAM; the scratchpad has " + std::to_string(ctx.sram_bytes));
 
-  std::uint64_t at = 0;
+  // Tiles rotate through `slots` buffers: two at least (double buffering); up to four when the
+  // region holds them, so the loads of the next tiles (small ones, per head in attention, each
+  // paying its DMA setup and latency) run ahead on both DMA channels while the array works.
+  // The dependency pass orders slot reuse from the addresses.
+  const std::uint64_t tiles_total = static_cast<std::uint64_t>(geo.batch) * static_cast<std::uint64_t>((M + mc - 1) / mc) *
+                                    static_cast<std::uint64_t>((N + nc - 1) / nc);
+  int slots = 2;
+  while (slots < kMaxSlots && static_cast<std::uint64_t>(slots) < tiles_total &&
+         (slots + 1) * tile_bytes(mc, nc) + ctx.alignment <= ctx.sram_bytes)
+    ++slots;
+  std::uint64_t at = ctx.sram_base;  // the layer's region (compiler/README.md, generator contract)
   const std::uint64_t params_at = at;
   at += ctx.alignment;
-  std::uint64_t a_at[2], b_at[2], acc_at[2], o_at[2];
-  for (int i = 0; i < 2; ++i) {
+  std::uint64_t a_at[kMaxSlots], b_at[kMaxSlots], acc_at[kMaxSlots], o_at[kMaxSlots];
+  for (int i = 0; i < slots; ++i) {
     a_at[i] = at;
     at += ctx.align(static_cast<std::uint64_t>(mc * K * es));
     b_at[i] = at;
@@ -84,7 +95,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
     for (std::int64_t m0 = 0; m0 < M; m0 += mc)
       for (std::int64_t n0 = 0; n0 < N; n0 += nc, ++t) {
         const std::int64_t tm = std::min(mc, M - m0), tn = std::min(nc, N - n0);
-        const int s = static_cast<int>(t % 2);
+        const int s = static_cast<int>(t % slots);
         TileStages& st = stream.new_tile();
         if (t == 0 && ctx.int8()) emit_linear_load(st.load, params_ddr, params_at, 8);
         DmaBox la;  // tm rows of K contiguous elements

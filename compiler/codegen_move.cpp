@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 #include "compiler/instruction_stream.h"
 
@@ -116,12 +117,22 @@ std::int64_t divisor_at_most(std::int64_t n, std::int64_t cap) {
   return 1;
 }
 
+// The dim contiguous in the source when a box goes through the vector unit's transpose (its
+// innermost destination dim is contiguous there but not in the source), else d.size().
+std::size_t transposed_dim(const MoveBox& box, const std::vector<MoveDim>& d) {
+  const MoveDim& inner = d.back();
+  if (box.fill || inner.dst_stride != 1 || inner.src_stride == 1) return d.size();
+  for (std::size_t k = 0; k + 1 < d.size(); ++k)
+    if (d[k].src_stride == 1) return k;
+  return d.size();
+}
+
 struct Planner {
   CodegenContext& ctx;
   const Node& node;
   std::int64_t es;
   std::uint64_t slot_bytes;
-  std::uint64_t slots[2];
+  std::vector<std::uint64_t> slots;  // plain copies rotate through these
   LayerCode& code;
   LayerStream stream{{Unit::Load, Unit::Store}, false};
   std::uint64_t fill_ddr = 0, fill_elems = 0;
@@ -199,7 +210,7 @@ struct Planner {
   void tile(std::uint64_t src, std::uint64_t dst, std::int64_t run_elems, const std::vector<MoveDim>& dims,
             const std::vector<std::int64_t>& sram_strides, bool fill) {
     TileStages& st = stream.new_tile();
-    const std::uint64_t slot = slots[tiles++ % 2];
+    const std::uint64_t slot = slots[static_cast<std::size_t>(tiles++) % slots.size()];
     std::vector<Level> load, store;
     std::int64_t elems = run_elems;
     for (std::size_t i = 0; i < dims.size(); ++i) {
@@ -244,10 +255,7 @@ struct Planner {
     // dim is contiguous in the source; else single elements.
     MoveDim inner = d.back();
     const bool contiguous = inner.dst_stride == 1 && (inner.src_stride == 1 || box.fill);
-    if (!contiguous && !box.fill && inner.dst_stride == 1) {
-      for (std::size_t k = 0; k + 1 < d.size(); ++k)
-        if (d[k].src_stride == 1) return transpose_box(box, d, k);
-    }
+    if (const std::size_t k = transposed_dim(box, d); k < d.size()) return transpose_box(box, d, k);
     if (!contiguous) d.push_back({1, 1, 1});
     // Runs longer than a DMA run or a slot: split them into (n, q) when a divisor allows.
     const std::int64_t max_run = static_cast<std::int64_t>(std::min<std::uint64_t>(slot_bytes, 32768)) / es;
@@ -356,15 +364,22 @@ LayerCode generate_moves(CodegenContext& ctx, const Node& n, const std::vector<M
                          const std::vector<std::uint8_t>& fill_bytes) {
   LayerCode code;
   // Element size of the values moved (an int8 program may move an fp16 value).
-  Planner p{ctx, n, ctx.tensor(n.outputs[0]).elem, 0, {0, 0}, code};
-  // Six slots: two for plain copies, two in and two out for transposed ones.
+  Planner p{ctx, n, ctx.tensor(n.outputs[0]).elem, 0, {}, code};
+  // Six slots: two for plain copies, two in and two out for transposed ones; without transposed
+  // boxes all six rotate for plain copies, so the loads of the next tiles run ahead on both DMA
+  // channels while earlier tiles are stored (the dependency pass orders slot reuse).
+  bool any_transpose = false;
+  for (const auto& b : boxes) {
+    std::vector<MoveDim> d = simplify(b.dims);
+    any_transpose |= !d.empty() && transposed_dim(b, d) < d.size();
+  }
   p.slot_bytes = std::min<std::uint64_t>(ctx.sram_bytes / 6 / ctx.alignment * ctx.alignment, 64 * 1024);
   if (p.slot_bytes < ctx.alignment)
     throw CompileError(ctx.graph.source + ": layer '" + n.name + "': the scratchpad is too small for a copy");
+  for (int i = 0; i < (any_transpose ? 2 : 6); ++i) p.slots.push_back(ctx.sram_base + static_cast<std::uint64_t>(i) * p.slot_bytes);
   for (int i = 0; i < 2; ++i) {
-    p.slots[i] = static_cast<std::uint64_t>(i) * p.slot_bytes;
-    p.transpose_in[i] = static_cast<std::uint64_t>(2 + i) * p.slot_bytes;
-    p.transpose_out[i] = static_cast<std::uint64_t>(4 + i) * p.slot_bytes;
+    p.transpose_in[i] = ctx.sram_base + static_cast<std::uint64_t>(2 + i) * p.slot_bytes;
+    p.transpose_out[i] = ctx.sram_base + static_cast<std::uint64_t>(4 + i) * p.slot_bytes;
   }
   bool any_fill = false;
   for (const auto& b : boxes) any_fill |= b.fill;

@@ -12,6 +12,14 @@ namespace {
 using isa::Unit;
 constexpr int kUnits = isa::kQueueCount;
 constexpr std::int64_t kNone = -1;
+// DMA channels: a transfer of more than kLongTransferBytes takes the first channel of its
+// direction (loads 0, stores 1), so long ones run one after another at the whole bandwidth in
+// program order (two at once would share it and delay the one the next tile waits for); shorter
+// ones take the second (2, 3), so they do not queue behind a long one and their setup and DDR
+// latency overlap its data. Measured on w14's decode step (examples/README.md): 4 KiB beat 2, 8,
+// 16 and 64 KiB and a byte-balanced split. On a config with fewer channels they fold onto 0 and 1
+// (the channel field is taken modulo the count).
+constexpr std::int64_t kLongTransferBytes = 4096;
 
 // Per unit: the latest instruction (global index) of that unit known to be finished.
 using Clock = std::array<std::int64_t, kUnits>;
@@ -103,12 +111,16 @@ TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::si
       continue;
     }
     const int u = static_cast<int>(unit);
-    if (unit == Unit::Load) in.set(isa::Field::channel, 0);
-    if (unit == Unit::Store) in.set(isa::Field::channel, 1);
+    const bool dma = unit == Unit::Load || unit == Unit::Store;
+    if (dma) {
+      const std::int64_t bytes = in.get(isa::Field::len0) * in.get(isa::Field::count1) * in.get(isa::Field::count2) *
+                                 in.get(isa::Field::count3);
+      in.set(isa::Field::channel, (unit == Unit::Load ? 0 : 1) + (bytes > kLongTransferBytes ? 0 : 2));
+    }
     Clock clock = floor;
-    if (last_on[u] != kNone) {  // the unit finished its previous instruction before this one
+    if (last_on[u] != kNone) {  // the unit started (compute, vector: finished) its previous instruction
       join(clock, done_before[static_cast<std::size_t>(last_on[u])]);
-      clock[u] = std::max(clock[u], last_on[u]);
+      if (!dma) clock[u] = std::max(clock[u], last_on[u]);
     }
     const cost::Footprint f = cost::footprint(in);
     Clock need{kNone, kNone, kNone, kNone};
@@ -121,7 +133,9 @@ TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::si
       for (const auto& r : f.ddr_write) ddr.conflicts(r.begin, r.end, true, need, unit_of);
     }
     for (int p = 0; p < kUnits; ++p) {
-      if (p == u || need[p] == kNone || need[p] <= clock[p]) continue;
+      // A DMA transfer may overtake the one before it on another channel: one that touches the
+      // bytes of an unfinished earlier transfer of its own unit waits for that one's token.
+      if ((p == u && !dma) || need[p] == kNone || need[p] <= clock[p]) continue;
       // Producer need[p] gives this unit a token when it finishes; nothing later on unit p
       // pushed to this unit yet that an earlier pop did not already wait for (clock[p] <
       // need[p]), so the pairs stay matched in order.

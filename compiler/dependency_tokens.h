@@ -10,10 +10,13 @@
 // order and are matched in order per (producer, consumer) pair, so the program cannot
 // deadlock and the counts balance.
 //
-// What it relies on: a unit runs and finishes its instructions in order. For compute and vector
-// that is the hardware; for DMA it holds because the pass puts every load on channel 0 and
-// every store on channel 1 (one transfer at a time per channel). An opcode without a known
-// footprint counts as reading and writing the whole scratchpad.
+// What it relies on: compute and vector run and finish their instructions in order. Long loads
+// take DMA channel 0 and short ones channel 2 (stores: 1 and 3; the rule is in the .cpp), so a
+// transfer can finish before the one issued ahead of it; the DMA engine still retires (gives tokens) in issue order
+// per unit (sim/dma_engine.h), so a token from a transfer vouches for every earlier one of its
+// unit. A transfer that touches the bytes of an earlier, unfinished transfer of its own unit
+// (two loads into one buffer) pops a token from it. An opcode without a known footprint counts
+// as reading and writing the whole scratchpad.
 //
 // Any push/pop masks the generators set are replaced; barriers stay (and order everything).
 #pragma once

@@ -50,8 +50,8 @@ class LayerStream {
   std::vector<TileStages> tiles_;
 };
 
-// Appends load (or store) instructions moving `box` (channel 0 for loads, 1 for stores; the
-// dependency pass relies on one channel per direction).
+// Appends load (or store) instructions moving `box` (the dependency pass picks their DMA
+// channels: dependency_tokens.h).
 void emit_dma(std::vector<Instruction>& out, Opcode op, const DmaBox& box);
 
 // Rows [row0, +rows) x columns [col0, +cols) of an NHWC tensor of width w and c_total channels,

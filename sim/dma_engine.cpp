@@ -171,7 +171,22 @@ void DmaEngine::submit(const DmaTransfer& t) {
   Channel& ch = *channels_[t.channel];
   while (ch.pending) sc_core::wait(ch.freed);
   ch.pending = &t;
+  issued_[t.store].emplace_back(&t, false);
   ch.start.notify();
+}
+
+void DmaEngine::retire_in_order(const DmaTransfer& t) {
+  auto& order = issued_[t.store];
+  for (auto& entry : order)
+    if (entry.first == &t && !entry.second) {
+      entry.second = true;
+      break;
+    }
+  while (!order.empty() && order.front().second) {
+    const DmaTransfer& done = *order.front().first;
+    order.pop_front();
+    listener_.transfer_retired(done);
+  }
 }
 
 void DmaEngine::move_data(Channel& ch, const DmaTransfer& t, std::uint64_t ddr, std::uint64_t sram,
@@ -224,6 +239,7 @@ void DmaEngine::run_channel(std::size_t index) {
       ch.pending = nullptr;
       ch.freed.notify();
       listener_.transfer_finished(t, start, now_cycles(), outcome);
+      retire_in_order(t);
     }
   } catch (const sc_core::sc_unwind_exception&) {
     throw;

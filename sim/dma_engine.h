@@ -12,12 +12,17 @@
 //   sram_cycles  = last SRAM-side chunk's end - request
 //   bounce       = bounce_setup_cycles + ceil(bytes / bounce_bytes_per_cycle) when any run's
 //                  DDR address is not a multiple of dma.min_alignment_bytes, else 0
+// Transfers of one unit (load or store) may run on several channels at once and finish out of
+// order; they retire (give their tokens) in the order the unit issued them, so a token from a
+// transfer also says every earlier transfer of its unit is done (compiler/dependency_tokens.h
+// relies on it). With one channel per unit, retiring is finishing.
 // On an idle machine this is the closed form of costmodel/dma_cost.h. Data moves through the
 // DDR target's TLM socket when a chunk is granted the bus, straight into the scratchpad's DMI
 // pointer (one copy, as the hardware does); timing-only runs pass a null data pointer.
 #pragma once
 #include "sim/scratchpad_banks.h"
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -45,6 +50,8 @@ class DmaListener {
   virtual void transfer_started(const DmaTransfer& t, std::uint64_t start_cycle) = 0;
   virtual void transfer_finished(const DmaTransfer& t, std::uint64_t start_cycle, std::uint64_t end_cycle,
                                  const DmaOutcome& outcome) = 0;
+  // In issue order per unit: the transfer and every earlier one of its unit have finished.
+  virtual void transfer_retired(const DmaTransfer& t) = 0;
   virtual void process_failed(const std::string& message) = 0;
 };
 
@@ -64,6 +71,8 @@ class DmaEngine : public sc_core::sc_module {
   class DdrSide;
   class SramSide;
   void run_channel(std::size_t index);
+  // Marks `t` finished and retires the finished transfers at the head of its unit's order.
+  void retire_in_order(const DmaTransfer& t);
   // Moves a piece's data (functional runs) and counts it at the DDR target.
   void move_data(Channel& ch, const DmaTransfer& t, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes);
 
@@ -73,6 +82,8 @@ class DmaEngine : public sc_core::sc_module {
   ScratchpadBanks& banks_;
   DmaArbiter bus_, port_;
   std::vector<std::unique_ptr<Channel>> channels_;
+  // Per direction (load, store): issued and not yet retired, in issue order, with finished flags.
+  std::deque<std::pair<const DmaTransfer*, bool>> issued_[2];
   std::uint8_t* sram_ = nullptr;  // DMI pointer; null in timing-only runs
   bool sram_asked_ = false;
 };

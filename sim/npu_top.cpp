@@ -37,6 +37,9 @@ void NpuTop::transfer_finished(const DmaTransfer& t, std::uint64_t start_cycle, 
     state_.signals->unit(t.store ? isa::Unit::Store : isa::Unit::Load, false);
     state_.signals->channel(t.channel, false);
   }
+}
+
+void NpuTop::transfer_retired(const DmaTransfer& t) {
   state_.finished(t.store ? isa::Unit::Store : isa::Unit::Load, t.push);
 }
 

@@ -30,6 +30,7 @@ class NpuTop : public sc_core::sc_module, private DmaListener {
   void transfer_started(const DmaTransfer& t, std::uint64_t start_cycle) override;
   void transfer_finished(const DmaTransfer& t, std::uint64_t start_cycle, std::uint64_t end_cycle,
                          const DmaOutcome& outcome) override;
+  void transfer_retired(const DmaTransfer& t) override;
   void process_failed(const std::string& message) override;
 
   RunState& state_;

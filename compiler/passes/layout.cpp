@@ -11,14 +11,16 @@
 // - Element-wise ops, slices, concats, pads, gathers, reductions and softmax work on any order;
 //   their output takes their (first full-size) input's order, other operands follow it.
 // - Values that cross to the host (graph inputs and outputs, CPU steps) are stored either as the
-//   host holds them (row-major: the runtime copies) or, when 4-D, NHWC (the runtime transposes
-//   the host's NCHW); each records which as its host layout. A value the NPU reads is NHWC
-//   unless it is an NHWC image: a Transpose(0,3,1,2) reads it (as TensorFlow exports start),
-//   possibly after element-wise ops (a channels-last normalisation), and no conv or pooling
-//   reads it as NCHW. Then it stays row-major, the Transpose's output is NHWC as it stands,
-//   and the input's bytes go to the conv untouched. A value the NPU writes keeps a row-major
-//   order it already has (the output of a closing Transpose(0,2,3,1) of an NHWC value);
-//   otherwise it is made NHWC (4-D) or row-major.
+//   host holds them (row-major: the runtime copies) or, when 4-D images, NHWC (the runtime
+//   transposes the host's NCHW); each records which as its host layout. A 4-D value that no
+//   NHWC op (conv, pooling, resize) reads from or writes into by any path stays row-major: an
+//   attention KV cache [batch, heads, seq, dim] in NHWC would put the heads innermost, and every
+//   matmul over it would need a copy. A value the NPU reads is NHWC unless it is an NHWC image:
+//   a Transpose(0,3,1,2) reads it (as TensorFlow exports start), possibly after element-wise ops
+//   (a channels-last normalisation), and no conv or pooling reads it as NCHW. Then it stays
+//   row-major, the Transpose's output is NHWC as it stands, and the input's bytes go to the conv
+//   untouched. A value the NPU writes keeps a row-major order it already has (the output of a
+//   closing Transpose(0,2,3,1) of an NHWC value); otherwise it takes the boundary order.
 // Where an operand's order differs from what its consumer needs, a Relayout node (domain npusim)
 // copies it; the summary counts them, and the NCHW<->NHWC conversions the runtime does.
 #include <algorithm>
@@ -104,6 +106,7 @@ class LayoutPass {
   explicit LayoutPass(Graph& g) : g_(g) {}
 
   std::string run(int& boundary_transposes) {
+    find_image_values();
     std::set<std::string> host_visible(g_.inputs.begin(), g_.inputs.end());
     host_visible.insert(g_.outputs.begin(), g_.outputs.end());
     for (const auto& n : g_.nodes) {
@@ -132,7 +135,7 @@ class LayoutPass {
       if (n.device != Node::Device::Npu) continue;
       for (auto& o : final_nodes.back().outputs) {
         if (o.empty() || !host_visible.count(o) || !order_.count(o)) continue;
-        AxisOrder want = default_order(shape(o).size());
+        AxisOrder want = boundary_order(o);
         if (same_bytes(shape(o), order_[o], want)) continue;
         if (same_bytes(shape(o), order_[o], identity_order(shape(o).size()))) {  // as the host holds it
           order_[o] = identity_order(shape(o).size());
@@ -189,11 +192,12 @@ class LayoutPass {
   const std::vector<std::int64_t>& shape(const std::string& v) const { return g_.tensor(v).shape; }
 
   // The order of a value the host hands the NPU: row-major when it is an NHWC image, so the
-  // Transpose(0,3,1,2) that makes it NCHW outputs NHWC with no byte moved; otherwise the default.
+  // Transpose(0,3,1,2) that makes it NCHW outputs NHWC with no byte moved; otherwise the
+  // boundary order.
   AxisOrder host_input_order(const std::string& v) {
     const std::size_t rank = shape(v).size();
     if (rank != 4 || !nhwc_images_.count(v) || same_bytes(shape(v), identity_order(rank), default_order(rank)))
-      return default_order(rank);
+      return boundary_order(v);
     host_nhwc_.insert(v);
     return identity_order(rank);
   }
@@ -217,6 +221,23 @@ class LayoutPass {
     for (const auto& v : read_as_nchw_image) nhwc_images_.erase(v);
   }
   bool activation(const std::string& v) const { return !v.empty() && !g_.is_constant(v); }
+
+  // Values connected to an NHWC op by some path, forwards or backwards: the images.
+  void find_image_values() {
+    for (const auto& n : g_.nodes)
+      if (needs_nhwc(n.op_type) || std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& v) { return from_image_.count(v) > 0; }))
+        from_image_.insert(n.outputs.begin(), n.outputs.end());
+    for (auto n = g_.nodes.rbegin(); n != g_.nodes.rend(); ++n)
+      if (needs_nhwc(n->op_type) || std::any_of(n->outputs.begin(), n->outputs.end(), [&](const std::string& v) { return to_image_.count(v) > 0; }))
+        to_image_.insert(n->inputs.begin(), n->inputs.end());
+  }
+
+  // The order of a value the runtime converts at the host boundary (tensor_conversion):
+  // NHWC for 4-D images, row-major otherwise.
+  AxisOrder boundary_order(const std::string& v) const {
+    const std::size_t rank = shape(v).size();
+    return from_image_.count(v) || to_image_.count(v) ? default_order(rank) : identity_order(rank);
+  }
 
   Node relayout_node(const std::string& from, const std::string& to) {
     Node r;
@@ -403,6 +424,7 @@ class LayoutPass {
   std::map<std::string, std::string> renamed_;
   std::set<std::string> nhwc_images_;  // find_nhwc_images()
   std::set<std::string> host_nhwc_;  // NHWC images the host hands over or gets back as they are
+  std::set<std::string> from_image_, to_image_;  // find_image_values()
   int moves_ = 0;
 };
 

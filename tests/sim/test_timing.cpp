@@ -231,6 +231,25 @@ TEST_CASE("concurrent DMA channels share DDR bandwidth", "[timing][dma][ddr]") {
   CHECK(r.dma_channels[1].busy_cycles == 451);
 }
 
+TEST_CASE("loads on two channels retire in issue order: a token from the later one waits for both", "[timing][dma]") {
+  // 16384 B on channel 0 ready at 1: requests at 33, four 4096 B chunks of 64 bursts over 2 DDR
+  // channels (160 ns each). 64 B on channel 1 ready at 2, pushing a token to compute: its one
+  // burst gets the bus after the first chunk, [193, 198] + 100 -> ends at 298, and costs the
+  // big load those 5 ns: 33 + 4 * 160 + 5 + 100 = 778. The small load retires only after the
+  // one issued ahead of it, so the gemm that pops its token starts at 778, not at 298.
+  auto r = run(program({load(0, 0, 16384, 0), load(32768, 32768, 64, 1, 0, kCompute),
+                        gemm(0, 8192, 16384, 16, 16, 16, false, false, kLoad), halt()}),
+               config());
+  CHECK(r.instructions[0].end_cycle == 778);
+  CHECK(r.instructions[1].end_cycle == 298);
+  CHECK(r.instructions[2].start_cycle == 778);
+  // Alone, the small load's token would have let the gemm start at its end.
+  auto alone = run(program({load(32768, 32768, 64, 1, 0, kCompute), gemm(0, 8192, 16384, 16, 16, 16, false, false, kLoad),
+                            halt()}),
+                   config());
+  CHECK(alone.instructions[1].start_cycle == alone.instructions[0].end_cycle);
+}
+
 TEST_CASE("banked DDR pays row misses once per row and bank", "[timing][ddr]") {
   // 4096 B from address 0, row_bytes 2048, 8 banks, 2 channels, 256 B interleave. Rows are per
   // channel: channel c holds the 256 B blocks c, c+2, ... packed as its local address

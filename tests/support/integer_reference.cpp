@@ -449,9 +449,13 @@ Bytes resize(const Graph& g, const Node& n, const Bytes& x) {
 }  // namespace
 
 std::vector<std::int8_t> quantize_to_nhwc(const FloatTensor& x, const QuantParams& q) {
+  return quantize_in_order(x, q, default_order(x.shape.size()));
+}
+
+std::vector<std::int8_t> quantize_in_order(const FloatTensor& x, const QuantParams& q, const AxisOrder& order) {
   Bytes y;
   for (float v : x.data) y.push_back(quantize_value(v, q.scale, q.zero_point));
-  return to_physical(y, x.shape, default_order(x.shape.size()));
+  return to_physical(y, x.shape, order_or_identity(order, x.shape.size()));
 }
 
 Int8Values run_integer_reference(const Graph& g, Int8Values values) {

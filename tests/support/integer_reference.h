@@ -14,11 +14,12 @@
 
 #include "compiler/float_evaluator.h"
 #include "compiler/graph.h"
+#include "compiler/tensor_layout.h"
 
 namespace npu::compiler {
 
 // Each value as the NPU stores it in DDR: int8, its logical axes in the order the layout pass
-// chose (Tensor::order; NHWC for 4-D values at the NPU boundary, row-major for the others).
+// chose (Tensor::order; NHWC for 4-D images at the NPU boundary, row-major for the others).
 using Int8Values = std::map<std::string, std::vector<std::int8_t>>;
 
 // `graph` is what codegen sees (lower_graph(): partitioned, quantised, NHWC). `values` holds
@@ -30,5 +31,7 @@ Int8Values run_integer_reference(const Graph& graph, Int8Values values);
 // NCHW float -> NHWC int8 on (scale, zero_point), round half to even (other ranks: row-major):
 // what the runtime does when it moves a host tensor into DDR.
 std::vector<std::int8_t> quantize_to_nhwc(const FloatTensor& x, const QuantParams& q);
+// The same, stored in `order` (a model input's Tensor::order: NHWC images, row-major others).
+std::vector<std::int8_t> quantize_in_order(const FloatTensor& x, const QuantParams& q, const AxisOrder& order);
 
 }  // namespace npu::compiler

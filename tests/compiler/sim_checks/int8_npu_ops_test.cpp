@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "compiler/onnx_io.h"
 #include "tests/compiler/sim_checks/sim_check_helpers.h"
@@ -137,6 +138,70 @@ TEST_CASE("int8 attention: MatMul of computed tensors, masked softmax, layernorm
   sm.set_int("axis", 1);
   Graph g = b.finish({b.out("mean_t"), b.out("max_d"), b.out("softmax_t")});
   check_graph(g, "attention");
+}
+
+TEST_CASE("int8 decode step over a KV cache: the 4-D cache crosses the boundary row-major, no relayout copies",
+          "[compiler][sim][int8][layout]") {
+  // One token attends over a cache of 80 (2 heads of 32), GPT-2 style: present = Concat(past,
+  // new) along the sequence, scores = Q * present_k^T, ctx = P * present_v.
+  Builder b(29);
+  auto x = b.input("x", {1, 1, 64});
+  auto past_k = b.input("past_k", {1, 2, 80, 32});
+  auto past_v = b.input("past_v", {1, 2, 80, 32});
+  auto heads = b.int_constant("heads", {1, 1, 2, 32});
+  for (const char* p : {"q", "k", "v"}) {
+    b.node("MatMul", {x, b.random_constant(std::string("w") + p, {64, 64})}, p);
+    b.node("Reshape", {b.out(p), heads}, std::string(p) + "4");
+    b.node("Transpose", {b.out(std::string(p) + "4")}, std::string(p) + "h").set_ints("perm", {0, 2, 1, 3});
+  }
+  b.node("Concat", {past_k, b.out("kh")}, "present_k").set_int("axis", 2);
+  b.node("Concat", {past_v, b.out("vh")}, "present_v").set_int("axis", 2);
+  b.node("Transpose", {b.out("present_k")}, "kt").set_ints("perm", {0, 1, 3, 2});
+  b.node("MatMul", {b.out("qh"), b.out("kt")}, "scores");
+  b.node("Softmax", {b.out("scores")}, "probs").set_int("axis", -1);
+  b.node("MatMul", {b.out("probs"), b.out("present_v")}, "ctx");
+  Graph g = b.finish({b.out("ctx"), b.out("present_k"), b.out("present_v")});
+  auto path = std::filesystem::temp_directory_path() / "npusim_int8_ops_kv_cache.onnx";
+  write_onnx(g, path.string());
+
+  CompileOptions options;
+  options.precision = Precision::Int8;
+  CompiledModel m;
+  Graph lowered = lower_graph(path.string(), options, m);
+  for (const Node& n : lowered.nodes) CHECK(n.op_type != "Relayout");  // NHWC put the heads innermost: 3 copies
+  generate_code(lowered, load_hardware_config(config_path("default.yaml")), options, m);
+  for (const std::string& v : {past_k, past_v, b.out("present_k"), b.out("present_v")}) CHECK(entry(m.program, v).layout == "ND");
+  // Transfers over 4 KiB (the cache's 5 KiB copies) take DMA channel 0 (loads) or 1 (stores),
+  // shorter ones 2 or 3, so a short one can finish first; the results stay bit-exact below.
+  std::set<std::int64_t> channels;
+  for (const auto& in : m.program.code) {
+    if (in.opcode != isa::Opcode::Load && in.opcode != isa::Opcode::Store) continue;
+    const std::int64_t bytes = in.get(isa::Field::len0) * in.get(isa::Field::count1) * in.get(isa::Field::count2) *
+                               in.get(isa::Field::count3);
+    const std::int64_t channel = in.get(isa::Field::channel);
+    CHECK(channel == (in.opcode == isa::Opcode::Load ? 0 : 1) + (bytes > 4096 ? 0 : 2));
+    channels.insert(channel);
+  }
+  CHECK(channels == std::set<std::int64_t>{0, 1, 2, 3});
+  check_bit_exact(path.string(), "default.yaml");
+  check_bit_exact(path.string(), "tiny-8x8.yaml");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("int8 images keep NHWC at the boundary", "[compiler][layout]") {
+  Builder b(31);
+  b.conv(b.input("img", {1, 3, 8, 8}), 3, 4, "c1");
+  Graph g = b.finish({b.out("c1")});
+  auto path = std::filesystem::temp_directory_path() / "npusim_int8_ops_image.onnx";
+  write_onnx(g, path.string());
+  CompileOptions options;
+  options.precision = Precision::Int8;
+  CompiledModel m;
+  Graph lowered = lower_graph(path.string(), options, m);
+  generate_code(lowered, load_hardware_config(config_path("default.yaml")), options, m);
+  CHECK(entry(m.program, "img").layout == "NHWC");
+  CHECK(entry(m.program, b.out("c1")).layout == "NHWC");
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("int8 ConvTranspose and a patchify conv lowered onto conv equal the integer reference", "[compiler][sim][int8]") {

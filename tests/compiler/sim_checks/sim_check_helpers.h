@@ -75,7 +75,8 @@ inline void check_bit_exact(const std::string& model, const std::string& config_
   for (const auto& name : g.inputs) {
     const isa::TensorEntry* e = find_entry(m.program, name);
     REQUIRE(e);
-    auto bytes = quantize_to_nhwc(testing::random_tensor(g.tensor(name).shape, seed++), g.tensor(name).quant);
+    const Tensor& t = g.tensor(name);
+    auto bytes = quantize_in_order(testing::random_tensor(t.shape, seed++), t.quant, t.order);
     REQUIRE(bytes.size() == e->size_bytes);
     ddr.write(e->ddr_addr, bytes.data(), bytes.size());
     inputs[name] = std::move(bytes);
