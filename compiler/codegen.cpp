@@ -382,8 +382,12 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     e.dtype = d.elem == 1 ? isa::DType::Int8 : isa::DType::Fp16;
     // shape in memory order; layout names the order (ND[a,b,...] only for NPU-internal values).
     // An NHWC image the host hands over or reads back as it is is row-major, and named NHWC.
-    e.shape = physical_shape(t.shape, d.order);
-    e.layout = t.host_layout == "NHWC" ? "NHWC" : layout_name(t.shape.size(), d.order);
+    // Where the layout pass's order and the placement's are the same bytes (a 4-D value with one
+    // channel: row-major is NHWC), the entry names the pass's, which the host layout was set from.
+    const AxisOrder planned = order_or_identity(t.order, t.shape.size());
+    const AxisOrder& named = same_bytes(t.shape, planned, d.order) ? planned : d.order;
+    e.shape = physical_shape(t.shape, named);
+    e.layout = t.host_layout == "NHWC" ? "NHWC" : layout_name(t.shape.size(), named);
     e.host_layout = t.host_layout;
     e.ddr_addr = d.addr;
     e.size_bytes = static_cast<std::uint64_t>(d.bytes());
