@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds everything into build/ (binaries in build/bin/).
+# NPUSIM_RELEASE_TESTS=release_only leaves out the test binaries the sanitizer stage runs
+# (scripts/test.sh sets it; tests/CMakeLists.txt); the default, all, builds every one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNPUSIM_RELEASE_TESTS="${NPUSIM_RELEASE_TESTS:-all}" >/dev/null
 cmake --build build -j "$(nproc)"

@@ -4,25 +4,23 @@
 # there, then fuzzes each target for FUZZ_SECONDS (default 10) from its corpus.
 # It builds only the `sanitized_suite` target (tests/CMakeLists.txt): the compiler, sim, isa,
 # hwconfig and techmodel tests and the fuzz targets, not the CLI or the Python bridge.
-# Not here, for CI's time (each runs in the Release stage): the test binaries marked RELEASE_ONLY
-# in their CMakeLists.txt (determinism, runtime, report, backends, examples), and long fuzzing
-# runs (scripts/fuzz.sh TARGET 600, by hand; tests/fuzz/README.md).
+# Not here (each runs in the Release stage): the test binaries marked RELEASE_ONLY in their
+# CMakeLists.txt (determinism, runtime, report, backends, examples, estimate); nor long fuzzing
+# runs (scripts/fuzz.sh TARGET 600, by hand; tests/fuzz/README.md). The other test binaries and
+# the fuzz regression corpus run only here when scripts/test.sh drives both stages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzz_seconds=${FUZZ_SECONDS:-10}
 bash scripts/build_sanitized.sh sanitized_suite
 # Leak checking stays on for the fuzz targets (scripts/fuzz.sh); the suite runs SystemC, whose
 # coroutine stacks have guard pages that crash LeakSanitizer's heap scan at exit.
-# Left out, each for a reason outside our code (both run in the Release build):
-# - the test that embeds CPython (the ONNX Runtime bridge; in runtime_tests, RELEASE_ONLY now
-#   anyway): ASan reports a stack-use-after-scope inside CPython's own start-up
-#   (Py_InitializeFromConfig);
-# - the estimate-accuracy sweep (hundreds of simulations): ASan's no-return handler, run on a
-#   SystemC coroutine stack it does not know (QuickThreads announces no fiber switches), fails
-#   its own CHECK (asan_thread.cpp "kCurrentStackFrameMagic").
+# Two binaries are RELEASE_ONLY for reasons outside our code: runtime_tests has the test that
+# embeds CPython (the ONNX Runtime bridge: ASan reports a stack-use-after-scope inside CPython's
+# own start-up, Py_InitializeFromConfig), and estimate_tests runs hundreds of simulations, where
+# ASan's no-return handler, run on a SystemC coroutine stack it does not know (QuickThreads
+# announces no fiber switches), fails its own CHECK (asan_thread.cpp "kCurrentStackFrameMagic").
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-fuzz -j "$(nproc)" --output-on-failure --timeout 600 \
-  -E 'runs on ONNX Runtime through the bridge|estimated layer cycles are within'
+  ctest --test-dir build-fuzz -j "$(nproc)" --output-on-failure --timeout 600
 # The fuzz targets run side by side, one per core (each libFuzzer process is single-threaded).
 mkdir -p build-fuzz/fuzz
 targets=$(ls tests/fuzz/corpus)
