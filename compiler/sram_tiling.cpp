@@ -1,7 +1,9 @@
 #include "compiler/sram_tiling.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 
 #include "compiler/compile.h"
 #include "compiler/instruction_stream.h"
@@ -190,10 +192,25 @@ class ConvTiler {
       return false;
     return need(u, rows, cols, cs) <= sram_;
   }
+  // Memoised: the candidates of one plan() ask for the same few tile shapes again and again
+  // (most of a sweep point's compile was spent here).
   cost::ArrayMapping mapping_for(std::int64_t cu, std::int64_t m, std::int64_t k, double* cycles) const {
-    const bool fp16 = s_.elem == 2;
-    if (s_.groups == 1) return fastest(*mac_, flexible_, 1, m, cu, k, fp16, false, cycles, s_.weights.format);
-    return fastest(*mac_, flexible_, cu, m, ocg_, s_.kh * s_.kw * icg_, fp16, s_.depthwise(), cycles);
+    const std::array<std::int64_t, 3> key{cu, m, k};
+    if (last_mapping_ != mappings_.end() && last_mapping_->first == key) {  // consecutive tiles mostly share a shape
+      if (cycles) *cycles = last_mapping_->second.second;
+      return last_mapping_->second.first;
+    }
+    auto [it, fresh] = mappings_.try_emplace(key);
+    last_mapping_ = it;
+    if (fresh) {
+      const bool fp16 = s_.elem == 2;
+      it->second.first = s_.groups == 1
+                             ? fastest(*mac_, flexible_, 1, m, cu, k, fp16, false, &it->second.second, s_.weights.format)
+                             : fastest(*mac_, flexible_, cu, m, ocg_, s_.kh * s_.kw * icg_, fp16, s_.depthwise(),
+                                       &it->second.second);
+    }
+    if (cycles) *cycles = it->second.second;
+    return it->second.first;
   }
   bool estimate(const Candidate& shape, double bound, Candidate& out);
   void enumerate(Reduction cs, bool all_units, std::vector<Candidate>& all, double& fastest);
@@ -209,6 +226,9 @@ class ConvTiler {
   std::int64_t in_max_ = 0, col_max_ = 0, chan_max_ = 0, out_max_ = 0, count_max_ = 0;
   SramLayout proto_;
   std::vector<cost::TileStageCycles> stages_;
+  using Mappings = std::map<std::array<std::int64_t, 3>, std::pair<cost::ArrayMapping, double>>;
+  mutable Mappings mappings_;
+  mutable Mappings::const_iterator last_mapping_ = mappings_.end();
 };
 
 // Walks the tiles in issue order, costing what codegen will emit for each. A tile whose

@@ -10,11 +10,10 @@ from .sweep_metrics import metrics
 from . import _core
 from .session import Session, _shape_args, read_onnx_boundary
 
-# Per worker process: compiled programs by compile key (a few, ResNet-50's is ~25 MB) and
-# ONNX boundaries by file (parsing a 100 MB ONNX file costs more than a timing run).
+# Per worker process: compiled programs by compile key (a few, ResNet-50's is ~25 MB); ONNX
+# boundaries are kept by read_onnx_boundary itself.
 _PROGRAMS = OrderedDict()
 _PROGRAMS_KEPT = 4
-_BOUNDARIES = {}
 
 
 def _error_text(stage, error):
@@ -50,12 +49,6 @@ def _program(key, model, config_yaml):
     return compiled
 
 
-def _boundary(path):
-    if path not in _BOUNDARIES:
-        _BOUNDARIES[path] = read_onnx_boundary(path)
-    return _BOUNDARIES[path]
-
-
 def run_points(model, compile_yaml, key, points, timing_only, seed=1):
     """A Dask task: the program of compile key `key` (compiled from `compile_yaml` unless this
     worker has it) run on each point of `points`. Returns the finished rows, failures included."""
@@ -75,7 +68,7 @@ def run_point(point, compiled, timing_only, seed=1):
         config = _core.parse_config(point["config_yaml"], "<sweep point>")
         program = compiled["compiled"]
         path = point["model_path"]
-        session = Session(program, config, path, _boundary(path) if path.endswith(".onnx") else None)
+        session = Session(program, config, path, read_onnx_boundary(path) if path.endswith(".onnx") else None)
         _, report = session.run(timing_only=timing_only, seed=seed)
         row.update(metrics(report))
         row["instructions"] = compiled["instructions"]
