@@ -1,11 +1,10 @@
 // The execution plan as program.extra section kPlanSectionKind: a little-endian, length-
-// prefixed binary format; the reader checks every length against the bytes left.
+// prefixed binary format (container/byte_io.h).
 #include <algorithm>
-#include <cstring>
-
-#include "container/compiled_model.h"
 
 #include <fmt/format.h>
+
+#include "container/byte_io.h"
 
 namespace npu::container {
 namespace {
@@ -13,83 +12,10 @@ namespace {
 constexpr std::uint32_t kPlanMagic = 0x4e4c5050;  // "PPLN"
 constexpr std::uint32_t kPlanVersion = 1;
 
-class Writer {
- public:
-  void u8(std::uint8_t v) { bytes.push_back(v); }
-  void u32(std::uint32_t v) { for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<std::uint8_t>(v >> (8 * i))); }
-  void u64(std::uint64_t v) { for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<std::uint8_t>(v >> (8 * i))); }
-  void str(const std::string& s) {
-    u32(static_cast<std::uint32_t>(s.size()));
-    bytes.insert(bytes.end(), s.begin(), s.end());
-  }
-  void strs(const std::vector<std::string>& v) {
-    u32(static_cast<std::uint32_t>(v.size()));
-    for (const auto& s : v) str(s);
-  }
-  void blob(const std::vector<std::uint8_t>& b) {
-    u64(b.size());
-    bytes.insert(bytes.end(), b.begin(), b.end());
-  }
-  std::vector<std::uint8_t> bytes;
-};
-
-class Reader {
- public:
-  Reader(const std::vector<std::uint8_t>& b, std::string origin) : b_(b), origin_(std::move(origin)) {}
-  void need(std::uint64_t n) {
-    if (n > b_.size() - pos_) throw ModelFileError(origin_ + ": execution plan is truncated or corrupt");
-  }
-  std::uint8_t u8() { need(1); return b_[pos_++]; }
-  std::uint32_t u32() {
-    need(4);
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(b_[pos_++]) << (8 * i);
-    return v;
-  }
-  std::uint64_t u64() {
-    need(8);
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(b_[pos_++]) << (8 * i);
-    return v;
-  }
-  std::string str() {
-    std::uint32_t n = u32();
-    need(n);
-    std::string s(b_.begin() + static_cast<long>(pos_), b_.begin() + static_cast<long>(pos_ + n));
-    pos_ += n;
-    return s;
-  }
-  std::vector<std::string> strs() {
-    std::uint32_t n = u32();
-    need(n);  // every string takes at least 4 bytes; a count beyond the data is corrupt
-    std::vector<std::string> v;
-    for (std::uint32_t i = 0; i < n; ++i) v.push_back(str());
-    return v;
-  }
-  std::vector<std::uint8_t> blob() {
-    std::uint64_t n = u64();
-    need(n);
-    std::vector<std::uint8_t> v(b_.begin() + static_cast<long>(pos_), b_.begin() + static_cast<long>(pos_ + n));
-    pos_ += n;
-    return v;
-  }
-  std::uint32_t count() {
-    std::uint32_t n = u32();
-    need(n);
-    return n;
-  }
-  bool done() const { return pos_ == b_.size(); }
-
- private:
-  const std::vector<std::uint8_t>& b_;
-  std::string origin_;
-  std::size_t pos_ = 0;
-};
-
 }  // namespace
 
 void attach_plan(CompiledModel& m) {
-  Writer w;
+  ByteWriter w;
   w.u32(kPlanMagic);
   w.u32(kPlanVersion);
   w.u8(m.precision == Precision::Int8 ? 0 : 1);
@@ -147,7 +73,7 @@ CompiledModel plan_from_program(isa::Program program, const std::string& origin)
     if (s.kind == kPlanSectionKind) section = &s;
   if (!section) throw ModelFileError(origin + ": program has no execution plan (not produced by the compiler)");
   CompiledModel m;
-  Reader r(section->bytes, origin);
+  ByteReader r(section->bytes, origin, "execution plan");
   if (r.u32() != kPlanMagic) throw ModelFileError(origin + ": execution plan has a bad magic number");
   std::uint32_t version = r.u32();
   if (version != kPlanVersion)
