@@ -19,7 +19,7 @@ constexpr std::int64_t kNone = -1;
 // latency overlap its data. Measured on w14's decode step (examples/README.md): 4 KiB beat 2, 8,
 // 16 and 64 KiB and a byte-balanced split. On a config with fewer channels they fold onto 0 and 1
 // (the channel field is taken modulo the count).
-constexpr std::int64_t kLongTransferBytes = 4096;
+constexpr std::uint64_t kLongTransferBytes = 4096;
 
 // Per unit: the latest instruction (global index) of that unit known to be finished.
 using Clock = std::array<std::int64_t, kUnits>;
@@ -113,9 +113,8 @@ TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::si
     const int u = static_cast<int>(unit);
     const bool dma = unit == Unit::Load || unit == Unit::Store;
     if (dma) {
-      const std::int64_t bytes = in.get(isa::Field::len0) * in.get(isa::Field::count1) * in.get(isa::Field::count2) *
-                                 in.get(isa::Field::count3);
-      in.set(isa::Field::channel, (unit == Unit::Load ? 0 : 1) + (bytes > kLongTransferBytes ? 0 : 2));
+      const bool long_transfer = cost::transfer_bytes(in) > kLongTransferBytes;
+      in.set(isa::Field::channel, (unit == Unit::Load ? 0 : 1) + (long_transfer ? 0 : 2));
     }
     Clock clock = floor;
     if (last_on[u] != kNone) {  // the unit started (compute, vector: finished) its previous instruction

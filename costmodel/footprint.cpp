@@ -130,4 +130,10 @@ Footprint footprint(const isa::Instruction& in) {
   return f;
 }
 
+std::uint64_t transfer_bytes(const isa::Instruction& in) {
+  if (in.opcode != isa::Opcode::Load && in.opcode != isa::Opcode::Store) return 0;
+  return static_cast<std::uint64_t>(in.get(isa::Field::len0)) * static_cast<std::uint64_t>(in.get(isa::Field::count1)) *
+         static_cast<std::uint64_t>(in.get(isa::Field::count2)) * static_cast<std::uint64_t>(in.get(isa::Field::count3));
+}
+
 }  // namespace npu::cost

@@ -22,4 +22,7 @@ struct Footprint {
 
 Footprint footprint(const isa::Instruction& inst);
 
+// Bytes a load or store moves (len0 * count1 * count2 * count3); 0 for other instructions.
+std::uint64_t transfer_bytes(const isa::Instruction& inst);
+
 }  // namespace npu::cost

@@ -164,7 +164,7 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
       dma.box(len0, c1, c2 * c3, in.get(Field::ddr_stride1), in.get(Field::ddr_stride2), in.get(Field::ddr_addr),
               isolated, bus);
       start = channel[ch].fit(start, isolated);
-      const std::uint64_t moved = len0 * c1 * c2 * c3;
+      const std::uint64_t moved = transfer_bytes(in);
       const std::uint64_t port = sram_port_cycles(moved, hw.sram);
       const double stall = static_cast<double>(
           banks.begin(ScratchpadBanks::kDma, static_cast<std::uint64_t>(start + hw.dma.setup_cycles), port,

@@ -4,6 +4,8 @@
 #include <limits>
 #include <utility>
 
+#include "costmodel/footprint.h"
+
 namespace npu::report {
 
 namespace {
@@ -21,12 +23,6 @@ std::uint64_t union_cycles(std::vector<std::pair<std::uint64_t, std::uint64_t>> 
 }
 
 }  // namespace
-
-std::uint64_t dma_bytes(const isa::Instruction& inst) {
-  if (inst.opcode != isa::Opcode::Load && inst.opcode != isa::Opcode::Store) return 0;
-  return static_cast<std::uint64_t>(inst.get(isa::Field::len0)) * static_cast<std::uint64_t>(inst.get(isa::Field::count1)) *
-         static_cast<std::uint64_t>(inst.get(isa::Field::count2)) * static_cast<std::uint64_t>(inst.get(isa::Field::count3));
-}
 
 std::string LayerTiming::bound() const {
   if (device != "npu") return "host";
@@ -52,7 +48,7 @@ std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerReco
       const std::uint32_t end = std::min<std::uint32_t>(layer.end_instruction, static_cast<std::uint32_t>(program.code.size()));
       for (std::uint32_t i = layer.first_instruction; i < end; ++i) {
         const auto& inst = program.code[i];
-        const std::uint64_t bytes = dma_bytes(inst);
+        const std::uint64_t bytes = cost::transfer_bytes(inst);
         row.ddr_bytes += bytes;
         (inst.opcode == isa::Opcode::Store ? row.ddr_bytes_written : row.ddr_bytes_read) += bytes;
         if (i >= timings.size()) continue;

@@ -50,9 +50,6 @@ struct LayerTiming {
   std::string bound() const;
 };
 
-// Bytes a load or store moves (len0 * count1 * count2 * count3); 0 for other instructions.
-std::uint64_t dma_bytes(const isa::Instruction& inst);
-
 // `timings[i]` is when program.code[i] ran, on the model's timeline; instructions that did
 // not run (timings shorter than the code) count nothing. CPU layers come back with only their
 // record's fields; the session fills their host time.

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "costmodel/footprint.h"
 #include "report/layer_attribution.h"
 
 namespace npu::report {
@@ -67,7 +68,7 @@ std::vector<RegionTraffic> region_traffic(const isa::Program& program, std::uint
   }
   for (std::uint32_t i = first; i < end; ++i) {
     const auto& inst = program.code[i];
-    const std::uint64_t bytes = dma_bytes(inst);
+    const std::uint64_t bytes = cost::transfer_bytes(inst);
     if (bytes == 0) continue;
     Region region = find_region(program, static_cast<std::uint64_t>(inst.get(isa::Field::ddr_addr)));
     if (region.kind == "constant") {

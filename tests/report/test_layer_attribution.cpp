@@ -1,6 +1,7 @@
 // Time and traffic go to the layer whose instruction range holds the instructions.
 #include <catch2/catch.hpp>
 
+#include "costmodel/footprint.h"
 #include "isa/assembler.h"
 #include "report/layer_attribution.h"
 
@@ -22,11 +23,11 @@ sim::InstructionTiming at(std::uint64_t start, std::uint64_t end) { return {star
 
 }  // namespace
 
-TEST_CASE("dma_bytes counts every run of a 4-D transfer", "[layers]") {
+TEST_CASE("transfer_bytes counts every run of a 4-D transfer", "[layers]") {
   const auto program = isa::assemble(kProgram, "attribution");
-  CHECK(report::dma_bytes(program.code[0]) == 128);
-  CHECK(report::dma_bytes(program.code[1]) == 0);
-  CHECK(report::dma_bytes(program.code[3]) == 32);
+  CHECK(cost::transfer_bytes(program.code[0]) == 128);
+  CHECK(cost::transfer_bytes(program.code[1]) == 0);
+  CHECK(cost::transfer_bytes(program.code[3]) == 32);
 }
 
 TEST_CASE("layer cycles, compute cycles and DDR bytes come from its instructions", "[layers]") {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compiler/onnx_io.h"
+#include "costmodel/footprint.h"
 #include "tests/compiler/sim_checks/sim_check_helpers.h"
 #include "tests/compiler/test_graphs.h"
 
@@ -26,6 +27,20 @@ void check_graph(Graph g, const std::string& name) {
   check_bit_exact(path.string(), "default.yaml");
   check_bit_exact(path.string(), "tiny-8x8.yaml");
   if (!std::getenv("NPUSIM_KEEP_TEST_MODELS")) std::filesystem::remove(path);
+}
+
+// The model at `path` lowered and compiled for INT8 on default.yaml, without running it.
+struct Int8Program {
+  Graph lowered;
+  CompiledModel model;
+};
+Int8Program compile_int8(const std::filesystem::path& path) {
+  CompileOptions options;
+  options.precision = Precision::Int8;
+  Int8Program p;
+  p.lowered = lower_graph(path.string(), options, p.model);
+  generate_code(p.lowered, load_hardware_config(config_path("default.yaml")), options, p.model);
+  return p;
 }
 
 class Builder : public GraphBuilder {
@@ -164,22 +179,16 @@ TEST_CASE("int8 decode step over a KV cache: the 4-D cache crosses the boundary 
   auto path = std::filesystem::temp_directory_path() / "npusim_int8_ops_kv_cache.onnx";
   write_onnx(g, path.string());
 
-  CompileOptions options;
-  options.precision = Precision::Int8;
-  CompiledModel m;
-  Graph lowered = lower_graph(path.string(), options, m);
+  const auto [lowered, m] = compile_int8(path);
   for (const Node& n : lowered.nodes) CHECK(n.op_type != "Relayout");  // NHWC put the heads innermost: 3 copies
-  generate_code(lowered, load_hardware_config(config_path("default.yaml")), options, m);
   for (const std::string& v : {past_k, past_v, b.out("present_k"), b.out("present_v")}) CHECK(entry(m.program, v).layout == "ND");
   // Transfers over 4 KiB (the cache's 5 KiB copies) take DMA channel 0 (loads) or 1 (stores),
   // shorter ones 2 or 3, so a short one can finish first; the results stay bit-exact below.
   std::set<std::int64_t> channels;
   for (const auto& in : m.program.code) {
     if (in.opcode != isa::Opcode::Load && in.opcode != isa::Opcode::Store) continue;
-    const std::int64_t bytes = in.get(isa::Field::len0) * in.get(isa::Field::count1) * in.get(isa::Field::count2) *
-                               in.get(isa::Field::count3);
     const std::int64_t channel = in.get(isa::Field::channel);
-    CHECK(channel == (in.opcode == isa::Opcode::Load ? 0 : 1) + (bytes > 4096 ? 0 : 2));
+    CHECK(channel == (in.opcode == isa::Opcode::Load ? 0 : 1) + (cost::transfer_bytes(in) > 4096 ? 0 : 2));
     channels.insert(channel);
   }
   CHECK(channels == std::set<std::int64_t>{0, 1, 2, 3});
@@ -194,11 +203,7 @@ TEST_CASE("int8 images keep NHWC at the boundary", "[compiler][layout]") {
   Graph g = b.finish({b.out("c1")});
   auto path = std::filesystem::temp_directory_path() / "npusim_int8_ops_image.onnx";
   write_onnx(g, path.string());
-  CompileOptions options;
-  options.precision = Precision::Int8;
-  CompiledModel m;
-  Graph lowered = lower_graph(path.string(), options, m);
-  generate_code(lowered, load_hardware_config(config_path("default.yaml")), options, m);
+  const CompiledModel m = compile_int8(path).model;
   CHECK(entry(m.program, "img").layout == "NHWC");
   CHECK(entry(m.program, b.out("c1")).layout == "NHWC");
   std::filesystem::remove(path);
