@@ -11,10 +11,6 @@ namespace {
   throw CompileError(g.source + ": node '" + n.name + "' (" + n.op_type + "): " + what);
 }
 
-std::int64_t normalize(std::int64_t axis, std::size_t rank) {
-  return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis;
-}
-
 // A parameter (node_parameters.h): the canonical attribute, else the constant input.
 std::vector<std::int64_t> param_ints(const Graph& g, const Node& n, const std::string& name) {
   std::vector<std::int64_t> v;
@@ -25,6 +21,13 @@ std::vector<std::int64_t> param_ints(const Graph& g, const Node& n, const std::s
 const std::vector<std::int64_t>& input_shape(const Graph& g, const Node& n) { return g.tensor(n.inputs.at(0)).shape; }
 
 }  // namespace
+
+std::int64_t node_axis(const Graph& g, const Node& n, std::int64_t axis, std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r)
+    fail(g, n, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + r : axis;
+}
 
 SliceParams slice_params(const Graph& g, const Node& n) {
   const auto& xs = input_shape(g, n);
@@ -40,8 +43,7 @@ SliceParams slice_params(const Graph& g, const Node& n) {
   p.step.assign(r, 1);
   p.size = xs;
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    const std::int64_t a = normalize(axes[i], r);
-    if (a < 0 || a >= static_cast<std::int64_t>(r)) fail(g, n, "axis out of range");
+    const std::int64_t a = node_axis(g, n, axes[i], r);
     const std::int64_t dim = xs[static_cast<std::size_t>(a)], step = steps[i];
     if (step == 0) fail(g, n, "step 0");
     std::int64_t s = starts[i], e = ends[i];
@@ -79,7 +81,7 @@ PadParams pad_params(const Graph& g, const Node& n) {
   p.begin.assign(r, 0);
   p.end.assign(r, 0);
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    const auto a = static_cast<std::size_t>(normalize(axes[i], r));
+    const auto a = static_cast<std::size_t>(node_axis(g, n, axes[i], r));
     p.begin[a] = pads[i];
     p.end[a] = pads[i + axes.size()];
   }
@@ -87,12 +89,12 @@ PadParams pad_params(const Graph& g, const Node& n) {
 }
 
 std::int64_t concat_axis(const Graph& g, const Node& n) {
-  return normalize(n.get_int("axis", 0), g.tensor(n.outputs.at(0)).shape.size());
+  return node_axis(g, n, n.get_int("axis", 0), g.tensor(n.outputs.at(0)).shape.size());
 }
 
-std::int64_t split_axis(const Graph& g, const Node& n) { return normalize(n.get_int("axis", 0), input_shape(g, n).size()); }
+std::int64_t split_axis(const Graph& g, const Node& n) { return node_axis(g, n, n.get_int("axis", 0), input_shape(g, n).size()); }
 
-std::int64_t gather_axis(const Graph& g, const Node& n) { return normalize(n.get_int("axis", 0), input_shape(g, n).size()); }
+std::int64_t gather_axis(const Graph& g, const Node& n) { return node_axis(g, n, n.get_int("axis", 0), input_shape(g, n).size()); }
 
 std::vector<std::int64_t> gather_indices(const Graph& g, const Node& n) {
   if (n.inputs.size() < 2 || !g.is_constant(n.inputs[1])) fail(g, n, "indices are not a constant");
@@ -114,7 +116,7 @@ std::vector<std::int64_t> reduce_axes(const Graph& g, const Node& n) {
     for (std::size_t a = 2; a < r; ++a) axes.push_back(static_cast<std::int64_t>(a));
   if (axes.empty() && !n.get_int("noop_with_empty_axes", 0))
     for (std::size_t a = 0; a < r; ++a) axes.push_back(static_cast<std::int64_t>(a));
-  for (auto& a : axes) a = normalize(a, r);
+  for (auto& a : axes) a = node_axis(g, n, a, r);
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   return axes;

@@ -25,6 +25,10 @@ struct PadParams {
 };
 PadParams pad_params(const Graph& graph, const Node& node);
 
+// An axis attribute of `node` over `rank` dims, negative ones wrapped; throws CompileError naming
+// the node when it is out of range.
+std::int64_t node_axis(const Graph& graph, const Node& node, std::int64_t axis, std::size_t rank);
+
 std::int64_t concat_axis(const Graph& graph, const Node& node);
 std::int64_t split_axis(const Graph& graph, const Node& node);
 std::int64_t gather_axis(const Graph& graph, const Node& node);

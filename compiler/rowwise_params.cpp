@@ -11,10 +11,6 @@ namespace {
   throw CompileError(g.source + ": node '" + n.name + "' (" + n.op_type + "): " + what);
 }
 
-std::int64_t normalize(std::int64_t axis, std::size_t rank) {
-  return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis;
-}
-
 std::vector<float> broadcast_param(const Graph& g, const Node& n, std::size_t input, std::int64_t mid, float fill) {
   if (n.inputs.size() <= input || n.inputs[input].empty()) return std::vector<float>(static_cast<std::size_t>(mid), fill);
   const Tensor& t = g.tensor(n.inputs[input]);
@@ -45,13 +41,13 @@ std::vector<std::int64_t> rowwise_axes(const Graph& g, const Node& n) {
   const std::string& op = n.op_type;
   std::vector<std::int64_t> axes;
   if (op == "Softmax" || op == "LogSoftmax") {
-    const std::int64_t a = normalize(n.get_int("axis", g.opset >= 13 ? -1 : 1), r);
+    const std::int64_t a = node_axis(g, n, n.get_int("axis", g.opset >= 13 ? -1 : 1), r);
     if (g.opset >= 13) return {a};
     for (auto k = a; k < static_cast<std::int64_t>(r); ++k) axes.push_back(k);  // coerced to 2-D
     return axes;
   }
   if (op == "LayerNormalization") {
-    for (auto k = normalize(n.get_int("axis", -1), r); k < static_cast<std::int64_t>(r); ++k) axes.push_back(k);
+    for (auto k = node_axis(g, n, n.get_int("axis", -1), r); k < static_cast<std::int64_t>(r); ++k) axes.push_back(k);
     return axes;
   }
   return reduce_axes(g, n);
