@@ -17,12 +17,11 @@
 //   ("conv2/WithoutBiases_acdb_abcd_relu2_out/sink_port_0"), so only a Reorder's whole name
 //   is taken as an ONNX name (a Transpose it turned into a Reorder keeps the node's name).
 #pragma once
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "backends/inference_backend.h"
+#include "backends/onnx_graph_names.h"
 
 namespace npu::backends {
 
@@ -32,19 +31,6 @@ struct OpenVinoCounter {
   bool executed = false;
   double mean_us = 0;  // real_time: running mean since compile
 };
-
-// What runtime names can be traced back to.
-struct OnnxGraphNames {
-  std::set<std::string> nodes;                  // node names
-  std::map<std::string, std::string> producer;  // tensor name -> the node that produces it
-};
-// Throws "<path>: ..." when the file is not an ONNX model.
-OnnxGraphNames read_onnx_graph_names(const std::string& path);
-
-// The ONNX node a runtime layer name stands for: the name itself, the producer of a tensor of
-// that name, or (unless `whole_name_only`) the same after dropping trailing "/segment"s
-// (OpenVINO names the parts it splits an ONNX node into "<node>/<part>"). Empty when none.
-std::string onnx_node_of(const std::string& runtime_name, const OnnxGraphNames& onnx, bool whole_name_only = false);
 
 // Each executed layer's time per inference over the runs between two readings of the counters
 // (`before` after `before_runs` inferences since compile, `after` after `after_runs`), traced

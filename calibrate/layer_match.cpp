@@ -19,25 +19,16 @@ LayerComparison compare_layers(const std::string& model_path, const HardwareConf
   const auto simulated = sim.simulate(0, config, true);
   const auto& model = sim.compiled(0);
 
-  // Runtimes rename nodes they rewrite: ONNX Runtime's NCHWc layout pass names the new node
-  // after the tensor it produces ("/relu/Relu_output_0_nchwc"), and PyTorch's exporter names
-  // that tensor after its node ("/relu/Relu" -> "/relu/Relu_output_0").
+  // Measured nodes come traced to their ONNX node by the back end (backends/onnx_graph_names.h);
+  // a simulated layer answers for its own name and every node fused into it.
   std::map<std::string, std::size_t> layer_of;  // ONNX node (or layer) name -> row
   for (std::size_t i = 0; i < model.layers.size(); ++i) {
     layer_of.emplace(model.layers[i].name, i);
     for (const auto& n : model.layers[i].fused_nodes) layer_of.emplace(n, i);
   }
-  auto find_layer = [&](std::string name) -> const std::size_t* {
-    for (int step = 0; step < 3; ++step) {
-      if (const auto it = layer_of.find(name); it != layer_of.end()) return &it->second;
-      if (step == 0) {
-        if (name.size() > 6 && name.compare(name.size() - 6, 6, "_nchwc") == 0) name.resize(name.size() - 6);
-      } else if (const auto at = name.rfind("_output_"); at != std::string::npos &&
-                 name.find_first_not_of("0123456789", at + 8) == std::string::npos && at + 8 < name.size()) {
-        name.resize(at);
-      }
-    }
-    return nullptr;
+  auto find_layer = [&](const std::string& name) -> const std::size_t* {
+    const auto it = layer_of.find(name);
+    return it == layer_of.end() ? nullptr : &it->second;
   };
   LayerComparison out;
   out.device = device;

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 #include <pybind11/embed.h>
 
+#include "backends/onnx_graph_names.h"
 #include "runtime/python_bridge/bridge.h"
 #include "runtime/python_bridge/numpy_bridge.h"
 #include "runtime/python_bridge/python_interpreter.h"
@@ -272,7 +273,9 @@ class OnnxRuntimeBackend : public InferenceBackend {
   }
 
   // ORT's profiler: one "<node>_kernel_time" event per node and run, durations in us. The
-  // first profiled run is a warm-up (the profiled session is new) and not counted.
+  // first profiled run is a warm-up (the profiled session is new) and not counted. Nodes its
+  // graph passes renamed are traced to their ONNX node (onnx_graph_names.h); those with no
+  // ONNX origin (the NCHWc pass's ReorderInput/ReorderOutput) come back `internal`.
   std::vector<LayerTime> layer_times(int runs) override {
     py::gil_scoped_acquire gil;
     if (!last_feed_ || model_path_.empty()) return {};
@@ -283,6 +286,7 @@ class OnnxRuntimeBackend : public InferenceBackend {
     const auto events = nlohmann::json::parse(in, nullptr, false);
     std::remove(file.c_str());
     if (!events.is_array()) return {};
+    const auto onnx = backends::read_onnx_graph_names(model_path_);
     const std::string suffix = "_kernel_time";
     std::vector<LayerTime> out;
     std::map<std::string, std::size_t> index;
@@ -299,6 +303,8 @@ class OnnxRuntimeBackend : public InferenceBackend {
         LayerTime t;
         t.node = node;
         t.op_type = args.value("op_name", "");
+        t.onnx_node = backends::onnx_node_of(node, onnx);
+        t.internal = t.onnx_node.empty();
         out.push_back(t);
       }
       out[index[node]].time_us += e.value("dur", 0.0) / runs;

@@ -107,6 +107,17 @@ TEST_CASE("OpenVINO layer names: ONNX node, sub-op of a node, tensor, or none", 
   CHECK(onnx_node_of("", n).empty());
 }
 
+TEST_CASE("ONNX Runtime profiler names: NCHWc nodes by their output tensor, fusions by their node", "[devices]") {
+  OnnxGraphNames n;
+  n.nodes = {"stem_conv", "stem_relu", "fc_matmul", "/layer1/relu/Relu"};
+  n.producer = {{"stem_relu_out", "stem_relu"}, {"/layer1/relu/Relu_output_0", "/layer1/relu/Relu"}};
+  CHECK(onnx_node_of("stem_relu_out_nchwc", n) == "stem_relu");  // the Conv+Relu the NCHWc pass made
+  CHECK(onnx_node_of("/layer1/relu/Relu_output_0_nchwc", n) == "/layer1/relu/Relu");
+  CHECK(onnx_node_of("fc_matmul/MatMulAddFusion", n) == "fc_matmul");
+  CHECK(onnx_node_of("ReorderOutput", n).empty());  // inserted by the pass: no ONNX origin
+  CHECK(onnx_node_of("_nchwc", n).empty());
+}
+
 TEST_CASE("OpenVINO layer times need runs between the two readings", "[devices]") {
   CHECK_THROWS_AS(openvino_layer_times({}, 3, {}, 3, {}), std::invalid_argument);
 }
