@@ -137,16 +137,34 @@ QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t chan
     for (std::size_t i = begin; i < end; ++i) m = std::max(m, std::abs(w[i]));
     q.channel_scales[c] = m;
   });
+  // Weights already on an int8 grid (a QDQ model's, qdq_import.h) keep it: the integers the file
+  // gives, where fresh scales would round them anew. The grid is max / k for k the largest
+  // integer magnitude: 127, or 64 or 63 for ONNX Runtime's reduce_range (7-bit weights in
+  // [-64, 63], its advice for x86 without VNNI); per tensor or per channel.
+  auto on_grid = [](float v, float scale) {
+    const float k = v / scale;
+    return std::fabs(k - std::nearbyint(k)) < 1e-3f;
+  };
+  const std::vector<float> max_abs = q.channel_scales;
+  const float tensor_max = *std::max_element(max_abs.begin(), max_abs.end());
   for (auto& s : q.channel_scales) s = s > 0 ? s / 127.0f : 1.0f;
-  // Weights already on one per-tensor int8 grid (a QDQ model's, qdq_import.h) keep it: the
-  // integers the file gives, where per-channel scales would round them afresh.
-  const float tensor_scale = *std::max_element(q.channel_scales.begin(), q.channel_scales.end());
-  bool on_grid = !w.empty();
-  for (std::size_t i = 0; i < w.size() && on_grid; ++i) {
-    const float k = w[i] / tensor_scale;
-    on_grid = std::fabs(k - std::nearbyint(k)) < 1e-3f;
+  bool per_tensor_grid = false;
+  constexpr float kGrids[] = {127.0f, 64.0f, 63.0f};
+  for (float steps : kGrids) {
+    if (per_tensor_grid || tensor_max <= 0 || channels <= 1) break;
+    per_tensor_grid = std::all_of(w.begin(), w.end(), [&](float v) { return on_grid(v, tensor_max / steps); });
+    if (per_tensor_grid) q.channel_scales.assign(q.channel_scales.size(), tensor_max / steps);
   }
-  if (on_grid && channels > 1) q.channel_scales.assign(q.channel_scales.size(), tensor_scale);
+  if (!per_tensor_grid) {
+    for (float steps : {kGrids[1], kGrids[2]}) {  // max / 127 is the default anyway
+      std::vector<char> grid(max_abs.size(), 1);    // the channel is on its max / steps grid
+      for_each_run([&](std::size_t c, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end && grid[c]; ++i) grid[c] = max_abs[c] > 0 && on_grid(w[i], max_abs[c] / steps);
+      });
+      for (std::size_t c = 0; c < max_abs.size(); ++c)
+        if (grid[c]) q.channel_scales[c] = max_abs[c] / steps;
+    }
+  }
   q.values.resize(w.size());
   for_each_run([&](std::size_t c, std::size_t begin, std::size_t end) {
     const float scale = q.channel_scales[c];

@@ -8,6 +8,7 @@
 #include "compiler/calibration_statistics.h"
 #include "compiler/compile.h"
 #include "compiler/quant_options.h"
+#include "compiler/quantize.h"
 
 using namespace npu::compiler;
 
@@ -116,4 +117,23 @@ TEST_CASE("calibration: options parse with one line naming a bad value", "[calib
   CHECK(parse_accuracy_target("sqnr=30").metric == AccuracyTarget::Metric::SqnrDb);
   CHECK_THROWS_WITH(parse_accuracy_target("cosine=2"), Catch::Contains("--accuracy-target 'cosine=2'"));
   CHECK_THROWS_WITH(parse_accuracy_target("top1=0.9"), Catch::Contains("--accuracy-target"));
+}
+
+TEST_CASE("weights already on an int8 grid keep their integers: 8-bit, and 7-bit reduce_range per channel", "[quantize]") {
+  using npu::compiler::quantize_weights;
+  // Two output channels of four weights (conv layout [oc][inner]) on grids 0.01 x [-64, 63]
+  // (ONNX Runtime's reduce_range: max |q| 64) and 0.5 x [-63, 63].
+  const std::vector<int> ints = {-64, 3, 63, -5, 63, -63, 1, 0};
+  const float steps[2] = {0.01f, 0.5f};
+  std::vector<float> w;
+  for (std::size_t i = 0; i < ints.size(); ++i) w.push_back(steps[i / 4] * static_cast<float>(ints[i]));
+  const auto q = quantize_weights(w, 2, 4);
+  for (std::size_t i = 0; i < ints.size(); ++i) CHECK(q.values[i] == ints[i]);
+  CHECK(q.channel_scales[0] == Approx(0.01f));
+  CHECK(q.channel_scales[1] == Approx(0.5f));
+  // Float weights off every grid get max / 127 per channel.
+  const auto f = quantize_weights({0.3f, -1.27f, 0.011f, 0.77f, 2.54f, 0.1f, -0.003f, 1.3f}, 2, 4);
+  CHECK(f.channel_scales[0] == Approx(0.01f));
+  CHECK(f.channel_scales[1] == Approx(0.02f));
+  CHECK(f.values[1] == -127);
 }

@@ -210,8 +210,11 @@ def test_qdq_model_runs_with_its_own_parameters(npusim, root, model_and_calib, t
             return next(self.it, None)
 
     qdq = tmp_path / "qdq.onnx"
+    # reduce_range: 7-bit weights, as ONNX Runtime advises on x86-64 without VNNI, where its
+    # u8s8 kernels (pmaddubsw) saturate 16-bit pair sums; with 8-bit weights the reference
+    # itself is wrong on those CPUs (measured on an AVX2-only EPYC: 31 steps off in one output).
     quantize_static(str(model), str(qdq), Reader(), quant_format=QuantFormat.QDQ, per_channel=per_channel,
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, reduce_range=True)
     m = onnx.load(qdq)
     assert sum(n.op_type == "QuantizeLinear" for n in m.graph.node) >= 5
     x_file = tmp_path / "x.npy"
