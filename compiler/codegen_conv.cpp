@@ -1,6 +1,7 @@
-// Code for fused Conv / Gemm layers: the MAC array accumulates a tile, the vector unit runs
-// the epilogue (bias, requantise or cast, activation, residual add) on the accumulators in
-// SRAM, and only the final int8/fp16 result leaves the array: into the output value where the
+// Code for fused Conv / Gemm layers: the MAC array accumulates a tile, its output stage
+// (drain) adds the bias and requantises int8 accumulators as they leave the array, the vector
+// unit runs the rest of the epilogue (LUT activation, residual add; fp16: bias, activation,
+// cast, residual add) in SRAM, and only the final int8/fp16 result leaves the array: into the output value where the
 // step scheduler keeps it resident, and/or to DDR. Tiles are emitted in issue order; the
 // dependency tokens come from compiler/dependency_tokens.h.
 #include <cmath>
@@ -30,7 +31,6 @@ void append(std::vector<std::uint8_t>& out, T v) {
   out.insert(out.end(), b, b + sizeof(T));
 }
 
-constexpr std::int64_t kDtypeInt32 = static_cast<std::int64_t>(isa::DType::Int32);
 constexpr std::int64_t kDtypeFp16 = static_cast<std::int64_t>(isa::DType::Fp16);
 constexpr std::int64_t kDtypeFp32 = static_cast<std::int64_t>(isa::DType::Fp32);
 
@@ -107,7 +107,7 @@ ConvLayer describe(CodegenContext& ctx, const Node& n) {
   s.lut = ctx.int8() && is_lut_activation(L.act);
   using isa::Opcode;
   if (ctx.int8()) {
-    s.epilogue = {Opcode::BiasAdd, Opcode::Requantize};
+    s.epilogue = {Opcode::Drain};
     if (s.lut) s.epilogue.push_back(Opcode::Lut);
     if (L.residual) s.epilogue.push_back(Opcode::QuantizedAdd);
   } else {
@@ -262,12 +262,10 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   auto addr = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
   auto epilogue = [&](std::vector<Instruction>& vec, std::uint64_t acc, std::uint64_t o_slot, std::uint64_t res_slot,
                       std::int64_t count, std::int64_t ch_oc, std::uint64_t pbase) {
-    if (ctx.int8()) {
-      vec.push_back(make(Opcode::BiasAdd, {{Field::dtype, kDtypeInt32}, {Field::dst_addr, addr(acc)}, {Field::src_addr, addr(acc)},
-                                                 {Field::param_addr, addr(pbase)}, {Field::count, count}, {Field::channels, ch_oc}}));
-      vec.push_back(make(Opcode::Requantize,
-                         {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(acc)},
-                          {Field::param_addr, addr(pbase + ctx.align(static_cast<std::uint64_t>(4 * ch_oc)))},
+    if (ctx.int8()) {  // bias and requantisation in the array's output stage, right behind the conv/gemm
+      vec.push_back(make(Opcode::Drain,
+                         {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(acc)}, {Field::param_addr, addr(pbase)},
+                          {Field::requant_addr, addr(pbase + ctx.align(static_cast<std::uint64_t>(4 * ch_oc)))},
                           {Field::count, count}, {Field::channels, ch_oc}, {Field::zero_point, q.requant_zero_point},
                           {Field::clamp_min, q.clamp_min}, {Field::clamp_max, q.clamp_max}}));
       if (s.lut)

@@ -24,6 +24,8 @@ std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
 
 }  // namespace
 
+constexpr std::int64_t kPoolBands = 8;
+
 LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
   const Graph& g = ctx.graph;
   const DdrTensor& x = ctx.tensor(n.inputs[0]);
@@ -79,6 +81,15 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
   while (rows > 1 && (need(rows, cc) > ctx.sram_bytes || in_rows(rows) > isa::field_max(Opcode::Pool, Field::in_h) || !aligned(rows))) rows = (rows + 1) / 2;
   if (!aligned(rows))
     throw CompileError(ctx.graph.source + ": layer '" + n.name + "': cannot tile its resident values on aligned rows");
+  // Bands of about an eighth of the output even when more fits: each band waits only for the
+  // producer's tiles it reads, so the pooling runs under the producer's compute instead of
+  // after it, and the next layer's first tile waits only for the first bands (a band costs
+  // one more vector latency, a few cycles).
+  for (std::int64_t band = (y.h + kPoolBands - 1) / kPoolBands; band < rows; ++band)
+    if (aligned(band)) {
+      rows = band;
+      break;
+    }
   std::uint64_t in_slot[2] = {0, 0}, out_slot[2] = {0, 0}, at = ctx.sram_base;
   for (int i = 0; i < 2; ++i) {
     if (!x_home) in_slot[i] = at, at += ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es));

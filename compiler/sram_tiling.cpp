@@ -329,7 +329,10 @@ bool ConvTiler::estimate(const Candidate& c, double bound, Candidate& out) {
     if (s_.residual && !s_.residual_resident) load_window(first.load, row0, r, col0, w, s_.ow, s_.oc, first_oc, coc);
     if (hw_) {
       const auto count = static_cast<std::uint64_t>(r * w * coc);
-      for (isa::Opcode op : s_.epilogue) last.vector += static_cast<double>(cost::vector_cycles(op, count, hw_->vector));
+      for (isa::Opcode op : s_.epilogue) {
+        if (isa::opcode_info(op).unit == isa::Unit::Compute) last.compute += static_cast<double>(mac_->drain_cycles());
+        else last.vector += static_cast<double>(cost::vector_cycles(op, count, hw_->vector));
+      }
     }
     if (s_.output_stored) load_window(last.store, row0, r, col0, w, s_.ow, s_.oc, first_oc, coc);
   }

@@ -39,7 +39,7 @@ struct ConvShape {
   cost::WeightStorage weights;             // gemm in fp16: weight-only int8/int4 (--weights), else as elem
   bool residual = false;
   bool lut = false;
-  std::vector<isa::Opcode> epilogue;       // the vector instructions each tile runs, in order
+  std::vector<isa::Opcode> epilogue;       // what each tile runs after the array, in order (drain: on the array's output stage)
   bool input_resident = false, residual_resident = false, output_resident = false;
   bool output_stored = true;               // the output (also) goes to DDR
   // The input is a channel concatenation read where its parts are (the concat emits no code):

@@ -1,6 +1,8 @@
 #include "compiler/step_schedule.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include "compiler/sram_allocator.h"
@@ -8,8 +10,15 @@
 namespace npu::compiler {
 namespace {
 
-constexpr double kNearBest = 1.02;           // a smaller region may cost this much more
+// How much more a smaller region may cost, per compaction level: 0 is the layer's own choice
+// (a layer sizing its tiles from its region still shrinks within 2%), 1 its compact region,
+// higher levels squeeze it further to make room for a resident value, whose DDR time saved
+// must still exceed what the layers lose.
+constexpr double kNearBest[] = {1.02, 1.02, 1.05, 1.12, 1.25};
+constexpr int kLevels = sizeof(kNearBest) / sizeof(kNearBest[0]);
 constexpr std::uint64_t kSmallestProbe = 4096;
+
+std::string fmt_level(int level) { return " (compaction level " + std::to_string(level) + ")"; }
 
 struct Pref {
   std::uint64_t bytes = 0;
@@ -46,7 +55,7 @@ class StepScheduler {
       for (std::int64_t r : it->second) last = std::max(last, r);
     return {aware(p - 1) ? p - 1 : p, last};
   }
-  std::optional<Pref> preferred(std::size_t i, const std::map<std::string, ValueHome>& homes, bool compact);
+  std::optional<Pref> preferred(std::size_t i, const std::map<std::string, ValueHome>& homes, int level);
   std::optional<std::vector<std::uint64_t>> place(const std::map<std::string, ValueHome>& homes,
                                                   const std::vector<Pref>& prefs, std::vector<std::string>& order,
                                                   std::size_t* failed = nullptr) const;
@@ -58,16 +67,17 @@ class StepScheduler {
   std::map<std::string, std::int64_t> producer_;
   std::map<std::string, std::vector<std::int64_t>> readers_;
   std::map<std::pair<std::size_t, std::string>, std::optional<Pref>> memo_;
-  std::vector<bool> compact_;  // per layer: asked for its compact region
+  std::vector<int> compact_;  // per layer: the compaction level it was asked for
   std::vector<bool> separate_;  // per layer: its scratch region shares no bytes with its predecessor's
 };
 
-// What the layer takes of the whole scratchpad, or (compact) the smallest region, in steps of
-// a fifth from that, which keeps it within kNearBest of its best estimated cycles and DDR bytes.
-std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::string, ValueHome>& homes, bool compact) {
+// What the layer takes of the whole scratchpad, or (level > 0) the smallest region, in steps of
+// a fifth from that, which keeps it within kNearBest[level] of its best estimated cycles and
+// DDR bytes.
+std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::string, ValueHome>& homes, int level) {
   const StepLayer& L = layers_[i];
   if (!L.has_code) return Pref{};
-  std::string key(1, compact ? 'c' : 'f');
+  std::string key(1, static_cast<char>('0' + level));
   for (const auto* names : {&L.inputs, &L.outputs})
     for (const auto& v : *names) {
       auto it = homes.find(v);
@@ -80,12 +90,13 @@ std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::
     Pref best{full->sram_bytes, full->cycles, full->ddr_bytes};
     if (!L.region_aware) {
       best.bytes = o_.capacity;
-    } else if (compact || full->takes_all) {  // a layer sizing its tiles from the region is never given all of it
+    } else if (level > 0 || full->takes_all) {  // a layer sizing its tiles from the region is never given all of it
       auto smaller = [&](std::uint64_t b) { return b * 4 / 5 / o_.alignment * o_.alignment; };
       for (std::uint64_t budget = smaller(best.bytes); budget >= kSmallestProbe && budget >= o_.capacity / 64;
            budget = smaller(std::min(budget, best.bytes))) {
         auto d = demand_(i, homes, budget);
-        if (!d || d->cycles > full->cycles * kNearBest || d->ddr_bytes > full->ddr_bytes * kNearBest) break;
+        const double near = kNearBest[level];
+        if (!d || d->cycles > full->cycles * near || d->ddr_bytes > full->ddr_bytes * near) break;
         best = {d->sram_bytes, d->cycles, d->ddr_bytes};
       }
     }
@@ -113,9 +124,9 @@ StepSchedule StepScheduler::run() {
   const std::size_t n = layers_.size();
   std::map<std::string, ValueHome> homes;
   std::vector<Pref> prefs(n);
-  compact_.assign(n, false);
+  compact_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
-    auto p = preferred(i, homes, false);
+    auto p = preferred(i, homes, 0);
     prefs[i] = p ? *p : Pref{o_.capacity, 0};  // no plan at all: the generator reports it
   }
   // Neighbouring layers that do not fit side by side even compact tile one after the other:
@@ -125,8 +136,8 @@ StepSchedule StepScheduler::run() {
   std::vector<std::string> none;
   if (!place(homes, prefs, none)) {
     for (std::size_t i = 0; i < n; ++i) {
-      compact_[i] = true;
-      if (auto p = preferred(i, homes, true)) prefs[i] = *p;
+      compact_[i] = 1;
+      if (auto p = preferred(i, homes, 1)) prefs[i] = *p;
     }
     std::size_t failed = 0;
     while (!place(homes, prefs, none, &failed)) {
@@ -168,18 +179,18 @@ StepSchedule StepScheduler::run() {
     trial[c.value] = home;
     std::set<std::int64_t> affected(readers_.at(c.value).begin(), readers_.at(c.value).end());
     affected.insert(p);
-    // First as the layers are; if that does not fit, with every layer alive meanwhile in its
-    // compact region.
+    // First as the layers are; while that does not fit, with every layer alive meanwhile
+    // squeezed one compaction level further.
     auto [first, last] = lifetime(c.value);
     bool admitted = false;
     std::vector<Pref> trial_prefs;
-    std::vector<bool> trial_compact;
-    for (bool shrink : {false, true}) {
+    std::vector<int> trial_compact;
+    for (int shrink = 0; shrink < kLevels; ++shrink) {
       trial_prefs = prefs;
       trial_compact = compact_;
       if (shrink)
         for (std::int64_t i = std::max<std::int64_t>(0, first - 1); i <= last && i < static_cast<std::int64_t>(n); ++i)
-          trial_compact[static_cast<std::size_t>(i)] = true;
+          trial_compact[static_cast<std::size_t>(i)] = std::max(trial_compact[static_cast<std::size_t>(i)], shrink);
       bool ok = true;
       for (std::size_t i = 0; i < n && ok; ++i) {
         if (!affected.count(static_cast<std::int64_t>(i)) && trial_compact[i] == compact_[i]) continue;
@@ -193,11 +204,19 @@ StepSchedule StepScheduler::run() {
         slower += trial_prefs[i].cycles - prefs[i].cycles;
         saved += prefs[i].ddr_bytes - trial_prefs[i].ddr_bytes;
       }
-      if (ok && slower > saved / o_.ddr_bytes_per_cycle) break;
+      if (ok && slower > saved / o_.ddr_bytes_per_cycle) {
+        if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
+          std::fprintf(stderr, "keep %s in DDR: %.0f cycles slower, %.0f saved\n", c.value.c_str(), slower,
+                       saved / o_.ddr_bytes_per_cycle);
+        break;
+      }
       if (ok && place(trial, trial_prefs, order)) {
         admitted = true;
         break;
       }
+      if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
+        std::fprintf(stderr, "keep %s in DDR: %s%s\n", c.value.c_str(), ok ? "does not fit" : "no plan with it in place",
+                     shrink ? fmt_level(shrink).c_str() : "");
     }
     if (!admitted) continue;
     compact_ = std::move(trial_compact);

@@ -67,6 +67,14 @@ Footprint footprint(const isa::Instruction& in) {
       write(Field::dst_addr, n * es);
       break;
     }
+    case Opcode::Drain: {
+      const std::uint64_t n = in.get(Field::count), ch = in.get(Field::channels);
+      read(Field::src_addr, n * 4);
+      read(Field::param_addr, ch * 4);
+      read(Field::requant_addr, ch * 8);
+      write(Field::dst_addr, n);
+      break;
+    }
     case Opcode::Requantize: {
       const std::uint64_t n = in.get(Field::count);
       read(Field::src_addr, n * 4);

@@ -8,15 +8,17 @@ namespace npu::cost {
 
 bool flexible_mapping(const MacArrayConfig& config) { return config.mapping == "flexible"; }
 
-MacArrayCost::MacArrayCost(const MacArrayConfig& config, int sram_access_cycles)
+MacArrayCost::MacArrayCost(const MacArrayConfig& config, int sram_access_cycles, int drain_latency_cycles)
     : dataflow_(make_dataflow(config)),
       fp16_factor_(static_cast<std::uint64_t>(config.fp16_cycles_per_op)),
       dequant_int8_cycles_(static_cast<std::uint64_t>(config.dequant_int8_cycles_per_fold)),
       dequant_int4_cycles_(static_cast<std::uint64_t>(config.dequant_int4_cycles_per_fold)),
       fold_wait_cycles_(static_cast<std::uint64_t>(std::max(1, sram_access_cycles) - 1)),
-      overhead_cycles_(static_cast<std::uint64_t>(config.instruction_overhead_cycles)) {}
+      overhead_cycles_(static_cast<std::uint64_t>(config.instruction_overhead_cycles)),
+      drain_cycles_(static_cast<std::uint64_t>(std::max(0, drain_latency_cycles))) {}
 
-MacArrayCost::MacArrayCost(const HardwareConfig& config) : MacArrayCost(config.mac_array, sram_access_cycles(config)) {}
+MacArrayCost::MacArrayCost(const HardwareConfig& config)
+    : MacArrayCost(config.mac_array, sram_access_cycles(config), config.vector.latency_cycles) {}
 
 std::uint64_t MacArrayCost::array_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k, bool fp16, bool swap,
                                          isa::WeightFormat b_format) const {
@@ -63,6 +65,7 @@ SramTraffic MacArrayCost::conv_traffic(std::uint64_t groups, std::uint64_t m, st
 
 std::uint64_t MacArrayCost::instruction_cycles(const isa::Instruction& inst) const {
   if (inst.opcode == isa::Opcode::Gemm) return cycles(GemmShape::of(inst));
+  if (inst.opcode == isa::Opcode::Drain) return drain_cycles_;
   return cycles(ConvShape::of(inst));
 }
 

@@ -27,8 +27,11 @@ bool flexible_mapping(const MacArrayConfig& config);
 class MacArrayCost {
  public:
   // sram_access_cycles: cycles from a scratchpad read request to its data (sram.access_cycles).
-  explicit MacArrayCost(const MacArrayConfig& config, int sram_access_cycles = 1);
-  // The array and the config's scratchpad access time (hwconfig sram_access_cycles).
+  // drain_latency_cycles: the output stage's pipeline depth (vector.latency_cycles).
+  explicit MacArrayCost(const MacArrayConfig& config, int sram_access_cycles = 1,
+                        int drain_latency_cycles = VectorConfig{}.latency_cycles);
+  // The array, the config's scratchpad access time (hwconfig sram_access_cycles) and its
+  // vector pipeline latency.
   explicit MacArrayCost(const HardwareConfig& config);
   // Every gemm/conv instruction costs mac_array.instruction_overhead_cycles plus its array
   // cycles (below), once per instruction however many groups a conv has.
@@ -59,7 +62,12 @@ class MacArrayCost {
   std::uint64_t cycles(const ConvShape& s) const {
     return conv_cycles(s.groups, s.gemm_m(), s.gemm_n(), s.gemm_k(), s.fp16, s.mapping);
   }
-  // A gemm or conv instruction's cycles.
+  // The drain of a conv/gemm's accumulators through the array's output stage (bias and
+  // requantisation as they leave the array): its pipeline latency only. The stage takes
+  // mac_array.cols results per cycle, and no dataflow makes them faster than that (WS and IS
+  // spend at least out_elements / cols cycles streaming, OS at least R per fold of R x C).
+  std::uint64_t drain_cycles() const { return drain_cycles_; }
+  // A gemm, conv or drain instruction's cycles.
   std::uint64_t instruction_cycles(const isa::Instruction& inst) const;
   const DataflowModel& dataflow() const { return *dataflow_; }
 
@@ -73,6 +81,7 @@ class MacArrayCost {
   std::uint64_t dequant_int8_cycles_, dequant_int4_cycles_;
   std::uint64_t fold_wait_cycles_;  // sram_access_cycles - 1
   std::uint64_t overhead_cycles_;
+  std::uint64_t drain_cycles_;
 };
 
 }  // namespace npu::cost

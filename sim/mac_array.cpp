@@ -1,5 +1,7 @@
 #include "sim/mac_array.h"
 
+#include "sim/vector_unit.h"
+
 namespace npu::sim {
 
 SramTraffic MacArray::gemm_traffic(const GemmShape& s) const {
@@ -11,7 +13,9 @@ SramTraffic MacArray::conv_traffic(const ConvShape& s) const {
 }
 
 void MacArray::execute(const isa::Instruction& inst, std::uint8_t* sram) const {
-  if (inst.opcode == isa::Opcode::Gemm) {
+  if (inst.opcode == isa::Opcode::Drain) {
+    execute_drain(inst, sram);
+  } else if (inst.opcode == isa::Opcode::Gemm) {
     const GemmShape s = GemmShape::of(inst);
     s.fp16 ? gemm_fp16(s, sram) : gemm_int8(s, sram);
   } else {

@@ -31,6 +31,7 @@ class MacArray {
   // Timing and traffic from the cost model (costmodel/mac_cost.h).
   std::uint64_t gemm_cycles(const GemmShape& s) const { return cost_.cycles(s); }
   std::uint64_t conv_cycles(const ConvShape& s) const { return cost_.cycles(s); }
+  std::uint64_t drain_cycles() const { return cost_.drain_cycles(); }
   SramTraffic gemm_traffic(const GemmShape& s) const;
   SramTraffic conv_traffic(const ConvShape& s) const;
   // Functional execution on the scratchpad bytes (addresses already validated).

@@ -193,6 +193,48 @@ void set_traffic(PlannedOp& op, const SramTraffic& t) {
   op.sram_write_bytes = t.written;
 }
 
+// The int32 accumulators the last int8 gemm/conv on the compute unit wrote: what a drain may
+// read (it runs in the array's output stage as they leave the array).
+struct Accumulators {
+  bool valid = false;
+  std::uint64_t addr = 0, bytes = 0;
+  std::uint32_t index = 0;
+};
+
+Accumulators accumulators_of(const isa::Instruction& in, std::uint32_t index) {
+  Accumulators a;
+  a.valid = in.get(Field::mac_dtype) == static_cast<std::int64_t>(isa::MacDType::Int8);
+  a.index = index;
+  if (in.opcode == Opcode::Gemm) {
+    const GemmShape s = GemmShape::of(in);
+    a.addr = static_cast<std::uint64_t>(in.get(Field::c_addr));
+    a.bytes = s.m * s.n * 4;
+  } else {
+    const ConvShape s = ConvShape::of(in);
+    a.addr = static_cast<std::uint64_t>(in.get(Field::out_addr));
+    a.bytes = s.out_h * s.out_w * s.out_c * 4;
+  }
+  return a;
+}
+
+void plan_drain(Checker& ck, const isa::Instruction& in, const MacArray& mac, const Accumulators& acc, PlannedOp& op) {
+  const std::uint64_t n = ck.at_least(Field::count, 1), ch = ck.at_least(Field::channels, 1);
+  if (in.get(Field::clamp_min) > in.get(Field::clamp_max))
+    ck.fail("clamp_min {} > clamp_max {}", in.get(Field::clamp_min), in.get(Field::clamp_max));
+  if (!acc.valid)
+    ck.fail("no int8 conv or gemm before it on the compute unit: a drain takes the accumulators of the one just before it");
+  if (ck.u(Field::src_addr) != acc.addr || n * 4 != acc.bytes)
+    ck.fail("src_addr {:#x} + {} int32 is not the accumulator block of instruction #{} ({:#x} + {} bytes), the compute "
+            "instruction just before it", ck.u(Field::src_addr), n, acc.index, acc.addr, acc.bytes);
+  ck.sram(Field::src_addr, n * 4, false);
+  ck.sram(Field::param_addr, ch * 4, false);
+  ck.sram(Field::requant_addr, ch * 8, false);
+  ck.no_overlap(Field::dst_addr, n, Field::src_addr, n * 4, Checker::Overlap::Never);
+  ck.sram(Field::dst_addr, n, true);
+  op.cycles = mac.drain_cycles();
+  op.vector_elements = n;
+}
+
 void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, PlannedOp& op) {
   if (in.opcode == Opcode::Gemm) {
     const GemmShape s = GemmShape::of(in);
@@ -436,6 +478,7 @@ ProgramPlan plan_program(const isa::Program& program, const HardwareConfig& conf
   for (const auto& in : program.code)
     dma_count += in.opcode == Opcode::Load || in.opcode == Opcode::Store;
   plan.transfers.reserve(dma_count);
+  Accumulators accumulators;
   for (std::size_t i = 0; i < program.code.size(); ++i) {
     const isa::Instruction& in = program.code[i];
     if (static_cast<int>(in.opcode) >= static_cast<int>(Opcode::kCount))
@@ -461,7 +504,15 @@ ProgramPlan plan_program(const isa::Program& program, const HardwareConfig& conf
           op.cycles = 0;
         }
         break;
-      case Unit::Compute: plan_compute(ck, in, mac, op); break;
+      case Unit::Compute:
+        if (in.opcode == Opcode::Drain) {
+          plan_drain(ck, in, mac, accumulators, op);
+          accumulators.valid = false;
+          break;
+        }
+        plan_compute(ck, in, mac, op);
+        accumulators = accumulators_of(in, op.index);
+        break;
       case Unit::Vector: plan_vector(ck, in, config, op); break;
       case Unit::Control:
         if (op.pop || op.push) ck.fail("barrier and halt take no dependency tokens (pop {}, push {})", op.pop, op.push);

@@ -77,6 +77,10 @@ void TraceRecorder::describe(const PlannedOp& op, TraceEvent& e) const {
       return;
     }
     case isa::Unit::Compute:
+      if (op.opcode == Opcode::Drain) {
+        a["elements"] = in.get(Field::count);
+        break;
+      }
       if (op.opcode == Opcode::Gemm) {
         a["m"] = in.get(Field::m);
         a["n"] = in.get(Field::n);

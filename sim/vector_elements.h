@@ -23,6 +23,14 @@ inline std::int32_t sat32(std::int64_t v) {
   return static_cast<std::int32_t>(v < lo ? lo : v > hi ? hi : v);
 }
 
+// The requant rule (requant and drain): ((x * multiplier + round) >> shift) + zero_point, clamped.
+inline std::int8_t requantize_one(std::int64_t x, std::int64_t multiplier, int shift, std::int64_t zero_point,
+                                  std::int64_t lo, std::int64_t hi) {
+  const std::int64_t round = shift ? std::int64_t{1} << (shift - 1) : 0;
+  const std::int64_t v = ((x * multiplier + round) >> shift) + zero_point;
+  return static_cast<std::int8_t>(v < lo ? lo : v > hi ? hi : v);
+}
+
 // sum / n rounded half away from zero (int8/int32 average pooling and int8 mean), n > 0.
 inline std::int64_t divide_round_away(std::int64_t sum, std::int64_t n) {
   return sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n);

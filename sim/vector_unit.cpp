@@ -40,24 +40,23 @@ void bias_add(const isa::Instruction& in, std::uint8_t* sram) {
   }
 }
 
+void check_requant_shifts(const std::int32_t* p, std::uint64_t channels) {
+  for (std::uint64_t c = 0; c < channels; ++c)
+    if (p[2 * c + 1] < 0 || p[2 * c + 1] > 62)
+      throw SimError(fmt::format("requant parameter of channel {} has shift {} (must be 0..62)", c, p[2 * c + 1]));
+}
+
 void requantize(const isa::Instruction& in, std::uint8_t* sram) {
   const std::uint64_t count = in.get(Field::count), channels = in.get(Field::channels);
   const auto* x = at<const std::int32_t>(sram, in.get(Field::src_addr));
   const auto* p = at<const std::int32_t>(sram, in.get(Field::param_addr));  // {multiplier, shift} per channel
   auto* y = at<std::int8_t>(sram, in.get(Field::dst_addr));
   const std::int64_t zp = in.get(Field::zero_point), lo = in.get(Field::clamp_min), hi = in.get(Field::clamp_max);
-  for (std::uint64_t c = 0; c < channels; ++c)
-    if (p[2 * c + 1] < 0 || p[2 * c + 1] > 62)
-      throw SimError(fmt::format("requant parameter of channel {} has shift {} (must be 0..62)", c, p[2 * c + 1]));
+  check_requant_shifts(p, channels);
   // Reads x[i] before writing y[i] in order, so dst == src (in place) is safe.
   for (std::uint64_t row = 0; row < count; row += channels)  // rows of `channels`: no modulo
-    for (std::uint64_t c = 0, n = std::min(channels, count - row); c < n; ++c) {
-      const std::int64_t mult = p[2 * c];
-      const int shift = p[2 * c + 1];
-      const std::int64_t round = shift ? std::int64_t{1} << (shift - 1) : 0;
-      const std::int64_t v = ((static_cast<std::int64_t>(x[row + c]) * mult + round) >> shift) + zp;
-      y[row + c] = static_cast<std::int8_t>(std::clamp(v, lo, hi));
-    }
+    for (std::uint64_t c = 0, n = std::min(channels, count - row); c < n; ++c)
+      y[row + c] = vec::requantize_one(x[row + c], p[2 * c], p[2 * c + 1], zp, lo, hi);
 }
 
 bool overlaps(std::uint64_t a, std::uint64_t an, std::uint64_t b, std::uint64_t bn) {
@@ -152,6 +151,20 @@ void lookup(const isa::Instruction& in, std::uint8_t* sram) {
 }
 
 }  // namespace
+
+void execute_drain(const isa::Instruction& in, std::uint8_t* sram) {
+  const std::uint64_t count = in.get(Field::count), channels = in.get(Field::channels);
+  const auto* x = at<const std::int32_t>(sram, in.get(Field::src_addr));
+  const auto* bias = at<const std::int32_t>(sram, in.get(Field::param_addr));
+  const auto* p = at<const std::int32_t>(sram, in.get(Field::requant_addr));  // {multiplier, shift} per channel
+  auto* y = at<std::int8_t>(sram, in.get(Field::dst_addr));
+  const std::int64_t zp = in.get(Field::zero_point), lo = in.get(Field::clamp_min), hi = in.get(Field::clamp_max);
+  check_requant_shifts(p, channels);
+  for (std::uint64_t row = 0; row < count; row += channels)
+    for (std::uint64_t c = 0, n = std::min(channels, count - row); c < n; ++c)
+      y[row + c] = vec::requantize_one(vec::sat32(static_cast<std::int64_t>(x[row + c]) + bias[c]), p[2 * c], p[2 * c + 1],
+                                       zp, lo, hi);
+}
 
 void execute_vector(const isa::Instruction& in, std::uint8_t* sram) {
   switch (in.opcode) {

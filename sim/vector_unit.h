@@ -32,5 +32,8 @@ void execute_transpose(const isa::Instruction& inst, std::uint8_t* sram);
 void execute_fill(const isa::Instruction& inst, std::uint8_t* sram);
 void execute_quantize(const isa::Instruction& inst, std::uint8_t* sram);
 void execute_dequantize(const isa::Instruction& inst, std::uint8_t* sram);
+// The array's output stage (drain, on the compute unit): bias then requant in one pass, the
+// vector unit's arithmetic.
+void execute_drain(const isa::Instruction& inst, std::uint8_t* sram);
 
 }  // namespace npu::sim
