@@ -12,6 +12,7 @@
 #include "costmodel/dma_cost.h"
 #include "costmodel/footprint.h"
 #include "costmodel/program_estimate.h"
+#include "compiler/layer_interleave.h"
 #include "compiler/step_schedule.h"
 #include "compiler/codegen_move.h"
 #include "compiler/lowering_cache.h"
@@ -340,6 +341,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     StepSchedule schedule = schedule_step(layers, values, so, demand);
     ctx.homes() = schedule.homes;
 
+    std::vector<std::vector<isa::Instruction>> layer_code;
     for (std::size_t li = 0; li < steps[s].nodes.size(); ++li) {
       const Node& n = g.nodes[static_cast<std::size_t>(steps[s].nodes[li])];
       LayerCode code;
@@ -358,16 +360,51 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       rec.macs = code.macs;
       rec.planned_ddr_bytes = code.planned_ddr_bytes;
       rec.fused_nodes = n.fused_nodes;
-      rec.first_instruction = static_cast<std::uint32_t>(program.code.size());
-      program.code.insert(program.code.end(), code.code.begin(), code.code.end());
-      rec.end_instruction = static_cast<std::uint32_t>(program.code.size());
       model.layers.push_back(rec);
+      layer_code.push_back(std::move(code.code));
     }
+    // Each layer's instructions move into its predecessor's code where the cost model says the
+    // step gets faster (layer_interleave.h); the records then name the runs that are theirs.
+    InterleavedCode merged = interleave_layers(layer_code, config, options.interleave_layers && !std::getenv("NPUSIM_NO_INTERLEAVE"));
+    const std::size_t first_record = model.layers.size() - layer_code.size();
+    const auto step_first = static_cast<std::uint32_t>(program.code.size());
+    for (std::size_t li = 0; li < layer_code.size(); ++li) {
+      LayerRecord& rec = model.layers[first_record + li];
+      rec.first_instruction = rec.end_instruction = step_first;
+      for (std::uint32_t k = 0; k < merged.owner.size(); ++k) {
+        if (merged.owner[k] != li) continue;
+        const std::uint32_t at = step_first + k;
+        if (rec.runs.empty() || rec.runs.back().end != at) rec.runs.push_back({at, at + 1});
+        else ++rec.runs.back().end;
+      }
+      if (!rec.runs.empty()) {
+        rec.first_instruction = rec.runs.front().first;
+        rec.end_instruction = rec.runs.back().end;
+      } else {  // no code: an empty span where its code would have been
+        std::uint32_t at = step_first;
+        for (std::size_t k = 0; k < li; ++k)
+          if (!model.layers[first_record + k].runs.empty()) at = model.layers[first_record + k].runs.back().end;
+        rec.first_instruction = rec.end_instruction = at;
+      }
+      if (rec.runs.size() == 1) rec.runs.clear();
+    }
+    program.code.insert(program.code.end(), merged.code.begin(), merged.code.end());
     ctx.precision = precision;
     program.code.push_back(isa::make_instruction(isa::Opcode::Halt));
     step.end_instruction = static_cast<std::uint32_t>(program.code.size());
     // No barriers between layers: each instruction waits for exactly what it depends on.
     derive_dependency_tokens(program.code, step.first_instruction, step.end_instruction);
+    if (std::getenv("NPUSIM_DEBUG_SCHEDULE")) {
+      const auto est = cost::estimate_program(program.code, step.first_instruction, step.end_instruction, config);
+      std::fprintf(stderr, "step estimate %.0f cycles\n", est.cycles);
+      if (const char* path = std::getenv("NPUSIM_DEBUG_ESTIMATE_FILE")) {
+        if (FILE* f = std::fopen(path, "w")) {
+          for (std::size_t k = 0; k < est.instructions.size(); ++k)
+            std::fprintf(f, "%zu %.0f %.0f\n", step.first_instruction + k, est.instructions[k].start_cycle, est.instructions[k].end_cycle);
+          std::fclose(f);
+        }
+      }
+    }
     for (const auto& o : steps[s].outputs) step_outputs.insert(o);
     ctx.homes().clear();
     ctx.set_region({0, ctx.sram_capacity});

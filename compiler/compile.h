@@ -36,6 +36,9 @@ struct CompileOptions {
   // Every NPU value is also stored to DDR (tests read intermediates back); values the step
   // scheduler keeps in the scratchpad are still read from there.
   bool store_all_values = false;
+  // Layers' code moves into their predecessors' where the cost model says it is faster
+  // (layer_interleave.h); false: each layer's code after the one before.
+  bool interleave_layers = true;
   // A tensor larger than this (counted as FP32, the compiler's working type) is an error: a
   // model must never make the compiler allocate what no NPU's DDR could hold.
   std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;

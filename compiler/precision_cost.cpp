@@ -14,9 +14,10 @@ namespace npu::compiler {
 namespace {
 
 // When the layer's last instruction ends on the estimated timeline.
-double layer_end_cycle(const cost::ProgramEstimate& est, std::size_t step_first, std::size_t first, std::size_t end) {
+double layer_end_cycle(const cost::ProgramEstimate& est, std::size_t step_first, const LayerRecord& layer) {
   double last = 0;
-  for (std::size_t i = first; i < end; ++i) last = std::max(last, est.instructions[i - step_first].end_cycle);
+  for (const std::uint32_t i : container::owned_instructions(layer, step_first + est.instructions.size()))
+    last = std::max(last, est.instructions[i - step_first].end_cycle);
   return last;
 }
 
@@ -85,7 +86,7 @@ PrecisionCostModel::Measured PrecisionCostModel::measure(const std::set<std::str
       if (layer.device != "npu" || layer.first_instruction < s.first_instruction ||
           layer.end_instruction > s.end_instruction || layer.end_instruction <= layer.first_instruction)
         continue;
-      const double end = layer_end_cycle(est, s.first_instruction, layer.first_instruction, layer.end_instruction);
+      const double end = layer_end_cycle(est, s.first_instruction, layer);
       const double c = std::max(0.0, end - reached);
       reached = std::max(reached, end);
       auto conv = converters.find(layer.name);

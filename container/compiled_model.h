@@ -46,17 +46,28 @@ struct Step {
   CpuStep cpu;
 };
 
+// Instructions [first, end) of program.code.
+struct InstructionRun {
+  std::uint32_t first = 0, end = 0;
+};
+
 // One row of the per-layer report: a node after fusion.
 struct LayerRecord {
   std::string name;
   std::string op;                        // e.g. "Conv+Relu"
   std::string device;                    // "npu" | "cpu"
   std::uint64_t macs = 0;
-  std::uint32_t first_instruction = 0;   // NPU layers: instructions that belong to it
+  std::uint32_t first_instruction = 0;   // NPU layers: the span of its instructions
   std::uint32_t end_instruction = 0;
   std::uint64_t planned_ddr_bytes = 0;   // what the tiler expects to move
   std::vector<std::string> fused_nodes;  // original ONNX node names
+  // When the compiler interleaved its code with its neighbours' (compiler/layer_interleave.h):
+  // the runs of the span that are its own, in order. Empty: the whole span is.
+  std::vector<InstructionRun> runs;
 };
+
+// The indices of the instructions a layer owns, in order, below code_size.
+std::vector<std::uint32_t> owned_instructions(const LayerRecord& layer, std::size_t code_size);
 
 struct Fallback {
   std::string node;

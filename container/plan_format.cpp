@@ -10,7 +10,8 @@ namespace npu::container {
 namespace {
 
 constexpr std::uint32_t kPlanMagic = 0x4e4c5050;  // "PPLN"
-constexpr std::uint32_t kPlanVersion = 1;
+// Version 2 added each layer's instruction runs (interleaved layers); version 1 still reads.
+constexpr std::uint32_t kPlanVersion = 2;
 
 }  // namespace
 
@@ -44,6 +45,11 @@ void attach_plan(CompiledModel& m) {
     w.u64(l.macs);
     w.u32(l.first_instruction);
     w.u32(l.end_instruction);
+    w.u32(static_cast<std::uint32_t>(l.runs.size()));
+    for (const auto& run : l.runs) {
+      w.u32(run.first);
+      w.u32(run.end);
+    }
     w.u64(l.planned_ddr_bytes);
     w.strs(l.fused_nodes);
   }
@@ -67,6 +73,16 @@ void attach_plan(CompiledModel& m) {
   attach_quant_record(m);
 }
 
+std::vector<std::uint32_t> owned_instructions(const LayerRecord& layer, std::size_t code_size) {
+  std::vector<std::uint32_t> out;
+  auto add = [&](std::uint32_t first, std::uint32_t end) {
+    for (std::uint32_t i = first; i < end && i < code_size; ++i) out.push_back(i);
+  };
+  if (layer.runs.empty()) add(layer.first_instruction, layer.end_instruction);
+  for (const auto& run : layer.runs) add(run.first, run.end);
+  return out;
+}
+
 CompiledModel plan_from_program(isa::Program program, const std::string& origin) {
   const isa::OpaqueSection* section = nullptr;
   for (const auto& s : program.extra)
@@ -76,7 +92,7 @@ CompiledModel plan_from_program(isa::Program program, const std::string& origin)
   ByteReader r(section->bytes, origin, "execution plan");
   if (r.u32() != kPlanMagic) throw ModelFileError(origin + ": execution plan has a bad magic number");
   std::uint32_t version = r.u32();
-  if (version != kPlanVersion)
+  if (version != kPlanVersion && version != 1)
     throw ModelFileError(origin + ": execution plan version " + std::to_string(version) + " is not supported");
   m.precision = r.u8() == 0 ? Precision::Int8 : Precision::Fp16;
   m.npu_cpu_transitions = r.u32();
@@ -107,6 +123,15 @@ CompiledModel plan_from_program(isa::Program program, const std::string& origin)
     l.macs = r.u64();
     l.first_instruction = r.u32();
     l.end_instruction = r.u32();
+    if (version >= 2)
+      for (std::uint32_t k = 0, runs = r.count(); k < runs; ++k) {
+        InstructionRun run;
+        run.first = r.u32();
+        run.end = r.u32();
+        if (run.first > run.end || run.first < l.first_instruction || run.end > l.end_instruction)
+          throw ModelFileError(origin + ": execution plan layer '" + l.name + "' has an instruction run outside its span");
+        l.runs.push_back(run);
+      }
     l.planned_ddr_bytes = r.u64();
     l.fused_nodes = r.strs();
     m.layers.push_back(std::move(l));

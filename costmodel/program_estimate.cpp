@@ -27,6 +27,34 @@ class Timeline {
   double fill(double ready, double duration) { return place(ready, duration, true); }
   // A DMA channel: one transfer at a time, never split; returns its start.
   double fit(double ready, double duration) { return place(ready, duration, false) - duration; }
+  // When `duration` of data from `ready` is through if the bus alternates chunks between it and
+  // the work already booked, which `others` transfers share (round-robin arbitration): in a busy
+  // span it gets 1/(others + 1) of the bus, so it waits for a share of the booked work instead
+  // of all of it. (The booked transfers' ends are not revisited; its data is still booked,
+  // work-conserving, by fill.)
+  double shared_end(double ready, double duration, int others) const {
+    const double n = std::max(1, others);
+    double t = ready, left = duration;
+    for (const auto& span : busy_) {
+      if (span.second <= t) continue;
+      if (span.first > t) {
+        if (span.first - t >= left) return t + left;
+        left -= span.first - t;
+        t = span.first;
+      }
+      const double booked = span.second - t;
+      if (booked >= left * n) return t + left * (n + 1);
+      t += booked * (n + 1) / n;
+      left -= booked / n;
+    }
+    return t + left;
+  }
+  // Whether a booked span covers `t`.
+  bool busy_at(double t) const {
+    for (const auto& span : busy_)
+      if (span.first <= t && t < span.second) return true;
+    return false;
+  }
   // Nothing will be requested before `t` any more.
   void advance(double t) {
     horizon_ = std::max(horizon_, t);
@@ -118,10 +146,12 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
   const std::size_t channels = static_cast<std::size_t>(std::max(1, hw.dma.channels));
   const double bytes_per_cycle = dma.ideal() ? 0.0 : dma.bytes_per_cycle();
   const double latency = dma.latency_cycles();
+  const bool shared_bus = hw.dma.arbitration == "round_robin";
 
   double vt = 0;           // the controller's dispatch clock
   double all_done = 0;     // latest end of anything dispatched (barrier/halt wait for it)
   std::array<double, isa::kQueueCount> unit_free{};   // when a unit can take its next instruction
+  std::array<double, isa::kQueueCount> retired{};     // DMA units: when their latest transfer retired
   std::array<std::vector<double>, isa::kQueueCount> taken;  // take time per instruction, per unit
   std::vector<Timeline> channel(channels);
   // Tokens in flight per (producer, consumer): the times they were given, oldest first.
@@ -175,7 +205,12 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
         const double data = bus / bytes_per_cycle;
         const double ready = start + hw.dma.setup_cycles;
         const double extra = std::max(0.0, isolated - hw.dma.setup_cycles - latency - data);
-        finish = std::max(finish, ddr.fill(ready, data) + latency + extra);
+        int others = 0;
+        for (std::size_t c = 0; c < channels; ++c)
+          if (c != ch && channel[c].busy_at(ready)) ++others;
+        double through = ddr.shared_end(ready, data, others);
+        through = shared_bus ? std::min(through, ddr.fill(ready, data)) : ddr.fill(ready, data);
+        finish = std::max(finish, through + latency + extra);
       }
       if (finish > start + isolated) channel[ch].fit(start + isolated, finish - start - isolated);
       unit_free[u] = start;  // the unit hands the transfer to its channel and moves on
@@ -192,8 +227,11 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
     e.end_cycle = finish;
     all_done = std::max(all_done, finish);
     out.cycles = std::max(out.cycles, finish);
+    // A transfer retires (gives its tokens) once every earlier transfer of its unit has too.
+    double retire = finish;
+    if (unit == Unit::Load || unit == Unit::Store) retire = retired[u] = std::max(retired[u], finish);
     for (int dst = 0; dst < isa::kQueueCount; ++dst)
-      if (in.push & (1u << dst)) tokens[u][dst].push_back(finish);
+      if (in.push & (1u << dst)) tokens[u][dst].push_back(retire);
     ddr.advance(vt);
     for (auto& c : channel) c.advance(vt);
   }

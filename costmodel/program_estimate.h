@@ -4,7 +4,11 @@
 // barrier/halt drain) applied in one pass over the program, with each instruction's duration
 // from the same cost-model calls the simulator uses (mac_cost, vector_cost, dma_cost). The
 // DDR is one shared resource: a transfer's bus bytes occupy it at the NPU's share of the
-// bandwidth, so loads and stores that overlap in time slow each other down.
+// bandwidth, so loads and stores that overlap in time slow each other down. Under round-robin
+// arbitration a transfer that arrives while the bus is booked shares it (1/(n+1) with n other
+// DMA channels busy) rather than waiting for all of the booked work, as the arbiter's chunks
+// alternate; a DMA transfer's tokens are given once every earlier transfer of its unit has
+// finished (they retire in issue order).
 //
 // The pass needs every token's producer to come earlier in program order than its consumer,
 // which is how the compiler emits programs; a pop with no earlier push is taken as satisfied

@@ -45,8 +45,8 @@ std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerReco
     if (layer.device == "npu") {
       std::uint64_t first = std::numeric_limits<std::uint64_t>::max(), last = 0;
       std::vector<std::pair<std::uint64_t, std::uint64_t>> loads, stores;
-      const std::uint32_t end = std::min<std::uint32_t>(layer.end_instruction, static_cast<std::uint32_t>(program.code.size()));
-      for (std::uint32_t i = layer.first_instruction; i < end; ++i) {
+      const std::vector<std::uint32_t> own = container::owned_instructions(layer, program.code.size());
+      for (const std::uint32_t i : own) {
         const auto& inst = program.code[i];
         const std::uint64_t bytes = cost::transfer_bytes(inst);
         row.ddr_bytes += bytes;
@@ -71,7 +71,7 @@ std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerReco
         first = std::min(first, t.start_cycle);
         last = std::max(last, t.end_cycle);
       }
-      row.traffic = region_traffic(program, layer.first_instruction, end);
+      row.traffic = region_traffic(program, own);
       for (const auto& t : row.traffic)
         (t.compulsory ? row.compulsory_ddr_bytes : row.spill_ddr_bytes) += t.bytes_read + t.bytes_written;
       row.load_cycles = union_cycles(std::move(loads));

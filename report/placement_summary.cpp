@@ -72,7 +72,7 @@ PlacementSummary summarize_placement(const container::CompiledModel& m, const Ha
       ++p.npu;
       // the units overlap: the layer takes as long as its busiest one
       double dma = 0, compute = 0, vector = 0;
-      for (std::uint32_t i = layer.first_instruction; i < layer.end_instruction && i < times.size(); ++i) {
+      for (const std::uint32_t i : container::owned_instructions(layer, times.size())) {
         const auto& t = times[i];
         if (t.unit == isa::Unit::Compute) compute += t.cycles;
         else if (t.unit == isa::Unit::Vector) vector += t.cycles;

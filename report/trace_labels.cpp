@@ -29,10 +29,9 @@ std::vector<sim::InstructionLabel> instruction_labels(const std::vector<containe
   std::vector<sim::InstructionLabel> labels(program.code.size());
   for (const auto& layer : layers) {
     if (layer.device != "npu") continue;
-    const auto end = std::min<std::size_t>(layer.end_instruction, program.code.size());
     std::int64_t tile = 0;
     int previous = -1;
-    for (std::size_t i = layer.first_instruction; i < end; ++i) {
+    for (const std::uint32_t i : container::owned_instructions(layer, program.code.size())) {
       labels[i].layer = layer.name;
       const int position = pipeline_position(program.code[i].unit());
       if (position < 0) continue;  // barrier/halt belong to no tile

@@ -28,10 +28,10 @@ Region find_region(const isa::Program& program, std::uint64_t addr) {
   return {fmt::format("@{:#x}", addr), "unknown", addr, 0};
 }
 
-// SRAM addresses the MAC array reads weights from in code[first, end).
-std::vector<std::uint64_t> weight_sram_addresses(const isa::Program& program, std::uint32_t first, std::uint32_t end) {
+// SRAM addresses the MAC array reads weights from in these instructions.
+std::vector<std::uint64_t> weight_sram_addresses(const isa::Program& program, const std::vector<std::uint32_t>& instructions) {
   std::vector<std::uint64_t> out;
-  for (std::uint32_t i = first; i < end; ++i) {
+  for (const std::uint32_t i : instructions) {
     const auto& inst = program.code[i];
     if (inst.opcode == isa::Opcode::Conv) out.push_back(static_cast<std::uint64_t>(inst.get(isa::Field::w_addr)));
     if (inst.opcode == isa::Opcode::Gemm) out.push_back(static_cast<std::uint64_t>(inst.get(isa::Field::b_addr)));
@@ -52,13 +52,18 @@ bool fills(const isa::Instruction& load, std::uint64_t sram_addr) {
 }  // namespace
 
 std::vector<RegionTraffic> region_traffic(const isa::Program& program, std::uint32_t first, std::uint32_t end) {
+  std::vector<std::uint32_t> instructions;
+  for (std::uint32_t i = first; i < end && i < program.code.size(); ++i) instructions.push_back(i);
+  return region_traffic(program, instructions);
+}
+
+std::vector<RegionTraffic> region_traffic(const isa::Program& program, const std::vector<std::uint32_t>& instructions) {
   std::vector<RegionTraffic> rows;
-  if (end > program.code.size()) end = static_cast<std::uint32_t>(program.code.size());
-  const auto weights = weight_sram_addresses(program, first, end);
+  const auto weights = weight_sram_addresses(program, instructions);
   // A segment is weights when any of its loads feeds the array's weight operand (a layer may
   // load its weights in several chunks, each feeding its own tile).
   std::set<std::uint64_t> weight_segments;
-  for (std::uint32_t i = first; i < end; ++i) {
+  for (const std::uint32_t i : instructions) {
     const auto& inst = program.code[i];
     if (inst.opcode != isa::Opcode::Load) continue;
     const Region region = find_region(program, static_cast<std::uint64_t>(inst.get(isa::Field::ddr_addr)));
@@ -66,7 +71,7 @@ std::vector<RegionTraffic> region_traffic(const isa::Program& program, std::uint
     for (const auto w : weights)
       if (fills(inst, w)) weight_segments.insert(region.addr);
   }
-  for (std::uint32_t i = first; i < end; ++i) {
+  for (const std::uint32_t i : instructions) {
     const auto& inst = program.code[i];
     const std::uint64_t bytes = cost::transfer_bytes(inst);
     if (bytes == 0) continue;

@@ -26,5 +26,7 @@ struct RegionTraffic {
 // "weights" when a conv's w_addr or a gemm's b_addr in the range lies in the SRAM span a load
 // of it filled, else "parameters" (bias, requantisation multipliers, LUT tables).
 std::vector<RegionTraffic> region_traffic(const isa::Program& program, std::uint32_t first, std::uint32_t end);
+// The same for the instructions at these indices (a layer's, which may interleave with others').
+std::vector<RegionTraffic> region_traffic(const isa::Program& program, const std::vector<std::uint32_t>& instructions);
 
 }  // namespace npu::report

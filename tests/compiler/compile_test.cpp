@@ -51,6 +51,11 @@ TEST_CASE("the plan survives save and load", "[compiler][plan]") {
   CompileOptions o;
   o.precision = Precision::Fp16;
   CompiledModel m = compile(kTinyModel, default_config(), o);
+  // An interleaved layer's runs travel with it.
+  auto& first = m.layers[0];
+  REQUIRE(first.end_instruction >= first.first_instruction + 3);
+  first.runs = {{first.first_instruction, first.first_instruction + 1}, {first.first_instruction + 2, first.end_instruction}};
+  container::attach_plan(m);
   auto path = std::filesystem::temp_directory_path() / "npusim_tiny_test.npuprog";
   isa::save_program(m.program, path.string());
   CompiledModel back = container::load_compiled(path.string());
@@ -58,6 +63,9 @@ TEST_CASE("the plan survives save and load", "[compiler][plan]") {
   CHECK(back.steps.size() == m.steps.size());
   CHECK(back.layers.size() == m.layers.size());
   CHECK(back.layers[0].name == m.layers[0].name);
+  REQUIRE(back.layers[0].runs.size() == 2);
+  CHECK(back.layers[0].runs[1].first == first.first_instruction + 2);
+  CHECK(back.layers[0].runs[1].end == first.end_instruction);
   CHECK(back.passes.size() == m.passes.size());
   CHECK(back.model_inputs == m.model_inputs);
   CHECK(back.program.code.size() == m.program.code.size());

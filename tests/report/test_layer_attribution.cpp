@@ -33,9 +33,9 @@ TEST_CASE("transfer_bytes counts every run of a 4-D transfer", "[layers]") {
 TEST_CASE("layer cycles, compute cycles and DDR bytes come from its instructions", "[layers]") {
   const auto program = isa::assemble(kProgram, "attribution");
   std::vector<container::LayerRecord> records(3);
-  records[0] = {"conv1", "Gemm+Bias", "npu", 64, 0, 4, 150, {"conv1"}};
-  records[1] = {"pool", "Load", "npu", 0, 4, 6, 16, {"pool"}};
-  records[2] = {"topk", "TopK", "cpu", 0, 0, 0, 0, {"topk"}};
+  records[0] = {"conv1", "Gemm+Bias", "npu", 64, 0, 4, 150, {"conv1"}, {}};
+  records[1] = {"pool", "Load", "npu", 0, 4, 6, 16, {"pool"}, {}};
+  records[2] = {"topk", "TopK", "cpu", 0, 0, 0, 0, {"topk"}, {}};
   const std::vector<sim::InstructionTiming> timings = {at(0, 100), at(100, 300), at(300, 350), at(350, 400),
                                                        at(400, 420), at(420, 421)};
   const auto layers = report::attribute_layers(records, program, timings);
@@ -59,8 +59,26 @@ TEST_CASE("layer cycles, compute cycles and DDR bytes come from its instructions
 TEST_CASE("instructions that did not run count no time", "[layers]") {
   const auto program = isa::assemble(kProgram, "attribution");
   std::vector<container::LayerRecord> records(1);
-  records[0] = {"all", "Gemm", "npu", 64, 0, 6, 0, {}};
+  records[0] = {"all", "Gemm", "npu", 64, 0, 6, 0, {}, {}};
   const auto layers = report::attribute_layers(records, program, {});
   CHECK(layers[0].cycles == 0);
   CHECK(layers[0].ddr_bytes == 176);
+}
+
+TEST_CASE("an interleaved layer owns its runs of the span, not its neighbour's instructions in between", "[layers]") {
+  const auto program = isa::assemble(kProgram, "attribution");
+  // "pool"'s load (instruction 4) moved ahead of "conv1"'s store (3), as layer_interleave does.
+  std::vector<container::LayerRecord> records(2);
+  records[0] = {"conv1", "Gemm+Bias", "npu", 64, 0, 5, 150, {"conv1"}, {{0, 3}, {4, 5}}};
+  records[1] = {"pool", "Load", "npu", 0, 3, 4, 16, {"pool"}, {}};
+  CHECK(container::owned_instructions(records[0], program.code.size()) == std::vector<std::uint32_t>{0, 1, 2, 4});
+  const std::vector<sim::InstructionTiming> timings = {at(0, 100), at(100, 300), at(300, 350), at(350, 400),
+                                                       at(400, 420), at(420, 421)};
+  const auto layers = report::attribute_layers(records, program, timings);
+  CHECK(layers[0].ddr_bytes == 128 + 16);  // its loads, not pool's store in between
+  CHECK(layers[0].dma_cycles == 100 + 20);
+  CHECK(layers[0].cycles == 420);          // its first start .. its last end
+  CHECK(layers[1].ddr_bytes == 32);
+  CHECK(layers[1].start_cycle == 350);
+  CHECK(layers[1].cycles == 50);
 }

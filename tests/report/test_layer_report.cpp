@@ -58,7 +58,7 @@ TEST_CASE("DDR traffic per tensor and constant, weights told from parameters", "
 TEST_CASE("layer busy cycles per unit: loads on two channels count their union", "[layer-report]") {
   const auto program = isa::assemble(kProgram, "report");
   std::vector<container::LayerRecord> records(1);
-  records[0] = {"conv", "Conv", "npu", 1024, 0, 11, 0, {"conv"}};
+  records[0] = {"conv", "Conv", "npu", 1024, 0, 11, 0, {"conv"}, {}};
   const std::vector<sim::InstructionTiming> timings = {at(0, 10), at(5, 20), at(0, 30, 4), at(30, 80, 1),
                                                        at(80, 90), at(90, 100), at(30, 60), at(80, 130, 2),
                                                        at(130, 140), at(140, 150), at(150, 151)};
@@ -92,7 +92,7 @@ TEST_CASE("top N: the N costliest layers by cycles, costliest first", "[layer-re
 TEST_CASE("instruction labels carry layer name and tile number into trace events", "[layer-report]") {
   const auto program = isa::assemble(kProgram, "report");
   std::vector<container::LayerRecord> records(1);
-  records[0] = {"conv", "Conv", "npu", 1024, 0, 11, 0, {"conv"}};
+  records[0] = {"conv", "Conv", "npu", 1024, 0, 11, 0, {"conv"}, {}};
   const auto labels = report::instruction_labels(records, program);
   REQUIRE(labels.size() == 11);
   CHECK(labels[0].layer == "conv");

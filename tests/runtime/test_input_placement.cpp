@@ -30,7 +30,7 @@ container::CompiledModel clip_model() {
   container::Step step;
   step.npu = {0, 5, {"x"}, {"out"}};
   m.steps = {step};
-  m.layers = {{"clip", "Clip", "npu", 0, 0, 5, 512, {"clip"}}};
+  m.layers = {{"clip", "Clip", "npu", 0, 0, 5, 512, {"clip"}, {}}};
   m.model_inputs = {"x"};
   m.model_outputs = {"out"};
   return m;

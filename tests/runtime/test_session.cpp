@@ -67,9 +67,9 @@ container::CompiledModel sandwich_model(const std::string& cpu_op = "Neg") {
   neg.cpu = {cpu_step_model(cpu_op), {"h"}, {"y"}, {"neg"}, 16};
   clip.npu = {4, 8, {"y"}, {"out"}};
   m.steps = {relu, neg, clip};
-  m.layers = {{"relu", "Relu", "npu", 0, 0, 4, 32, {"relu"}},
-              {"neg", "Neg", "cpu", 0, 0, 0, 0, {"neg"}},
-              {"clip", "Clip", "npu", 0, 4, 8, 32, {"clip"}}};
+  m.layers = {{"relu", "Relu", "npu", 0, 0, 4, 32, {"relu"}, {}},
+              {"neg", "Neg", "cpu", 0, 0, 0, 0, {"neg"}, {}},
+              {"clip", "Clip", "npu", 0, 4, 8, 32, {"clip"}, {}}};
   m.fallbacks = {{"neg", "Neg", "no NPU kernel for Neg"}};
   m.model_inputs = {"x"};
   m.model_outputs = {"out"};

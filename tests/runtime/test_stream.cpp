@@ -81,7 +81,7 @@ TEST_CASE("stream: a session's inference is the middle stage, traced under every
   container::Step step;
   step.npu = {0, 4, {"x"}, {"out"}};
   m.steps = {step};
-  m.layers = {{"clip", "Clip", "npu", 0, 0, 4, 128, {"clip"}}};
+  m.layers = {{"clip", "Clip", "npu", 0, 0, 4, 128, {"clip"}, {}}};
   m.model_inputs = {"x"};
   m.model_outputs = {"out"};
   const auto config = load_hardware_config(std::string(NPUSIM_SOURCE_DIR) + "/configs/default.yaml");

@@ -62,7 +62,7 @@ void check_model(const std::string& model, const std::string& config_name, doubl
       if (layer.device != "npu" || layer.first_instruction < s.first_instruction || layer.end_instruction > s.end_instruction)
         continue;
       Span simulated, estimated;
-      for (std::uint32_t i = layer.first_instruction; i < layer.end_instruction; ++i) {
+      for (const std::uint32_t i : container::owned_instructions(layer, m.program.code.size())) {
         if (m.program.code[i].unit() == isa::Unit::Control) continue;
         const auto& t = r.instructions.at(i - s.first_instruction);
         const auto& e = est.instructions.at(i - s.first_instruction);
@@ -102,16 +102,18 @@ void check_model(const std::string& model, const std::string& config_name, doubl
 
 }  // namespace
 
-// Where the 10 % holds today: the ideal presets (ideal DDR). On the others the estimate is off
-// by up to ~30 % on MobileNetV2/YOLO-style layers and on the laptop/phone presets (DDR bus
-// sharing between the load and store channels and the banked/DRAM models' row effects are
-// approximated; scratchpad bank conflicts are now replayed with the simulator's rule). Run
-// the whole matrix with NPUSIM_ESTIMATE_ALL=1 (it fails) to see each layer.
+// Where the 10 % holds today: the ideal presets (ideal DDR) and the two the schedule targets
+// (issue 10), default.yaml and npu-40tops-55gbps.yaml, where the load and store channels share
+// the bus (the estimate splits it between them as the round-robin arbiter does). Elsewhere the
+// estimate is off by up to ~50 % on some MobileNetV2/YOLO-style layers (the banked and DRAM
+// models' row effects, tiny-8x8's 64 KiB and igpu-like's bandwidth are approximated). Run the
+// whole matrix with NPUSIM_ESTIMATE_ALL=1 (it fails) to see each layer.
 bool checked_preset(const std::string& name) {
-  return std::getenv("NPUSIM_ESTIMATE_ALL") || name.rfind("ideal-", 0) == 0;
+  return std::getenv("NPUSIM_ESTIMATE_ALL") || name.rfind("ideal-", 0) == 0 || name == "default.yaml" ||
+         name == "npu-40tops-55gbps.yaml";
 }
 
-TEST_CASE("estimated layer cycles are within 10% of the simulated ones on the ideal presets", "[compiler][sim][costmodel]") {
+TEST_CASE("estimated layer cycles are within 10% of the simulated ones on the ideal presets, default and npu-40tops-55gbps", "[compiler][sim][costmodel]") {
   std::vector<std::string> models = {std::string(NPUSIM_SOURCE_DIR) + "/models/tiny_convnet.onnx"};
 #ifdef NPUSIM_SMALL_MODELS_DIR
   for (const char* name : {"resnet18", "resnet50", "mobilenetv2", "yolo_style"}) {
