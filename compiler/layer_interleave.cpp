@@ -17,7 +17,9 @@ using isa::Unit;
 
 constexpr std::uint32_t kNoLayer = std::numeric_limits<std::uint32_t>::max();
 // Lags tried per pair, in A's tiles after the conflict.
-constexpr int kLags[] = {0, 1, 2, 4};
+constexpr int kLags[] = {0, 1, 4};
+// How many layers before the predecessor a layer's loads may move into.
+constexpr std::size_t kMaxDepth = 4;
 // A move must beat the layers one after another by this much: estimates are not exact.
 constexpr double kMinGain = 0.001;
 // Pairs whose conflict scan would compare more instruction pairs than this stay as they are
@@ -46,22 +48,33 @@ bool conflict(const Item& x, const Item& y) {
 
 bool is_tile_step(const Item& it) { return it.inst.unit() == Unit::Compute || it.inst.unit() == Unit::Vector; }
 
-// Estimated cycles of stream[first, end) alone, with its own tokens.
-double window_cycles(const std::vector<Item>& stream, std::size_t first, std::size_t end, const HardwareConfig& config) {
+// Estimated cycles of stream[from, lo) followed by the instructions at `order` (indices into
+// stream), with their own tokens.
+double window_cycles(const std::vector<Item>& stream, std::size_t from, std::size_t lo, const std::vector<std::size_t>& order,
+                     const HardwareConfig& config) {
   std::vector<isa::Instruction> code;
-  code.reserve(end - first);
-  for (std::size_t i = first; i < end; ++i) code.push_back(stream[i].inst);
+  code.reserve(lo - from + order.size());
+  for (std::size_t i = from; i < lo; ++i) code.push_back(stream[i].inst);
+  for (const std::size_t i : order) code.push_back(stream[i].inst);
   derive_dependency_tokens(code, 0, code.size());
   return cost::estimate_program(code, config).cycles;
 }
 
-// stream[lo, bs) holds layer A's code (and whatever moved into it before); stream[bs, be) is
-// layer B's. Returns the stream with B's instructions moved in with the given lag.
-std::vector<Item> merge(const std::vector<Item>& stream, std::size_t lo, std::size_t bs, std::size_t be, std::uint32_t a, int lag,
-                        bool loads_only) {
-  std::vector<std::size_t> markers;  // A's tiles
+std::vector<std::size_t> identity(std::size_t first, std::size_t end) {
+  std::vector<std::size_t> out(end - first);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = first + i;
+  return out;
+}
+
+// stream[lo, bs) holds the code B may move into (layer `a`'s and later ones', with whatever
+// moved in before); stream[bs, be) is layer B's. after[j]: the position right behind the last
+// instruction before bs that B's instruction j conflicts with (0 if none). Returns the new
+// order of stream[lo, be) with B's instructions moved in with the given lag.
+std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vector<std::size_t>& after, std::size_t lo,
+                               std::size_t bs, std::size_t be, std::uint32_t a, int lag, bool loads_only) {
+  std::vector<std::size_t> markers;  // the tiles of the layers B moves into
   for (std::size_t p = lo; p < bs; ++p)
-    if (stream[p].owner == a && is_tile_step(stream[p])) markers.push_back(p);
+    if (stream[p].owner >= a && stream[p].owner != kNoLayer && is_tile_step(stream[p])) markers.push_back(p);
   // The next compute instruction at or after p, or bs.
   auto next_compute = [&](std::size_t p) {
     while (p < bs && stream[p].inst.unit() != Unit::Compute) ++p;
@@ -71,12 +84,7 @@ std::vector<Item> merge(const std::vector<Item>& stream, std::size_t lo, std::si
   std::size_t last_compute = bs;  // index (in B) of B's latest compute instruction
   for (std::size_t j = 0; j < pos.size(); ++j) {
     const Item& b = stream[bs + j];
-    std::size_t req = loads_only && b.inst.unit() != Unit::Load ? bs : lo;
-    for (std::size_t p = bs; p-- > req;)
-      if (conflict(stream[p], b)) {
-        req = p + 1;
-        break;
-      }
+    std::size_t req = loads_only && b.inst.unit() != Unit::Load ? bs : std::max(lo, after[j]);
     if (lag > 0) {
       auto it = std::lower_bound(markers.begin(), markers.end(), req);
       const auto left = static_cast<std::size_t>(markers.end() - it);
@@ -93,15 +101,13 @@ std::vector<Item> merge(const std::vector<Item>& stream, std::size_t lo, std::si
     }
     pos[j] = at;
   }
-  std::vector<Item> out;
-  out.reserve(stream.size());
-  out.insert(out.end(), stream.begin(), stream.begin() + static_cast<std::ptrdiff_t>(lo));
+  std::vector<std::size_t> out;
+  out.reserve(be - lo);
   std::size_t j = 0;
   for (std::size_t p = lo; p <= bs; ++p) {
-    while (j < pos.size() && pos[j] == p) out.push_back(stream[bs + j++]);
-    if (p < bs) out.push_back(stream[p]);
+    while (j < pos.size() && pos[j] == p) out.push_back(bs + j++);
+    if (p < bs) out.push_back(p);
   }
-  out.insert(out.end(), stream.begin() + static_cast<std::ptrdiff_t>(be), stream.end());
   return out;
 }
 
@@ -116,39 +122,75 @@ std::size_t first_of(const std::vector<Item>& stream, std::uint32_t layer) {
 InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction>>& layers, const HardwareConfig& config,
                                   bool enabled) {
   std::vector<Item> stream;
-  std::uint32_t a = kNoLayer, before_a = kNoLayer;
+  std::vector<std::uint32_t> done;  // the layers with code so far, in order
   for (std::uint32_t layer = 0; layer < layers.size(); ++layer) {
     if (layers[layer].empty()) continue;
     const std::size_t bs = stream.size();
     for (const auto& inst : layers[layer]) stream.push_back({inst, layer, cost::footprint(inst)});
     const std::size_t be = stream.size();
-    if (enabled && a != kNoLayer) {
-      const std::size_t lo = first_of(stream, a);
-      const std::size_t from = before_a != kNoLayer ? std::min(lo, first_of(stream, before_a)) : lo;
-      if (static_cast<std::uint64_t>(bs - lo) * (be - bs) <= kMaxPairsScanned) {
-        const double alone = window_cycles(stream, from, be, config);
-        double best = alone * (1.0 - kMinGain);
-        std::vector<Item> chosen;
-        // Each lag, with all of B's instructions or only its loads (its compute and stores then
-        // stay behind A: a prefetch of its first tiles).
-        for (const bool loads_only : {false, true}) {
-          for (const int lag : kLags) {
-            std::vector<Item> trial = merge(stream, lo, bs, be, a, lag, loads_only);
-            const double cycles = window_cycles(trial, from, be, config);
-            if (cycles < best) {
-              best = cycles;
-              chosen = std::move(trial);
+    if (enabled && !done.empty()) {
+      // Into the predecessor (depth 0) with all of B's instructions or only its loads (its
+      // compute and stores then stay behind: a prefetch of its first tiles), and the loads alone
+      // into up to kMaxDepth layers further back, where the scheduler kept B's region clear of
+      // theirs (step_schedule.h). Each choice is timed against the layers apart over the same
+      // window (from the layer before the one moved into); the largest gain wins.
+      double best_gain = 0;
+      std::vector<std::size_t> chosen;
+      std::size_t chosen_lo = 0;
+      // Where each of B's instructions may go at the earliest: behind its last conflict, scanned
+      // back to the deepest layer it may move into.
+      std::size_t depths = 0, deepest = bs;  // how many depths fit the scan budget
+      while (depths <= kMaxDepth && depths < done.size()) {
+        const std::size_t lo = first_of(stream, done[done.size() - 1 - depths]);
+        if (static_cast<std::uint64_t>(bs - lo) * (be - bs) > kMaxPairsScanned) break;
+        deepest = lo;
+        ++depths;
+      }
+      if (depths > 0) {
+        std::vector<std::size_t> after(be - bs, 0);
+        for (std::size_t j = 0; j < after.size(); ++j)
+          for (std::size_t p = bs; p-- > deepest;)
+            if (conflict(stream[p], stream[bs + j])) {
+              after[j] = p + 1;
+              break;
+            }
+        // Deeper windows only change where B's leading loads go (loads only): not worth timing
+        // once none of them can go further back than the last window's start.
+        std::size_t earliest_load = bs;
+        for (std::size_t j = 0; j < after.size() && stream[bs + j].inst.unit() == Unit::Load; ++j)
+          earliest_load = std::min(earliest_load, after[j]);
+        std::size_t previous_lo = bs;
+        for (std::size_t depth = 0; depth < depths; ++depth) {
+          const std::size_t lo = first_of(stream, done[done.size() - 1 - depth]);
+          if (depth > 0 && earliest_load >= previous_lo) break;
+          previous_lo = lo;
+          const std::size_t from = depth + 1 < done.size() ? std::min(lo, first_of(stream, done[done.size() - 2 - depth])) : lo;
+          const double apart = window_cycles(stream, from, lo, identity(lo, be), config);
+          for (const bool loads_only : {false, true}) {
+            if (depth > 0 && !loads_only) continue;
+            for (const int lag : kLags) {
+              std::vector<std::size_t> trial = merge(stream, after, lo, bs, be, done[done.size() - 1 - depth], lag, loads_only);
+              const double gain = apart - window_cycles(stream, from, lo, trial, config);
+              if (gain > apart * kMinGain && gain > best_gain) {
+                best_gain = gain;
+                chosen = std::move(trial);
+                chosen_lo = lo;
+              }
             }
           }
         }
-        if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
-          std::fprintf(stderr, "interleave layer %u into %u: %.0f -> %.0f cycles%s\n", layer, a, alone,
-                       chosen.empty() ? alone : best, chosen.empty() ? " (kept apart)" : "");
-        if (!chosen.empty()) stream = std::move(chosen);
+      }
+      if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
+        std::fprintf(stderr, "interleave layer %u into %u: %s%.0f cycles\n", layer, done.back(),
+                     chosen.empty() ? "kept apart, " : "saves ", chosen.empty() ? 0.0 : best_gain);
+      if (!chosen.empty()) {
+        std::vector<Item> moved;
+        moved.reserve(chosen.size());
+        for (const std::size_t i : chosen) moved.push_back(std::move(stream[i]));
+        std::move(moved.begin(), moved.end(), stream.begin() + static_cast<std::ptrdiff_t>(chosen_lo));
       }
     }
-    before_a = a;
-    a = layer;
+    done.push_back(layer);
   }
   InterleavedCode out;
   out.code.reserve(stream.size());

@@ -17,6 +17,10 @@ namespace {
 constexpr double kNearBest[] = {1.02, 1.02, 1.05, 1.12, 1.25};
 constexpr int kLevels = sizeof(kNearBest) / sizeof(kNearBest[0]);
 constexpr std::uint64_t kSmallestProbe = 4096;
+// How many predecessors' regions a DDR-bound layer's region may stay clear of.
+constexpr std::int64_t kMaxReach = 5;
+// ... when its DDR time is at least this share of its estimated cycles.
+constexpr double kDdrBoundShare = 0.8;
 
 std::string fmt_level(int level) { return " (compaction level " + std::to_string(level) + ")"; }
 
@@ -43,10 +47,14 @@ class StepScheduler {
     return i >= 0 && i < static_cast<std::int64_t>(layers_.size()) && layers_[static_cast<std::size_t>(i)].region_aware;
   }
   // Layer i's scratch shares no bytes with its predecessor's, unless one of them takes the
-  // whole scratchpad anyway.
+  // whole scratchpad anyway; a layer given a longer reach shares none with its reach_[i]
+  // predecessors' either (its first loads can then run under theirs).
   LiveBuffer scratch_buffer(std::size_t i, std::uint64_t bytes) const {
     const auto at = static_cast<std::int64_t>(i);
-    return {separate_[i] && aware(at) && aware(at - 1) ? at - 1 : at, at, bytes};
+    std::int64_t first = at;
+    if (separate_[i])
+      for (std::int64_t k = 1; k <= reach_[i] && aware(at) && aware(at - k); ++k) first = at - k;
+    return {first, at, bytes};
   }
   std::pair<std::int64_t, std::int64_t> lifetime(const std::string& v) const {
     const std::int64_t p = producer_.at(v);
@@ -69,6 +77,7 @@ class StepScheduler {
   std::map<std::pair<std::size_t, std::string>, std::optional<Pref>> memo_;
   std::vector<int> compact_;  // per layer: the compaction level it was asked for
   std::vector<bool> separate_;  // per layer: its scratch region shares no bytes with its predecessor's
+  std::vector<std::int64_t> reach_;  // per layer: how many predecessors' regions its own stays clear of
 };
 
 // What the layer takes of the whole scratchpad, or (level > 0) the smallest region, in steps of
@@ -133,6 +142,7 @@ StepSchedule StepScheduler::run() {
   // while placement fails, the layer that did not fit (or its successor) stops being kept
   // apart from its predecessor.
   separate_.assign(n, true);
+  reach_.assign(n, 1);
   std::vector<std::string> none;
   if (!place(homes, prefs, none)) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -223,6 +233,25 @@ StepSchedule StepScheduler::run() {
     homes = std::move(trial);
     prefs = std::move(trial_prefs);
   }
+  // Layers bound by their transfers keep their region clear of up to kMaxReach
+  // predecessors' while everything still fits, the most DDR-bound first: their weights can then
+  // load under earlier layers' compute (compiler/layer_interleave.h moves the loads there).
+  // (A layer's estimate includes its DDR time: bound means the transfers take most of it.)
+  auto ddr_share = [&](std::size_t i) {
+    return prefs[i].cycles > 0 ? prefs[i].ddr_bytes / o_.ddr_bytes_per_cycle / prefs[i].cycles : 0.0;
+  };
+  std::vector<std::size_t> bound;
+  for (std::size_t i = 0; i < n; ++i)
+    if (layers_[i].has_code && separate_[i] && ddr_share(i) > kDdrBoundShare) bound.push_back(i);
+  std::stable_sort(bound.begin(), bound.end(), [&](std::size_t a, std::size_t b) { return ddr_share(a) > ddr_share(b); });
+  for (const std::size_t i : bound)
+    for (std::int64_t r = 2; r <= kMaxReach; ++r) {
+      reach_[i] = r;
+      if (!place(homes, prefs, order)) {
+        reach_[i] = r - 1;
+        break;
+      }
+    }
   auto offsets = place(homes, prefs, order);
   StepSchedule out;
   if (!offsets) {  // cannot happen: every admission was placed
