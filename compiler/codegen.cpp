@@ -213,8 +213,10 @@ LayerKind layer_kind(const Node& n) {
   if (op == "Resize" || op == "Upsample") return {generate_resize, true, false, false};
   if (move_ops().count(op)) return {generate_move, true, false, false};
   if (op == "MatMul") return {generate_matmul, true, false, false};
+  // Reductions (GlobalAveragePool, ReduceMean, ...) tile in their region; softmax and layer
+  // norm not yet (compiler/README.md): the whole scratchpad, DDR only.
+  if (is_rowwise_op(op)) return {generate_rowwise, reduce_ops().count(op) != 0, false, false};
   // Not yet written against a region (compiler/README.md): the whole scratchpad, DDR only.
-  if (is_rowwise_op(op)) return {generate_rowwise, false, false, false};
   return {generate_elementwise, false, false, false};
 }
 

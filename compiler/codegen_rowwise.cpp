@@ -61,7 +61,7 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
                        std::to_string(ctx.sram_bytes));
   if (ic < s.inner) rows = 1;  // a chunk of inner covers one outer row
 
-  std::uint64_t at = 0, params_at = 0;
+  std::uint64_t at = ctx.sram_base, params_at = 0;
   LayerCode out;
   std::uint64_t params_ddr = 0;
   if (op.kind == RowwiseKind::LayerNorm) {

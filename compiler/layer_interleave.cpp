@@ -18,6 +18,8 @@ using isa::Unit;
 constexpr std::uint32_t kNoLayer = std::numeric_limits<std::uint32_t>::max();
 // Lags tried per pair, in A's tiles after the conflict.
 constexpr int kLags[] = {0, 1, 4};
+// How many of B's own preceding instructions one may overtake (checked for conflicts).
+constexpr std::size_t kOvertake = 16;
 // How many layers before the predecessor a layer's loads may move into.
 constexpr std::size_t kMaxDepth = 4;
 // A move must beat the layers one after another by this much: estimates are not exact.
@@ -71,7 +73,7 @@ std::vector<std::size_t> identity(std::size_t first, std::size_t end) {
 // instruction before bs that B's instruction j conflicts with (0 if none). Returns the new
 // order of stream[lo, be) with B's instructions moved in with the given lag.
 std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vector<std::size_t>& after, std::size_t lo,
-                               std::size_t bs, std::size_t be, std::uint32_t a, int lag, bool loads_only) {
+                               std::size_t bs, std::size_t be, std::uint32_t a, int lag, bool loads_only, std::size_t overtake) {
   std::vector<std::size_t> markers;  // the tiles of the layers B moves into
   for (std::size_t p = lo; p < bs; ++p)
     if (stream[p].owner >= a && stream[p].owner != kNoLayer && is_tile_step(stream[p])) markers.push_back(p);
@@ -82,6 +84,7 @@ std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vecto
   };
   std::vector<std::size_t> pos(be - bs);
   std::size_t last_compute = bs;  // index (in B) of B's latest compute instruction
+  std::size_t settled = 0, settled_max = 0;  // B's instructions before the overtake window, their latest position
   for (std::size_t j = 0; j < pos.size(); ++j) {
     const Item& b = stream[bs + j];
     std::size_t req = loads_only && b.inst.unit() != Unit::Load ? bs : std::max(lo, after[j]);
@@ -90,22 +93,37 @@ std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vecto
       const auto left = static_cast<std::size_t>(markers.end() - it);
       req = left >= static_cast<std::size_t>(lag) ? *(it + (lag - 1)) + 1 : bs;
     }
-    std::size_t at = std::max(req, j > 0 ? pos[j - 1] : lo);
+    // Behind B's own earlier instructions it conflicts with and, for array work, behind B's
+    // previous one (a drain stays right behind its conv/gemm): a load may overtake B's earlier
+    // loads of other bytes (a weight prefetch past its input's load). Only the last
+    // kOvertake are looked at; anything earlier stays ahead.
+    std::size_t at = std::max(req, lo);
+    const std::size_t window = std::min<std::size_t>(j, overtake);
+    while (settled < j - window) settled_max = std::max(settled_max, pos[settled++]);
+    at = std::max(at, settled_max);
+    for (std::size_t k = j - window; k < j; ++k)
+      if ((b.inst.unit() == Unit::Compute && stream[bs + k].inst.unit() == Unit::Compute) ||
+          conflict(stream[bs + k], b))
+        at = std::max(at, pos[k]);
     if (b.inst.unit() == Unit::Compute) {
       // Not between a conv/gemm and the drain of its accumulators.
       const std::size_t q = next_compute(at);
       if (q < bs && stream[q].inst.opcode == Opcode::Drain) at = q + 1;
       if (b.inst.opcode == Opcode::Drain && last_compute < pos.size() && pos[last_compute] < at)
         for (std::size_t k = last_compute; k < j; ++k) pos[k] = at;  // right behind its own conv/gemm
+      if (b.inst.opcode == Opcode::Drain && last_compute < settled) settled_max = std::max(settled_max, at);
       last_compute = j;
     }
     pos[j] = at;
   }
+  std::vector<std::size_t> by_pos(pos.size());
+  for (std::size_t k = 0; k < by_pos.size(); ++k) by_pos[k] = k;
+  std::stable_sort(by_pos.begin(), by_pos.end(), [&](std::size_t x, std::size_t y) { return pos[x] < pos[y]; });
   std::vector<std::size_t> out;
   out.reserve(be - lo);
   std::size_t j = 0;
   for (std::size_t p = lo; p <= bs; ++p) {
-    while (j < pos.size() && pos[j] == p) out.push_back(bs + j++);
+    while (j < by_pos.size() && pos[by_pos[j]] == p) out.push_back(bs + by_pos[j++]);
     if (p < bs) out.push_back(p);
   }
   return out;
@@ -166,10 +184,13 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
           previous_lo = lo;
           const std::size_t from = depth + 1 < done.size() ? std::min(lo, first_of(stream, done[done.size() - 2 - depth])) : lo;
           const double apart = window_cycles(stream, from, lo, identity(lo, be), config);
-          for (const bool loads_only : {false, true}) {
-            if (depth > 0 && !loads_only) continue;
-            for (const int lag : kLags) {
-              std::vector<std::size_t> trial = merge(stream, after, lo, bs, be, done[done.size() - 1 - depth], lag, loads_only);
+          // All of B in its own order; its loads in order, or overtaking B's earlier loads.
+        for (const std::size_t mode : {0, 1, 2}) {
+          const bool loads_only = mode > 0;
+          if (depth > 0 && !loads_only) continue;
+          for (const int lag : kLags) {
+            std::vector<std::size_t> trial =
+                merge(stream, after, lo, bs, be, done[done.size() - 1 - depth], lag, loads_only, mode == 2 ? kOvertake : 0);
               const double gain = apart - window_cycles(stream, from, lo, trial, config);
               if (gain > apart * kMinGain && gain > best_gain) {
                 best_gain = gain;

@@ -20,7 +20,7 @@ constexpr std::uint64_t kSmallestProbe = 4096;
 // How many predecessors' regions a DDR-bound layer's region may stay clear of.
 constexpr std::int64_t kMaxReach = 5;
 // ... when its DDR time is at least this share of its estimated cycles.
-constexpr double kDdrBoundShare = 0.8;
+constexpr double kDdrBoundShare = 0.7;
 
 std::string fmt_level(int level) { return " (compaction level " + std::to_string(level) + ")"; }
 

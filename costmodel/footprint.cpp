@@ -131,6 +131,51 @@ Footprint footprint(const isa::Instruction& in) {
       write(Field::dst_addr, b);
       break;
     }
+    case Opcode::Reduce: {
+      const auto t = static_cast<isa::DType>(in.get(Field::dtype));
+      const std::uint64_t es = dtype_size(in.get(Field::dtype));
+      const bool widens = t == isa::DType::Int8 && static_cast<isa::ReduceFunction>(in.get(Field::function)) == isa::ReduceFunction::Sum;
+      const std::uint64_t outer = in.get(Field::outer), inner = in.get(Field::inner);
+      read(Field::src_addr, outer * in.get(Field::length) * inner * es);
+      write(Field::dst_addr, outer * inner * (widens ? 4 : es));
+      break;
+    }
+    case Opcode::LayerNorm: {
+      const std::uint64_t cols = in.get(Field::cols), b = in.get(Field::rows) * cols * dtype_size(in.get(Field::dtype));
+      read(Field::src_addr, b);
+      read(Field::param_addr, 2 * cols * 4);
+      write(Field::dst_addr, b);
+      break;
+    }
+    case Opcode::Transpose: {
+      const std::uint64_t b = in.get(Field::batch) * in.get(Field::rows) * in.get(Field::cols) * dtype_size(in.get(Field::dtype));
+      read(Field::src_addr, b);
+      write(Field::dst_addr, b);
+      break;
+    }
+    case Opcode::Fill: write(Field::dst_addr, in.get(Field::count) * dtype_size(in.get(Field::dtype))); break;
+    case Opcode::Quantize:
+    case Opcode::Dequantize: {
+      const std::uint64_t n = in.get(Field::count), fb = n * dtype_size(in.get(Field::dtype));
+      const bool q = in.opcode == Opcode::Quantize;
+      read(Field::src_addr, q ? fb : n);
+      write(Field::dst_addr, q ? n : fb);
+      break;
+    }
+    case Opcode::Binary:
+    case Opcode::QuantizedBinary: {
+      const std::uint64_t es = in.opcode == Opcode::QuantizedBinary ? 1 : dtype_size(in.get(Field::dtype));
+      const std::uint64_t rows = in.get(Field::rows), cols = in.get(Field::cols);
+      // A strided or broadcast operand counts as its whole span.
+      auto operand = [&](Field addr, Field row_stride, Field col_stride) {
+        const std::uint64_t rs = in.get(row_stride), cs = in.get(col_stride);
+        read(addr, (rows ? (rows - 1) * rs : 0) * es + (cols ? (cols - 1) * cs : 0) * es + es);
+      };
+      operand(Field::a_addr, Field::a_row_stride, Field::a_col_stride);
+      operand(Field::b_addr, Field::b_row_stride, Field::b_col_stride);
+      write(Field::dst_addr, rows * cols * es);
+      break;
+    }
     case Opcode::Barrier:
     case Opcode::Halt: break;
     default: f.known = false; break;

@@ -56,9 +56,12 @@ def test_timing_only_keys_do_not_change_the_program(preset, precision):
 
 def test_compile_relevant_keys_do_change_the_key():
     model = type("M", (), {"path": "m.onnx", "precision": "int8", "input_shapes": {}, "calib": "", "strict": False})
-    base = {"sram.capacity_kib": 64, "mac_array.rows": 8, "ddr.bandwidth_gbps": 1.6, "controller.queue_depth": 8}
+    base = {"sram.capacity_kib": 64, "mac_array.rows": 8, "ddr.bandwidth_gbps": 1.6, "controller.queue_depth": 8,
+            "host.gflops": 50}
     key = sweep_compile.compile_key(model, base)
-    assert sweep_compile.compile_key(model, {**base, "controller.queue_depth": 16}) == key
+    assert sweep_compile.compile_key(model, {**base, "host.gflops": 100}) == key
+    # The program estimate the interleaving chooses by reads the controller's queue.
+    assert sweep_compile.compile_key(model, {**base, "controller.queue_depth": 16}) != key
     assert sweep_compile.compile_key(model, {**base, "mac_array.rows": 16}) != key
     assert sweep_compile.compile_key(model, {**base, "ddr.bandwidth_gbps": 3.2}) != key
     assert sweep_compile.compile_key(model, {**base, "sram.capacity_kib": 128}) != key

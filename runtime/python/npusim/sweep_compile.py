@@ -1,6 +1,6 @@
-"""Which design points can share one compiled program. The compiler reads only a few config
-keys (today: SRAM capacity and alignment, DDR capacity); points that differ only in keys it
-does not read get the same program, so a sweep compiles once per distinct value of the rest.
+"""Which design points can share one compiled program. The compiler reads most config keys
+(to decide what fits, or to estimate which schedule is fastest); points that differ only in
+keys it does not read get the same program, so a sweep compiles once per distinct value of the rest.
 tests/python/test_sweep_compile.py changes each key listed here and checks that the
 compiled program stays byte-identical, so a compiler that starts reading one fails there."""
 import hashlib
@@ -8,12 +8,11 @@ import json
 
 # Keys that change timing, energy or area but not the program.
 TIMING_ONLY_KEYS = frozenset({
-    # The tiler estimates cycles from clock, DDR, DMA, SRAM port, MAC array and vector keys, so
-    # those change the program; these do not (guarded by tests/python/test_sweep_compile.py).
-    "sram.banks", "sram.bank_mapping", "sram.bank_interleave_bytes", "sram.bank_width_bytes",
-    "dma.arbitration", "dma.arbitration_bytes",
+    # The tiler and the scheduler estimate cycles from clock, DDR, DMA, SRAM, MAC array, vector
+    # and controller keys (costmodel/program_estimate.h times whole layers and the interleaving
+    # choices), so those change the program; these do not (guarded by
+    # tests/python/test_sweep_compile.py).
     "dram.page_policy", "dram.scheduler", "dram.queue_depth",
-    "controller.queue_depth", "controller.dispatch_cycles",
     "host.gflops", "host.memcpy_gbps", "host.transition_us", "host.launch_us",
 })
 TIMING_ONLY_SECTIONS = ("energy.", "area.")
@@ -26,7 +25,9 @@ DERIVED_TIMING_KEYS = frozenset({"energy.model", "energy.tech_nm", "energy.tech_
 # value runs correctly at another; it is then the program built for the base system, run on
 # a variant of it (sharing changes the results: scripts/bench_sweep prints by how much).
 SHAREABLE_KEYS = ("clock.frequency_mhz", "ddr.bandwidth_gbps", "ddr.latency_ns", "ddr.other_agents_share",
-                  "ddr.row_miss_ns", "dma.setup_cycles")
+                  "ddr.row_miss_ns", "dma.setup_cycles", "dma.arbitration", "dma.arbitration_bytes",
+                  "controller.queue_depth", "controller.dispatch_cycles", "sram.banks", "sram.bank_mapping",
+                  "sram.bank_interleave_bytes", "sram.bank_width_bytes")
 
 
 def compiler_reads(path, values=None):

@@ -25,6 +25,9 @@ using namespace npu::compiler::sim_checks;
 namespace {
 
 constexpr double kTolerance = 0.10;
+// The step as a whole on the presets the schedule targets: what the compiler's interleaving
+// and residency decisions compare.
+constexpr double kStepTolerance = 0.03;
 constexpr double kTinyCycles = 2000;
 
 struct Span {
@@ -42,7 +45,8 @@ std::vector<std::string> preset_names() {
 }
 
 // Simulated and estimated spans of every NPU layer; returns the worst relative error.
-void check_model(const std::string& model, const std::string& config_name, double& worst, std::string& worst_at) {
+void check_model(const std::string& model, const std::string& config_name, bool layers_checked, double& worst,
+                 std::string& worst_at) {
   HardwareConfig config = load_hardware_config(config_path(config_name));
   CompileOptions options;
   options.precision = Precision::Int8;
@@ -88,32 +92,34 @@ void check_model(const std::string& model, const std::string& config_name, doubl
       const double error = std::abs(est_cycles - sim_cycles) / std::max(sim_cycles, kTinyCycles);
       INFO(model << " on " << config_name << ": layer " << layer.name << " simulated " << sim_cycles << " estimated "
                  << est_cycles);
-      CHECK(error <= kTolerance);
-      if (error > worst) {
+      if (layers_checked) CHECK(error <= kTolerance);
+      if (layers_checked && error > worst) {
         worst = error;
         worst_at = layer.name + " (" + model + ", " + config_name + ")";
       }
     }
     const double error = std::abs(est.cycles - static_cast<double>(r.cycles)) / static_cast<double>(r.cycles);
     INFO(model << " on " << config_name << ": step simulated " << r.cycles << " estimated " << est.cycles);
-    CHECK(error <= kTolerance);
+    CHECK(error <= (layers_checked ? kTolerance : kStepTolerance));
   }
 }
 
 }  // namespace
 
-// Where the 10 % holds today: the ideal presets (ideal DDR) and the two the schedule targets
-// (issue 10), default.yaml and npu-40tops-55gbps.yaml, where the load and store channels share
-// the bus (the estimate splits it between them as the round-robin arbiter does). Elsewhere the
-// estimate is off by up to ~50 % on some MobileNetV2/YOLO-style layers (the banked and DRAM
-// models' row effects, tiny-8x8's 64 KiB and igpu-like's bandwidth are approximated). Run the
-// whole matrix with NPUSIM_ESTIMATE_ALL=1 (it fails) to see each layer.
-bool checked_preset(const std::string& name) {
-  return std::getenv("NPUSIM_ESTIMATE_ALL") || name.rfind("ideal-", 0) == 0 || name == "default.yaml" ||
-         name == "npu-40tops-55gbps.yaml";
+// Where the 10 % per layer holds today: the ideal presets (ideal DDR). On the two presets the
+// schedule targets (issue 10), default.yaml and npu-40tops-55gbps.yaml, the whole step is held
+// to 3 % (measured 2026-12-02: at most 1.4 % on these 64x64 models, under 1 % on the 224x224
+// ones): layers there interleave (compiler/layer_interleave.h), so a layer's span starts at its
+// first moved load, and on these small models some spans are off by up to ~30 %. Elsewhere the
+// banked and DRAM models' row effects, tiny-8x8's 64 KiB and igpu-like's bandwidth are
+// approximated. Run the whole matrix per layer with NPUSIM_ESTIMATE_ALL=1 (it fails) to see
+// each layer.
+bool layers_checked(const std::string& name) { return std::getenv("NPUSIM_ESTIMATE_ALL") || name.rfind("ideal-", 0) == 0; }
+bool step_checked(const std::string& name) {
+  return layers_checked(name) || name == "default.yaml" || name == "npu-40tops-55gbps.yaml";
 }
 
-TEST_CASE("estimated layer cycles are within 10% of the simulated ones on the ideal presets, default and npu-40tops-55gbps", "[compiler][sim][costmodel]") {
+TEST_CASE("estimated layer cycles are within 10% of the simulated ones on the ideal presets, the step within 3% on default and npu-40tops-55gbps", "[compiler][sim][costmodel]") {
   std::vector<std::string> models = {std::string(NPUSIM_SOURCE_DIR) + "/models/tiny_convnet.onnx"};
 #ifdef NPUSIM_SMALL_MODELS_DIR
   for (const char* name : {"resnet18", "resnet50", "mobilenetv2", "yolo_style"}) {
@@ -128,10 +134,10 @@ TEST_CASE("estimated layer cycles are within 10% of the simulated ones on the id
   const char* only_model = std::getenv("NPUSIM_ESTIMATE_MODEL");
   for (const auto& config : preset_names())
     for (const auto& model : models) {
-      if (!checked_preset(config)) continue;
+      if (!step_checked(config)) continue;
       if (only_config && config.find(only_config) == std::string::npos) continue;
       if (only_model && model.find(only_model) == std::string::npos) continue;
-      check_model(model, config, worst, worst_at);
+      check_model(model, config, layers_checked(config), worst, worst_at);
     }
   WARN("worst layer error " << 100 * worst << "% at " << worst_at);
 }
