@@ -233,6 +233,13 @@ StepSchedule StepScheduler::run() {
     homes = std::move(trial);
     prefs = std::move(trial_prefs);
   }
+  // Neighbours made to share bytes before any value was admitted may fit apart in the final
+  // regions (squeezed or not): keep them apart where they now fit.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (separate_[i]) continue;
+    separate_[i] = true;
+    if (!place(homes, prefs, order)) separate_[i] = false;
+  }
   // Layers bound by their transfers keep their region clear of up to kMaxReach
   // predecessors' while everything still fits, the most DDR-bound first: their weights can then
   // load under earlier layers' compute (compiler/layer_interleave.h moves the loads there).
