@@ -77,6 +77,16 @@ TEST_CASE("the plan survives save and load", "[compiler][plan]") {
   std::filesystem::remove(path);
 }
 
+TEST_CASE("a version-1 plan (before layers named their instruction runs) still loads", "[compiler][plan]") {
+  // Written by the compiler of 2026-11 (plan version 1): every layer owns its whole span.
+  const CompiledModel m = container::load_compiled(std::string(NPUSIM_SOURCE_DIR) + "/tests/fuzz/corpus/npuprog/tiny_convnet_int8.npuprog");
+  REQUIRE(!m.layers.empty());
+  for (const auto& layer : m.layers) {
+    CHECK(layer.runs.empty());
+    CHECK(container::owned_instructions(layer, m.program.code.size()).size() == layer.end_instruction - layer.first_instruction);
+  }
+}
+
 TEST_CASE("explain summaries cover every pass and dumps are written", "[compiler][passes]") {
   CompileOptions o;
   o.dump_dir = (std::filesystem::temp_directory_path() / "npusim_dumps").string();
