@@ -89,15 +89,19 @@ class Timeline {
       if (a.second > a.first) insert(a);
     return t;
   }
+  // Adds a busy span, merged with the spans it touches. By index: erasing from the middle of a
+  // deque invalidates every iterator into it.
   void insert(std::pair<double, double> a) {
-    auto it = busy_.insert(std::lower_bound(busy_.begin(), busy_.end(), a), a);
-    if (it != busy_.begin() && std::prev(it)->second >= it->first) {
-      std::prev(it)->second = std::max(std::prev(it)->second, it->second);
-      it = std::prev(busy_.erase(it));
+    std::size_t i = static_cast<std::size_t>(std::lower_bound(busy_.begin(), busy_.end(), a) - busy_.begin());
+    busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), a);
+    if (i > 0 && busy_[i - 1].second >= busy_[i].first) {
+      busy_[i - 1].second = std::max(busy_[i - 1].second, busy_[i].second);
+      busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(i));
+      --i;
     }
-    while (std::next(it) != busy_.end() && std::next(it)->first <= it->second) {
-      it->second = std::max(it->second, std::next(it)->second);
-      busy_.erase(std::next(it));
+    while (i + 1 < busy_.size() && busy_[i + 1].first <= busy_[i].second) {
+      busy_[i].second = std::max(busy_[i].second, busy_[i + 1].second);
+      busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(i + 1));
     }
   }
   std::deque<std::pair<double, double>> busy_;
