@@ -370,9 +370,9 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     InterleavedCode merged = interleave_layers(layer_code, config, options.interleave_layers && !std::getenv("NPUSIM_NO_INTERLEAVE"));
     const std::size_t first_record = model.layers.size() - layer_code.size();
     const auto step_first = static_cast<std::uint32_t>(program.code.size());
+    std::uint32_t previous_end = step_first;  // where the last layer with code ended
     for (std::size_t li = 0; li < layer_code.size(); ++li) {
       LayerRecord& rec = model.layers[first_record + li];
-      rec.first_instruction = rec.end_instruction = step_first;
       for (std::uint32_t k = 0; k < merged.owner.size(); ++k) {
         if (merged.owner[k] != li) continue;
         const std::uint32_t at = step_first + k;
@@ -381,12 +381,9 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       }
       if (!rec.runs.empty()) {
         rec.first_instruction = rec.runs.front().first;
-        rec.end_instruction = rec.runs.back().end;
+        rec.end_instruction = previous_end = rec.runs.back().end;
       } else {  // no code: an empty span where its code would have been
-        std::uint32_t at = step_first;
-        for (std::size_t k = 0; k < li; ++k)
-          if (!model.layers[first_record + k].runs.empty()) at = model.layers[first_record + k].runs.back().end;
-        rec.first_instruction = rec.end_instruction = at;
+        rec.first_instruction = rec.end_instruction = previous_end;
       }
       if (rec.runs.size() == 1) rec.runs.clear();
     }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 
 #include "compiler/dependency_tokens.h"
 #include "costmodel/footprint.h"
@@ -15,7 +14,6 @@ namespace {
 using isa::Opcode;
 using isa::Unit;
 
-constexpr std::uint32_t kNoLayer = std::numeric_limits<std::uint32_t>::max();
 // Lags tried per pair, in A's tiles after the conflict.
 constexpr int kLags[] = {0, 1, 4};
 // How many of B's own preceding instructions one may overtake (checked for conflicts).
@@ -30,7 +28,7 @@ constexpr std::uint64_t kMaxPairsScanned = 4'000'000;
 
 struct Item {
   isa::Instruction inst;
-  std::uint32_t owner = kNoLayer;
+  std::uint32_t owner = 0;
   cost::Footprint fp;
 };
 
@@ -76,7 +74,7 @@ std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vecto
                                std::size_t bs, std::size_t be, std::uint32_t a, int lag, bool loads_only, std::size_t overtake) {
   std::vector<std::size_t> markers;  // the tiles of the layers B moves into
   for (std::size_t p = lo; p < bs; ++p)
-    if (stream[p].owner >= a && stream[p].owner != kNoLayer && is_tile_step(stream[p])) markers.push_back(p);
+    if (stream[p].owner >= a && is_tile_step(stream[p])) markers.push_back(p);
   // The next compute instruction at or after p, or bs.
   auto next_compute = [&](std::size_t p) {
     while (p < bs && stream[p].inst.unit() != Unit::Compute) ++p;
