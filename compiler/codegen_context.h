@@ -121,6 +121,9 @@ class CodegenContext {
   // values: codegen takes the fastest that fits the region it was given (the tiler's search
   // from that exact budget may take another path).
   std::map<std::string, std::vector<TilePlan>> conv_plans;
+  // The same question asked again (the scheduler probes the same budgets under many placements
+  // of other layers' values): the index of its answer in conv_plans, -1 when nothing fitted.
+  std::map<std::pair<std::string, std::uint64_t>, std::ptrdiff_t> conv_plan_of_budget;
   // Channel concatenations that emit no code: their readers (convs) read the parts, in order.
   std::map<std::string, std::vector<std::string>> concat_parts;
   // --weights: FusedGemm weights of fp16 layers stored int8 / packed int4 with fp16 scales

@@ -143,10 +143,19 @@ std::string plan_key(const ConvLayer& L) {
 
 std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& n, std::uint64_t budget) {
   const ConvLayer L = describe(ctx, n);
-  auto plan = try_plan_conv_tiles(L.s, budget, ctx.alignment, &ctx.config);
-  if (!plan) return std::nullopt;
-  ctx.conv_plans[plan_key(L)].push_back(*plan);
-  return LayerDemand{plan->sram.total, plan->est_cycles, plan->bus_bytes};
+  const std::string key = plan_key(L) + "/e" + std::to_string(L.s.elem);
+  std::vector<TilePlan>& plans = ctx.conv_plans[plan_key(L)];
+  auto [known, fresh] = ctx.conv_plan_of_budget.try_emplace({key, budget}, -1);
+  if (fresh) {
+    auto plan = try_plan_conv_tiles(L.s, budget, ctx.alignment, &ctx.config);
+    if (plan) {
+      known->second = static_cast<std::ptrdiff_t>(plans.size());
+      plans.push_back(std::move(*plan));
+    }
+  }
+  if (known->second < 0) return std::nullopt;
+  const TilePlan& plan = plans[static_cast<std::size_t>(known->second)];
+  return LayerDemand{plan.sram.total, plan.est_cycles, plan.bus_bytes};
 }
 
 LayerCode generate_conv(CodegenContext& ctx, const Node& n) {

@@ -2,6 +2,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -12,6 +13,7 @@
 #include "compiler/onnx_io.h"
 #include "compiler/shape_inference.h"
 #include "isa/fp16.h"
+#include "isa/whole_file.h"
 
 namespace npu::compiler {
 namespace {
@@ -333,11 +335,10 @@ Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::strin
 }
 
 Tensor read_tensor_pb(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw CompileError(path + ": cannot open file");
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto bytes = isa::read_whole_file(path);
+  if (!bytes) throw CompileError(path + ": cannot open file: " + std::strerror(errno));
   onnx::TensorProto p;
-  if (!p.ParseFromString(bytes)) throw CompileError(path + ": not a serialized ONNX TensorProto");
+  if (!p.ParseFromArray(bytes->data(), static_cast<int>(bytes->size()))) throw CompileError(path + ": not a serialized ONNX TensorProto");
   Tensor t;
   read_tensor_proto(p, t, path);
   t.name = p.name();
@@ -346,10 +347,9 @@ Tensor read_tensor_pb(const std::string& path) {
 
 Graph import_onnx(const std::string& path, const std::vector<std::string>& input_shapes,
                   std::uint64_t max_tensor_bytes) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw CompileError(path + ": cannot open file");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return import_onnx_bytes(bytes, path, input_shapes, max_tensor_bytes);
+  const auto bytes = isa::read_whole_file(path);
+  if (!bytes) throw CompileError(path + ": cannot open file: " + std::strerror(errno));
+  return import_onnx_bytes(*bytes, path, input_shapes, max_tensor_bytes);
 }
 
 }  // namespace npu::compiler

@@ -3,7 +3,11 @@
 #include <fstream>
 #include <numeric>
 #include <regex>
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
+
+#include "isa/whole_file.h"
 
 #include <fmt/format.h>
 
@@ -29,10 +33,9 @@ std::size_t NpyArray::element_count() const {
 std::size_t NpyArray::element_bytes() const { return bytes_of(dtype); }
 
 NpyArray read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open file");
-  const std::vector<std::uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_npy(file, path);
+  const auto file = isa::read_whole_file(path);
+  if (!file) throw std::runtime_error(path + ": cannot open file: " + std::strerror(errno));
+  return parse_npy(*file, path);
 }
 
 NpyArray parse_npy(const std::vector<std::uint8_t>& file, const std::string& path) {

@@ -5,6 +5,7 @@
 //   32 section table: count x {u32 kind, u64 offset, u64 size}, then the payloads.
 // All integers little-endian. Every offset, size, count and string length is checked.
 #include "isa/program.h"
+#include "isa/whole_file.h"
 
 #include <cerrno>
 #include <cstring>
@@ -306,11 +307,9 @@ void save_program(const Program& program, const std::string& path) {
 }
 
 Program load_program(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw IsaError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw IsaError(fmt::format("{}: read failed", path));
-  return deserialize(bytes.data(), bytes.size(), path);
+  const auto bytes = read_whole_file(path);
+  if (!bytes) throw IsaError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  return deserialize(bytes->data(), bytes->size(), path);
 }
 
 }  // namespace npu::isa

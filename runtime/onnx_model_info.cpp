@@ -3,7 +3,11 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
+
+#include "isa/whole_file.h"
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
@@ -45,10 +49,9 @@ OnnxModelInfo read_onnx_model_info(const std::vector<std::uint8_t>& model_bytes,
 }
 
 OnnxModelInfo read_onnx_model_file_info(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open file");
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return read_onnx_model_info(bytes, path);
+  const auto bytes = isa::read_whole_file(path);
+  if (!bytes) throw std::runtime_error(path + ": cannot open file: " + std::strerror(errno));
+  return read_onnx_model_info(*bytes, path);
 }
 
 }  // namespace npu::runtime

@@ -1,18 +1,20 @@
 #include "runtime/tensor_file.h"
 
-#include <fstream>
-#include <iterator>
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
+
+#include "isa/whole_file.h"
 
 namespace npu::runtime {
 
 TensorFile read_tensor_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open file");
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.rfind("\x93NUMPY", 0) == 0)
-    return {from_npy(container::parse_npy({bytes.begin(), bytes.end()}, path), path), ""};
-  return parse_onnx_tensor(bytes, path);
+  const auto bytes = isa::read_whole_file(path);
+  if (!bytes) throw std::runtime_error(path + ": cannot open file: " + std::strerror(errno));
+  static constexpr char kNpyMagic[] = "\x93NUMPY";
+  if (bytes->size() >= 6 && std::memcmp(bytes->data(), kNpyMagic, 6) == 0)
+    return {from_npy(container::parse_npy(*bytes, path), path), ""};
+  return parse_onnx_tensor(std::string(bytes->begin(), bytes->end()), path);
 }
 
 std::string npy_file_name(const std::string& tensor_name) {

@@ -5,6 +5,7 @@
 //   before a Conv without padding (its only reader): the weights absorb the scale along input
 //   channels and the bias absorbs the shift (sum of weights x shift).
 // What cannot fold stays a Mul and an Add, which the NPU's elementwise rules may take.
+#include <utility>
 #include <algorithm>
 #include <cmath>
 
@@ -33,8 +34,9 @@ Tensor& own_constant(Graph& g, const std::string& name, std::string& renamed) {
   if (copy.floats.empty())
     for (auto v : copy.ints) copy.floats.push_back(static_cast<float>(v));
   copy.ints.clear();
-  g.tensors[renamed] = copy;
-  return g.tensors[renamed];
+  Tensor& owned = g.tensors[renamed];
+  owned = std::move(copy);
+  return owned;
 }
 
 // c as one value per channel of x along `axis`, when it varies only along that axis and does

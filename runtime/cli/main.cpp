@@ -3,6 +3,9 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <boost/program_options/errors.hpp>
 #include <fmt/core.h>
@@ -40,12 +43,25 @@ std::string one_line(const std::string& text) {
   return out;
 }
 
+// The FP32 evaluator (calibration) and the importer allocate and free tensors of megabytes
+// node after node. glibc serves those with mmap and returns them (and the heap's top) to the
+// system at once, so every tensor page faults afresh: a third of a ResNet-50 compile was
+// kernel time. A process that exits when its command is done keeps them instead
+// (npusim compile of ResNet-50 on default.yaml, user+sys: about 3.0 s -> 2.6 s; peak RSS 372 -> 409 MB).
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
 }  // namespace
 }  // namespace npu::cli
 
 // libsystemc owns main() and calls this.
 int sc_main(int argc, char** argv) {
   using namespace npu::cli;
+  keep_freed_memory();
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
       std::string(argv[1]) == "help") {
     print_usage();
