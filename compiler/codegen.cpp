@@ -354,6 +354,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
           std::fprintf(stderr, "%s: region %llu + %llu est %.0f\n", n.name.c_str(), (unsigned long long)schedule.scratch[li].base,
                        (unsigned long long)schedule.scratch[li].bytes, schedule.est_cycles[li]);
         code = kinds[li].generate(ctx, n);
+        ctx.previous_region = schedule.scratch[li];
       }
       LayerRecord rec;
       rec.name = n.name;
@@ -407,6 +408,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     for (const auto& o : steps[s].outputs) step_outputs.insert(o);
     ctx.homes().clear();
     ctx.set_region({0, ctx.sram_capacity});
+    ctx.previous_region = {};
   }
   for (const auto& [name, d] : ctx.placed()) {
     const Tensor& t = g.tensor(name);

@@ -77,6 +77,9 @@ class CodegenContext {
   // their tile buffers only there (and read/write resident values where homes() says).
   std::uint64_t sram_base = 0;
   std::uint64_t sram_bytes = 0;
+  // The region of the step's previous layer with code (bytes 0: none): its last tiles may still
+  // be running when this layer's first loads could start.
+  SramRegion previous_region;
   std::uint64_t alignment = 64;
 
   bool int8() const { return precision == Precision::Int8; }

@@ -139,6 +139,15 @@ std::string plan_key(const ConvLayer& L) {
   return key;
 }
 
+// Whether the previous layer's region covers the bottom of this layer's bytes
+// [sram_base, +used) but not their top: the first tile's buffers then go at the top
+// (TilePlan::sram_top_down), where its loads need not wait for that layer.
+bool top_down_pays(const CodegenContext& ctx, std::uint64_t used) {
+  const SramRegion& p = ctx.previous_region;
+  const std::uint64_t begin = ctx.sram_base, end = ctx.sram_base + used;
+  return p.bytes > 0 && p.base <= begin && p.base + p.bytes > begin && p.base + p.bytes < end;
+}
+
 }  // namespace
 
 std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& n, std::uint64_t budget) {
@@ -266,7 +275,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   const QaddParams& qadd = q.qadd;
 
   // ---- instructions ----
-  const SramLayout& m = plan.sram;
+  const SramLayout& m = top_down_pays(ctx, plan.sram.total) ? plan.sram_top_down : plan.sram;
   const std::uint64_t base = ctx.sram_base;
   auto addr = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
   auto epilogue = [&](std::vector<Instruction>& vec, std::uint64_t acc, std::uint64_t o_slot, std::uint64_t res_slot,

@@ -1,5 +1,6 @@
 #include "compiler/sram_tiling.h"
 
+#include <cstdlib>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -535,28 +536,48 @@ TilePlan ConvTiler::build(const Candidate& best) const {
   SramLayout& m = plan.sram;
   m = proto_;
   std::uint64_t at = 0;
-  auto take = [&](std::uint64_t bytes, std::uint64_t (&slot)[2], bool refilled) {
+  using Slots = std::uint64_t (SramLayout::*)[2];
+  struct Taken {
+    Slots slots;
+    bool refilled;
+    std::uint64_t bytes;  // of each
+  };
+  std::vector<Taken> taken;
+  auto take = [&](std::uint64_t bytes, Slots slots, bool refilled) {
+    const std::uint64_t each = align_up(std::max<std::uint64_t>(bytes, 1), a_);
+    std::uint64_t (&slot)[2] = m.*slots;
     for (int i = 0; i < (refilled ? 2 : 1); ++i) {
       slot[i] = at;
-      at += align_up(std::max<std::uint64_t>(bytes, 1), a_);
+      at += each;
     }
     if (!refilled) slot[1] = slot[0];
+    taken.push_back({slots, refilled, each});
   };
   const std::int64_t u = best.units, r = best.rows, w = best.cols, coc = chunk_oc(u);
   const auto out_tile = static_cast<std::uint64_t>(r * w * coc * s_.elem);
-  take(params_bytes(u), m.params, n.chunks > 1);
+  take(params_bytes(u), &SramLayout::params, n.chunks > 1);
   if (s_.lut) {
     m.lut = at;
     at += align_up(256, a_);
   }
-  take(weight_bytes(u, best.red), m.weights, n.chunks > 1 || n.slices > 1);
+  take(weight_bytes(u, best.red), &SramLayout::weights, n.chunks > 1 || n.slices > 1);
   if (!s_.input_resident)
-    take(static_cast<std::uint64_t>(slice_rows(r, best.red) * in_cols(w) * chunk_in(u, best.red) * s_.elem), m.input,
-         n.spatial > 1 || n.slices > 1 || (s_.groups > 1 && n.chunks > 1));
-  take(static_cast<std::uint64_t>(r * w * coc * 4), m.acc, n.tiles > 1);
-  if (!s_.output_resident) take(out_tile, m.output, n.tiles > 1);
-  if (s_.residual && !s_.residual_resident) take(out_tile, m.residual, n.tiles > 1);
+    take(static_cast<std::uint64_t>(slice_rows(r, best.red) * in_cols(w) * chunk_in(u, best.red) * s_.elem),
+         &SramLayout::input, n.spatial > 1 || n.slices > 1 || (s_.groups > 1 && n.chunks > 1));
+  take(static_cast<std::uint64_t>(r * w * coc * 4), &SramLayout::acc, n.tiles > 1);
+  if (!s_.output_resident) take(out_tile, &SramLayout::output, n.tiles > 1);
+  if (s_.residual && !s_.residual_resident) take(out_tile, &SramLayout::residual, n.tiles > 1);
   m.total = at;
+  // The same slots from the top of the region down (see TilePlan::sram_top_down).
+  SramLayout& top = plan.sram_top_down;
+  top = m;
+  for (const Taken& t : taken) {
+    const std::uint64_t(&from)[2] = m.*t.slots;
+    std::uint64_t(&to)[2] = top.*t.slots;
+    to[0] = at - from[0] - t.bytes;
+    to[1] = t.refilled ? at - from[1] - t.bytes : to[0];
+  }
+  if (s_.lut) top.lut = at - m.lut - align_up(256, a_);
   if (at > sram_) throw CompileError("internal: layer '" + s_.name + "' tile plan exceeds its scratchpad region");
   return plan;
 }

@@ -77,6 +77,10 @@ struct TilePlan {
   std::vector<TileChunk> chunks;
   std::vector<ConvTile> tiles;
   SramLayout sram;               // offsets within the layer's region
+  // The same slots mirrored, the first tile's from the top of the region down: the generator
+  // takes it when the previous layer still uses the bottom of the region, so the first tile's
+  // loads need not wait for that layer to finish.
+  SramLayout sram_top_down;
   bool rows_outer = false;
   std::uint64_t ddr_bytes = 0;   // estimated DDR bytes requested
   double bus_bytes = 0;          // ... and moved on the bus (whole bursts)
