@@ -164,7 +164,10 @@ std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& n, std::
   }
   if (known->second < 0) return std::nullopt;
   const TilePlan& plan = plans[static_cast<std::size_t>(known->second)];
-  return LayerDemand{plan.sram.total, plan.est_cycles, plan.bus_bytes};
+  LayerDemand d{plan.sram.total, plan.est_cycles, plan.bus_bytes};
+  d.weight_slot_bytes = plan.weight_slot_bytes;
+  d.max_weight_slots = max_weight_slots(plan);
+  return d;
 }
 
 LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
@@ -180,9 +183,15 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   const auto x_home = ctx.resident(L.x), y_home = ctx.resident(L.y);
   const auto r_home = residual ? ctx.resident(L.res) : std::nullopt;
   const TilePlan* known = nullptr;
+  // Extra weight buffers come out of the region the scheduler gave (it added room for them).
+  const auto extra = [&](const TilePlan& p) { return p.weight_slot_bytes * static_cast<std::uint64_t>(ctx.weight_slots - 2); };
   for (const TilePlan& p : ctx.conv_plans[plan_key(L)])
-    if (p.sram.total <= ctx.sram_bytes && (!known || p.est_cycles < known->est_cycles)) known = &p;
-  const TilePlan plan = known ? *known : plan_conv_tiles(s, ctx.sram_bytes, ctx.alignment, &ctx.config);
+    if (p.sram.total + extra(p) <= ctx.sram_bytes && (ctx.weight_slots == 2 || max_weight_slots(p) >= ctx.weight_slots) &&
+        (!known || p.est_cycles < known->est_cycles))
+      known = &p;
+  TilePlan plan = known ? *known : plan_conv_tiles(s, ctx.sram_bytes, ctx.alignment, &ctx.config);
+  if (auto deeper = with_weight_slots(plan, ctx.weight_slots); deeper && deeper->sram.total <= ctx.sram_bytes)
+    plan = std::move(*deeper);
 
   // ---- constant data: packed weights per chunk (per input-channel slice), parameters per chunk ----
   const Tensor& wt = g.tensor(n.inputs[1]);
@@ -342,7 +351,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       emit_linear_load(code, params_ddr + chunk_param_offset[chunk], pbase, pbytes);
       out.planned_ddr_bytes += pbytes;
       if (plan.k_slices == 1) {
-        w_slot = base + m.weights[weight_loads++ % 2];
+        w_slot = base + m.weights[weight_loads++ % m.weight_slots];
         const std::size_t wi = chunk;  // one block per chunk
         const std::uint64_t bytes = slice_w_offset[wi + 1] - slice_w_offset[wi];
         emit_linear_load(code, weights_ddr + slice_w_offset[wi], w_slot, bytes);
@@ -385,7 +394,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       const std::int64_t kh0 = std::max<std::int64_t>(0, kstart), kh1 = std::min<std::int64_t>(s.h - 1, kend) + 1;
       if (kh1 <= kh0) throw CompileError(g.source + ": layer '" + n.name + "': a kernel row lies entirely in padding");
       if (plan.k_slices > 1) {
-        w_slot = base + m.weights[weight_loads++ % 2];
+        w_slot = base + m.weights[weight_loads++ % m.weight_slots];
         std::uint64_t from, bytes;
         if (plan.kernel_rows) {  // kernel row k of the chunk's [kh][kw][C][oc] block
           bytes = static_cast<std::uint64_t>(KW * s.c * ch.oc * es);

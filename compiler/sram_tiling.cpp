@@ -536,47 +536,49 @@ TilePlan ConvTiler::build(const Candidate& best) const {
   SramLayout& m = plan.sram;
   m = proto_;
   std::uint64_t at = 0;
-  using Slots = std::uint64_t (SramLayout::*)[2];
+  using Slots = SramLayout::Slots SramLayout::*;
   struct Taken {
     Slots slots;
-    bool refilled;
+    int count;            // distinct slots
     std::uint64_t bytes;  // of each
   };
   std::vector<Taken> taken;
-  auto take = [&](std::uint64_t bytes, Slots slots, bool refilled) {
+  auto take = [&](std::uint64_t bytes, Slots slots, int count) {
     const std::uint64_t each = align_up(std::max<std::uint64_t>(bytes, 1), a_);
-    std::uint64_t (&slot)[2] = m.*slots;
-    for (int i = 0; i < (refilled ? 2 : 1); ++i) {
-      slot[i] = at;
-      at += each;
+    SramLayout::Slots& slot = m.*slots;
+    for (int i = 0; i < kMaxTileSlots; ++i) {
+      slot[i] = i < count ? at : slot[i % count];
+      if (i < count) at += each;
     }
-    if (!refilled) slot[1] = slot[0];
-    taken.push_back({slots, refilled, each});
+    taken.push_back({slots, count, each});
   };
+  auto slots = [](bool refilled) { return refilled ? 2 : 1; };
   const std::int64_t u = best.units, r = best.rows, w = best.cols, coc = chunk_oc(u);
   const auto out_tile = static_cast<std::uint64_t>(r * w * coc * s_.elem);
-  take(params_bytes(u), &SramLayout::params, n.chunks > 1);
+  take(params_bytes(u), &SramLayout::params, slots(n.chunks > 1));
   if (s_.lut) {
     m.lut = at;
     at += align_up(256, a_);
   }
-  take(weight_bytes(u, best.red), &SramLayout::weights, n.chunks > 1 || n.slices > 1);
+  const bool weights_refilled = n.chunks > 1 || n.slices > 1;
+  take(weight_bytes(u, best.red), &SramLayout::weights, slots(weights_refilled));
+  const std::int64_t weight_loads = n.slices > 1 ? n.tiles * n.slices : best.rows_outer && n.chunks > 1 ? n.tiles : n.chunks;
+  if (weights_refilled && weight_loads > 2) {
+    plan.weight_slot_bytes = taken.back().bytes;
+    plan.weight_loads = weight_loads;
+  }
   if (!s_.input_resident)
     take(static_cast<std::uint64_t>(slice_rows(r, best.red) * in_cols(w) * chunk_in(u, best.red) * s_.elem),
-         &SramLayout::input, n.spatial > 1 || n.slices > 1 || (s_.groups > 1 && n.chunks > 1));
-  take(static_cast<std::uint64_t>(r * w * coc * 4), &SramLayout::acc, n.tiles > 1);
-  if (!s_.output_resident) take(out_tile, &SramLayout::output, n.tiles > 1);
-  if (s_.residual && !s_.residual_resident) take(out_tile, &SramLayout::residual, n.tiles > 1);
+         &SramLayout::input, slots(n.spatial > 1 || n.slices > 1 || (s_.groups > 1 && n.chunks > 1)));
+  take(static_cast<std::uint64_t>(r * w * coc * 4), &SramLayout::acc, slots(n.tiles > 1));
+  if (!s_.output_resident) take(out_tile, &SramLayout::output, slots(n.tiles > 1));
+  if (s_.residual && !s_.residual_resident) take(out_tile, &SramLayout::residual, slots(n.tiles > 1));
   m.total = at;
   // The same slots from the top of the region down (see TilePlan::sram_top_down).
   SramLayout& top = plan.sram_top_down;
   top = m;
-  for (const Taken& t : taken) {
-    const std::uint64_t(&from)[2] = m.*t.slots;
-    std::uint64_t(&to)[2] = top.*t.slots;
-    to[0] = at - from[0] - t.bytes;
-    to[1] = t.refilled ? at - from[1] - t.bytes : to[0];
-  }
+  for (const Taken& t : taken)
+    for (int i = 0; i < kMaxTileSlots; ++i) (top.*t.slots)[i] = at - (m.*t.slots)[i] - t.bytes;
   if (s_.lut) top.lut = at - m.lut - align_up(256, a_);
   if (at > sram_) throw CompileError("internal: layer '" + s_.name + "' tile plan exceeds its scratchpad region");
   return plan;
@@ -604,6 +606,29 @@ cost::ArrayMapping fastest_mapping(const HardwareConfig& hw, std::int64_t groups
                                    std::int64_t k, bool fp16, bool depthwise_possible, double* cycles) {
   return fastest(cost::MacArrayCost(hw), cost::flexible_mapping(hw.mac_array), groups, m, n, k, fp16,
                  depthwise_possible, cycles);
+}
+
+int max_weight_slots(const TilePlan& plan) {
+  if (plan.weight_slot_bytes == 0) return 2;
+  return static_cast<int>(std::min<std::int64_t>(plan.weight_loads, kMaxTileSlots));
+}
+
+std::optional<TilePlan> with_weight_slots(const TilePlan& plan, int slots) {
+  if (plan.sram.weight_slots != 2 || slots <= 2 || slots > max_weight_slots(plan)) return std::nullopt;
+  TilePlan p = plan;
+  const std::uint64_t each = plan.weight_slot_bytes, extra = each * static_cast<std::uint64_t>(slots - 2);
+  // Bottom up: the new slots above everything. Top down: below everything, the rest moved up.
+  SramLayout& top = p.sram_top_down;
+  for (auto* field : {&top.params, &top.weights, &top.input, &top.acc, &top.output, &top.residual})
+    for (std::uint64_t& at : *field) at += extra;
+  top.lut += extra;
+  for (int k = 2; k < slots; ++k) {
+    p.sram.weights[k] = plan.sram.total + each * static_cast<std::uint64_t>(k - 2);
+    top.weights[k] = extra - each * static_cast<std::uint64_t>(k - 1);
+  }
+  p.sram.weight_slots = top.weight_slots = slots;
+  p.sram.total = top.total = plan.sram.total + extra;
+  return p;
 }
 
 std::optional<TilePlan> try_plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t alignment,

@@ -52,9 +52,15 @@ struct ConvShape {
   bool depthwise() const { return groups > 1 && groups == c && groups == oc; }
 };
 
+// Slots of each buffer: two for double buffering (the same one twice when a buffer is filled
+// only once); weights may rotate through more (weight_slots, with_weight_slots), so a
+// bandwidth-bound layer's loads run further ahead of its compute.
+constexpr int kMaxTileSlots = 3;
 struct SramLayout {
-  std::uint64_t params[2] = {0, 0}, lut = 0;
-  std::uint64_t weights[2] = {0, 0}, input[2] = {0, 0}, acc[2] = {0, 0}, output[2] = {0, 0}, residual[2] = {0, 0};
+  using Slots = std::uint64_t[kMaxTileSlots];
+  Slots params = {}, weights = {}, input = {}, acc = {}, output = {}, residual = {};
+  std::uint64_t lut = 0;
+  int weight_slots = 2;     // weights of chunk/slice i go to weights[i % weight_slots]
   std::uint64_t total = 0;  // bytes of the region the plan uses, from offset 0
   bool int8 = true;
   std::uint64_t alignment = 64;
@@ -81,6 +87,10 @@ struct TilePlan {
   // takes it when the previous layer still uses the bottom of the region, so the first tile's
   // loads need not wait for that layer to finish.
   SramLayout sram_top_down;
+  // Bytes of one weight slot when the weights are loaded more than twice (else 0), and how many
+  // times they are loaded: what with_weight_slots adds slots of, and how many at most pay.
+  std::uint64_t weight_slot_bytes = 0;
+  std::int64_t weight_loads = 0;
   bool rows_outer = false;
   std::uint64_t ddr_bytes = 0;   // estimated DDR bytes requested
   double bus_bytes = 0;          // ... and moved on the bus (whole bursts)
@@ -105,6 +115,13 @@ std::uint64_t weight_block_bytes(const cost::WeightStorage& w, std::int64_t k, s
 std::optional<TilePlan> try_plan_conv_tiles(const ConvShape& shape, std::uint64_t sram_bytes, std::uint64_t alignment,
                                             const HardwareConfig* hw = nullptr);
 // The same; throws CompileError naming the layer and the smallest tile's bytes when none fits.
+// The same plan with weight slots appended so its weights rotate through `slots` of them (3 up
+// to min(weight_loads, kMaxTileSlots)), or nullopt when that is not more than it has. A layer
+// bound by its transfers then loads further ahead of its compute, across the wait for the
+// previous layer's output.
+std::optional<TilePlan> with_weight_slots(const TilePlan& plan, int slots);
+int max_weight_slots(const TilePlan& plan);
+
 TilePlan plan_conv_tiles(const ConvShape& shape, std::uint64_t sram_bytes, std::uint64_t alignment,
                          const HardwareConfig* hw);
 
