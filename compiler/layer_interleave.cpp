@@ -71,7 +71,8 @@ std::vector<std::size_t> identity(std::size_t first, std::size_t end) {
 // instruction before bs that B's instruction j conflicts with (0 if none). Returns the new
 // order of stream[lo, be) with B's instructions moved in with the given lag.
 std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vector<std::size_t>& after, std::size_t lo,
-                               std::size_t bs, std::size_t be, std::uint32_t a, int lag, bool loads_only, std::size_t overtake) {
+                               std::size_t bs, std::size_t be, std::uint32_t a, int lag, bool loads_only, std::size_t overtake,
+                               std::size_t max_loads) {
   std::vector<std::size_t> markers;  // the tiles of the layers B moves into
   for (std::size_t p = lo; p < bs; ++p)
     if (stream[p].owner >= a && is_tile_step(stream[p])) markers.push_back(p);
@@ -83,9 +84,12 @@ std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vecto
   std::vector<std::size_t> pos(be - bs);
   std::size_t last_compute = bs;  // index (in B) of B's latest compute instruction
   std::size_t settled = 0, settled_max = 0;  // B's instructions before the overtake window, their latest position
+  std::size_t loads_seen = 0;
   for (std::size_t j = 0; j < pos.size(); ++j) {
     const Item& b = stream[bs + j];
-    std::size_t req = loads_only && b.inst.unit() != Unit::Load ? bs : std::max(lo, after[j]);
+    const bool is_load = b.inst.unit() == Unit::Load;
+    std::size_t req = loads_only && (!is_load || loads_seen >= max_loads) ? bs : std::max(lo, after[j]);
+    if (is_load) ++loads_seen;
     if (lag > 0) {
       auto it = std::lower_bound(markers.begin(), markers.end(), req);
       const auto left = static_cast<std::size_t>(markers.end() - it);
@@ -172,8 +176,8 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
             }
         // Deeper windows only change where B's leading loads go (loads only): not worth timing
         // once none of them can go further back than the last window's start.
-        std::size_t earliest_load = bs;
-        for (std::size_t j = 0; j < after.size() && stream[bs + j].inst.unit() == Unit::Load; ++j)
+        std::size_t earliest_load = bs, leading_loads = 0;
+        for (std::size_t j = 0; j < after.size() && stream[bs + j].inst.unit() == Unit::Load; ++j, ++leading_loads)
           earliest_load = std::min(earliest_load, after[j]);
         std::size_t previous_lo = bs;
         for (std::size_t depth = 0; depth < depths; ++depth) {
@@ -182,13 +186,17 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
           previous_lo = lo;
           const std::size_t from = depth + 1 < done.size() ? std::min(lo, first_of(stream, done[done.size() - 2 - depth])) : lo;
           const double apart = window_cycles(stream, from, lo, identity(lo, be), config);
-          // All of B in its own order; its loads in order, or overtaking B's earlier loads.
-        for (const std::size_t mode : {0, 1, 2}) {
-          const bool loads_only = mode > 0;
-          if (depth > 0 && !loads_only) continue;
-          for (const int lag : kLags) {
-            std::vector<std::size_t> trial =
-                merge(stream, after, lo, bs, be, done[done.size() - 1 - depth], lag, loads_only, mode == 2 ? kOvertake : 0);
+          // All of B in its own order; its loads in order, or overtaking B's earlier loads; or
+          // only the first half of its leading loads (the rest stay behind A's own loads, which
+          // A's compute may be waiting for).
+          for (const std::size_t mode : {0, 1, 2, 3}) {
+            const bool loads_only = mode > 0;
+            if (depth > 0 && !loads_only) continue;
+            if (mode == 3 && leading_loads < 4) continue;
+            const std::size_t max_loads = mode == 3 ? leading_loads / 2 : be - bs;
+            for (const int lag : kLags) {
+              std::vector<std::size_t> trial = merge(stream, after, lo, bs, be, done[done.size() - 1 - depth], lag,
+                                                     loads_only, mode == 2 ? kOvertake : 0, max_loads);
               const double gain = apart - window_cycles(stream, from, lo, trial, config);
               if (gain > apart * kMinGain && gain > best_gain) {
                 best_gain = gain;
