@@ -350,11 +350,11 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       ctx.precision = runs_in_fp16(n) ? Precision::Fp16 : precision;
       if (layers[li].has_code) {
         ctx.set_region(schedule.scratch[li]);
-        ctx.weight_slots = schedule.weight_slots.empty() ? 2 : schedule.weight_slots[li];
+        ctx.third_weight_slot = !schedule.third_weight_slot.empty() && schedule.third_weight_slot[li];
         if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
           std::fprintf(stderr, "%s: region %llu + %llu est %.0f%s\n", n.name.c_str(), (unsigned long long)schedule.scratch[li].base,
                        (unsigned long long)schedule.scratch[li].bytes, schedule.est_cycles[li],
-                       ctx.weight_slots > 2 ? " (3 weight buffers)" : "");
+                       ctx.third_weight_slot ? " (3 weight buffers)" : "");
         code = kinds[li].generate(ctx, n);
         ctx.previous_region = schedule.scratch[li];
       }

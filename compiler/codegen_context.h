@@ -80,8 +80,9 @@ class CodegenContext {
   // The region of the step's previous layer with code (bytes 0: none): its last tiles may still
   // be running when this layer's first loads could start.
   SramRegion previous_region;
-  // Weight buffers the step scheduler gave this layer's region room for (with_weight_slots).
-  int weight_slots = 2;
+  // The step scheduler gave this layer's region room for a third weight buffer
+  // (with_third_weight_slot).
+  bool third_weight_slot = false;
   std::uint64_t alignment = 64;
 
   bool int8() const { return precision == Precision::Int8; }
@@ -168,8 +169,7 @@ struct LayerDemand {
   double cycles = 0;             // its estimate
   double ddr_bytes = 0;          // DDR bus bytes it moves
   bool takes_all = false;        // sizes its tiles from the whole region it is given
-  std::uint64_t weight_slot_bytes = 0;  // what each weight buffer beyond two adds (0: not possible)
-  int max_weight_slots = 2;             // weight buffers that still pay (one per load at most)
+  std::uint64_t weight_slot_bytes = 0;  // what a third weight buffer adds (0: it would not pay)
 };
 std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& node, std::uint64_t budget);
 

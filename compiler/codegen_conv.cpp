@@ -152,8 +152,8 @@ bool top_down_pays(const CodegenContext& ctx, std::uint64_t used) {
 
 std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& n, std::uint64_t budget) {
   const ConvLayer L = describe(ctx, n);
-  const std::string key = plan_key(L) + "/e" + std::to_string(L.s.elem);
-  std::vector<TilePlan>& plans = ctx.conv_plans[plan_key(L)];
+  const std::string key = plan_key(L);
+  std::vector<TilePlan>& plans = ctx.conv_plans[key];
   auto [known, fresh] = ctx.conv_plan_of_budget.try_emplace({key, budget}, -1);
   if (fresh) {
     auto plan = try_plan_conv_tiles(L.s, budget, ctx.alignment, &ctx.config);
@@ -166,7 +166,6 @@ std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& n, std::
   const TilePlan& plan = plans[static_cast<std::size_t>(known->second)];
   LayerDemand d{plan.sram.total, plan.est_cycles, plan.bus_bytes};
   d.weight_slot_bytes = plan.weight_slot_bytes;
-  d.max_weight_slots = max_weight_slots(plan);
   return d;
 }
 
@@ -183,15 +182,14 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   const auto x_home = ctx.resident(L.x), y_home = ctx.resident(L.y);
   const auto r_home = residual ? ctx.resident(L.res) : std::nullopt;
   const TilePlan* known = nullptr;
-  // Extra weight buffers come out of the region the scheduler gave (it added room for them).
-  const auto extra = [&](const TilePlan& p) { return p.weight_slot_bytes * static_cast<std::uint64_t>(ctx.weight_slots - 2); };
+  // A third weight buffer comes out of the region the scheduler gave (it added room for one).
   for (const TilePlan& p : ctx.conv_plans[plan_key(L)])
-    if (p.sram.total + extra(p) <= ctx.sram_bytes && (ctx.weight_slots == 2 || max_weight_slots(p) >= ctx.weight_slots) &&
-        (!known || p.est_cycles < known->est_cycles))
+    if (p.sram.total + (ctx.third_weight_slot ? p.weight_slot_bytes : 0) <= ctx.sram_bytes &&
+        (!ctx.third_weight_slot || p.weight_slot_bytes > 0) && (!known || p.est_cycles < known->est_cycles))
       known = &p;
   TilePlan plan = known ? *known : plan_conv_tiles(s, ctx.sram_bytes, ctx.alignment, &ctx.config);
-  if (auto deeper = with_weight_slots(plan, ctx.weight_slots); deeper && deeper->sram.total <= ctx.sram_bytes)
-    plan = std::move(*deeper);
+  if (ctx.third_weight_slot)
+    if (auto deeper = with_third_weight_slot(plan); deeper && deeper->sram.total <= ctx.sram_bytes) plan = std::move(*deeper);
 
   // ---- constant data: packed weights per chunk (per input-channel slice), parameters per chunk ----
   const Tensor& wt = g.tensor(n.inputs[1]);

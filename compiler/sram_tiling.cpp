@@ -1,6 +1,5 @@
 #include "compiler/sram_tiling.h"
 
-#include <cstdlib>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -563,10 +562,7 @@ TilePlan ConvTiler::build(const Candidate& best) const {
   const bool weights_refilled = n.chunks > 1 || n.slices > 1;
   take(weight_bytes(u, best.red), &SramLayout::weights, slots(weights_refilled));
   const std::int64_t weight_loads = n.slices > 1 ? n.tiles * n.slices : best.rows_outer && n.chunks > 1 ? n.tiles : n.chunks;
-  if (weights_refilled && weight_loads > 2) {
-    plan.weight_slot_bytes = taken.back().bytes;
-    plan.weight_loads = weight_loads;
-  }
+  if (weights_refilled && weight_loads > 2) plan.weight_slot_bytes = taken.back().bytes;
   if (!s_.input_resident)
     take(static_cast<std::uint64_t>(slice_rows(r, best.red) * in_cols(w) * chunk_in(u, best.red) * s_.elem),
          &SramLayout::input, slots(n.spatial > 1 || n.slices > 1 || (s_.groups > 1 && n.chunks > 1)));
@@ -608,25 +604,18 @@ cost::ArrayMapping fastest_mapping(const HardwareConfig& hw, std::int64_t groups
                  depthwise_possible, cycles);
 }
 
-int max_weight_slots(const TilePlan& plan) {
-  if (plan.weight_slot_bytes == 0) return 2;
-  return static_cast<int>(std::min<std::int64_t>(plan.weight_loads, kMaxTileSlots));
-}
-
-std::optional<TilePlan> with_weight_slots(const TilePlan& plan, int slots) {
-  if (plan.sram.weight_slots != 2 || slots <= 2 || slots > max_weight_slots(plan)) return std::nullopt;
+std::optional<TilePlan> with_third_weight_slot(const TilePlan& plan) {
+  if (plan.weight_slot_bytes == 0 || plan.sram.weight_slots != 2) return std::nullopt;
   TilePlan p = plan;
-  const std::uint64_t each = plan.weight_slot_bytes, extra = each * static_cast<std::uint64_t>(slots - 2);
-  // Bottom up: the new slots above everything. Top down: below everything, the rest moved up.
+  const std::uint64_t extra = plan.weight_slot_bytes;
+  // Bottom up: the new slot above everything. Top down: below everything, the rest moved up.
   SramLayout& top = p.sram_top_down;
   for (auto* field : {&top.params, &top.weights, &top.input, &top.acc, &top.output, &top.residual})
     for (std::uint64_t& at : *field) at += extra;
   top.lut += extra;
-  for (int k = 2; k < slots; ++k) {
-    p.sram.weights[k] = plan.sram.total + each * static_cast<std::uint64_t>(k - 2);
-    top.weights[k] = extra - each * static_cast<std::uint64_t>(k - 1);
-  }
-  p.sram.weight_slots = top.weight_slots = slots;
+  p.sram.weights[2] = plan.sram.total;
+  top.weights[2] = 0;
+  p.sram.weight_slots = top.weight_slots = 3;
   p.sram.total = top.total = plan.sram.total + extra;
   return p;
 }

@@ -53,8 +53,8 @@ struct ConvShape {
 };
 
 // Slots of each buffer: two for double buffering (the same one twice when a buffer is filled
-// only once); weights may rotate through more (weight_slots, with_weight_slots), so a
-// bandwidth-bound layer's loads run further ahead of its compute.
+// only once); weights may rotate through three (weight_slots, with_third_weight_slot), so a
+// bandwidth-bound layer's loads run a chunk further ahead of its compute.
 constexpr int kMaxTileSlots = 3;
 struct SramLayout {
   using Slots = std::uint64_t[kMaxTileSlots];
@@ -87,10 +87,9 @@ struct TilePlan {
   // takes it when the previous layer still uses the bottom of the region, so the first tile's
   // loads need not wait for that layer to finish.
   SramLayout sram_top_down;
-  // Bytes of one weight slot when the weights are loaded more than twice (else 0), and how many
-  // times they are loaded: what with_weight_slots adds slots of, and how many at most pay.
+  // Bytes of one weight slot when the weights are loaded more than twice (else 0): what
+  // with_third_weight_slot adds.
   std::uint64_t weight_slot_bytes = 0;
-  std::int64_t weight_loads = 0;
   bool rows_outer = false;
   std::uint64_t ddr_bytes = 0;   // estimated DDR bytes requested
   double bus_bytes = 0;          // ... and moved on the bus (whole bursts)
@@ -115,15 +114,12 @@ std::uint64_t weight_block_bytes(const cost::WeightStorage& w, std::int64_t k, s
 std::optional<TilePlan> try_plan_conv_tiles(const ConvShape& shape, std::uint64_t sram_bytes, std::uint64_t alignment,
                                             const HardwareConfig* hw = nullptr);
 // The same; throws CompileError naming the layer and the smallest tile's bytes when none fits.
-// The same plan with weight slots appended so its weights rotate through `slots` of them (3 up
-// to min(weight_loads, kMaxTileSlots)), or nullopt when that is not more than it has. A layer
-// bound by its transfers then loads further ahead of its compute, across the wait for the
-// previous layer's output.
-std::optional<TilePlan> with_weight_slots(const TilePlan& plan, int slots);
-int max_weight_slots(const TilePlan& plan);
-
 TilePlan plan_conv_tiles(const ConvShape& shape, std::uint64_t sram_bytes, std::uint64_t alignment,
                          const HardwareConfig* hw);
+// The same plan with a third weight slot appended (its weights rotate through three), or nullopt
+// when its weights are loaded at most twice. A layer bound by its transfers then loads a chunk
+// further ahead of its compute, across the wait for the previous layer's output.
+std::optional<TilePlan> with_third_weight_slot(const TilePlan& plan);
 
 // The fastest mapping the array offers for one tile's gemm/conv (per group m, n, k; `groups`
 // as the instruction will carry them), and its cycles.

@@ -19,7 +19,9 @@ constexpr int kLevels = sizeof(kNearBest) / sizeof(kNearBest[0]);
 constexpr std::uint64_t kSmallestProbe = 4096;
 // How many predecessors' regions a DDR-bound layer's region may stay clear of.
 constexpr std::int64_t kMaxReach = 5;
-// (... when it is ddr_bound, step_schedule.h.)
+// A layer is bound by its transfers when its DDR time is over this share of its estimated
+// cycles: it gets a third weight buffer where the bytes are free, then that reach.
+constexpr double kDdrBoundShare = 0.7;
 
 std::string fmt_level(int level) { return " (compaction level " + std::to_string(level) + ")"; }
 
@@ -27,7 +29,6 @@ struct Pref {
   std::uint64_t bytes = 0;
   double cycles = 0, ddr_bytes = 0;
   std::uint64_t weight_slot_bytes = 0;  // LayerDemand's
-  int max_weight_slots = 2;
 };
 
 class StepScheduler {
@@ -97,7 +98,7 @@ std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::
   if (memo != memo_.end()) return memo->second;
   std::optional<Pref> result;
   if (auto full = demand_(i, homes, o_.capacity)) {
-    Pref best{full->sram_bytes, full->cycles, full->ddr_bytes, full->weight_slot_bytes, full->max_weight_slots};
+    Pref best{full->sram_bytes, full->cycles, full->ddr_bytes, full->weight_slot_bytes};
     if (!L.region_aware) {
       best.bytes = o_.capacity;
     } else if (level > 0 || full->takes_all) {  // a layer sizing its tiles from the region is never given all of it
@@ -107,7 +108,7 @@ std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::
         auto d = demand_(i, homes, budget);
         const double near = kNearBest[level];
         if (!d || d->cycles > full->cycles * near || d->ddr_bytes > full->ddr_bytes * near) break;
-        best = {d->sram_bytes, d->cycles, d->ddr_bytes, d->weight_slot_bytes, d->max_weight_slots};
+        best = {d->sram_bytes, d->cycles, d->ddr_bytes, d->weight_slot_bytes};
       }
     }
     result = best;
@@ -255,7 +256,7 @@ StepSchedule StepScheduler::run() {
   // First, where the bytes are free, a third weight buffer for those layers (more took the
   // bytes deep reach needs: measured worse on ResNet-18, npu-40tops-55gbps): their loads run a
   // chunk further ahead, across the wait for their input. Then the reach.
-  std::vector<int> weight_slots(n, 2);
+  std::vector<bool> third_weight_slot(n, false);
   auto reach_out = [&](std::size_t i) {
     for (std::int64_t r = reach_[i] + 1; r <= kMaxReach; ++r) {
       reach_[i] = r;
@@ -266,10 +267,10 @@ StepSchedule StepScheduler::run() {
     }
   };
   auto deepen = [&](std::size_t i) {
-    if (prefs[i].weight_slot_bytes == 0 || prefs[i].max_weight_slots < 3) return;
+    if (prefs[i].weight_slot_bytes == 0) return;
     prefs[i].bytes += prefs[i].weight_slot_bytes;
-    if (place(homes, prefs, order)) weight_slots[i] = 3;
-    else prefs[i].bytes -= prefs[i].weight_slot_bytes;
+    third_weight_slot[i] = place(homes, prefs, order).has_value();
+    if (!third_weight_slot[i]) prefs[i].bytes -= prefs[i].weight_slot_bytes;
   };
   for (const std::size_t i : bound) deepen(i);
   for (const std::size_t i : bound) reach_out(i);
@@ -280,7 +281,7 @@ StepSchedule StepScheduler::run() {
     out.est_cycles.assign(n, 0);
     return out;
   }
-  out.weight_slots = weight_slots;
+  out.third_weight_slot = third_weight_slot;
   for (std::size_t i = 0; i < n; ++i) {
     out.scratch.push_back(layers_[i].region_aware ? SramRegion{(*offsets)[i], prefs[i].bytes} : SramRegion{0, o_.capacity});
     out.est_cycles.push_back(prefs[i].cycles);

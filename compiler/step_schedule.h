@@ -27,14 +27,6 @@
 
 namespace npu::compiler {
 
-// A layer is bound by its transfers when its DDR time is at least this share of its estimated
-// cycles: the scheduler keeps its region clear of more predecessors', and a conv/gemm rotates
-// its weights through three buffers (both let its loads run further ahead).
-constexpr double kDdrBoundShare = 0.7;
-inline bool ddr_bound(double ddr_bytes, double cycles, double ddr_bytes_per_cycle) {
-  return cycles > 0 && ddr_bytes / ddr_bytes_per_cycle > kDdrBoundShare * cycles;
-}
-
 struct StepLayer {
   std::vector<std::string> inputs, outputs;  // value names, reshape aliases resolved
   bool has_code = true;         // false for reshapes (an alias of their input)
@@ -52,7 +44,7 @@ struct StepSchedule {
   std::vector<SramRegion> scratch;         // per layer (bytes 0 for layers without code)
   std::map<std::string, ValueHome> homes;  // every resident value
   std::vector<double> est_cycles;          // per layer, the tiler's estimate in its region
-  std::vector<int> weight_slots;           // per layer: the weight buffers its region holds room for
+  std::vector<bool> third_weight_slot;     // per layer: its region holds room for a third weight buffer
 };
 
 // What layer `i` would need within `budget` bytes with `homes` as given (nullopt: no plan).

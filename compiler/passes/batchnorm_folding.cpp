@@ -5,9 +5,9 @@
 //   before a Conv without padding (its only reader): the weights absorb the scale along input
 //   channels and the bias absorbs the shift (sum of weights x shift).
 // What cannot fold stays a Mul and an Add, which the NPU's elementwise rules may take.
-#include <utility>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "compiler/passes/passes.h"
 #include "compiler/passes/pattern_match.h"
