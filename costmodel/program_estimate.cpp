@@ -203,8 +203,9 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
       const double stall = static_cast<double>(
           banks.begin(ScratchpadBanks::kDma, static_cast<std::uint64_t>(start + hw.dma.setup_cycles), port,
                       bank_access(in, mac, moved, hw.sram.capacity_bytes)));
-      isolated += stall;
-      finish = start + isolated;
+      // The scratchpad side runs beside the DDR side (dma_transfer_cycles: setup + the longer
+      // of the two), so a bank stall lengthens only the scratchpad side.
+      finish = start + std::max(isolated, hw.dma.setup_cycles + static_cast<double>(port) + stall);
       if (bytes_per_cycle > 0) {
         const double data = bus / bytes_per_cycle;
         const double ready = start + hw.dma.setup_cycles;
