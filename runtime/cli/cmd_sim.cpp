@@ -9,6 +9,8 @@
 #include "runtime/cli/command.h"
 #include "runtime/cli/options.h"
 #include "runtime/program_io.h"
+#include "isa/instruction_set.h"
+#include "sim/hazard_check.h"
 #include "sim/simulator.h"
 #include "sim/trace_writer.h"
 
@@ -32,6 +34,9 @@ int run_sim(const std::vector<std::string>& args) {
       ("json", po::value<std::string>(), "write the report as JSON")
       ("trace", po::value<std::string>(), "write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
       ("vcd", po::value<std::string>(), "write a VCD of unit and DMA-channel busy signals (GTKWave)")
+      ("check-hazards", po::bool_switch(),
+       "check the run against the instructions' footprints: an instruction that starts before an earlier one "
+       "touching the same bytes (one of them writing) has finished is a race; exit 1 if any")
       ("quiet,q", po::bool_switch(), "print nothing but errors");
   po::positional_options_description pos;
   pos.add("program", 1);
@@ -49,7 +54,8 @@ int run_sim(const std::vector<std::string>& args) {
 
   sim::SimOptions options;
   options.timing_only = (*vm)["timing-only"].as<bool>();
-  options.record_trace = vm->count("trace") > 0;
+  const bool check_hazards = (*vm)["check-hazards"].as<bool>();
+  options.record_trace = vm->count("trace") > 0 || check_hazards;
   if (vm->count("vcd")) options.vcd_path = (*vm)["vcd"].as<std::string>();
   const auto result = sim::simulate(program, config, ddr, options);
 
@@ -67,6 +73,15 @@ int run_sim(const std::vector<std::string>& args) {
   if (vm->count("save-outputs")) {
     if (options.timing_only) throw std::runtime_error("--save-outputs needs a functional run (drop --timing-only)");
     runtime::save_outputs(program, ddr, (*vm)["save-outputs"].as<std::string>());
+  }
+  if (check_hazards) {
+    const auto hazards = sim::find_hazards(program.code, result.trace);
+    for (const auto& h : hazards)
+      fmt::print(stderr, "hazard: instruction {} ({}) starts at cycle {}, before instruction {} ({}) ends at {}: {}\n",
+                 h.later, isa::opcode_info(program.code[h.later].opcode).mnemonic, h.later_start, h.earlier,
+                 isa::opcode_info(program.code[h.earlier].opcode).mnemonic, h.earlier_end, h.what);
+    if (!hazards.empty()) return 1;
+    if (!quiet) fmt::print("hazards: none ({} instructions checked against their footprints)\n", program.code.size());
   }
   return kExitOk;
 }

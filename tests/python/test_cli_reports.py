@@ -62,3 +62,40 @@ def test_isa_md_is_current(npusim, root):
     r = npusim("isa-doc")
     assert r.code == 0
     assert r.out == (root / "isa/ISA.md").read_text(), "regenerate: build/bin/npusim isa-doc -o isa/ISA.md"
+
+
+RACE = """\
+.tensor name=A role=input  dtype=int8  shape=128x64 layout=NC addr=0x10000
+.tensor name=B role=input  dtype=int8  shape=64x64  layout=NC addr=0x20000
+.tensor name=C role=output dtype=int32 shape=128x64 layout=NC addr=0x30000
+  load channel=0 ddr_addr=0x20000 sram_addr=0x0000 len0=4096
+  load channel=0 ddr_addr=0x10000 sram_addr=0x1000 len0=8192{load_tokens}
+  gemm mac_dtype=0 a_addr=0x1000 b_addr=0x0000 c_addr=0x4000 m=128 n=64 k=64{gemm_tokens}
+  store channel=1 ddr_addr=0x30000 sram_addr=0x4000 len0=32768{store_tokens}
+"""
+
+
+def test_check_hazards_finds_a_race_and_passes_the_tokened_program(npusim, tmp_path, root):
+    racy = tmp_path / "race.npuasm"
+    racy.write_text(RACE.format(load_tokens="", gemm_tokens="", store_tokens=""))
+    r = npusim("sim", racy, "-c", root / "configs/default.yaml", "--timing-only", "--check-hazards", "-q")
+    assert r.code == 1
+    # The gemm starts before both loads of its operands end, the store before the gemm: three races.
+    hazards = [l for l in r.err.splitlines() if l.startswith("hazard:")]
+    assert len(hazards) == 3, r.err
+    assert "instruction 2 (gemm)" in hazards[0] and "instruction 0 (load)" in hazards[0]
+    assert "read after write of sram [0x0, 0x1000)" in hazards[0]
+    assert "read after write of sram [0x4000, 0xc000)" in hazards[2]
+    tokened = tmp_path / "ok.npuasm"
+    tokened.write_text(RACE.format(load_tokens=" push=compute", gemm_tokens=" pop=load push=store",
+                                   store_tokens=" pop=compute"))
+    r = npusim("sim", tokened, "-c", root / "configs/default.yaml", "--timing-only", "--check-hazards")
+    assert r.code == 0, r.err
+    assert "hazards: none (4 instructions checked" in r.out
+    # And a compiled model: the compiler's tokens leave no race.
+    prog = tmp_path / "tiny.npuprog"
+    assert npusim("compile", root / "models/tiny_convnet.onnx", "-c", root / "configs/npu-40tops-55gbps.yaml",
+                  "-o", prog, "-q").code == 0
+    r = npusim("sim", prog, "-c", root / "configs/npu-40tops-55gbps.yaml", "--check-hazards")
+    assert r.code == 0, r.err
+    assert "hazards: none" in r.out
