@@ -20,7 +20,7 @@ struct CalibrationOptions {
   bool fit_layers = false;          // measured layer times join the fit (one model's weight per model)
   bool leave_one_out = true;
   int max_iterations = 40;          // per fit
-  int max_rounds = 3;               // recompile-and-refit rounds
+  int max_rounds = 6;               // recompile-and-refit rounds
   std::vector<ModelCase> predict;   // predicted with the fitted config, never fitted to
 };
 
