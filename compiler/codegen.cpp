@@ -22,6 +22,7 @@
 #include "compiler/quant_math.h"
 #include "compiler/rowwise_params.h"
 #include "isa/fp16.h"
+#include "isa/instruction_set.h"
 
 namespace npu::compiler {
 
@@ -213,11 +214,8 @@ LayerKind layer_kind(const Node& n) {
   if (op == "Resize" || op == "Upsample") return {generate_resize, true, false, false};
   if (move_ops().count(op)) return {generate_move, true, false, false};
   if (op == "MatMul") return {generate_matmul, true, false, false};
-  // Reductions (GlobalAveragePool, ReduceMean, ...) tile in their region; softmax and layer
-  // norm not yet (compiler/README.md): the whole scratchpad, DDR only.
-  if (is_rowwise_op(op)) return {generate_rowwise, reduce_ops().count(op) != 0, false, false};
-  // Not yet written against a region (compiler/README.md): the whole scratchpad, DDR only.
-  return {generate_elementwise, false, false, false};
+  if (is_rowwise_op(op)) return {generate_rowwise, true, false, false};
+  return {generate_elementwise, true, false, false};
 }
 
 // What a layer without a tiler of its own does in a region of `budget` bytes: its code,
@@ -244,6 +242,33 @@ std::optional<LayerDemand> generated_demand(CodegenContext& ctx, const LayerKind
   ctx.dry_run = false;
   ctx.set_region(saved);
   return d;
+}
+
+// A region-aware layer touches only its region and the homes of the resident values it reads
+// or writes: anything else may be another layer's live data (the scheduler placed them apart).
+void check_within_region(CodegenContext& ctx, const Node& n, const StepLayer& L,
+                         const std::map<std::string, StepValue>& values, const std::vector<isa::Instruction>& code) {
+  std::vector<cost::ByteRange> allowed{{ctx.sram_base, ctx.sram_base + ctx.sram_bytes}};
+  for (const auto* names : {&L.inputs, &L.outputs})
+    for (const auto& v : *names)
+      if (auto h = ctx.homes().find(ctx.alias_root(v)); h != ctx.homes().end() && h->second.resident)
+        if (auto sv = values.find(h->first); sv != values.end())
+          allowed.push_back({h->second.sram_addr, h->second.sram_addr + sv->second.bytes});
+  for (const auto& in : code) {
+    const cost::Footprint f = cost::footprint(in);
+    for (const auto* ranges : {&f.sram_read, &f.sram_write})
+      for (const auto& r : *ranges) {
+        if (r.end <= r.begin) continue;
+        bool inside = false;
+        for (const auto& a : allowed) inside |= r.begin >= a.begin && r.end <= a.end;
+        if (!inside)
+          throw CompileError(ctx.graph.source + ": layer '" + n.name + "': internal: " +
+                             std::string(isa::opcode_info(in.opcode).mnemonic) + " touches scratchpad bytes [" +
+                             std::to_string(r.begin) + ", " + std::to_string(r.end) + ") outside its region [" +
+                             std::to_string(ctx.sram_base) + ", " + std::to_string(ctx.sram_base + ctx.sram_bytes) +
+                             ") and its resident values");
+      }
+  }
 }
 
 }  // namespace
@@ -356,6 +381,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
                        (unsigned long long)schedule.scratch[li].bytes, schedule.est_cycles[li],
                        ctx.third_weight_slot ? " (3 weight buffers)" : "");
         code = kinds[li].generate(ctx, n);
+        if (layers[li].region_aware) check_within_region(ctx, n, layers[li], values, code.code);
         ctx.previous_region = schedule.scratch[li];
       }
       LayerRecord rec;
@@ -370,7 +396,13 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     }
     // Each layer's instructions move into its predecessor's code where the cost model says the
     // step gets faster (layer_interleave.h); the records then name the runs that are theirs.
-    InterleavedCode merged = interleave_layers(layer_code, config, options.interleave_layers && !std::getenv("NPUSIM_NO_INTERLEAVE"));
+    InterleavedCode merged = interleave_layers(layer_code, config, options.interleave_layers && !std::getenv("NPUSIM_NO_INTERLEAVE"),
+                                               options.check_interleave || std::getenv("NPUSIM_CHECK_INTERLEAVE"));
+    if (!merged.order_violation.empty()) {
+      auto name = [&](std::uint32_t li) { return g.nodes[static_cast<std::size_t>(steps[s].nodes[li])].name; };
+      throw CompileError(g.source + ": internal: interleaving put an instruction of layer '" + name(merged.order_violation[0]) +
+                         "' before a conflicting one of layer '" + name(merged.order_violation[1]) + "'");
+    }
     const std::size_t first_record = model.layers.size() - layer_code.size();
     const auto step_first = static_cast<std::uint32_t>(program.code.size());
     std::uint32_t previous_end = step_first;  // where the last layer with code ended

@@ -246,7 +246,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
               for (std::int64_t i = c0; i < c1; ++i)
                 for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o) push_w(w_at(o, i, kh, kw));
         }
-        while (weights_blob.size() % 64) weights_blob.push_back(0);
+        while (weights_blob.size() % kWeightBlockAlign) weights_blob.push_back(0);
       }
     } else {  // [group][kh][kw][icg][ocg]
       slice_w_offset.push_back(weights_blob.size());
@@ -255,7 +255,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
           for (std::int64_t kw = 0; kw < KW; ++kw)
             for (std::int64_t i = 0; i < icg; ++i)
               for (std::int64_t o = gi * ocg; o < (gi + 1) * ocg; ++o) push_w(w_at(o, i, kh, kw));
-      while (weights_blob.size() % 64) weights_blob.push_back(0);
+      while (weights_blob.size() % kWeightBlockAlign) weights_blob.push_back(0);
     }
     // Parameters: bias block then (int8) requant block, each aligned, as the SRAM image.
     chunk_param_offset.push_back(params_blob.size());

@@ -116,7 +116,7 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
         too_big(ctx, n, need(1, 1));
 
   // Scratchpad: the table, then per slot the operands and output, then the temporaries.
-  std::uint64_t at = 0, lut_at = 0;
+  std::uint64_t at = ctx.sram_base, lut_at = 0;
   if (!plan.lut.empty()) {
     lut_at = at;
     at += ctx.align(256);

@@ -39,6 +39,9 @@ struct CompileOptions {
   // Layers' code moves into their predecessors' where the cost model says it is faster
   // (layer_interleave.h); false: each layer's code after the one before.
   bool interleave_layers = true;
+  // Checks that interleaving kept every pair of conflicting instructions in order (an internal
+  // compile error names them; tests; NPUSIM_CHECK_INTERLEAVE=1 turns it on too).
+  bool check_interleave = false;
   // A tensor larger than this (counted as FP32, the compiler's working type) is an error: a
   // model must never make the compiler allocate what no NPU's DDR could hold.
   std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;

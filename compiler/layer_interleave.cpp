@@ -140,9 +140,10 @@ std::size_t first_of(const std::vector<Item>& stream, std::uint32_t layer) {
 }  // namespace
 
 InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction>>& layers, const HardwareConfig& config,
-                                  bool enabled) {
+                                  bool enabled, bool check_order) {
   std::vector<Item> stream;
   std::vector<std::uint32_t> done;  // the layers with code so far, in order
+  std::vector<std::uint32_t> violation;
   for (std::uint32_t layer = 0; layer < layers.size(); ++layer) {
     if (layers[layer].empty()) continue;
     const std::size_t bs = stream.size();
@@ -158,10 +159,12 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
       std::vector<std::size_t> chosen;
       std::size_t chosen_lo = 0;
       // Where each of B's instructions may go at the earliest: behind its last conflict, scanned
-      // back to the deepest layer it may move into.
+      // back to the earliest instruction of the layers it may move into. (A layer's first
+      // instruction is not always behind its predecessor's: its loads may have moved further
+      // back than the predecessor's.)
       std::size_t depths = 0, deepest = bs;  // how many depths fit the scan budget
       while (depths <= kMaxDepth && depths < done.size()) {
-        const std::size_t lo = first_of(stream, done[done.size() - 1 - depths]);
+        const std::size_t lo = std::min(deepest, first_of(stream, done[done.size() - 1 - depths]));
         if (static_cast<std::uint64_t>(bs - lo) * (be - bs) > kMaxPairsScanned) break;
         deepest = lo;
         ++depths;
@@ -210,6 +213,14 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
       if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
         std::fprintf(stderr, "interleave layer %u into %u: %s%.0f cycles\n", layer, done.back(),
                      chosen.empty() ? "kept apart, " : "saves ", chosen.empty() ? 0.0 : best_gain);
+      // Each instruction the move put ahead of one that was ahead of it must not conflict with it.
+      if (check_order && violation.empty())
+        for (std::size_t x = 0; x < chosen.size() && violation.empty(); ++x)
+          for (std::size_t y = x + 1; y < chosen.size(); ++y)
+            if (chosen[y] < chosen[x] && conflict(stream[chosen[y]], stream[chosen[x]])) {
+              violation = {stream[chosen[x]].owner, stream[chosen[y]].owner};
+              break;
+            }
       if (!chosen.empty()) {
         std::vector<Item> moved;
         moved.reserve(chosen.size());
@@ -220,6 +231,7 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
     done.push_back(layer);
   }
   InterleavedCode out;
+  out.order_violation = std::move(violation);
   out.code.reserve(stream.size());
   out.owner.reserve(stream.size());
   for (auto& it : stream) {

@@ -26,11 +26,16 @@ namespace npu::compiler {
 struct InterleavedCode {
   std::vector<isa::Instruction> code;
   std::vector<std::uint32_t> owner;  // per instruction: the index of the layer it belongs to
+  // check_order only: the layers of the first two conflicting instructions a move put in the
+  // opposite order (the one moved ahead first; empty: none, the pass changed no result).
+  std::vector<std::uint32_t> order_violation;
 };
 
 // layers[i]: layer i's code in issue order (empty for layers without code). enabled false:
-// the layers one after another.
+// the layers one after another. check_order: after each move, compare every instruction moved
+// ahead with each one it passed (tests and NPUSIM_CHECK_INTERLEAVE=1; the pass finds the
+// conflicts its own way, this checks it).
 InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction>>& layers, const HardwareConfig& config,
-                                  bool enabled = true);
+                                  bool enabled = true, bool check_order = false);
 
 }  // namespace npu::compiler

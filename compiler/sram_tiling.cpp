@@ -127,6 +127,10 @@ class ConvTiler {
     if (s_.weights.format != isa::WeightFormat::Int4 || g == 0) return channels;
     return ceil_div(channels, g) * g;
   }
+  // A weight slot: the block as loaded, padded (kWeightBlockAlign) and at the region's alignment.
+  std::uint64_t weight_slot(std::int64_t u, Reduction r) const {
+    return align_up(weight_bytes(u, r), std::max<std::uint64_t>(a_, kWeightBlockAlign));
+  }
   std::uint64_t params_bytes(std::int64_t u) const { return proto_.params_per_chunk(chunk_oc(u)); }
   struct Counts {
     std::int64_t chunks, spatial, tiles, slices;
@@ -145,7 +149,7 @@ class ConvTiler {
     auto times = [](bool refilled) -> std::uint64_t { return refilled ? 2 : 1; };
     const std::uint64_t out_tile = align_up(static_cast<std::uint64_t>(rows * cols * chunk_oc(u) * s_.elem), a_);
     std::uint64_t b = times(n.chunks > 1) * params_bytes(u) + (s_.lut ? align_up(256, a_) : 0);
-    b += times(n.chunks > 1 || n.slices > 1) * align_up(weight_bytes(u, cs), a_);
+    b += times(n.chunks > 1 || n.slices > 1) * weight_slot(u, cs);
     if (!s_.input_resident)
       b += times(n.spatial > 1 || n.slices > 1 || (s_.groups > 1 && n.chunks > 1)) *
            align_up(static_cast<std::uint64_t>(slice_rows(rows, cs) * in_cols(cols) * chunk_in(u, cs) * s_.elem), a_);
@@ -292,7 +296,7 @@ bool ConvTiler::estimate(const Candidate& c, double bound, Candidate& out) {
     if (i == 0 && s_.lut) load_linear(first.load, 256);
     if (chunk != last_chunk) {
       load_linear(first.load, params_bytes(cu));
-      if (n.slices == 1) load_linear(first.load, align_up(weight_bytes(cu, c.red), 64));
+      if (n.slices == 1) load_linear(first.load, align_up(weight_bytes(cu, c.red), kWeightBlockAlign));
     }
     // Whole-width tiles read whole input rows (as codegen does).
     const std::int64_t cstart = w == s_.ow ? 0 : col0 * s_.sw - s_.pad_left;
@@ -560,7 +564,7 @@ TilePlan ConvTiler::build(const Candidate& best) const {
     at += align_up(256, a_);
   }
   const bool weights_refilled = n.chunks > 1 || n.slices > 1;
-  take(weight_bytes(u, best.red), &SramLayout::weights, slots(weights_refilled));
+  take(weight_slot(u, best.red), &SramLayout::weights, slots(weights_refilled));
   const std::int64_t weight_loads = n.slices > 1 ? n.tiles * n.slices : best.rows_outer && n.chunks > 1 ? n.tiles : n.chunks;
   if (weights_refilled && weight_loads > 2) plan.weight_slot_bytes = taken.back().bytes;
   if (!s_.input_resident)

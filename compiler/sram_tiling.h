@@ -52,6 +52,10 @@ struct ConvShape {
   bool depthwise() const { return groups > 1 && groups == c && groups == oc; }
 };
 
+// The code generator pads each weight block (a chunk's, or a reduction slice's) to this in DDR
+// and loads it whole, so a weight slot holds the padded block.
+constexpr std::uint64_t kWeightBlockAlign = 64;
+
 // Slots of each buffer: two for double buffering (the same one twice when a buffer is filled
 // only once); weights may rotate through three (weight_slots, with_third_weight_slot), so a
 // bandwidth-bound layer's loads run a chunk further ahead of its compute.
