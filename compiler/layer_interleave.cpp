@@ -32,18 +32,9 @@ struct Item {
   cost::Footprint fp;
 };
 
-bool overlap(const std::vector<cost::ByteRange>& a, const std::vector<cost::ByteRange>& b) {
-  for (const auto& x : a)
-    for (const auto& y : b)
-      if (x.begin < y.end && y.begin < x.end) return true;
-  return false;
-}
-
 bool conflict(const Item& x, const Item& y) {
   if (!x.fp.known || !y.fp.known || x.inst.unit() == Unit::Control || y.inst.unit() == Unit::Control) return true;
-  const cost::Footprint &a = x.fp, &b = y.fp;
-  return overlap(a.sram_write, b.sram_read) || overlap(a.sram_write, b.sram_write) || overlap(a.sram_read, b.sram_write) ||
-         overlap(a.ddr_write, b.ddr_read) || overlap(a.ddr_write, b.ddr_write) || overlap(a.ddr_read, b.ddr_write);
+  return cost::first_conflict(x.fp, y.fp).has_value();
 }
 
 bool is_tile_step(const Item& it) { return it.inst.unit() == Unit::Compute || it.inst.unit() == Unit::Vector; }

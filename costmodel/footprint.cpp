@@ -1,5 +1,7 @@
 #include "costmodel/footprint.h"
 
+#include <algorithm>
+
 #include "costmodel/mac_shapes.h"
 #include "costmodel/vector_cost.h"
 
@@ -181,6 +183,28 @@ Footprint footprint(const isa::Instruction& in) {
     default: f.known = false; break;
   }
   return f;
+}
+
+std::optional<FootprintConflict> first_conflict(const Footprint& earlier, const Footprint& later) {
+  struct Pair {
+    const std::vector<ByteRange>& a;
+    const std::vector<ByteRange>& b;
+    const char* what;
+  };
+  const Pair pairs[] = {
+      {earlier.sram_write, later.sram_read, "read after write of sram"},
+      {earlier.sram_read, later.sram_write, "write after read of sram"},
+      {earlier.sram_write, later.sram_write, "write after write of sram"},
+      {earlier.ddr_write, later.ddr_read, "read after write of ddr"},
+      {earlier.ddr_read, later.ddr_write, "write after read of ddr"},
+      {earlier.ddr_write, later.ddr_write, "write after write of ddr"},
+  };
+  for (const auto& p : pairs)
+    for (const auto& x : p.a)
+      for (const auto& y : p.b)
+        if (x.begin < y.end && y.begin < x.end)
+          return FootprintConflict{{std::max(x.begin, y.begin), std::min(x.end, y.end)}, p.what};
+  return std::nullopt;
 }
 
 std::uint64_t transfer_bytes(const isa::Instruction& in) {

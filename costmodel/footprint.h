@@ -3,6 +3,7 @@
 // derives its dependency tokens from these (compiler/dependency_tokens.h). A strided DMA box
 // counts as its whole span, so a footprint may be larger than the bytes moved, never smaller.
 #pragma once
+#include <optional>
 #include <cstdint>
 #include <vector>
 
@@ -21,6 +22,14 @@ struct Footprint {
 };
 
 Footprint footprint(const isa::Instruction& inst);
+
+// Where `later` conflicts with `earlier` (one writes bytes the other reads or writes, scratchpad
+// or DDR): the first overlapping bytes found and which hazard it is ("read after write of sram").
+struct FootprintConflict {
+  ByteRange bytes;
+  const char* what;
+};
+std::optional<FootprintConflict> first_conflict(const Footprint& earlier, const Footprint& later);
 
 // Bytes a load or store moves (len0 * count1 * count2 * count3); 0 for other instructions.
 std::uint64_t transfer_bytes(const isa::Instruction& inst);

@@ -1,45 +1,12 @@
 #include "sim/hazard_check.h"
 
 #include <algorithm>
-#include <optional>
 
 #include <fmt/core.h>
 
 #include "costmodel/footprint.h"
 
 namespace npu::sim {
-namespace {
-
-using cost::ByteRange;
-
-std::optional<ByteRange> overlap(const std::vector<ByteRange>& a, const std::vector<ByteRange>& b) {
-  for (const auto& x : a)
-    for (const auto& y : b)
-      if (x.begin < y.end && y.begin < x.end) return ByteRange{std::max(x.begin, y.begin), std::min(x.end, y.end)};
-  return std::nullopt;
-}
-
-// What `later` does to bytes `earlier` touched, if they conflict.
-std::optional<std::string> conflict(const cost::Footprint& earlier, const cost::Footprint& later) {
-  struct Pair {
-    const std::vector<ByteRange>& a;
-    const std::vector<ByteRange>& b;
-    const char* what;
-  };
-  const Pair pairs[] = {
-      {earlier.sram_write, later.sram_read, "read after write of sram"},
-      {earlier.sram_read, later.sram_write, "write after read of sram"},
-      {earlier.sram_write, later.sram_write, "write after write of sram"},
-      {earlier.ddr_write, later.ddr_read, "read after write of ddr"},
-      {earlier.ddr_read, later.ddr_write, "write after read of ddr"},
-      {earlier.ddr_write, later.ddr_write, "write after write of ddr"},
-  };
-  for (const auto& p : pairs)
-    if (auto r = overlap(p.a, p.b)) return fmt::format("{} [{:#x}, {:#x})", p.what, r->begin, r->end);
-  return std::nullopt;
-}
-
-}  // namespace
 
 std::vector<Hazard> find_hazards(const std::vector<isa::Instruction>& code, const std::vector<TraceEvent>& trace,
                                  std::size_t limit) {
@@ -69,7 +36,8 @@ std::vector<Hazard> find_hazards(const std::vector<isa::Instruction>& code, cons
     for (std::size_t a = 0; a < b && out.size() < limit; ++a) {
       const std::size_t i = checked[a];
       if (span[j].start >= span[i].end) continue;
-      if (auto what = conflict(fp[i], fp[j])) out.push_back({i, j, span[i].end, span[j].start, *what});
+      if (auto c = cost::first_conflict(fp[i], fp[j]))
+        out.push_back({i, j, span[i].end, span[j].start, fmt::format("{} [{:#x}, {:#x})", c->what, c->bytes.begin, c->bytes.end)});
     }
   }
   return out;
