@@ -187,7 +187,7 @@ def weight_formats(npusim, decode, mlp, mlp_d, presets, d, heads, past):
 def main():
     args = parse_args(__doc__.splitlines()[0])
     npusim = import_npusim(args.build)
-    d, heads, past, prefill_tokens = (256, 4, 127, 32) if args.quick else (512, 8, 127, 128)
+    d, heads, past, prefill_tokens = (512, 8, 127, 32) if args.quick else (512, 8, 127, 128)
     decode, weights = gpt_block(args.out / f"w14_decode_d{d}_L{past}.onnx", d, heads, 1, past)
     prefill, _ = gpt_block(args.out / f"w14_prefill_d{d}_T{prefill_tokens}.onnx", d, heads, prefill_tokens, 0)
     kv_bytes = 2 * heads * past * (d // heads)          # INT8 K and V read by the decode step
@@ -218,7 +218,7 @@ def main():
 
     sweep = []
     cfg = npusim.load_config(str(REPO / "configs" / presets[0]))
-    for length in ((31, 127, 511) if args.quick else (31, 127, 511, 1023)):
+    for length in ((31, 255, 1023) if args.quick else (31, 255, 511, 1023)):
         path, _ = gpt_block(args.out / f"w14_decode_d{d}_L{length}.onnx", d, heads, 1, length)
         r = run(npusim, path, cfg)
         sweep.append({"kv_length": length, "npu_us": r["npu_us"], "kv_bytes": 2 * heads * length * (d // heads),
