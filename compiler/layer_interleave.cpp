@@ -19,7 +19,7 @@ constexpr int kLags[] = {0, 1, 4};
 // How many of B's own preceding instructions one may overtake (checked for conflicts).
 constexpr std::size_t kOvertake = 16;
 // How many layers before the predecessor a layer's loads may move into.
-constexpr std::size_t kMaxDepth = 8;
+constexpr std::size_t kMaxDepth = 4;
 // A move must beat the layers one after another by this much: estimates are not exact.
 constexpr double kMinGain = 0.001;
 // Pairs whose conflict scan would compare more instruction pairs than this stay as they are
