@@ -172,8 +172,9 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const HardwareConfig& config,
     opts.set_stack_size(256 * 1024);
     sc_core::sc_spawn([this, i] { run_channel(static_cast<std::size_t>(i)); },
                       fmt::format("channel{}", i).c_str(), &opts);
-    sc_core::sc_spawn([this, i] { finish_channel(static_cast<std::size_t>(i)); },
-                      fmt::format("channel{}_finish", i).c_str(), &opts);
+    if (config.dma.channel_queue == "pipelined")
+      sc_core::sc_spawn([this, i] { finish_channel(static_cast<std::size_t>(i)); },
+                        fmt::format("channel{}_finish", i).c_str(), &opts);
   }
 }
 
@@ -224,14 +225,15 @@ void DmaEngine::move_data(Channel& ch, const DmaTransfer& t, std::uint64_t ddr, 
                                bytes, p.get_response_string()));
 }
 
-// Front of a channel: takes the transfer handed to it, pays its setup and hands its sides to
-// the arbiters. serial: only once the one before has finished; pipelined: its setup as soon as
-// the one before has been handed over, its first request once every chunk of the one before
-// has been granted (so the channel's transfers reach the DDR in order, one after another).
+// Front of a channel (a serial one runs run_serial_channel): takes the transfer handed to it,
+// pays its setup and hands its sides to the arbiters once every chunk of the one before has
+// been granted (so the channel's transfers reach the DDR in order, one after another); the
+// next one's setup starts right after. finish_channel retires them.
 void DmaEngine::run_channel(std::size_t index) {
   Channel& ch = *channels_[index];
   const auto setup = static_cast<std::uint64_t>(config_.dma.setup_cycles);
   const bool pipelined = config_.dma.channel_queue == "pipelined";
+  if (!pipelined) return run_serial_channel(index);
   try {
     for (;;) {
       while (!ch.pending) sc_core::wait(ch.start);
@@ -249,12 +251,8 @@ void DmaEngine::run_channel(std::size_t index) {
       port_.submit(static_cast<int>(index), *f->sram, f->sram_done, ch.wake);
       ch.flights.push_back(std::move(f));
       ch.issued.notify();
-      if (pipelined) {
-        ch.pending = nullptr;
-        ch.freed.notify();
-      } else {
-        while (!ch.flights.empty()) sc_core::wait(ch.wake);  // finish_channel frees the channel
-      }
+      ch.pending = nullptr;
+      ch.freed.notify();
     }
   } catch (const sc_core::sc_unwind_exception&) {
     throw;
@@ -263,7 +261,45 @@ void DmaEngine::run_channel(std::size_t index) {
   }
 }
 
-// Back of a channel: finishes its transfers in the order they started.
+// A serial channel: one transfer from its start to its end, then the next.
+void DmaEngine::run_serial_channel(std::size_t index) {
+  Channel& ch = *channels_[index];
+  const auto setup = static_cast<std::uint64_t>(config_.dma.setup_cycles);
+  try {
+    for (;;) {
+      while (!ch.pending) sc_core::wait(ch.start);
+      const DmaTransfer& t = *ch.pending;
+      const std::uint64_t start = now_cycles();
+      listener_.transfer_started(t, start);
+      if (setup > 0) sc_core::wait(cycles(setup));
+      const std::uint64_t request = now_cycles();
+      Flight f;
+      DdrSide ddr(*this, ch, t, static_cast<double>(request));
+      SramSide sram(*this, t);
+      bus_.submit(static_cast<int>(index), ddr, f.ddr_done, ch.wake);
+      port_.submit(static_cast<int>(index), sram, f.sram_done, ch.wake);
+      while (!f.granted()) sc_core::wait(ch.wake);
+      const double ddr_span = f.ddr_done.done_cycles - static_cast<double>(request);
+      const auto ddr_cycles = ddr_span > 0 ? static_cast<std::uint64_t>(std::ceil(ddr_span - 1e-6)) : 0;
+      const auto sram_cycles = static_cast<std::uint64_t>(std::llround(f.sram_done.done_cycles)) - request;
+      const std::uint64_t end =
+          start + cost::dma_transfer_cycles(ddr_cycles, sram_cycles, t.bounce_cycles, config_.dma);
+      if (end > now_cycles()) sc_core::wait(cycles(end - now_cycles()));
+      DmaOutcome outcome = ddr.outcome;
+      outcome.bank_conflict_cycles = sram.bank_conflict_cycles;
+      ch.pending = nullptr;
+      ch.freed.notify();
+      listener_.transfer_finished(t, start, now_cycles(), outcome);
+      retire_in_order(t);
+    }
+  } catch (const sc_core::sc_unwind_exception&) {
+    throw;
+  } catch (const std::exception& e) {
+    listener_.process_failed(e.what());
+  }
+}
+
+// Back of a pipelined channel: finishes its transfers in the order they started.
 void DmaEngine::finish_channel(std::size_t index) {
   Channel& ch = *channels_[index];
   try {
@@ -284,10 +320,6 @@ void DmaEngine::finish_channel(std::size_t index) {
       outcome.bank_conflict_cycles = f.sram->bank_conflict_cycles;
       const std::uint64_t start = f.start;
       ch.flights.pop_front();
-      if (ch.pending == &t) {
-        ch.pending = nullptr;
-        ch.freed.notify();
-      }
       ch.wake.notify(sc_core::SC_ZERO_TIME);
       listener_.transfer_finished(t, start, now_cycles(), outcome);
       retire_in_order(t);

@@ -77,6 +77,7 @@ class DmaEngine : public sc_core::sc_module {
   class DdrSide;
   class SramSide;
   void run_channel(std::size_t index);
+  void run_serial_channel(std::size_t index);
   void finish_channel(std::size_t index);
   // Marks `t` finished and retires the finished transfers at the head of its unit's order.
   void retire_in_order(const DmaTransfer& t);
