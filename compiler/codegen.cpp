@@ -88,6 +88,15 @@ const DdrTensor& CodegenContext::tensor(const std::string& name) {
   return tensors_[name] = d;
 }
 
+void CodegenContext::place_inside(const std::string& part, const std::string& whole, std::int64_t offset) {
+  DdrTensor d = tensor(whole);
+  const std::vector<std::int64_t> strides = d.strides;
+  describe(graph.tensor(part), d);
+  d.strides = strides;
+  d.addr += static_cast<std::uint64_t>(offset * d.elem);
+  tensors_[part] = d;
+}
+
 void CodegenContext::alias(const std::string& name, const std::string& same_as) {
   DdrTensor d = tensor(same_as);
   describe(graph.tensor(name), d);
@@ -206,6 +215,30 @@ bool concat_read_in_parts(const Graph& g, const Node& n, const std::set<std::str
   return true;
 }
 
+// A KV-cache update, Concat(past, new) -> present with `past` a model input read by nothing
+// else: the host can write past straight into present's bytes (a strided view), so the Concat
+// moves only the new part, as decoders keep their cache in place (one buffer for past and
+// present). Needs the same element encoding on both sides and row-major bytes the host copies.
+bool concat_in_place(const Graph& g, const Node& n, const std::set<std::string>& step_inputs) {
+  if (n.op_type != "Concat" || n.inputs.size() < 2 || n.outputs.empty()) return false;
+  const std::string& past = n.inputs[0];
+  if (past.empty() || !step_inputs.count(past) || g.is_constant(past) || g.is_graph_output(past)) return false;
+  if (std::find(g.inputs.begin(), g.inputs.end(), past) == g.inputs.end()) return false;
+  if (g.consumers(past).size() != 1 || std::count(n.inputs.begin(), n.inputs.end(), past) != 1) return false;
+  const Tensor& x = g.tensor(past);
+  const Tensor& y = g.tensor(n.outputs[0]);
+  if (!x.shape_known || !y.shape_known || x.shape.size() != y.shape.size()) return false;
+  if (x.quant.valid() != y.quant.valid() ||
+      (x.quant.valid() && (x.quant.scale != y.quant.scale || x.quant.zero_point != y.quant.zero_point)))
+    return false;
+  const AxisOrder row_major = identity_order(x.shape.size());
+  auto plain = [&](const Tensor& t) {
+    return same_bytes(t.shape, order_or_identity(t.order, t.shape.size()), row_major) &&
+           t.host_layout == layout_name(t.shape.size(), row_major);
+  };
+  return plain(x) && same_bytes(y.shape, order_or_identity(y.order, y.shape.size()), row_major);
+}
+
 LayerKind layer_kind(const Node& n) {
   const std::string& op = n.op_type;
   if (is_precision_converter(n)) return {generate_convert, false, false, false};
@@ -299,6 +332,13 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     }
     NpuStep& step = model.steps.at(s).npu;
     step.first_instruction = static_cast<std::uint32_t>(program.code.size());
+    const std::set<std::string> this_step_inputs(steps[s].inputs.begin(), steps[s].inputs.end());
+    for (int i : steps[s].nodes) {
+      const Node& n = g.nodes[static_cast<std::size_t>(i)];
+      if (!concat_in_place(g, n, this_step_inputs)) continue;
+      ctx.place_inside(n.inputs[0], n.outputs[0], 0);
+      ctx.concat_in_place[n.outputs[0]] = n.inputs[0];
+    }
     for (const auto& in : steps[s].inputs) {
       ctx.tensor(in);
       step_inputs.insert(in);
@@ -463,6 +503,11 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     e.host_layout = t.host_layout;
     e.ddr_addr = d.addr;
     e.size_bytes = static_cast<std::uint64_t>(d.bytes());
+    if (d.span_bytes() != d.bytes()) {  // a view inside another value (concat_in_place)
+      e.shape = t.shape;
+      e.layout = isa::strided_layout_name(d.strides);
+      e.size_bytes = static_cast<std::uint64_t>(d.span_bytes());
+    }
     if (e.dtype == isa::DType::Int8) {
       e.scale = d.quant.scale;
       e.zero_point = d.quant.zero_point;

@@ -40,6 +40,12 @@ struct DdrTensor {
     return shape.empty() ? h * w * c : n;
   }
   std::int64_t bytes() const { return elements() * elem; }
+  // Bytes from the first element to past the last (more than bytes() for a strided view).
+  std::int64_t span_bytes() const {
+    std::int64_t last = 0;
+    for (std::size_t a = 0; a < shape.size() && a < strides.size(); ++a) last += (shape[a] - 1) * strides[a];
+    return shape.empty() || elements() == 0 ? bytes() : (last + 1) * elem;
+  }
   std::int64_t elem = 1;  // bytes per element
   QuantParams quant;
 };
@@ -132,6 +138,11 @@ class CodegenContext {
   std::map<std::pair<std::string, std::uint64_t>, std::ptrdiff_t> conv_plan_of_budget;
   // Channel concatenations that emit no code: their readers (convs) read the parts, in order.
   std::map<std::string, std::vector<std::string>> concat_parts;
+  // Concat outputs whose first part the host writes in place (a strided view of the output's
+  // bytes, place_inside): the Concat moves only the other parts.
+  std::map<std::string, std::string> concat_in_place;
+  // Places `part` at `offset` elements into `whole`'s bytes, with `whole`'s strides.
+  void place_inside(const std::string& part, const std::string& whole, std::int64_t offset);
   // --weights: FusedGemm weights of fp16 layers stored int8 / packed int4 with fp16 scales
   // (group: rows per scale, 0 for int8's one per column); how many layers got it.
   cost::WeightStorage weight_only;

@@ -18,7 +18,7 @@ constexpr double kNearBest[] = {1.02, 1.02, 1.05, 1.12, 1.25};
 constexpr int kLevels = sizeof(kNearBest) / sizeof(kNearBest[0]);
 constexpr std::uint64_t kSmallestProbe = 4096;
 // How many predecessors' regions a DDR-bound layer's region may stay clear of.
-constexpr std::int64_t kMaxReach = 6;
+constexpr std::int64_t kMaxReach = 10;
 // A layer is bound by its transfers when its DDR time is over this share of its estimated
 // cycles: it gets a third weight buffer where the bytes are free, then that reach.
 constexpr double kDdrBoundShare = 0.7;

@@ -158,6 +158,10 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
   std::array<double, isa::kQueueCount> retired{};     // DMA units: when their latest transfer retired
   std::array<std::vector<double>, isa::kQueueCount> taken;  // take time per instruction, per unit
   std::vector<Timeline> channel(channels);
+  // dma.channel_queue pipelined: per channel, when the last transfer made its first request (the
+  // next one's setup may start) and when its data was through (the next one may request).
+  const bool pipelined = hw.dma.channel_queue == "pipelined";
+  std::vector<double> requested(channels, 0.0), granted(channels, 0.0);
   // Tokens in flight per (producer, consumer): the times they were given, oldest first.
   std::array<std::array<std::deque<double>, isa::kQueueCount>, isa::kQueueCount> tokens;
   Timeline ddr;
@@ -197,27 +201,43 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
       double isolated = 0, bus = 0;
       dma.box(len0, c1, c2 * c3, in.get(Field::ddr_stride1), in.get(Field::ddr_stride2), in.get(Field::ddr_addr),
               isolated, bus);
-      start = channel[ch].fit(start, isolated);
+      // base: where setup would have begun for the request (serial: the start; pipelined: the
+      // setup may end before the one before's data is through, and the request waits for it).
+      double base;
+      if (pipelined) {
+        start = std::max(start, requested[ch]);
+        base = std::max(start, granted[ch] - hw.dma.setup_cycles);
+      } else {
+        base = start = channel[ch].fit(start, isolated);
+      }
       const std::uint64_t moved = transfer_bytes(in);
       const std::uint64_t port = sram_port_cycles(moved, hw.sram);
       const double stall = static_cast<double>(
-          banks.begin(ScratchpadBanks::kDma, static_cast<std::uint64_t>(start + hw.dma.setup_cycles), port,
+          banks.begin(ScratchpadBanks::kDma, static_cast<std::uint64_t>(base + hw.dma.setup_cycles), port,
                       bank_access(in, mac, moved, hw.sram.capacity_bytes)));
       // The scratchpad side runs beside the DDR side (dma_transfer_cycles: setup + the longer
       // of the two), so a bank stall lengthens only the scratchpad side.
-      finish = start + std::max(isolated, hw.dma.setup_cycles + static_cast<double>(port) + stall);
+      finish = base + std::max(isolated, hw.dma.setup_cycles + static_cast<double>(port) + stall);
+      double through = base + hw.dma.setup_cycles + static_cast<double>(port) + stall;
       if (bytes_per_cycle > 0) {
         const double data = bus / bytes_per_cycle;
-        const double ready = start + hw.dma.setup_cycles;
+        const double ready = base + hw.dma.setup_cycles;
         const double extra = std::max(0.0, isolated - hw.dma.setup_cycles - latency - data);
         int others = 0;
         for (std::size_t c = 0; c < channels; ++c)
           if (c != ch && channel[c].busy_at(ready)) ++others;
-        double through = ddr.shared_end(ready, data, others);
-        through = shared_bus ? std::min(through, ddr.fill(ready, data)) : ddr.fill(ready, data);
-        finish = std::max(finish, through + latency + extra);
+        const double shared = ddr.shared_end(ready, data, others);
+        const double bus_end = shared_bus ? std::min(shared, ddr.fill(ready, data)) : ddr.fill(ready, data);
+        finish = std::max(finish, bus_end + latency + extra);
+        through = std::max(through, bus_end + extra);
       }
-      if (finish > start + isolated) channel[ch].fit(start + isolated, finish - start - isolated);
+      if (pipelined) {
+        requested[ch] = base + hw.dma.setup_cycles;
+        granted[ch] = through;
+        channel[ch].fill(requested[ch], std::max(0.0, through - requested[ch]));
+      } else if (finish > start + isolated) {
+        channel[ch].fit(start + isolated, finish - start - isolated);
+      }
       unit_free[u] = start;  // the unit hands the transfer to its channel and moves on
     } else {
       const double cycles = unit == Unit::Compute ? static_cast<double>(mac.instruction_cycles(in))

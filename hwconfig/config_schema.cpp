@@ -91,6 +91,8 @@ const std::vector<Field>& fields() {
        SLOT(dma.arbitration)},
       {"dma", "arbitration_bytes", K::Integer, false, 1, false, 1 << 24, true, "", "bytes", "",
        SLOT(dma.arbitration_bytes)},
+      {"dma", "channel_queue", K::Choice, false, 0, false, 0, false, "serial|pipelined", "", "",
+       SLOT(dma.channel_queue)},
 
       {"mac_array", "rows", K::Integer, true, 1, false, 4096, false, "", "PEs", "",
        SLOT(mac_array.rows)},

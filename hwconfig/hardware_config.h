@@ -66,6 +66,12 @@ struct DmaConfig {
   // chunk of arbitration_bytes, round_robin or channel_priority (lower channel number first).
   std::string arbitration = "round_robin";
   int arbitration_bytes = 4096;
+  // What a channel does with the next transfer queued on it. serial: it starts it when the one
+  // before has finished, so setup and DDR latency are paid one transfer after another;
+  // pipelined: it starts the next one's setup once the one before has issued its first request,
+  // and the next one's first request right after the one before's last (several transfers
+  // outstanding, as AXI DMA engines keep them), so back-to-back transfers pay the latency once.
+  std::string channel_queue = "serial";
 };
 
 // The command-level DRAM model (ddr.model: dram): timing set, page policy, scheduler.

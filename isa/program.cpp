@@ -106,6 +106,32 @@ void write_sections(Writer& w, const std::vector<std::pair<std::uint32_t, std::v
 
 }  // namespace
 
+std::string strided_layout_name(const std::vector<std::int64_t>& strides) {
+  std::string s = "strided[";
+  for (std::size_t a = 0; a < strides.size(); ++a) s += (a ? "," : "") + std::to_string(strides[a]);
+  return s + "]";
+}
+
+std::vector<std::int64_t> strided_layout_strides(const std::string& layout) {
+  std::vector<std::int64_t> out;
+  const std::string head = "strided[";
+  if (layout.rfind(head, 0) != 0 || layout.back() != ']') return out;
+  std::size_t pos = head.size();
+  while (pos < layout.size() - 1) {
+    std::size_t used = 0;
+    try {
+      out.push_back(std::stoll(layout.substr(pos), &used));
+    } catch (const std::exception&) {
+      return {};
+    }
+    if (used == 0 || out.back() < 0) return {};
+    pos += used;
+    if (layout[pos] == ',') ++pos;
+    else if (pos != layout.size() - 1) return {};
+  }
+  return out;
+}
+
 std::vector<std::uint8_t> serialize(const Program& program) {
   std::vector<std::pair<std::uint32_t, std::vector<std::uint8_t>>> secs;
   Writer code;

@@ -23,7 +23,11 @@ struct TensorEntry {
   TensorRole role = TensorRole::Intermediate;
   DType dtype = DType::Int8;
   std::vector<std::int64_t> shape;
-  std::string layout = "NHWC";   // the bytes in DDR: "NHWC" (shape [N,H,W,C]), "NC"/"ND" row-major, "ND[a,b,...]"
+  // The bytes in DDR: "NHWC" (shape [N,H,W,C]), "NC"/"ND" row-major, "ND[a,b,...]", or
+  // "strided[s0,s1,...]": element i of the row-major logical shape at sum(i_a * s_a) elements, a
+  // view inside another tensor's bytes (a model input the host writes into the Concat output
+  // that extends it, such as a decoder's KV cache); size_bytes then spans first to last element.
+  std::string layout = "NHWC";
   std::uint64_t ddr_addr = 0;
   std::uint64_t size_bytes = 0;
   float scale = 1.0f;            // int8 tensors: real = scale * (q - zero_point)
@@ -63,6 +67,10 @@ struct Program {
 
 // Section kinds below this are the isa library's own; from it upwards, other libraries'.
 constexpr std::uint32_t kFirstOpaqueSectionKind = 100;
+
+// "strided[s0,s1,...]" for element strides per axis, and back (nothing for any other layout).
+std::string strided_layout_name(const std::vector<std::int64_t>& strides);
+std::vector<std::int64_t> strided_layout_strides(const std::string& layout);
 
 std::vector<std::uint8_t> serialize(const Program& program);
 // `origin` names the source in errors; throws IsaError ("<origin>: <what is wrong>").

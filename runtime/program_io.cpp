@@ -77,6 +77,10 @@ std::vector<std::string> place_inputs(const isa::Program& program, const std::ma
       if (a.dtype != npy_dtype(t.dtype))
         throw std::runtime_error(fmt::format("{}: input '{}' needs dtype {} but the file holds {}", it->second, t.name,
                                              npy_dtype(t.dtype), a.dtype));
+      if (!isa::strided_layout_strides(t.layout).empty())
+        throw std::runtime_error(fmt::format("{}: input '{}' is stored as a view inside another tensor (layout {}); "
+                                             "feed it through the ONNX model (npusim run MODEL --input ...)",
+                                             it->second, t.name, t.layout));
       if (a.data.size() != t.size_bytes)
         throw std::runtime_error(fmt::format("{}: input '{}' needs {} bytes but the file holds {}", it->second, t.name,
                                              t.size_bytes, a.data.size()));

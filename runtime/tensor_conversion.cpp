@@ -20,6 +20,12 @@ bool transposes_nchw(const isa::TensorEntry& e) {
     throw std::runtime_error(fmt::format("tensor '{}': the program records no host layout for it, so it cannot "
                                          "cross to the host (compile the model again)", e.name));
   if (e.host_layout == e.layout) return false;
+  if (const auto strides = isa::strided_layout_strides(e.layout); !strides.empty()) {
+    if (strides.size() != e.shape.size() || (e.host_layout != "ND" && e.host_layout != "NC"))
+      throw std::runtime_error(fmt::format("tensor '{}': layout {} does not fit shape {} with host layout {}", e.name,
+                                           e.layout, shape_text(e.shape), e.host_layout));
+    return false;
+  }
   if (e.host_layout == "NCHW" && e.layout == "NHWC" && e.shape.size() == 4) return true;
   throw std::runtime_error(fmt::format("tensor '{}': no conversion from host layout {} to NPU layout {} (shape {})",
                                        e.name, e.host_layout, e.layout, shape_text(e.shape)));
@@ -91,6 +97,28 @@ struct Nhwc {
   }
 };
 
+// For each element of the host's row-major tensor, its element index in the NPU tensor's bytes:
+// empty when the two orders are the same dense bytes.
+std::vector<std::uint64_t> npu_positions(const isa::TensorEntry& e) {
+  if (transposes_nchw(e)) return Nhwc(e.shape).nchw_to_nhwc();
+  const auto strides = isa::strided_layout_strides(e.layout);
+  if (strides.empty()) return {};
+  std::uint64_t n = 1;
+  for (auto d : e.shape) n *= static_cast<std::uint64_t>(d);
+  std::vector<std::uint64_t> map(n);
+  std::vector<std::int64_t> index(e.shape.size(), 0);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    std::int64_t at = 0;
+    for (std::size_t a = 0; a < index.size(); ++a) at += index[a] * strides[a];
+    map[i] = static_cast<std::uint64_t>(at);
+    for (std::size_t a = index.size(); a-- > 0;) {
+      if (++index[a] < e.shape[a]) break;
+      index[a] = 0;
+    }
+  }
+  return map;
+}
+
 std::string quant_detail(const isa::TensorEntry& e) {
   return fmt::format("scale {:.6g}, zp {}", e.scale, e.zero_point);
 }
@@ -142,10 +170,12 @@ std::vector<std::uint8_t> to_npu(const HostTensor& host, const isa::TensorEntry&
     throw std::runtime_error(fmt::format("{} {}: host tensor holds {} bytes, shape {} of {} needs {}", role, e.name,
                                          host.bytes.size(), shape_text(host.shape), element_type_name(host.dtype),
                                          n * in_elem));
-  std::vector<std::uint8_t> out(n * out_elem);
-
-  std::vector<std::uint64_t> position;  // empty: same order
-  if (transposes_nchw(e)) position = Nhwc(e.shape).nchw_to_nhwc();
+  const std::vector<std::uint64_t> position = npu_positions(e);  // empty: same order
+  const bool strided = !isa::strided_layout_strides(e.layout).empty();
+  std::vector<std::uint8_t> out(strided ? e.size_bytes : n * out_elem);
+  if (strided && !position.empty() && (position.back() + 1) * out_elem > out.size())
+    throw std::runtime_error(fmt::format("{} {}: layout {} reaches past its {} bytes", role, e.name, e.layout,
+                                         e.size_bytes));
   if (position.size() != 0 && position.size() != n)
     throw std::runtime_error(fmt::format("{} {}: {} elements for an NPU tensor of shape {}", role, e.name, n,
                                          shape_text(e.shape)));
@@ -172,7 +202,7 @@ std::vector<std::uint8_t> to_npu(const HostTensor& host, const isa::TensorEntry&
     record->from = fmt::format("{} {}", element_type_name(host.dtype), host_desc.layout);
     record->to = fmt::format("{} {}", element_type_name(device_type), e.layout);
     record->bytes = out.size();
-    record->converted = !same_type || !position.empty();
+    record->converted = !same_type || (!position.empty() && !strided);
     if (quantise) record->detail = "quantised, " + quant_detail(e);
     else if (device_type == ElementType::Float16 && host.dtype != device_type) record->detail = "rounded to fp16";
     else record->detail.clear();
@@ -191,8 +221,9 @@ HostTensor from_npu(const std::vector<std::uint8_t>& bytes, const isa::TensorEnt
     throw std::runtime_error(fmt::format("{} {}: {} bytes read for {} elements of {}", role, e.name, bytes.size(), n,
                                          element_type_name(device_type)));
 
-  std::vector<std::uint64_t> position;
-  if (transposes_nchw(e)) position = Nhwc(e.shape).nchw_to_nhwc();
+  const std::vector<std::uint64_t> position = npu_positions(e);
+  if (!position.empty() && bytes.size() < (position.back() + 1) * in_elem)
+    throw std::runtime_error(fmt::format("{} {}: {} bytes read for layout {}", role, e.name, bytes.size(), e.layout));
   const bool dequantise = e.dtype == isa::DType::Int8 && e.scale > 0.0f && host_dtype != ElementType::Int8;
   const bool same_type = host_dtype == device_type && !dequantise;
   for (std::uint64_t i = 0; i < n; ++i) {

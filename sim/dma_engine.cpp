@@ -67,13 +67,6 @@ class RunCursor {
 
 }  // namespace
 
-struct DmaEngine::Channel {
-  const DmaTransfer* pending = nullptr;
-  sc_core::sc_event start, freed, wake;
-  tlm::tlm_generic_payload payload;
-  StreamCompletion ddr_done, sram_done;
-};
-
 // The DDR side of one transfer: each granted chunk moves its data and is timed by the model.
 class DmaEngine::DdrSide : public ChunkStream {
  public:
@@ -145,6 +138,23 @@ class DmaEngine::SramSide : public ChunkStream {
   ScratchpadBanks::Access access_;
 };
 
+// One transfer a channel has started: its two sides, while the arbiters serve them.
+struct DmaEngine::Flight {
+  const DmaTransfer* transfer = nullptr;
+  std::uint64_t start = 0, request = 0;
+  std::unique_ptr<DdrSide> ddr;
+  std::unique_ptr<SramSide> sram;
+  StreamCompletion ddr_done, sram_done;
+  bool granted() const { return ddr_done.done && sram_done.done; }
+};
+
+struct DmaEngine::Channel {
+  const DmaTransfer* pending = nullptr;
+  sc_core::sc_event start, freed, wake, issued;
+  tlm::tlm_generic_payload payload;
+  std::deque<std::unique_ptr<Flight>> flights;  // started, not finished; oldest first
+};
+
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const HardwareConfig& config, DmaListener& listener,
                      DdrTimingModel& ddr_timing, ScratchpadBanks& banks)
     : sc_module(name),
@@ -162,6 +172,9 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const HardwareConfig& config,
     opts.set_stack_size(256 * 1024);
     sc_core::sc_spawn([this, i] { run_channel(static_cast<std::size_t>(i)); },
                       fmt::format("channel{}", i).c_str(), &opts);
+    if (config.dma.channel_queue == "pipelined")
+      sc_core::sc_spawn([this, i] { finish_channel(static_cast<std::size_t>(i)); },
+                        fmt::format("channel{}_finish", i).c_str(), &opts);
   }
 }
 
@@ -212,7 +225,44 @@ void DmaEngine::move_data(Channel& ch, const DmaTransfer& t, std::uint64_t ddr, 
                                bytes, p.get_response_string()));
 }
 
+// Front of a channel (a serial one runs run_serial_channel): takes the transfer handed to it,
+// pays its setup and hands its sides to the arbiters once every chunk of the one before has
+// been granted (so the channel's transfers reach the DDR in order, one after another); the
+// next one's setup starts right after. finish_channel retires them.
 void DmaEngine::run_channel(std::size_t index) {
+  Channel& ch = *channels_[index];
+  const auto setup = static_cast<std::uint64_t>(config_.dma.setup_cycles);
+  const bool pipelined = config_.dma.channel_queue == "pipelined";
+  if (!pipelined) return run_serial_channel(index);
+  try {
+    for (;;) {
+      while (!ch.pending) sc_core::wait(ch.start);
+      auto f = std::make_unique<Flight>();
+      f->transfer = ch.pending;
+      const DmaTransfer& t = *f->transfer;
+      f->start = now_cycles();
+      listener_.transfer_started(t, f->start);
+      if (setup > 0) sc_core::wait(cycles(setup));
+      while (!ch.flights.empty() && !ch.flights.back()->granted()) sc_core::wait(ch.wake);
+      f->request = now_cycles();
+      f->ddr = std::make_unique<DdrSide>(*this, ch, t, static_cast<double>(f->request));
+      f->sram = std::make_unique<SramSide>(*this, t);
+      bus_.submit(static_cast<int>(index), *f->ddr, f->ddr_done, ch.wake);
+      port_.submit(static_cast<int>(index), *f->sram, f->sram_done, ch.wake);
+      ch.flights.push_back(std::move(f));
+      ch.issued.notify();
+      ch.pending = nullptr;
+      ch.freed.notify();
+    }
+  } catch (const sc_core::sc_unwind_exception&) {
+    throw;
+  } catch (const std::exception& e) {
+    listener_.process_failed(e.what());
+  }
+}
+
+// A serial channel: one transfer from its start to its end, then the next.
+void DmaEngine::run_serial_channel(std::size_t index) {
   Channel& ch = *channels_[index];
   const auto setup = static_cast<std::uint64_t>(config_.dma.setup_cycles);
   try {
@@ -223,14 +273,15 @@ void DmaEngine::run_channel(std::size_t index) {
       listener_.transfer_started(t, start);
       if (setup > 0) sc_core::wait(cycles(setup));
       const std::uint64_t request = now_cycles();
+      Flight f;
       DdrSide ddr(*this, ch, t, static_cast<double>(request));
       SramSide sram(*this, t);
-      bus_.submit(static_cast<int>(index), ddr, ch.ddr_done, ch.wake);
-      port_.submit(static_cast<int>(index), sram, ch.sram_done, ch.wake);
-      while (!ch.ddr_done.done || !ch.sram_done.done) sc_core::wait(ch.wake);
-      const double ddr_span = ch.ddr_done.done_cycles - static_cast<double>(request);
+      bus_.submit(static_cast<int>(index), ddr, f.ddr_done, ch.wake);
+      port_.submit(static_cast<int>(index), sram, f.sram_done, ch.wake);
+      while (!f.granted()) sc_core::wait(ch.wake);
+      const double ddr_span = f.ddr_done.done_cycles - static_cast<double>(request);
       const auto ddr_cycles = ddr_span > 0 ? static_cast<std::uint64_t>(std::ceil(ddr_span - 1e-6)) : 0;
-      const auto sram_cycles = static_cast<std::uint64_t>(std::llround(ch.sram_done.done_cycles)) - request;
+      const auto sram_cycles = static_cast<std::uint64_t>(std::llround(f.sram_done.done_cycles)) - request;
       const std::uint64_t end =
           start + cost::dma_transfer_cycles(ddr_cycles, sram_cycles, t.bounce_cycles, config_.dma);
       if (end > now_cycles()) sc_core::wait(cycles(end - now_cycles()));
@@ -238,6 +289,38 @@ void DmaEngine::run_channel(std::size_t index) {
       outcome.bank_conflict_cycles = sram.bank_conflict_cycles;
       ch.pending = nullptr;
       ch.freed.notify();
+      listener_.transfer_finished(t, start, now_cycles(), outcome);
+      retire_in_order(t);
+    }
+  } catch (const sc_core::sc_unwind_exception&) {
+    throw;
+  } catch (const std::exception& e) {
+    listener_.process_failed(e.what());
+  }
+}
+
+// Back of a pipelined channel: finishes its transfers in the order they started.
+void DmaEngine::finish_channel(std::size_t index) {
+  Channel& ch = *channels_[index];
+  try {
+    for (;;) {
+      while (ch.flights.empty()) sc_core::wait(ch.issued);
+      Flight& f = *ch.flights.front();
+      while (!f.granted()) sc_core::wait(ch.wake);
+      const DmaTransfer& t = *f.transfer;
+      const double ddr_span = f.ddr_done.done_cycles - static_cast<double>(f.request);
+      const auto ddr_cycles = ddr_span > 0 ? static_cast<std::uint64_t>(std::ceil(ddr_span - 1e-6)) : 0;
+      const auto sram_cycles = static_cast<std::uint64_t>(std::llround(f.sram_done.done_cycles)) - f.request;
+      // Setup ends at the request in serial mode; a pipelined transfer may wait past its setup
+      // for the one before, and that wait is time before its request, not setup.
+      const std::uint64_t end = f.request - static_cast<std::uint64_t>(config_.dma.setup_cycles) +
+                                cost::dma_transfer_cycles(ddr_cycles, sram_cycles, t.bounce_cycles, config_.dma);
+      if (end > now_cycles()) sc_core::wait(cycles(end - now_cycles()));
+      DmaOutcome outcome = f.ddr->outcome;
+      outcome.bank_conflict_cycles = f.sram->bank_conflict_cycles;
+      const std::uint64_t start = f.start;
+      ch.flights.pop_front();
+      ch.wake.notify(sc_core::SC_ZERO_TIME);
       listener_.transfer_finished(t, start, now_cycles(), outcome);
       retire_in_order(t);
     }

@@ -12,6 +12,11 @@
 //   sram_cycles  = last SRAM-side chunk's end - request
 //   bounce       = bounce_setup_cycles + ceil(bytes / bounce_bytes_per_cycle) when any run's
 //                  DDR address is not a multiple of dma.min_alignment_bytes, else 0
+// dma.channel_queue: serial, a channel takes its next transfer when the one before has
+// finished; pipelined, the next one's setup runs while the one before moves data and its
+// request follows the one before's last granted chunk (request = max(start + setup, that)),
+// so a stream of transfers pays setup and latency once; its time counts from the request:
+//   request - start - setup (the wait) + setup_cycles + max(ddr_cycles, sram_cycles) + bounce
 // Transfers of one unit (load or store) may run on several channels at once and finish out of
 // order; they retire (give their tokens) in the order the unit issued them, so a token from a
 // transfer also says every earlier transfer of its unit is done (compiler/dependency_tokens.h
@@ -68,9 +73,12 @@ class DmaEngine : public sc_core::sc_module {
 
  private:
   struct Channel;
+  struct Flight;
   class DdrSide;
   class SramSide;
   void run_channel(std::size_t index);
+  void run_serial_channel(std::size_t index);
+  void finish_channel(std::size_t index);
   // Marks `t` finished and retires the finished transfers at the head of its unit's order.
   void retire_in_order(const DmaTransfer& t);
   // Moves a piece's data (functional runs) and counts it at the DDR target.

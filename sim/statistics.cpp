@@ -4,7 +4,7 @@ namespace npu::sim {
 
 Statistics::Statistics(const isa::Program& program, const ProgramPlan& plan, const HardwareConfig& config,
                        const SimOptions& options)
-    : plan_(plan), config_(config), channels_(config.dma.channels) {
+    : plan_(plan), config_(config), channels_(config.dma.channels), channel_busy_until_(channels_.size(), 0) {
   if (options.record_instructions) timings_.resize(program.code.size());
   if (options.record_trace)
     trace_ = std::make_unique<TraceRecorder>(program, plan, config, options.instruction_labels);
@@ -66,7 +66,9 @@ void Statistics::transfer_finished(const DmaTransfer& t, std::uint64_t start, st
   ++c.transfers;
   c.bytes += t.bytes;
   c.bus_bytes += t.bus_bytes;
-  c.busy_cycles += end - start;
+  std::uint64_t& until = channel_busy_until_[t.channel];
+  c.busy_cycles += end - std::min(end, std::max(start, until));
+  until = std::max(until, end);
   if (t.bounce_cycles) ++c.bounce_copies;
   if (!timings_.empty()) {
     InstructionTiming& ti = timings_[t.index];

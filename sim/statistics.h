@@ -63,6 +63,7 @@ class Statistics {
   UnitStats units_[isa::kQueueCount];
   BusyTracker busy_[isa::kQueueCount];
   std::vector<DmaChannelStats> channels_;
+  std::vector<std::uint64_t> channel_busy_until_;  // pipelined channels overlap their transfers: count time once
   std::uint64_t int8_macs_ = 0, fp16_macs_ = 0;
   std::uint64_t vector_int_elements_ = 0, vector_float_elements_ = 0;
   std::vector<InstructionTiming> timings_;

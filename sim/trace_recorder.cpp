@@ -1,5 +1,7 @@
 #include "sim/trace_recorder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
@@ -43,7 +45,11 @@ void TraceRecorder::instruction(const PlannedOp& op, const char* track, std::uin
 
 void TraceRecorder::transfer(const DmaTransfer& t, std::uint64_t start, std::uint64_t end) {
   const PlannedOp& op = plan_.ops[t.index];
-  const std::string track = "dma" + std::to_string(t.channel);
+  // A pipelined channel starts a transfer before the one before ends: overlapping transfers go
+  // on a second lane of the channel, so each track's slices follow one another.
+  std::string track = "dma" + std::to_string(t.channel);
+  for (int lane = 2; lane_end_[track] > start; ++lane) track = fmt::format("dma{} ({})", t.channel, lane);
+  lane_end_[track] = end;
   TraceEvent& e = add(op, track.c_str(), start, end);
   e.args["channel"] = t.channel;
   describe(op, e);

@@ -1,7 +1,8 @@
 // Builds SimResult::trace and SimResult::ddr_bandwidth while a run with record_trace goes on
 // (Statistics owns one only then, so untraced runs pay nothing for it):
 //   compute / vector / control tracks: one event per instruction, [start, end);
-//   dma<N> tracks: one event per transfer on channel N, [start, end);
+//   dma<N> tracks: one event per transfer on channel N, [start, end) (a pipelined channel's
+//     overlapping transfers go on lanes "dma<N> (2)", ...);
 //   load / store tracks: one event per busy span, the union of the unit's transfers over all
 //     channels (transfers on different channels overlap, and a thread track of overlapping
 //     non-nested events does not render), so each track's durations sum to its busy cycles;
@@ -9,6 +10,7 @@
 //     the transfers in flight: a step function whose integral is the total bus bytes.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "sim/program_plan.h"
@@ -44,6 +46,7 @@ class TraceRecorder {
   const std::vector<InstructionLabel>& labels_;
   std::vector<TraceEvent> events_;
   std::vector<Interval> transfers_;
+  std::map<std::string, std::uint64_t> lane_end_;  // per DMA track: end of its latest transfer
 };
 
 }  // namespace npu::sim

@@ -60,6 +60,34 @@ TEST_CASE("a store issued during a long load shares the bus chunk by chunk", "[m
 
 }
 
+TEST_CASE("a pipelined channel overlaps its next transfer's setup and latency with the one before",
+          "[memory][arbitration]") {
+  // Two 64 KiB loads on channel 0 (dispatched at 1 and 2); each has the bus for 16 chunks of
+  // 160 ns = 2560 and ends 100 (latency) after its last chunk.
+  // serial: load 0 [1, 33 + 2560 + 100 = 2693]; load 1 starts at 2693, requests at 2725, bus
+  //   [2725, 5285], ends 5385.
+  // pipelined: load 1 is taken when load 0 makes its request (33), its setup ends at 65 and it
+  //   requests when load 0's last chunk is granted (2433); its first chunk has the bus when load
+  //   0's last is through (2593): [2593, 5153], ends 5253, setup and latency paid once.
+  auto c = config();
+  c.sram.capacity_bytes = 1 << 20;
+  const auto two_loads = [] {
+    return program({big_dma(Opcode::Load, 0, 0, 65536, 0), big_dma(Opcode::Load, 65536, 65536, 65536, 0), halt()});
+  };
+  auto s = run(two_loads(), c);
+  CHECK(s.instructions[0].end_cycle == 2693);
+  CHECK(s.instructions[1].start_cycle == 2693);
+  CHECK(s.instructions[1].end_cycle == 5385);
+  c.dma.channel_queue = "pipelined";
+  auto p = run(two_loads(), c);
+  CHECK(p.instructions[0].end_cycle == 2693);
+  CHECK(p.instructions[1].start_cycle == 33);
+  CHECK(p.instructions[1].end_cycle == 5253);
+  CHECK(p.cycles == 5253);
+  // The channel counts its busy time once: 5253 - 1.
+  CHECK(p.dma_channels[0].busy_cycles == 5252);
+}
+
 TEST_CASE("DMA channels share one scratchpad port", "[memory][arbitration]") {
   // Two 4 KiB loads on channels 0 and 1 through an 8 B/cycle port: 512 port cycles each.
   // Port: load 0 [33, 545], load 1 (requests at 34) [545, 1057]. DDR sides end at 293 and

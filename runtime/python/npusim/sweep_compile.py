@@ -25,7 +25,7 @@ DERIVED_TIMING_KEYS = frozenset({"energy.model", "energy.tech_nm", "energy.tech_
 # value runs correctly at another; it is then the program built for the base system, run on
 # a variant of it (sharing changes the results: scripts/bench_sweep prints by how much).
 SHAREABLE_KEYS = ("clock.frequency_mhz", "ddr.bandwidth_gbps", "ddr.latency_ns", "ddr.other_agents_share",
-                  "ddr.row_miss_ns", "dma.setup_cycles", "dma.arbitration", "dma.arbitration_bytes",
+                  "ddr.row_miss_ns", "dma.setup_cycles", "dma.arbitration", "dma.arbitration_bytes", "dma.channel_queue",
                   "controller.queue_depth", "controller.dispatch_cycles", "sram.banks", "sram.bank_mapping",
                   "sram.bank_interleave_bytes", "sram.bank_width_bytes")
 

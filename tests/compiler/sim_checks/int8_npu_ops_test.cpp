@@ -181,9 +181,12 @@ TEST_CASE("int8 decode step over a KV cache: the 4-D cache crosses the boundary 
 
   const auto [lowered, m] = compile_int8(path);
   for (const Node& n : lowered.nodes) CHECK(n.op_type != "Relayout");  // NHWC put the heads innermost: 3 copies
-  for (const std::string& v : {past_k, past_v, b.out("present_k"), b.out("present_v")}) CHECK(entry(m.program, v).layout == "ND");
-  // Transfers over 4 KiB (the cache's 5 KiB copies) take DMA channel 0 (loads) or 1 (stores),
-  // shorter ones 2 or 3, so a short one can finish first; the results stay bit-exact below.
+  for (const std::string& v : {b.out("present_k"), b.out("present_v")}) CHECK(entry(m.program, v).layout == "ND");
+  // The cache is updated in place: the host writes past into present's bytes (81 rows a head),
+  // so the Concats move only the new row.
+  for (const std::string& v : {past_k, past_v}) CHECK(entry(m.program, v).layout == "strided[5184,2592,32,1]");
+  // Transfers over 4 KiB take DMA channel 0 (loads) or 1 (stores), shorter ones 2 or 3, so a
+  // short one can finish first; with no cache copy left, none is over 4 KiB here.
   std::set<std::int64_t> channels;
   for (const auto& in : m.program.code) {
     if (in.opcode != isa::Opcode::Load && in.opcode != isa::Opcode::Store) continue;
@@ -191,7 +194,7 @@ TEST_CASE("int8 decode step over a KV cache: the 4-D cache crosses the boundary 
     CHECK(channel == (in.opcode == isa::Opcode::Load ? 0 : 1) + (cost::transfer_bytes(in) > 4096 ? 0 : 2));
     channels.insert(channel);
   }
-  CHECK(channels == std::set<std::int64_t>{0, 1, 2, 3});
+  CHECK(channels == std::set<std::int64_t>{2, 3});
   check_bit_exact(path.string(), "default.yaml");
   check_bit_exact(path.string(), "tiny-8x8.yaml");
   std::filesystem::remove(path);
