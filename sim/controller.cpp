@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/sim_time.h"
+#include "sim/thread_body.h"
 
 namespace npu::sim {
 
@@ -12,13 +13,9 @@ Controller::Controller(sc_core::sc_module_name name, RunState& state) : sc_modul
 }
 
 void Controller::run() {
-  try {
+  run_thread_body([&] {
     dispatch();
-  } catch (const sc_core::sc_unwind_exception&) {
-    throw;
-  } catch (const std::exception& e) {
-    state_.fail(e.what());
-  }
+  }, [this](const char* what) { state_.fail(what); });
 }
 
 void Controller::dispatch() {

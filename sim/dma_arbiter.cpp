@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/coroutine_stack.h"
 #include "sim/sim_time.h"
 
 namespace npu::sim {
@@ -35,6 +36,7 @@ int DmaArbiter::choose() const {
 }
 
 void DmaArbiter::run() {
+  forget_stale_stack_poison();
   for (;;) {
     if (active_ == 0) {
       idle_ = true;

@@ -11,6 +11,7 @@
 #include "sim/scratchpad.h"
 #include "sim/scratchpad_banks.h"
 #include "sim/sim_time.h"
+#include "sim/thread_body.h"
 #include "sim/simulator.h"
 
 namespace npu::sim {
@@ -234,7 +235,7 @@ void DmaEngine::run_channel(std::size_t index) {
   const auto setup = static_cast<std::uint64_t>(config_.dma.setup_cycles);
   const bool pipelined = config_.dma.channel_queue == "pipelined";
   if (!pipelined) return run_serial_channel(index);
-  try {
+  run_thread_body([&] {
     for (;;) {
       while (!ch.pending) sc_core::wait(ch.start);
       auto f = std::make_unique<Flight>();
@@ -254,18 +255,14 @@ void DmaEngine::run_channel(std::size_t index) {
       ch.pending = nullptr;
       ch.freed.notify();
     }
-  } catch (const sc_core::sc_unwind_exception&) {
-    throw;
-  } catch (const std::exception& e) {
-    listener_.process_failed(e.what());
-  }
+  }, [this](const char* what) { listener_.process_failed(what); });
 }
 
 // A serial channel: one transfer from its start to its end, then the next.
 void DmaEngine::run_serial_channel(std::size_t index) {
   Channel& ch = *channels_[index];
   const auto setup = static_cast<std::uint64_t>(config_.dma.setup_cycles);
-  try {
+  run_thread_body([&] {
     for (;;) {
       while (!ch.pending) sc_core::wait(ch.start);
       const DmaTransfer& t = *ch.pending;
@@ -292,17 +289,13 @@ void DmaEngine::run_serial_channel(std::size_t index) {
       listener_.transfer_finished(t, start, now_cycles(), outcome);
       retire_in_order(t);
     }
-  } catch (const sc_core::sc_unwind_exception&) {
-    throw;
-  } catch (const std::exception& e) {
-    listener_.process_failed(e.what());
-  }
+  }, [this](const char* what) { listener_.process_failed(what); });
 }
 
 // Back of a pipelined channel: finishes its transfers in the order they started.
 void DmaEngine::finish_channel(std::size_t index) {
   Channel& ch = *channels_[index];
-  try {
+  run_thread_body([&] {
     for (;;) {
       while (ch.flights.empty()) sc_core::wait(ch.issued);
       Flight& f = *ch.flights.front();
@@ -324,11 +317,7 @@ void DmaEngine::finish_channel(std::size_t index) {
       listener_.transfer_finished(t, start, now_cycles(), outcome);
       retire_in_order(t);
     }
-  } catch (const sc_core::sc_unwind_exception&) {
-    throw;
-  } catch (const std::exception& e) {
-    listener_.process_failed(e.what());
-  }
+  }, [this](const char* what) { listener_.process_failed(what); });
 }
 
 }  // namespace npu::sim

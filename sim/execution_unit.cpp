@@ -3,6 +3,7 @@
 #include "sim/scratchpad.h"
 #include "sim/scratchpad_banks.h"
 #include "sim/sim_time.h"
+#include "sim/thread_body.h"
 #include "sim/simulator.h"
 #include "sim/vector_unit.h"
 
@@ -23,15 +24,11 @@ ExecutionUnit::ExecutionUnit(sc_core::sc_module_name name, isa::Unit unit, RunSt
 }
 
 void ExecutionUnit::run() {
-  try {
+  run_thread_body([&] {
     if (!state_.options.timing_only && (unit_ == isa::Unit::Compute || unit_ == isa::Unit::Vector))
       sram_ = scratchpad_pointer(sram_socket);
     loop();
-  } catch (const sc_core::sc_unwind_exception&) {
-    throw;
-  } catch (const std::exception& e) {
-    state_.fail(e.what());
-  }
+  }, [this](const char* what) { state_.fail(what); });
 }
 
 void ExecutionUnit::loop() {
