@@ -113,3 +113,92 @@ TEST_CASE("wide pools on a 64 KiB scratchpad tile over channels: int8 bit-exact,
     CHECK(worst < 1e-2f);
   }
 }
+
+namespace {
+
+// input [1,16,64,64] -> GlobalAveragePool: one channel's 4096 values (4 KiB in int8, 8 KiB in
+// fp16) do not fit an 8 KiB scratchpad with their buffers, so each row is reduced in chunks.
+std::string write_gap_model() {
+  testing::GraphBuilder b(7);
+  auto x = b.input("input", {1, 16, 64, 64});
+  b.node("GlobalAveragePool", {x}, "gap");
+  Graph g = b.finish({b.out("gap")});
+  std::string path = std::string(NPUSIM_BINARY_DIR) + "/long_gap.onnx";
+  write_onnx(g, path);
+  return path;
+}
+
+std::int64_t shortest_reduce(const isa::Program& p) {
+  std::int64_t shortest = -1;
+  for (const auto& in : p.code)
+    if (in.opcode == isa::Opcode::Reduce) {
+      const auto len = static_cast<std::int64_t>(in.get(isa::Field::length));
+      shortest = shortest < 0 ? len : std::min(shortest, len);
+    }
+  return shortest;
+}
+
+}  // namespace
+
+TEST_CASE("a global pool whose rows do not fit reduces each row in chunks: int8 as the reference, fp16 close",
+          "[compiler][sim][int8][pool]") {
+  const std::string model = write_gap_model();
+  HardwareConfig config = load_hardware_config(config_path("tiny-8x8.yaml"));
+  config.sram.capacity_bytes = 8 * 1024;
+  FloatTensor x = testing::random_tensor({1, 16, 64, 64}, 23);
+  Graph ref_graph = import_onnx(model);
+  const auto want = evaluate_graph(ref_graph, {{"input", x}}).at(ref_graph.outputs[0]).data;
+
+  SECTION("int8") {
+    CompileOptions options;
+    options.precision = Precision::Int8;
+    options.check_interleave = true;
+    CompiledModel m;
+    Graph g = lower_graph(model, options, m);
+    generate_code(g, config, options, m);
+    REQUIRE(m.fallbacks.empty());
+    CHECK(shortest_reduce(m.program) < 64 * 64);  // chunked
+    sim::DdrImage ddr;
+    ddr.place(m.program);
+    const isa::TensorEntry& in = entry(m.program, "input");
+    auto bytes = quantize_to_nhwc(x, g.tensor("input").quant);
+    ddr.write(in.ddr_addr, bytes.data(), bytes.size());
+    Int8Values expected = run_integer_reference(g, {{"input", bytes}});
+    sim::simulate(m.program, config, ddr);
+    const std::string& value = g.outputs[0];
+    const auto& ref = expected.at(value);
+    const isa::TensorEntry& e = entry(m.program, value);
+    std::vector<std::int8_t> got(ref.size());
+    ddr.read(e.ddr_addr, got.data(), got.size());
+    // Chunk means averaged in fp16 round differently from one pass: at most one step apart.
+    int worst = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(int{got[i]} - int{ref[i]}));
+    CHECK(worst <= 1);
+  }
+
+  SECTION("fp16") {
+    CompileOptions options;
+    options.precision = Precision::Fp16;
+    options.check_interleave = true;
+    CompiledModel m = compile(model, config, options);
+    REQUIRE(m.fallbacks.empty());
+    CHECK(shortest_reduce(m.program) < 64 * 64);
+    sim::DdrImage ddr;
+    ddr.place(m.program);
+    auto bytes = nhwc_fp16(x);
+    const isa::TensorEntry& in = entry(m.program, "input");
+    ddr.write(in.ddr_addr, bytes.data(), bytes.size());
+    sim::simulate(m.program, config, ddr);
+    const isa::TensorEntry& out = entry(m.program, m.model_outputs[0]);
+    REQUIRE(out.size_bytes == want.size() * 2);
+    std::vector<std::uint8_t> raw(out.size_bytes);
+    ddr.read(out.ddr_addr, raw.data(), raw.size());
+    float worst = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      float got = isa::half_to_float(static_cast<std::uint16_t>(raw[2 * i] | (raw[2 * i + 1] << 8)));
+      worst = std::max(worst, std::abs(got - want[i]) / (1.0f + std::abs(want[i])));
+    }
+    INFO("worst relative error " << worst);
+    CHECK(worst < 2e-3f);
+  }
+}
