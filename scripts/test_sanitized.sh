@@ -14,11 +14,10 @@ fuzz_seconds=${FUZZ_SECONDS:-10}
 bash scripts/build_sanitized.sh sanitized_suite
 # Leak checking stays on for the fuzz targets (scripts/fuzz.sh); the suite runs SystemC, whose
 # coroutine stacks have guard pages that crash LeakSanitizer's heap scan at exit.
-# Two binaries are RELEASE_ONLY for reasons outside our code: runtime_tests has the test that
-# embeds CPython (the ONNX Runtime bridge: ASan reports a stack-use-after-scope inside CPython's
-# own start-up, Py_InitializeFromConfig), and estimate_tests runs hundreds of simulations, where
-# ASan's no-return handler, run on a SystemC coroutine stack it does not know (QuickThreads
-# announces no fiber switches), fails its own CHECK (asan_thread.cpp "kCurrentStackFrameMagic").
+# runtime_tests is RELEASE_ONLY for a reason outside our code: it has the test that embeds
+# CPython (the ONNX Runtime bridge: ASan reports a stack-use-after-scope inside CPython's own
+# start-up, Py_InitializeFromConfig). SystemC's coroutine stacks, which ASan does not know, are
+# handled in the model itself (sim/coroutine_stack.h).
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-fuzz -j "$(nproc)" --output-on-failure --timeout 600
 # The fuzz targets run side by side, one per core (each libFuzzer process is single-threaded).
