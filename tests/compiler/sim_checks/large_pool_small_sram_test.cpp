@@ -21,6 +21,21 @@ using namespace npu::compiler::sim_checks;
 
 namespace {
 
+// The worst error of an FP16 program's output against `want`, relative to 1 + |want|.
+float fp16_worst_relative_error(const CompiledModel& m, const HardwareConfig& config, const FloatTensor& x,
+                                const std::vector<float>& want) {
+  const std::vector<float> got = simulate_fp16(m, config, x);
+  REQUIRE(got.size() == want.size());
+  float worst = 0;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    worst = std::max(worst, std::abs(got[i] - want[i]) / (1.0f + std::abs(want[i])));
+  return worst;
+}
+
+}  // namespace
+
+namespace {
+
 // input [1,32,7,7] -> 1x1 Conv to `channels` -> Relu -> AveragePool 3x3 s1 p1 -> GlobalAveragePool.
 // With 2000 channels one 7x7 map is 98000 bytes in int8 (196000 in fp16): neither pool fits
 // 64 KiB whole, and 2000 is no multiple of the 64-channel chunk step (a ragged last chunk).
@@ -92,23 +107,7 @@ TEST_CASE("wide pools on a 64 KiB scratchpad tile over channels: int8 bit-exact,
     options.precision = Precision::Fp16;
     CompiledModel m = compile(model, config, options);
     REQUIRE(m.fallbacks.empty());
-    sim::DdrImage ddr;
-    ddr.place(m.program);
-    auto bytes = nhwc_fp16(x);
-    const isa::TensorEntry& in = entry(m.program, "input");
-    REQUIRE(bytes.size() == in.size_bytes);
-    ddr.write(in.ddr_addr, bytes.data(), bytes.size());
-    sim::SimResult r = sim::simulate(m.program, config, ddr);
-    CHECK(r.cycles > 0);
-    const isa::TensorEntry& out = entry(m.program, m.model_outputs[0]);
-    REQUIRE(out.size_bytes == want.size() * 2);
-    std::vector<std::uint8_t> raw(out.size_bytes);
-    ddr.read(out.ddr_addr, raw.data(), raw.size());
-    float worst = 0;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-      float got = isa::half_to_float(static_cast<std::uint16_t>(raw[2 * i] | (raw[2 * i + 1] << 8)));
-      worst = std::max(worst, std::abs(got - want[i]) / (1.0f + std::abs(want[i])));
-    }
+    const float worst = fp16_worst_relative_error(m, config, x, want);
     INFO("worst relative error " << worst);
     CHECK(worst < 1e-2f);
   }
@@ -183,21 +182,7 @@ TEST_CASE("a global pool whose rows do not fit reduces each row in chunks: int8 
     CompiledModel m = compile(model, config, options);
     REQUIRE(m.fallbacks.empty());
     CHECK(shortest_reduce(m.program) < 64 * 64);
-    sim::DdrImage ddr;
-    ddr.place(m.program);
-    auto bytes = nhwc_fp16(x);
-    const isa::TensorEntry& in = entry(m.program, "input");
-    ddr.write(in.ddr_addr, bytes.data(), bytes.size());
-    sim::simulate(m.program, config, ddr);
-    const isa::TensorEntry& out = entry(m.program, m.model_outputs[0]);
-    REQUIRE(out.size_bytes == want.size() * 2);
-    std::vector<std::uint8_t> raw(out.size_bytes);
-    ddr.read(out.ddr_addr, raw.data(), raw.size());
-    float worst = 0;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-      float got = isa::half_to_float(static_cast<std::uint16_t>(raw[2 * i] | (raw[2 * i + 1] << 8)));
-      worst = std::max(worst, std::abs(got - want[i]) / (1.0f + std::abs(want[i])));
-    }
+    const float worst = fp16_worst_relative_error(m, config, x, want);
     INFO("worst relative error " << worst);
     CHECK(worst < 2e-3f);
   }

@@ -44,9 +44,25 @@ inline std::vector<std::uint8_t> nhwc_fp16(const FloatTensor& x) {
   return bytes;
 }
 
-// Compiles `model` for INT8 on `config_name`, runs it on the simulator and on the integer
-// reference from the same quantised input, and compares every NPU-computed value byte for byte
-// (a mismatch names the first layer that differs).
+// Runs an FP16 program on `x` (written to its "input" as NHWC fp16) and returns its first
+// model output as floats, in the NPU's order (NHWC for 4-D outputs).
+inline std::vector<float> simulate_fp16(const CompiledModel& m, const HardwareConfig& config, const FloatTensor& x) {
+  sim::DdrImage ddr;
+  ddr.place(m.program);
+  const auto bytes = nhwc_fp16(x);
+  const isa::TensorEntry& in = entry(m.program, "input");
+  REQUIRE(bytes.size() == in.size_bytes);
+  ddr.write(in.ddr_addr, bytes.data(), bytes.size());
+  sim::simulate(m.program, config, ddr);
+  const isa::TensorEntry& out = entry(m.program, m.model_outputs[0]);
+  std::vector<std::uint8_t> raw(out.size_bytes);
+  ddr.read(out.ddr_addr, raw.data(), raw.size());
+  std::vector<float> values(raw.size() / 2);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = isa::half_to_float(static_cast<std::uint16_t>(raw[2 * i] | (raw[2 * i + 1] << 8)));
+  return values;
+}
+
 inline const isa::TensorEntry* find_entry(const isa::Program& p, const std::string& name) {
   for (const auto& t : p.tensors)
     if (t.name == name) return &t;
