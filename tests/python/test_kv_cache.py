@@ -73,3 +73,26 @@ def test_a_past_read_elsewhere_keeps_its_own_bytes(tmp_path):
     concat = next(layer for layer in report["layers"] if layer["name"] == "present")
     assert concat["ddr_bytes"] == 2 * HEADS * (PAST + 1) * DH * 2, concat   # past copied as well
     assert "strided" not in tensor_lines(tmp_path, model)["past"]
+
+
+def test_sim_writes_a_file_input_into_its_view(tmp_path):
+    """`npusim sim PROG --input past=FILE`: the file holds past densely (as `npusim run` takes
+    it); the simulator places each row inside present, and present is the concatenation."""
+    model = cache_model(tmp_path / "kv3.onnx")
+    lines = tensor_lines(tmp_path, model)
+    assert "strided[" in lines["past"] and "layout=ND " in lines["new"] + " ", lines
+    x = inputs(2)
+    past, new = x["past"].astype(np.float16), x["new"].astype(np.float16)
+    np.save(tmp_path / "past.npy", past)
+    np.save(tmp_path / "new.npy", new)
+    r = run_npusim("sim", tmp_path / "p.npuprog", "-c", ROOT / "configs/default.yaml", "--input",
+                   f"past={tmp_path / 'past.npy'}", "--input", f"new={tmp_path / 'new.npy'}", "--save-outputs",
+                   tmp_path / "out")
+    assert r.code == 0, r.err
+    present = np.load(tmp_path / "out" / "present.npy").reshape(1, HEADS, PAST + 1, DH)
+    np.testing.assert_array_equal(present, np.concatenate([past, new * np.float16(0.5)], axis=2))
+    # a file of the wrong size is refused in one line that names the input
+    np.save(tmp_path / "short.npy", past[:, :, :-1])
+    r = run_npusim("sim", tmp_path / "p.npuprog", "-c", ROOT / "configs/default.yaml", "--input",
+                   f"past={tmp_path / 'short.npy'}")
+    assert r.code != 0 and "input 'past' needs" in r.err and len(r.err.strip().splitlines()) == 1, r.err
