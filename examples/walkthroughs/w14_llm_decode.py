@@ -15,7 +15,7 @@ timing-only; decode is compared with (weight bytes + KV-cache bytes) / DDR bandw
 and decode are placed on the roofline, and the KV-cache length is swept (decode time grows
 with L only through the cache's bytes).
 
-    python3 examples/walkthroughs/w14_llm_decode.py [--quick]
+    python3 examples/walkthroughs/w14_llm_decode.py [--quick] [--width D]
 
 Needs the transformer ops on the NPU (MatMul of two activations, LayerNormalization, Softmax,
 GELU: the npu-ops-compiler branch); on a compiler without them the blocks fall back to the CPU
@@ -185,10 +185,13 @@ def weight_formats(npusim, decode, mlp, mlp_d, presets, d, heads, past):
 
 
 def main():
-    args = parse_args(__doc__.splitlines()[0])
+    args = parse_args(__doc__.splitlines()[0], lambda p: p.add_argument(
+        "--width", type=int, default=512, help="model width d, a multiple of 64 (heads of 64; default 512)"))
+    if args.width < 64 or args.width % 64:
+        raise SystemExit(f"--width {args.width}: must be a positive multiple of 64 (heads of 64)")
     npusim = import_npusim(args.build)
-    # d = 512 in both: at d = 256 the attention chain's fixed costs are a third of the step
-    d, heads, past, prefill_tokens = (512, 8, 127, 32) if args.quick else (512, 8, 127, 128)
+    # d = 512 by default, --quick too: at d = 256 the attention chain's fixed costs are a third of the step
+    d, heads, past, prefill_tokens = args.width, args.width // 64, 127, (32 if args.quick else 128)
     decode, weights = gpt_block(args.out / f"w14_decode_d{d}_L{past}.onnx", d, heads, 1, past)
     prefill, _ = gpt_block(args.out / f"w14_prefill_d{d}_T{prefill_tokens}.onnx", d, heads, prefill_tokens, 0)
     kv_bytes = 2 * heads * past * (d // heads)          # INT8 K and V read by the decode step
