@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "isa/instruction_set.h"
+#include "runtime/tensor_conversion.h"
 
 namespace npu::runtime {
 
@@ -53,34 +54,21 @@ std::vector<std::uint8_t> random_bytes(isa::DType dtype, std::uint64_t bytes, st
 // An input stored as a view inside another tensor's bytes (layout strided[...], a KV cache
 // placed inside the Concat that extends it): the file holds it densely, row-major, and each
 // element goes to its place in the view; the bytes between them (the enclosing tensor's) stay.
-void write_strided(const isa::TensorEntry& t, const std::vector<std::int64_t>& strides, const container::NpyArray& a,
-                   const std::string& path, sim::DdrImage& ddr) {
-  if (strides.size() != t.shape.size())
-    throw std::runtime_error(fmt::format("input '{}': layout {} has {} strides for {} dimensions", t.name, t.layout,
-                                         strides.size(), t.shape.size()));
+void write_strided(const isa::TensorEntry& t, const container::NpyArray& a, const std::string& path,
+                   sim::DdrImage& ddr) {
+  const std::vector<std::uint64_t> position = npu_positions(t);
   const std::size_t elem = isa::dtype_bytes(t.dtype);
-  std::uint64_t n = 1;
-  for (auto d : t.shape) n *= static_cast<std::uint64_t>(d);
-  if (a.data.size() != n * elem)
+  if (a.data.size() != position.size() * elem)
     throw std::runtime_error(fmt::format("{}: input '{}' needs {} bytes ({} elements, stored densely) but the file "
                                          "holds {}",
-                                         path, t.name, n * elem, n, a.data.size()));
+                                         path, t.name, position.size() * elem, position.size(), a.data.size()));
+  if (!position.empty() && (position.back() + 1) * elem > t.size_bytes)
+    throw std::runtime_error(fmt::format("input '{}': layout {} reaches past its {} bytes", t.name, t.layout,
+                                         t.size_bytes));
   std::vector<std::uint8_t> span(t.size_bytes);
   ddr.read(t.ddr_addr, span.data(), span.size());
-  std::vector<std::int64_t> index(t.shape.size(), 0);
-  for (std::uint64_t i = 0; i < n; ++i) {
-    std::int64_t at = 0;
-    for (std::size_t d = 0; d < index.size(); ++d) at += index[d] * strides[d];
-    const auto offset = static_cast<std::uint64_t>(at) * elem;
-    if (offset + elem > span.size())
-      throw std::runtime_error(fmt::format("input '{}': layout {} reaches past its {} bytes", t.name, t.layout,
-                                           t.size_bytes));
-    std::memcpy(span.data() + offset, a.data.data() + i * elem, elem);
-    for (std::size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < t.shape[d]) break;
-      index[d] = 0;
-    }
-  }
+  for (std::size_t i = 0; i < position.size(); ++i)
+    std::memcpy(span.data() + position[i] * elem, a.data.data() + i * elem, elem);
   ddr.write(t.ddr_addr, span.data(), span.size());
 }
 
@@ -113,8 +101,8 @@ std::vector<std::string> place_inputs(const isa::Program& program, const std::ma
       if (a.dtype != npy_dtype(t.dtype))
         throw std::runtime_error(fmt::format("{}: input '{}' needs dtype {} but the file holds {}", it->second, t.name,
                                              npy_dtype(t.dtype), a.dtype));
-      if (const auto strides = isa::strided_layout_strides(t.layout); !strides.empty()) {
-        write_strided(t, strides, a, it->second, ddr);
+      if (!isa::strided_layout_strides(t.layout).empty()) {
+        write_strided(t, a, it->second, ddr);
         notes.push_back(fmt::format("input {}: from {} (into its view {})", t.name, it->second, t.layout));
         continue;
       }

@@ -97,8 +97,12 @@ struct Nhwc {
   }
 };
 
-// For each element of the host's row-major tensor, its element index in the NPU tensor's bytes:
-// empty when the two orders are the same dense bytes.
+std::string quant_detail(const isa::TensorEntry& e) {
+  return fmt::format("scale {:.6g}, zp {}", e.scale, e.zero_point);
+}
+
+}  // namespace
+
 std::vector<std::uint64_t> npu_positions(const isa::TensorEntry& e) {
   if (transposes_nchw(e)) return Nhwc(e.shape).nchw_to_nhwc();
   const auto strides = isa::strided_layout_strides(e.layout);
@@ -118,12 +122,6 @@ std::vector<std::uint64_t> npu_positions(const isa::TensorEntry& e) {
   }
   return map;
 }
-
-std::string quant_detail(const isa::TensorEntry& e) {
-  return fmt::format("scale {:.6g}, zp {}", e.scale, e.zero_point);
-}
-
-}  // namespace
 
 std::string Conversion::text() const {
   std::string s = fmt::format("{} {}: {} {} → {}", role, tensor, converted ? "converted" : "copied", from, to);

@@ -27,6 +27,10 @@ struct Conversion {
 };
 
 // The descriptor of an NPU tensor of the program (its DDR shape, layout and quantisation).
+// For each element of the host's row-major tensor, its element index in the NPU tensor's bytes
+// (NCHW -> NHWC, or a strided[...] view): empty when the two orders are the same dense bytes.
+std::vector<std::uint64_t> npu_positions(const isa::TensorEntry& entry);
+
 TensorDesc npu_tensor_desc(const isa::TensorEntry& entry);
 // What the host sees of the same tensor: its host layout (entry.host_layout: NCHW for NHWC
 // bytes, otherwise the bytes as stored) and `host_dtype`. Throws, naming the tensor, when the
