@@ -4,5 +4,7 @@
 # (scripts/test.sh sets it; tests/CMakeLists.txt); the default, all, builds every one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNPUSIM_RELEASE_TESTS="${NPUSIM_RELEASE_TESTS:-all}" >/dev/null
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNPUSIM_RELEASE_TESTS="${NPUSIM_RELEASE_TESTS:-all}" "${launcher[@]}" >/dev/null
 cmake --build build -j "$(nproc)"
