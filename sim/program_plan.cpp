@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -137,17 +138,35 @@ class Checker {
 
 // Whole bursts over all runs, ceil((addr % burst + len0) / burst) each: the same count every
 // DDR model adds to bus_bytes(), known per transfer here so the energy and bandwidth counters
-// can attribute it. When every stride is a multiple of the burst, all runs look alike.
+// can attribute it. A run's bursts depend only on its address modulo the burst, so the runs
+// are counted per residue, one dimension at a time (a transfer may have 2^30 runs).
 std::uint64_t bus_bytes(const DmaTransfer& t, std::uint64_t burst) {
-  auto run_bursts = [&](std::uint64_t addr) { return cost::run_bursts(addr, t.len0, burst); };
-  const std::uint64_t runs = t.count1 * t.count2 * t.count3;
   if (t.ddr_stride1 % burst == 0 && t.ddr_stride2 % burst == 0 && t.ddr_stride3 % burst == 0)
-    return runs * run_bursts(t.ddr_addr) * burst;
+    return t.count1 * t.count2 * t.count3 * cost::run_bursts(t.ddr_addr, t.len0, burst) * burst;
+  std::vector<std::uint64_t> runs(burst, 0);
+  runs[t.ddr_addr % burst] = 1;
+  std::vector<std::uint64_t> step(burst), next(burst);
+  auto spread = [&](std::uint64_t count, std::uint64_t stride) {
+    // i * stride mod burst repeats with a period of at most `burst` values of i.
+    std::fill(step.begin(), step.end(), 0);
+    const std::uint64_t s = stride % burst;
+    std::uint64_t period = 1;
+    while (period < burst && (period * s) % burst != 0) ++period;
+    for (std::uint64_t i = 0; i < std::min(count, period); ++i)
+      step[(i * s) % burst] += count / period + (i < count % period ? 1 : 0);
+    std::fill(next.begin(), next.end(), 0);
+    for (std::uint64_t r = 0; r < burst; ++r)
+      if (runs[r])
+        for (std::uint64_t q = 0; q < burst; ++q)
+          if (step[q]) next[(r + q) % burst] += runs[r] * step[q];
+    runs.swap(next);
+  };
+  spread(t.count1, t.ddr_stride1);
+  spread(t.count2, t.ddr_stride2);
+  spread(t.count3, t.ddr_stride3);
   std::uint64_t bursts = 0;
-  for (std::uint64_t i3 = 0; i3 < t.count3; ++i3)
-    for (std::uint64_t i2 = 0; i2 < t.count2; ++i2)
-      for (std::uint64_t i1 = 0; i1 < t.count1; ++i1)
-        bursts += run_bursts(t.ddr_addr + i3 * t.ddr_stride3 + i2 * t.ddr_stride2 + i1 * t.ddr_stride1);
+  for (std::uint64_t r = 0; r < burst; ++r)
+    if (runs[r]) bursts += runs[r] * cost::run_bursts(r, t.len0, burst);
   return bursts * burst;
 }
 
@@ -170,6 +189,12 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
   t.sram_stride3 = ck.u(Field::sram_stride3);
   t.bytes = t.len0 * t.count1 * t.count2 * t.count3;
   t.push = in.push;
+  // More bytes than the destination holds can only overwrite themselves (runs at stride 0);
+  // refused, as is a transfer no simulation could finish (the fields allow 7e13 bytes).
+  const std::uint64_t room = t.store ? c.ddr.capacity_bytes : c.sram.capacity_bytes;
+  if (t.bytes > room)
+    ck.fail("moves {} bytes (len0 {} x count1 {} x count2 {} x count3 {}), more than the {} it writes holds ({} bytes)",
+            t.bytes, t.len0, t.count1, t.count2, t.count3, t.store ? "DDR" : "scratchpad", room);
 
   // Highest byte touched on each side (strides are unsigned, so the last run is the farthest).
   const std::uint64_t sram_span = (t.count3 - 1) * t.sram_stride3 + (t.count2 - 1) * t.sram_stride2 +

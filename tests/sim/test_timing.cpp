@@ -152,6 +152,34 @@ TEST_CASE("misaligned DMA pays the extra burst, below min alignment the bounce c
   CHECK(s.dma_channels[0].bounce_copies == 1);
 }
 
+TEST_CASE("strided runs at any DDR offset: whole bursts per run, and no more bytes than the destination holds",
+          "[timing][dma]") {
+  // 2 x 4 runs of 40 B, ddr_addr 8, ddr_stride1 100, ddr_stride2 1000 (64 B bursts). Runs start
+  // at 8, 108, 208, 308 (mod 64: 8, 44, 16, 52 -> 1, 2, 1, 2 bursts) and 1008, 1108, 1208, 1308
+  // (mod 64: 48, 20, 56, 28 -> 2, 1, 2, 2): 13 bursts. The DDR model counts them piece by
+  // piece; the channel's attribution (sim/program_plan.cpp) counts runs per offset: both 832.
+  auto strided = load(8, 0, 40);
+  strided.set(Field::count1, 4);
+  strided.set(Field::ddr_stride1, 100);
+  strided.set(Field::sram_stride1, 40);
+  strided.set(Field::count2, 2);
+  strided.set(Field::ddr_stride2, 1000);
+  strided.set(Field::sram_stride2, 160);
+  const auto r = run(program({strided, halt()}), config());
+  CHECK(r.ddr_bus_bytes == 13 * 64);
+  CHECK(r.dma_channels[0].bus_bytes == 13 * 64);
+
+  // 1023 x 1023 runs of 64 B onto the same scratchpad bytes: 67 MB moved into a smaller
+  // scratchpad can only overwrite itself, and would take minutes to simulate.
+  auto repeated = load(0, 0, 64);
+  repeated.set(Field::count1, 1023);
+  repeated.set(Field::ddr_stride1, 64);
+  repeated.set(Field::count2, 1023);
+  CHECK_THROWS_WITH(run(program({repeated, halt()}), config()),
+                    Catch::Contains("moves 66977856 bytes (len0 64 x count1 1023 x count2 1023 x count3 1), "
+                                    "more than the scratchpad it writes holds"));
+}
+
 TEST_CASE("double buffering overlaps loads with compute", "[timing][tokens]") {
   // 8 tiles, two SRAM buffers. Load i (8192 B, DMA channel 0) pushes a token to compute;
   // gemm i pops it and pushes a token back to load ("buffer free"); load i >= 2 pops that.
