@@ -1,6 +1,6 @@
 // One interface for running a WHOLE ONNX model on something that executes it: a real stack
 // (OpenVINO on an Intel NPU/CPU/GPU, ONNX Runtime with its CPU, QNN or OpenVINO execution
-// provider) or npusim's own compiler + simulator. runtime/device.h is a different, lower
+// provider) or npusim's own compiler + simulator. runtime/npu_step_executor.h is a different, lower
 // level: it runs ranges of NPU instructions. Real stacks take the model itself and decide
 // placement on their own, so the questions here are "what came out, how long did it take, and
 // where did each node actually run".

@@ -76,7 +76,7 @@ struct DmaConfig {
 
 // The command-level DRAM model (ddr.model: dram): timing set, page policy, scheduler.
 struct DramConfig {
-  std::string standard = "lpddr4x-4266";  // lpddr4x-4266 | lpddr5x-8533 | ddr5-5600 (costmodel/dram_timing.h)
+  std::string standard = "lpddr4x-4266";  // lpddr4x-4266 | lpddr5x-8533 | ddr5-5600 (hwconfig/dram_standards.h)
   std::string page_policy = "open";       // open | closed
   std::string scheduler = "frfcfs";       // frfcfs | fcfs
   int queue_depth = 32;                   // requests per channel the scheduler chooses among

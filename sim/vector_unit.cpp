@@ -40,10 +40,21 @@ void bias_add(const isa::Instruction& in, std::uint8_t* sram) {
   }
 }
 
-void check_requant_shifts(const std::int32_t* p, std::uint64_t channels) {
-  for (std::uint64_t c = 0; c < channels; ++c)
+struct RequantParam {
+  std::int32_t multiplier;
+  int shift;
+};
+
+// The per-channel {multiplier, shift} pairs, copied out before any output is written: an
+// output that overlaps them (a bad program) must not change the shifts the loop uses.
+std::vector<RequantParam> read_requant_params(const std::int32_t* p, std::uint64_t channels) {
+  std::vector<RequantParam> params(channels);
+  for (std::uint64_t c = 0; c < channels; ++c) {
     if (p[2 * c + 1] < 0 || p[2 * c + 1] > 62)
       throw SimError(fmt::format("requant parameter of channel {} has shift {} (must be 0..62)", c, p[2 * c + 1]));
+    params[c] = {p[2 * c], static_cast<int>(p[2 * c + 1])};
+  }
+  return params;
 }
 
 void requantize(const isa::Instruction& in, std::uint8_t* sram) {
@@ -52,11 +63,11 @@ void requantize(const isa::Instruction& in, std::uint8_t* sram) {
   const auto* p = at<const std::int32_t>(sram, in.get(Field::param_addr));  // {multiplier, shift} per channel
   auto* y = at<std::int8_t>(sram, in.get(Field::dst_addr));
   const std::int64_t zp = in.get(Field::zero_point), lo = in.get(Field::clamp_min), hi = in.get(Field::clamp_max);
-  check_requant_shifts(p, channels);
+  const std::vector<RequantParam> params = read_requant_params(p, channels);
   // Reads x[i] before writing y[i] in order, so dst == src (in place) is safe.
   for (std::uint64_t row = 0; row < count; row += channels)  // rows of `channels`: no modulo
     for (std::uint64_t c = 0, n = std::min(channels, count - row); c < n; ++c)
-      y[row + c] = vec::requantize_one(x[row + c], p[2 * c], p[2 * c + 1], zp, lo, hi);
+      y[row + c] = vec::requantize_one(x[row + c], params[c].multiplier, params[c].shift, zp, lo, hi);
 }
 
 bool overlaps(std::uint64_t a, std::uint64_t an, std::uint64_t b, std::uint64_t bn) {
@@ -159,11 +170,11 @@ void execute_drain(const isa::Instruction& in, std::uint8_t* sram) {
   const auto* p = at<const std::int32_t>(sram, in.get(Field::requant_addr));  // {multiplier, shift} per channel
   auto* y = at<std::int8_t>(sram, in.get(Field::dst_addr));
   const std::int64_t zp = in.get(Field::zero_point), lo = in.get(Field::clamp_min), hi = in.get(Field::clamp_max);
-  check_requant_shifts(p, channels);
+  const std::vector<RequantParam> params = read_requant_params(p, channels);
   for (std::uint64_t row = 0; row < count; row += channels)
     for (std::uint64_t c = 0, n = std::min(channels, count - row); c < n; ++c)
-      y[row + c] = vec::requantize_one(vec::sat32(static_cast<std::int64_t>(x[row + c]) + bias[c]), p[2 * c], p[2 * c + 1],
-                                       zp, lo, hi);
+      y[row + c] = vec::requantize_one(vec::sat32(static_cast<std::int64_t>(x[row + c]) + bias[c]), params[c].multiplier,
+                                       params[c].shift, zp, lo, hi);
 }
 
 void execute_vector(const isa::Instruction& in, std::uint8_t* sram) {

@@ -125,6 +125,33 @@ TEST_CASE("an error inside a functional kernel names the instruction", "[errors]
   CHECK(run(program({load(0, 0, 64), halt()}), config()).cycles == 1 + 32 + 105);
 }
 
+// Found by the sim fuzz target: an output that overlaps the {multiplier, shift} pairs used to
+// rewrite the shifts while the loop still read them (a shift of -67372038: undefined behaviour).
+// The parameters are read once, before any output byte is written.
+TEST_CASE("a requant whose output overlaps its parameters uses the parameters as they were", "[errors]") {
+  npu::sim::DdrImage ddr;
+  const std::vector<std::int32_t> x = {1000, -1000, 260, 7, 1, 2, 3, 4};  // 8 int32 at 0
+  const std::vector<std::int32_t> params = {1 << 10, 12};                 // y = x / 4, rounded half up
+  ddr.write(0x1000, x.data(), 32);
+  ddr.write(0x1040, params.data(), 8);
+  auto rq = make(Opcode::Requantize, kLoad, kStore);
+  rq.set(Field::src_addr, 0);
+  rq.set(Field::param_addr, 64);
+  rq.set(Field::dst_addr, 64);  // the outputs land on the parameters
+  rq.set(Field::count, 8);
+  rq.set(Field::channels, 1);
+  rq.set(Field::clamp_min, -128);
+  rq.set(Field::clamp_max, 127);
+  auto p = program({load(0x1000, 0, 72, 0, 0, kVector), rq, store(0x2000, 64, 8, 0, kVector), halt()});
+  npu::sim::simulate(p, config(), ddr, {});
+  std::int8_t y[8];
+  ddr.read(0x2000, y, 8);
+  // (x * 2^10 + 2^11) >> 12, clamped. Reading the parameters as the loop went, y[1] = -128
+  // rewrote the multiplier to 32895 (y[2] came out 127) and y[5] = 1 the shift to 268.
+  const std::int8_t expected[8] = {127, -128, 65, 2, 0, 1, 1, 1};
+  for (int i = 0; i < 8; ++i) CHECK(static_cast<int>(y[i]) == expected[i]);
+}
+
 TEST_CASE("unknown DDR model and bad config are SimErrors", "[errors]") {
   auto c = config();
   c.ddr.model = "hbm9";

@@ -121,13 +121,11 @@ bool step_checked(const std::string& name) {
 
 TEST_CASE("estimated layer cycles are within 10% of the simulated ones on the ideal presets, the step within 3% on default and npu-40tops-55gbps", "[compiler][sim][costmodel]") {
   std::vector<std::string> models = {std::string(NPUSIM_SOURCE_DIR) + "/models/tiny_convnet.onnx"};
-#ifdef NPUSIM_SMALL_MODELS_DIR
   for (const char* name : {"resnet18", "resnet50", "mobilenetv2", "yolo_style"}) {
     std::string path = std::string(NPUSIM_SMALL_MODELS_DIR) + "/" + name + ".onnx";
-    if (std::ifstream(path)) models.push_back(path);
-    else WARN(path << " missing (generated at build time by scripts/make_models.py): not checked");
+    REQUIRE_MODEL(path);
+    models.push_back(path);
   }
-#endif
   double worst = 0;
   std::string worst_at;
   const char* only_config = std::getenv("NPUSIM_ESTIMATE_CONFIG");

@@ -22,16 +22,12 @@ TEST_CASE("int8 tiny model: simulated NPU equals the integer reference bit for b
   check_bit_exact(model, "tiny-8x8.yaml");  // 64 KiB of SRAM: every layer is tiled
 }
 
-#ifdef NPUSIM_SMALL_MODELS_DIR
 // ResNet-18 (residual qadd, max pool, gemm), MobileNetV2 (depthwise, Relu6 clamps, unfused
 // Add) and the YOLO-style net (SiLU tables, concat, nearest resize) at 64x64 inputs.
 TEST_CASE("int8 CNNs at 64x64: simulated NPU equals the integer reference bit for bit", "[compiler][sim][int8]") {
   for (const char* name : {"resnet18", "mobilenetv2", "yolo_style"}) {
     std::string model = std::string(NPUSIM_SMALL_MODELS_DIR) + "/" + name + ".onnx";
-    if (!std::ifstream(model)) {
-      WARN(model << " missing (generated at build time by scripts/make_models.py): not checked");
-      continue;
-    }
+    REQUIRE_MODEL(model);
     check_bit_exact(model, "default.yaml");
   }
 }
@@ -40,10 +36,7 @@ TEST_CASE("int8 CNNs at 64x64: simulated NPU equals the integer reference bit fo
 // (compile with NPUSIM_DEBUG_SCHEDULE=1: "3 weight buffers" on 8 of ResNet-18's layers).
 TEST_CASE("int8 ResNet-18 at 64x64 on npu-40tops-55gbps: bit for bit", "[compiler][sim][int8]") {
   const std::string model = std::string(NPUSIM_SMALL_MODELS_DIR) + "/resnet18.onnx";
-  if (!std::ifstream(model)) {
-    WARN(model << " missing (generated at build time by scripts/make_models.py): not checked");
-    return;
-  }
+  REQUIRE_MODEL(model);
   check_bit_exact(model, "npu-40tops-55gbps.yaml");
 }
 
@@ -52,11 +45,7 @@ TEST_CASE("int8 ResNet-18 at 64x64 on npu-40tops-55gbps: bit for bit", "[compile
 TEST_CASE("int8 CNNs at 64x64 on default.yaml with 64 KiB: bit for bit", "[compiler][sim][int8][tiling]") {
   for (const char* name : {"resnet18", "mobilenetv2", "yolo_style"}) {
     std::string model = std::string(NPUSIM_SMALL_MODELS_DIR) + "/" + name + ".onnx";
-    if (!std::ifstream(model)) {
-      WARN(model << " missing (generated at build time by scripts/make_models.py): not checked");
-      continue;
-    }
+    REQUIRE_MODEL(model);
     check_bit_exact(model, "default.yaml", 64);
   }
 }
-#endif

@@ -2,6 +2,7 @@
 // NCHW floats as the NHWC fp16 bytes an FP16 program reads.
 #pragma once
 #include <cstdint>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,6 +18,13 @@
 #include "tests/support/integer_reference.h"
 #include "isa/fp16.h"
 #include "isa/program.h"
+
+// A model the build generates (tests/compiler/CMakeLists.txt): missing is a failure, not a
+// check skipped.
+#define REQUIRE_MODEL(path)                                                                       \
+  do {                                                                                            \
+    if (!std::ifstream(path)) FAIL((path) << " missing: the build generates it with scripts/make_models.py"); \
+  } while (0)
 
 namespace npu::compiler::sim_checks {
 
