@@ -1,5 +1,5 @@
 // The burst-level rules of the `simple` and `banked` DDR models, shared by the simulator
-// (sim/ddr_simple.cpp: simple and banked) and the compiler's DMA estimate (dma_cost.h):
+// (costmodel/ddr/ddr_simple.cpp: simple and banked) and the compiler's DMA estimate (dma_cost.h):
 //
 // simple: a piece moves ceil((addr % burst + bytes) / burst) bursts; a burst goes to channel
 //   (addr / interleave_bytes) % channels; each channel serves its bursts back to back at

@@ -15,7 +15,8 @@ MacArrayCost::MacArrayCost(const MacArrayConfig& config, int sram_access_cycles,
       dequant_int4_cycles_(static_cast<std::uint64_t>(config.dequant_int4_cycles_per_fold)),
       fold_wait_cycles_(static_cast<std::uint64_t>(std::max(1, sram_access_cycles) - 1)),
       overhead_cycles_(static_cast<std::uint64_t>(config.instruction_overhead_cycles)),
-      drain_cycles_(static_cast<std::uint64_t>(std::max(0, drain_latency_cycles))) {}
+      drain_cycles_(static_cast<std::uint64_t>(std::max(0, drain_latency_cycles))),
+      flexible_(flexible_mapping(config)) {}
 
 MacArrayCost::MacArrayCost(const HardwareConfig& config)
     : MacArrayCost(config.mac_array, sram_access_cycles(config), config.vector.latency_cycles) {}

@@ -62,6 +62,14 @@ class MacArrayCost {
   std::uint64_t cycles(const ConvShape& s) const {
     return conv_cycles(s.groups, s.gemm_m(), s.gemm_n(), s.gemm_k(), s.fp16, s.mapping);
   }
+  SramTraffic traffic(const GemmShape& s) const {
+    return gemm_traffic(s.m, s.n, s.k, s.fp16, s.accumulate, s.swap, s.b_storage);
+  }
+  SramTraffic traffic(const ConvShape& s) const {
+    return conv_traffic(s.groups, s.gemm_m(), s.gemm_n(), s.gemm_k(), s.fp16, s.accumulate, s.mapping);
+  }
+  // Whether the array offers the swap and depthwise mappings (mac_array.mapping: flexible).
+  bool flexible() const { return flexible_; }
   // The drain of a conv/gemm's accumulators through the array's output stage (bias and
   // requantisation as they leave the array): its pipeline latency only. The stage takes
   // mac_array.cols results per cycle, and no dataflow makes them faster than that (WS and IS
@@ -82,6 +90,7 @@ class MacArrayCost {
   std::uint64_t fold_wait_cycles_;  // sram_access_cycles - 1
   std::uint64_t overhead_cycles_;
   std::uint64_t drain_cycles_;
+  bool flexible_;
 };
 
 }  // namespace npu::cost

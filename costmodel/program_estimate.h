@@ -1,18 +1,9 @@
-// The compiler's estimate of when every instruction of a program runs, without SystemC: the
-// simulator's scheduling rules (sim/README.md "Timing rules": in-order dispatch into bounded
-// per-unit queues, in-order units, dependency tokens, one transfer per DMA channel at a time,
-// barrier/halt drain) applied in one pass over the program, with each instruction's duration
-// from the same cost-model calls the simulator uses (mac_cost, vector_cost, dma_cost). The
-// DDR is one shared resource: a transfer's bus bytes occupy it at the NPU's share of the
-// bandwidth, so loads and stores that overlap in time slow each other down. Under round-robin
-// arbitration a transfer that arrives while the bus is booked shares it (1/(n+1) with n other
-// DMA channels busy) rather than waiting for all of the booked work, as the arbiter's chunks
-// alternate; a DMA transfer's tokens are given once every earlier transfer of its unit has
-// finished (they retire in issue order).
+// The compiler's estimate of when every instruction of a program runs: the timing core
+// (costmodel/machine) on the program's plan, the same run the simulator makes, so the
+// estimate of a whole step equals the timing-only simulation cycle for cycle.
 //
-// The pass needs every token's producer to come earlier in program order than its consumer,
-// which is how the compiler emits programs; a pop with no earlier push is taken as satisfied
-// (the simulator would report a deadlock).
+// A range cut out of a program (a layer's code during the tiling search) may pop tokens whose
+// producer lies outside it: such a pop counts as satisfied (PlanOptions::unmatched_pops_satisfied).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -29,14 +20,24 @@ struct InstructionEstimate {
 
 struct ProgramEstimate {
   std::vector<InstructionEstimate> instructions;  // one per instruction of the range
-  double cycles = 0;                              // when the last instruction (or halt) ends
+  double cycles = 0;                              // when halt (or the implicit one at the end) finishes
 };
 
+// How closely the DDR is modelled: `exact` is the simulation's own model (a whole step's
+// estimate then equals the timing-only simulation); `trial` its streaming approximation
+// (costmodel/ddr/ddr_streaming.cpp), for the thousands of candidate schedules the compiler
+// compares, where the configured model would cost seconds.
+enum class EstimateDetail { exact, trial };
+
 // Estimates code[first, end). Instructions after a halt are not estimated (end_cycle 0).
+// Trial placements may put operands outside the memories (PlanOptions::trial); throws
+// TimingError for an instruction the simulator would refuse otherwise, and MachineDeadlock
+// when the range cannot reach its end.
 ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std::size_t first, std::size_t end,
-                                 const HardwareConfig& config);
-inline ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, const HardwareConfig& config) {
-  return estimate_program(code, 0, code.size(), config);
+                                 const HardwareConfig& config, EstimateDetail detail = EstimateDetail::trial);
+inline ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, const HardwareConfig& config,
+                                        EstimateDetail detail = EstimateDetail::trial) {
+  return estimate_program(code, 0, code.size(), config, detail);
 }
 
 }  // namespace npu::cost

@@ -1,6 +1,6 @@
 // Which scratchpad bank holds an address (sram.banks, sram.bank_mapping,
 // sram.bank_interleave_bytes). The simulator charges bank conflicts with it
-// (sim/scratchpad_banks.h); a compiler placing tensors to avoid conflicts asks it too.
+// (costmodel/scratchpad_banks.h); a compiler placing tensors to avoid conflicts asks it too.
 //   block:       bank = addr / (capacity / banks): each bank one contiguous block
 //                (capacity is whole KiB and banks a power of two <= 1024, so it divides).
 //   interleaved: bank = (addr / bank_interleave_bytes) % banks.
@@ -16,7 +16,8 @@ class SramBankMap {
  public:
   explicit SramBankMap(const SramConfig& sram);
   std::uint32_t bank_of(std::uint64_t addr) const {
-    return static_cast<std::uint32_t>(block_ ? addr / block_bytes_ : (addr / interleave_) % banks_);
+    // An address past the capacity (only in the compiler's trial placements) wraps around.
+    return static_cast<std::uint32_t>((block_ ? addr / block_bytes_ : addr / interleave_) % banks_);
   }
   std::uint32_t banks() const { return banks_; }
   // Calls add(bank, bytes) for each bank [addr, addr + len) touches, with the bytes in it
@@ -36,7 +37,7 @@ void SramBankMap::for_each_bank(std::uint64_t addr, std::uint64_t len, Add&& add
   if (block_) {
     for (std::uint64_t a = addr, end = addr + len; a < end;) {
       const std::uint64_t next = std::min(end, (a / block_bytes_ + 1) * block_bytes_);
-      add(static_cast<std::uint32_t>(a / block_bytes_), next - a);
+      add(bank_of(a), next - a);
       a = next;
     }
     return;

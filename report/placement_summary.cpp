@@ -5,8 +5,7 @@
 
 #include "costmodel/dma_cost.h"
 #include "runtime/host_time_model.h"
-#include "sim/mac_array.h"
-#include "sim/program_plan.h"
+#include "costmodel/program_plan.h"
 
 namespace npu::report {
 namespace {
@@ -20,13 +19,11 @@ struct InstructionTime {
 
 std::vector<InstructionTime> instruction_times(const container::CompiledModel& m, const HardwareConfig& hw) {
   std::vector<InstructionTime> times(m.program.code.size());
-  const sim::MacArray mac(hw);
   const double bytes_per_cycle = cost::ddr_bytes_per_cycle(hw);
   for (const auto& step : m.steps) {
     if (step.kind != container::Step::Kind::Npu || step.npu.end_instruction <= step.npu.first_instruction) continue;
-    isa::Program part;
-    part.code.assign(m.program.code.begin() + step.npu.first_instruction, m.program.code.begin() + step.npu.end_instruction);
-    const sim::ProgramPlan plan = sim::plan_program(part, hw, mac);
+    const cost::ProgramPlan plan =
+        cost::plan_program(m.program.code, step.npu.first_instruction, step.npu.end_instruction, hw);
     for (const auto& op : plan.ops) {
       const std::size_t at = step.npu.first_instruction + op.index;
       if (at >= times.size()) continue;

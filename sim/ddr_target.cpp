@@ -8,7 +8,6 @@ DdrTarget::DdrTarget(sc_core::sc_module_name name, const HardwareConfig& config,
     : sc_module(name),
       socket("socket"),
       image_(image),
-      model_(make_ddr_model(config.ddr, config.dram)),
       capacity_(config.ddr.capacity_bytes) {
   socket.register_b_transport(this, &DdrTarget::b_transport);
 }

@@ -1,19 +1,16 @@
 // DDR as a TLM-2.0 target for data: the caller's DdrImage, one b_transport per piece of a DMA
-// run, zero delay. Timing is not in the transport: the DMA engine's bus arbiter hands chunks
-// to the configured DdrTimingModel (owned here) in the order it grants them, because with
+// run, zero delay. Timing is not in the transport: the timing core's bus arbiter hands chunks
+// to the configured DDR timing model (costmodel/ddr) in the order it grants them, because with
 // several transfers sharing the bus a chunk's time depends on what the others do while it
 // runs, which a blocking transport issued per run cannot see. A payload with a null data
 // pointer is a timing-only probe: counters as usual, no data moved (internal sockets only, a
 // deliberate departure from the base protocol that keeps timing-only runs identical and cheap).
 #pragma once
-#include <memory>
-
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
 #include "hwconfig/hardware_config.h"
-#include "sim/ddr_model.h"
 
 namespace npu::sim {
 
@@ -27,14 +24,11 @@ class DdrTarget : public sc_core::sc_module {
 
   std::uint64_t bytes_read() const { return bytes_read_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
-  DdrTimingModel& model() { return *model_; }
-  const DdrTimingModel& model() const { return *model_; }
 
  private:
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
 
   DdrImage& image_;
-  std::unique_ptr<DdrTimingModel> model_;
   std::uint64_t capacity_;
   std::uint64_t bytes_read_ = 0, bytes_written_ = 0;
 };

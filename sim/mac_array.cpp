@@ -4,14 +4,6 @@
 
 namespace npu::sim {
 
-SramTraffic MacArray::gemm_traffic(const GemmShape& s) const {
-  return cost_.gemm_traffic(s.m, s.n, s.k, s.fp16, s.accumulate, s.swap, s.b_storage);
-}
-
-SramTraffic MacArray::conv_traffic(const ConvShape& s) const {
-  return cost_.conv_traffic(s.groups, s.gemm_m(), s.gemm_n(), s.gemm_k(), s.fp16, s.accumulate, s.mapping);
-}
-
 void MacArray::execute(const isa::Instruction& inst, std::uint8_t* sram) const {
   if (inst.opcode == isa::Opcode::Drain) {
     execute_drain(inst, sram);

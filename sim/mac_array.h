@@ -22,24 +22,22 @@ using cost::SramTraffic;
 
 class MacArray {
  public:
-  explicit MacArray(const MacArrayConfig& config) : cost_(config), flexible_(cost::flexible_mapping(config)) {}
+  explicit MacArray(const MacArrayConfig& config) : cost_(config) {}
   // With the config's scratchpad access time (sram.access_cycles / sram.timing).
-  explicit MacArray(const HardwareConfig& config)
-      : cost_(config), flexible_(cost::flexible_mapping(config.mac_array)) {}
+  explicit MacArray(const HardwareConfig& config) : cost_(config) {}
   // Whether the array offers the swap and depthwise mappings (mac_array.mapping: flexible).
-  bool flexible() const { return flexible_; }
+  bool flexible() const { return cost_.flexible(); }
   // Timing and traffic from the cost model (costmodel/mac_cost.h).
   std::uint64_t gemm_cycles(const GemmShape& s) const { return cost_.cycles(s); }
   std::uint64_t conv_cycles(const ConvShape& s) const { return cost_.cycles(s); }
   std::uint64_t drain_cycles() const { return cost_.drain_cycles(); }
-  SramTraffic gemm_traffic(const GemmShape& s) const;
-  SramTraffic conv_traffic(const ConvShape& s) const;
+  SramTraffic gemm_traffic(const GemmShape& s) const { return cost_.traffic(s); }
+  SramTraffic conv_traffic(const ConvShape& s) const { return cost_.traffic(s); }
   // Functional execution on the scratchpad bytes (addresses already validated).
   void execute(const isa::Instruction& inst, std::uint8_t* sram) const;
 
  private:
   cost::MacArrayCost cost_;
-  bool flexible_;
 };
 
 // Kernels (mac_kernels.cpp).

@@ -1,45 +1,63 @@
-// The NPU: controller, four units, DMA engine, MAC array, scratchpad and the DDR target,
-// wired with TLM-2.0 sockets:
+// The NPU as SystemC/TLM-2.0 modules around the timing core (costmodel/machine): the DDR
+// target, the scratchpad, the DMA engine's data path, the MAC array and vector unit kernels,
+// and one thread that advances SystemC time to each cycle the core names and moves the data of
+// what happens then. Wiring:
 //   DmaEngine.ddr_socket  -> DdrTarget
-//   DmaEngine.sram_socket -> Scratchpad  (DMI)
-//   compute/vector/load/store .sram_socket -> Scratchpad (DMI for compute and vector)
+//   DmaEngine.sram_socket -> Scratchpad (DMI)
+//   NpuTop.sram_socket    -> Scratchpad (DMI for the MAC array and the vector unit)
+// Timing-only runs move no data and give the same cycles: the core's timing never looks at it.
 #pragma once
 #include <memory>
+#include <string>
 
 #include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
 
+#include "costmodel/machine/machine.h"
 #include "sim/busy_signals.h"
-#include "sim/controller.h"
 #include "sim/ddr_target.h"
 #include "sim/dma_engine.h"
-#include "sim/execution_unit.h"
 #include "sim/mac_array.h"
-#include "sim/run_state.h"
 #include "sim/scratchpad.h"
+#include "sim/statistics.h"
 
 namespace npu::sim {
 
-class NpuTop : public sc_core::sc_module, private DmaListener {
+class NpuTop : public sc_core::sc_module, private cost::MachineListener {
  public:
-  NpuTop(sc_core::sc_module_name name, RunState& state, const MacArray& mac, DdrImage& ddr_image);
+  tlm_utils::simple_initiator_socket<NpuTop> sram_socket;
+
+  NpuTop(sc_core::sc_module_name name, const isa::Program& program, const cost::ProgramPlan& plan,
+         const HardwareConfig& config, const SimOptions& options, DdrImage& ddr_image);
 
   const DdrTarget& ddr() const { return ddr_; }
-  DdrTarget& ddr() { return ddr_; }
+  cost::Machine& machine() { return machine_; }
+  Statistics& stats() { return stats_; }
+  const std::string& error() const { return error_; }  // first error raised while running
 
  private:
-  void transfer_started(const DmaTransfer& t, std::uint64_t start_cycle) override;
-  void transfer_finished(const DmaTransfer& t, std::uint64_t start_cycle, std::uint64_t end_cycle,
-                         const DmaOutcome& outcome) override;
-  void transfer_retired(const DmaTransfer& t) override;
-  void process_failed(const std::string& message) override;
+  void run();
+  void instruction_started(const cost::PlannedOp& op, std::uint64_t cycle) override;
+  void instruction_finished(const cost::PlannedOp& op, std::uint64_t start, std::uint64_t end, std::uint64_t stall,
+                            std::uint64_t bank_conflict) override;
+  void dma_issued(const cost::PlannedOp& op, std::uint64_t stall, std::uint64_t channel_wait) override;
+  void transfer_started(const cost::DmaTransfer& t, std::uint64_t cycle) override;
+  void transfer_finished(const cost::DmaTransfer& t, std::uint64_t start, std::uint64_t end,
+                         const cost::DmaOutcome& outcome) override;
+  void control(const cost::PlannedOp& op, std::uint64_t start, std::uint64_t end) override;
+  void piece_granted(const cost::DmaTransfer& t, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) override;
 
-  RunState& state_;
+  const isa::Program& program_;
+  const SimOptions& options_;
+  const MacArray mac_;
   DdrTarget ddr_;
   Scratchpad sram_;
   DmaEngine dma_;
-  Controller controller_;
-  ExecutionUnit load_, compute_, vector_, store_;
+  Statistics stats_;
   std::unique_ptr<BusySignals> signals_;  // VCD only
+  cost::Machine machine_;
+  std::uint8_t* sram_data_ = nullptr;  // DMI pointer for compute and vector; null in timing-only runs
+  std::string error_;
 };
 
 }  // namespace npu::sim

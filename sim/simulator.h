@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/ddr/ddr_model.h"
+#include "costmodel/machine/instruction_timing.h"
 #include "hwconfig/design_costs.h"
 #include "hwconfig/hardware_config.h"
 #include "isa/program.h"
@@ -68,39 +70,9 @@ struct DmaChannelStats {
   std::uint64_t bounce_copies = 0;
 };
 
-// When each instruction ran; lets the runtime attribute time to layers.
-struct InstructionTiming {
-  std::uint64_t start_cycle = 0;
-  std::uint64_t end_cycle = 0;
-  std::uint64_t stall_cycles = 0;         // waiting for tokens before start
-  std::uint64_t channel_wait_cycles = 0;  // load/store: waiting for the DMA channel after the tokens
-  std::uint64_t bank_conflict_cycles = 0; // stretched by scratchpad bank conflicts (included in the run time)
-  // Load/store: what its DDR bursts found (banked and dram models) and the read/write
-  // turnaround its chunks paid on the DRAM data bus (dram model), in cycles.
-  std::uint64_t ddr_row_hits = 0, ddr_row_misses = 0;
-  double ddr_turnaround_cycles = 0;
-};
-
-// What the DDR model saw (sim/README.md "DDR dram"). simple/banked fill bus_bytes, row hits,
-// row misses and data_ns; the command-level dram model fills all of them. Times are summed
-// over channels.
-struct DdrCounters {
-  std::uint64_t bus_bytes = 0;      // whole bursts moved
-  std::uint64_t row_hits = 0;       // bursts served from an already open row
-  std::uint64_t row_misses = 0;     // bursts that had to open their row (ACT)
-  std::uint64_t row_conflicts = 0;  // ... of which had to close another row first (PRE)
-  std::uint64_t refreshes = 0;
-  double refresh_ns = 0;       // channel time blocked by refresh (tRFC each)
-  double turnaround_ns = 0;    // data-bus idle time between a read burst and a write burst (either order)
-  double data_ns = 0;          // data-bus busy time (bursts)
-  double active_ns = 0;        // time with at least one request in service
-  double bank_busy_ns = 0;     // sum over banks of time with a request in service
-  double row_hit_rate() const {
-    return row_hits + row_misses ? static_cast<double>(row_hits) / static_cast<double>(row_hits + row_misses) : 0.0;
-  }
-  double bank_parallelism() const { return active_ns > 0 ? bank_busy_ns / active_ns : 0.0; }
-  double peak_fraction() const { return active_ns > 0 ? data_ns / active_ns : 0.0; }
-};
+// When each instruction ran (the timing core's record); lets the runtime attribute time to layers.
+using cost::InstructionTiming;
+using cost::DdrCounters;
 
 struct TraceEvent {
   std::string track;   // "load", "compute", "vector", "store", "control", "dma0", ...

@@ -5,7 +5,6 @@ namespace npu::sim {
 Statistics::Statistics(const isa::Program& program, const ProgramPlan& plan, const HardwareConfig& config,
                        const SimOptions& options)
     : plan_(plan), config_(config), channels_(config.dma.channels), channel_busy_until_(channels_.size(), 0) {
-  if (options.record_instructions) timings_.resize(program.code.size());
   if (options.record_trace)
     trace_ = std::make_unique<TraceRecorder>(program, plan, config, options.instruction_labels);
 }
@@ -23,13 +22,6 @@ void Statistics::executed(const PlannedOp& op, std::uint64_t start, std::uint64_
   b.end(end);
   (op.fp16 ? fp16_macs_ : int8_macs_) += op.macs;
   (op.vector_float ? vector_float_elements_ : vector_int_elements_) += op.vector_elements;
-  if (!timings_.empty()) {
-    InstructionTiming& ti = timings_[op.index];
-    ti.start_cycle = start;
-    ti.end_cycle = end;
-    ti.stall_cycles = stall;
-    ti.bank_conflict_cycles = bank_conflict;
-  }
   if (trace_) trace_->instruction(op, op.unit == isa::Unit::Compute ? "compute" : "vector", start, end);
 }
 
@@ -37,10 +29,6 @@ void Statistics::dma_issued(const PlannedOp& op, std::uint64_t stall, std::uint6
   UnitStats& u = unit(op.unit);
   u.stall_cycles += stall;
   u.channel_wait_cycles += channel_wait;
-  if (!timings_.empty()) {
-    timings_[op.index].stall_cycles = stall;
-    timings_[op.index].channel_wait_cycles = channel_wait;
-  }
 }
 
 void Statistics::transfer_started(const DmaTransfer& t, std::uint64_t start) {
@@ -55,7 +43,7 @@ void Statistics::transfer_started(const DmaTransfer& t, std::uint64_t start) {
 }
 
 void Statistics::transfer_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t end,
-                                   const DmaOutcome& outcome) {
+                                   const cost::DmaOutcome& outcome) {
   const PlannedOp& op = plan_.ops[t.index];
   UnitStats& u = unit(op.unit);
   ++u.instructions;
@@ -70,15 +58,6 @@ void Statistics::transfer_finished(const DmaTransfer& t, std::uint64_t start, st
   c.busy_cycles += end - std::min(end, std::max(start, until));
   until = std::max(until, end);
   if (t.bounce_cycles) ++c.bounce_copies;
-  if (!timings_.empty()) {
-    InstructionTiming& ti = timings_[t.index];
-    ti.start_cycle = start;
-    ti.end_cycle = end;
-    ti.bank_conflict_cycles = outcome.bank_conflict_cycles;
-    ti.ddr_row_hits = outcome.row_hits;
-    ti.ddr_row_misses = outcome.row_misses;
-    ti.ddr_turnaround_cycles = outcome.turnaround_cycles;
-  }
   BusyTracker& b = busy_[static_cast<int>(op.unit)];
   const bool span_ended = b.end(end);
   if (trace_) {
@@ -92,10 +71,6 @@ void Statistics::transfer_finished(const DmaTransfer& t, std::uint64_t start, st
 }
 
 void Statistics::control(const PlannedOp& op, std::uint64_t start, std::uint64_t end) {
-  if (op.index < timings_.size()) {
-    timings_[op.index].start_cycle = start;
-    timings_[op.index].end_cycle = end;
-  }
   if (trace_) trace_->instruction(op, "control", start, end);
 }
 
@@ -124,7 +99,6 @@ void Statistics::fill(SimResult& r, std::uint64_t end_cycle) {
   }
   r.mac_array_busy_cycles = r.compute.busy_cycles;
   r.dma_channels = channels_;
-  r.instructions = std::move(timings_);
   if (trace_) trace_->take(r);
 }
 

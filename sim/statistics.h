@@ -1,14 +1,14 @@
-// Counters behind every number the report shows: per-unit busy time (union of intervals
-// with at least one instruction of the unit running), token stalls and DMA-channel waits,
-// per-unit scratchpad traffic, per-DMA-channel traffic, MACs, per-instruction timing, and
-// (record_trace only) the trace events. Energy is derived from these in fill().
+// Counters behind every number the report shows, from the timing core's events: per-unit busy
+// time (union of intervals with at least one instruction of the unit running), token stalls and
+// DMA-channel waits, per-unit scratchpad traffic, per-DMA-channel traffic, MACs, and
+// (record_trace only) the trace events. The per-instruction timing is the core's own record.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "sim/dma_engine.h"
-#include "sim/program_plan.h"
+#include "costmodel/machine/instruction_timing.h"
+#include "costmodel/program_plan.h"
 #include "sim/simulator.h"
 #include "sim/trace_recorder.h"
 
@@ -48,12 +48,12 @@ class Statistics {
   // `channel_wait` for the channel.
   void dma_issued(const PlannedOp& op, std::uint64_t stall, std::uint64_t channel_wait);
   void transfer_started(const DmaTransfer& t, std::uint64_t start);
-  void transfer_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t end, const DmaOutcome& outcome);
+  void transfer_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t end, const cost::DmaOutcome& outcome);
   // Barrier or halt: the controller waited [start, end) for the queues to drain.
   void control(const PlannedOp& op, std::uint64_t start, std::uint64_t end);
 
-  // Everything except the DDR counters, which the DDR target owns.
-  void fill(SimResult& result, std::uint64_t end_cycle);  // moves the timings and trace out
+  // Everything except the DDR counters and the per-instruction timing; moves the trace out.
+  void fill(SimResult& result, std::uint64_t end_cycle);
 
  private:
   UnitStats& unit(isa::Unit u) { return units_[static_cast<int>(u)]; }
@@ -66,7 +66,6 @@ class Statistics {
   std::vector<std::uint64_t> channel_busy_until_;  // pipelined channels overlap their transfers: count time once
   std::uint64_t int8_macs_ = 0, fp16_macs_ = 0;
   std::uint64_t vector_int_elements_ = 0, vector_float_elements_ = 0;
-  std::vector<InstructionTiming> timings_;
   std::unique_ptr<TraceRecorder> trace_;  // record_trace only
   // The load/store busy span being traced: transfers, bytes, first instruction.
   struct Span {

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <string>
 
+#include "costmodel/mac_shapes.h"
 #include "costmodel/vector_cost.h"
 #include "sim/vector_unit.h"
 
 namespace npu::sim {
 
+using cost::ConvShape;
 using isa::Field;
 using isa::Opcode;
 

@@ -13,10 +13,14 @@
 #include <map>
 #include <vector>
 
-#include "sim/program_plan.h"
+#include "costmodel/program_plan.h"
 #include "sim/simulator.h"
 
 namespace npu::sim {
+
+using cost::DmaTransfer;
+using cost::PlannedOp;
+using cost::ProgramPlan;
 
 class TraceRecorder {
  public:

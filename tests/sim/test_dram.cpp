@@ -5,14 +5,14 @@
 #include <random>
 
 #include "hwconfig/dram_standards.h"
-#include "sim/ddr_dram.h"
+#include "costmodel/ddr/ddr_dram.h"
 #include "tests/sim/sim_test_util.h"
 
 using namespace simtest;
 using npu::DramStandard;
-using npu::sim::DdrChunk;
-using npu::sim::DdrPiece;
-using npu::sim::DramDdr;
+using npu::cost::DdrChunk;
+using npu::cost::DdrPiece;
+using npu::cost::DramDdr;
 
 namespace {
 
@@ -197,7 +197,7 @@ TEST_CASE("dram: closed page saves the precharge of a row conflict, FR-FCFS serv
   // banks * row_bytes further on).
   DramStandard s = *npu::find_dram_standard("lpddr4x-4266");
   s.tREFI = 1e15;
-  auto second_read_ns = [&](const char* policy, npu::sim::DdrCounters& counters) {
+  auto second_read_ns = [&](const char* policy, npu::cost::DdrCounters& counters) {
     npu::DramConfig dram;
     dram.standard = s.name;
     dram.page_policy = policy;
@@ -209,7 +209,7 @@ TEST_CASE("dram: closed page saves the precharge of a row conflict, FR-FCFS serv
   };
   // Open page: row 0 is still open, so PRE (tRP), ACT (tRCD), RD (tCL + tBURST).
   // Closed page: the first read auto-precharged, the bank is ready: ACT, RD.
-  npu::sim::DdrCounters open_counters, closed_counters;
+  npu::cost::DdrCounters open_counters, closed_counters;
   const double open_ns = second_read_ns("open", open_counters);
   const double closed_ns = second_read_ns("closed", closed_counters);
   CHECK(open_ns == Approx(s.tRP + s.tRCD + s.tCL + s.tBURST()));

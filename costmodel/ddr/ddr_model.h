@@ -1,7 +1,7 @@
-// DDR timing models, picked by name from DdrConfig::model (Ramulator-style): the DDR bus
-// (sim/ddr_bus.h) hands a model one chunk of a DMA transfer at a time, in the order its
-// arbiter granted them, and the model says when the bus can take the next chunk and when
-// this one's last byte has arrived. A new model is one new file plus one line in
+// DDR timing models, picked by name from DdrConfig::model (Ramulator-style): the timing core's
+// DDR bus arbiter (costmodel/machine/chunk_arbiter.h) hands a model one chunk of a DMA transfer
+// at a time, in the order it granted them, and the model says when the bus can take the next
+// chunk and when this one's last byte has arrived. A new model is one new file plus one line in
 // ddr_model_registry.cpp.
 #pragma once
 #include <cstdint>
@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "hwconfig/hardware_config.h"
-#include "sim/simulator.h"
+#include "costmodel/ddr/ddr_counters.h"
+#include "costmodel/timing_error.h"
 
-namespace npu::sim {
+namespace npu::cost {
 
 // One contiguous piece of a DMA run (runs are split at multiples of dma.arbitration_bytes,
 // which are burst boundaries, so pieces never share a burst).
@@ -56,7 +57,7 @@ class DdrTimingModel {
 
 using DdrModelFactory = std::unique_ptr<DdrTimingModel> (*)(const DdrConfig&, const DramConfig&);
 
-// Throws SimError naming the known models when `ddr.model` is unknown.
+// Throws TimingError naming the known models when `ddr.model` is unknown.
 std::unique_ptr<DdrTimingModel> make_ddr_model(const DdrConfig& ddr, const DramConfig& dram);
 std::vector<std::string> ddr_model_names();
 
@@ -66,4 +67,8 @@ std::unique_ptr<DdrTimingModel> make_banked_ddr(const DdrConfig& ddr, const Dram
 std::unique_ptr<DdrTimingModel> make_dram_ddr(const DdrConfig& ddr, const DramConfig& dram);
 std::unique_ptr<DdrTimingModel> make_ideal_ddr(const DdrConfig& ddr, const DramConfig& dram);
 
-}  // namespace npu::sim
+// The configured model's streaming approximation (ddr_streaming.cpp): one step per chunk at the
+// model's own sustained rate and latency; what the compiler's trial estimates run.
+std::unique_ptr<DdrTimingModel> make_streaming_ddr(const DdrConfig& ddr, const DramConfig& dram);
+
+}  // namespace npu::cost

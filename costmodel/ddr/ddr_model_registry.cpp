@@ -3,10 +3,10 @@
 // silently unregister a model.
 #include <fmt/format.h>
 
-#include "sim/ddr_model.h"
-#include "sim/simulator.h"
+#include "costmodel/ddr/ddr_model.h"
+#include "costmodel/timing_error.h"
 
-namespace npu::sim {
+namespace npu::cost {
 namespace {
 
 struct Entry {
@@ -31,8 +31,8 @@ std::vector<std::string> ddr_model_names() {
 std::unique_ptr<DdrTimingModel> make_ddr_model(const DdrConfig& ddr, const DramConfig& dram) {
   for (const auto& e : kModels)
     if (ddr.model == e.name) return e.make(ddr, dram);
-  throw SimError(fmt::format("ddr.model '{}' is unknown (known: {})", ddr.model,
+  throw TimingError(fmt::format("ddr.model '{}' is unknown (known: {})", ddr.model,
                              fmt::join(ddr_model_names(), ", ")));
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost

@@ -20,11 +20,12 @@
 
 #include "hwconfig/dram_standards.h"
 #include "hwconfig/hardware_config.h"
-#include "sim/ddr_dram_bank.h"
-#include "sim/ddr_dram_scheduler.h"
-#include "sim/simulator.h"
+#include "costmodel/ddr/ddr_dram_bank.h"
+#include "costmodel/ddr/ddr_dram_scheduler.h"
+#include "costmodel/ddr/ddr_counters.h"
+#include "costmodel/timing_error.h"
 
-namespace npu::sim {
+namespace npu::cost {
 
 struct DramRequest {
   std::uint64_t row = 0;
@@ -125,4 +126,4 @@ class DramChannel {
   std::vector<int> picks_;
 };
 
-}  // namespace npu::sim
+}  // namespace npu::cost

@@ -1,9 +1,9 @@
 // Ideal DDR: no latency, infinite bandwidth. Isolates compute and SRAM effects in sweeps.
 // Bursts are still counted so bus-byte statistics stay comparable across models.
 #include "costmodel/dma_cost.h"
-#include "sim/ddr_model.h"
+#include "costmodel/ddr/ddr_model.h"
 
-namespace npu::sim {
+namespace npu::cost {
 namespace {
 
 class IdealDdr : public DdrTimingModel {
@@ -27,4 +27,4 @@ std::unique_ptr<DdrTimingModel> make_ideal_ddr(const DdrConfig& ddr, const DramC
   return std::make_unique<IdealDdr>(ddr);
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost

@@ -5,9 +5,9 @@
 // its busiest channel's end - one interleave block's bursts * burst_ns).
 #pragma once
 #include "costmodel/ddr_timing.h"
-#include "sim/ddr_model.h"
+#include "costmodel/ddr/ddr_model.h"
 
-namespace npu::sim {
+namespace npu::cost {
 
 class BurstDdr : public DdrTimingModel {
  public:
@@ -20,4 +20,4 @@ class BurstDdr : public DdrTimingModel {
   double block_ns_;  // one interleave block on one channel
 };
 
-}  // namespace npu::sim
+}  // namespace npu::cost

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "costmodel/ddr_address_map.h"
-#include "sim/ddr_dram_channel.h"
-#include "sim/ddr_model.h"
+#include "costmodel/ddr/ddr_dram_channel.h"
+#include "costmodel/ddr/ddr_model.h"
 
-namespace npu::sim {
+namespace npu::cost {
 
 class DramDdr : public DdrTimingModel {
  public:
@@ -44,4 +44,4 @@ class DramDdr : public DdrTimingModel {
   std::uint64_t age_ = 0;
 };
 
-}  // namespace npu::sim
+}  // namespace npu::cost

@@ -1,17 +1,17 @@
-#include "sim/ddr_dram.h"
+#include "costmodel/ddr/ddr_dram.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-namespace npu::sim {
+namespace npu::cost {
 
 namespace {
 
 const DramStandard& standard_of(const DramConfig& dram) {
   const DramStandard* s = find_dram_standard(dram.standard);
   if (!s)
-    throw SimError(fmt::format("dram.standard '{}' is unknown (known: {})", dram.standard,
+    throw TimingError(fmt::format("dram.standard '{}' is unknown (known: {})", dram.standard,
                                fmt::join(dram_standard_names(), ", ")));
   return *s;
 }
@@ -78,4 +78,4 @@ std::unique_ptr<DdrTimingModel> make_dram_ddr(const DdrConfig& ddr, const DramCo
   return std::make_unique<DramDdr>(ddr, dram);
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost

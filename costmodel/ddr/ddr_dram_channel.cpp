@@ -1,8 +1,8 @@
-#include "sim/ddr_dram_channel.h"
+#include "costmodel/ddr/ddr_dram_channel.h"
 
 #include <algorithm>
 
-namespace npu::sim {
+namespace npu::cost {
 
 DramLedger::Entry& DramLedger::at(std::uint32_t transfer) {
   for (auto& e : entries_)
@@ -301,4 +301,4 @@ void DramChannel::finish(double end_ns) {
   }
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost

@@ -1,8 +1,8 @@
-#include "sim/ddr_simple.h"
+#include "costmodel/ddr/ddr_simple.h"
 
 #include <algorithm>
 
-namespace npu::sim {
+namespace npu::cost {
 
 BurstDdr::BurstDdr(const DdrConfig& config, bool banked)
     : timer_(config, banked),
@@ -42,4 +42,4 @@ std::unique_ptr<DdrTimingModel> make_banked_ddr(const DdrConfig& ddr, const Dram
   return std::make_unique<BurstDdr>(ddr, true);
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost

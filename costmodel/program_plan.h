@@ -1,7 +1,8 @@
-// A program checked and decoded once before simulation: every field the timing model
-// needs per instruction is precomputed here, so the SystemC processes touch only small
-// structs (that is what keeps the model above a million instructions per second), and
-// every address/shape error is reported before time 0 with the instruction's index.
+// A program checked and decoded once before it is timed: every field the timing core
+// (costmodel/machine) needs per instruction is precomputed here, so the core touches only small
+// structs (that is what keeps it above a million instructions per second), and every
+// address/shape error is reported before time 0 with the instruction's index. The simulator
+// and the compiler's estimate plan a program with the same call.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -9,9 +10,8 @@
 
 #include "hwconfig/hardware_config.h"
 #include "isa/program.h"
-#include "sim/mac_array.h"
 
-namespace npu::sim {
+namespace npu::cost {
 
 struct DmaTransfer {
   std::uint32_t index = 0;  // instruction index
@@ -37,7 +37,7 @@ struct PlannedOp {
   std::uint64_t macs = 0;
   bool fp16 = false;
   // Scratchpad traffic (sim/README.md "Energy"): DMA the bytes moved, compute as the array
-  // streams the operands (MacArray::gemm_traffic), vector each operand once.
+  // streams the operands (MacArrayCost::traffic), vector each operand once.
   std::uint64_t sram_read_bytes = 0, sram_write_bytes = 0;
   std::uint64_t vector_elements = 0;  // vector: elements processed (energy per element)
   bool vector_float = false;          // vector: fp16/fp32 elements (an FP lane's energy)
@@ -54,14 +54,29 @@ struct PlannedOp {
 
 struct ProgramPlan {
   std::vector<PlannedOp> ops;  // up to and including the first halt; a halt is appended if none
+  std::uint32_t code_size = 0;  // instructions planned from (an appended halt has this index)
   std::vector<DmaTransfer> transfers;
   std::uint64_t sram_peak_bytes = 0;
 };
 
-// Throws SimError "instruction #12 (conv): ..." for the first invalid instruction.
-ProgramPlan plan_program(const isa::Program& program, const HardwareConfig& config, const MacArray& mac);
+struct PlanOptions {
+  // A pop whose token no earlier instruction of the range pushes counts as satisfied (the
+  // compiler estimates a step or a layer cut out of a program); otherwise it deadlocks.
+  bool unmatched_pops_satisfied = false;
+  // The compiler's trial placements may put operands outside the memories while it searches:
+  // time them instead of refusing them (the scratchpad's banks wrap around past its capacity).
+  bool trial = false;
+};
+
+// Plans code[first, end) (instruction indices relative to `first`). Throws TimingError
+// "instruction #12 (conv): ..." for the first invalid instruction.
+ProgramPlan plan_program(const std::vector<isa::Instruction>& code, std::size_t first, std::size_t end,
+                         const HardwareConfig& config, const PlanOptions& options = {});
+inline ProgramPlan plan_program(const isa::Program& program, const HardwareConfig& config) {
+  return plan_program(program.code, 0, program.code.size(), config);
+}
 
 // "instruction #12 (conv)"
 std::string instruction_label(std::uint64_t index, isa::Opcode op);
 
-}  // namespace npu::sim
+}  // namespace npu::cost

@@ -11,7 +11,7 @@
 
 #include "hwconfig/dram_standards.h"
 
-namespace npu::sim {
+namespace npu::cost {
 
 class DramBank {
  public:
@@ -44,4 +44,4 @@ class DramBank {
   double act_ready_ = 0, cas_ready_ = 0, pre_ready_ = 0;
 };
 
-}  // namespace npu::sim
+}  // namespace npu::cost

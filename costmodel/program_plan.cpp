@@ -1,4 +1,4 @@
-#include "sim/program_plan.h"
+#include "costmodel/program_plan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,12 @@
 #include <fmt/format.h>
 
 #include "costmodel/dma_cost.h"
+#include "costmodel/mac_cost.h"
+#include "costmodel/mac_shapes.h"
+#include "costmodel/timing_error.h"
 #include "costmodel/vector_cost.h"
-#include "sim/simulator.h"
-#include "sim/vector_unit.h"
 
-namespace npu::sim {
+namespace npu::cost {
 
 using isa::DType;
 using isa::Field;
@@ -30,12 +31,14 @@ std::uint64_t esize(std::int64_t dtype) { return isa::dtype_bytes(static_cast<DT
 class Checker {
  public:
   Checker(const HardwareConfig& c, std::uint64_t index, const isa::Instruction& in, PlannedOp& op,
-          std::uint64_t& peak)
-      : c_(c), index_(index), in_(in), op_(op), peak_(peak) {}
+          std::uint64_t& peak, bool trial)
+      : c_(c), index_(index), in_(in), op_(op), peak_(peak), trial_(trial) {}
+  // PlanOptions::trial: operands outside the memories are timed, not refused.
+  bool trial() const { return trial_; }
 
   template <typename... Args>
   [[noreturn]] void fail(fmt::format_string<Args...> f, Args&&... args) const {
-    throw SimError(instruction_label(index_, in_.opcode) + ": " + fmt::format(f, std::forward<Args>(args)...));
+    throw TimingError(instruction_label(index_, in_.opcode) + ": " + fmt::format(f, std::forward<Args>(args)...));
   }
 
   std::uint64_t u(Field f) const { return static_cast<std::uint64_t>(in_.get(f)); }
@@ -93,9 +96,9 @@ class Checker {
   // An operand that spans `span_bytes` but moves `traffic_bytes` (broadcast operands).
   void sram_span(Field f, std::uint64_t addr, std::uint64_t span_bytes, std::uint64_t traffic_bytes, bool write) {
     const auto align = static_cast<std::uint64_t>(c_.sram.alignment_bytes);
-    if (addr % align != 0)
+    if (!trial_ && addr % align != 0)
       fail("{} {:#x} is not a multiple of sram.alignment_bytes ({})", isa::field_info(f).name, addr, align);
-    if (addr + span_bytes > c_.sram.capacity_bytes)
+    if (!trial_ && addr + span_bytes > c_.sram.capacity_bytes)
       fail("{} {:#x} + {} bytes exceeds scratchpad capacity {}", isa::field_info(f).name, addr, span_bytes,
            c_.sram.capacity_bytes);
     peak_ = std::max(peak_, addr + span_bytes);
@@ -134,6 +137,7 @@ class Checker {
   const isa::Instruction& in_;
   PlannedOp& op_;
   std::uint64_t& peak_;
+  bool trial_;
 };
 
 // Whole bursts over all runs, ceil((addr % burst + len0) / burst) each: the same count every
@@ -142,7 +146,7 @@ class Checker {
 // are counted per residue, one dimension at a time (a transfer may have 2^30 runs).
 std::uint64_t bus_bytes(const DmaTransfer& t, std::uint64_t burst) {
   if (t.ddr_stride1 % burst == 0 && t.ddr_stride2 % burst == 0 && t.ddr_stride3 % burst == 0)
-    return t.count1 * t.count2 * t.count3 * cost::run_bursts(t.ddr_addr, t.len0, burst) * burst;
+    return t.count1 * t.count2 * t.count3 * run_bursts(t.ddr_addr, t.len0, burst) * burst;
   std::vector<std::uint64_t> runs(burst, 0);
   runs[t.ddr_addr % burst] = 1;
   std::vector<std::uint64_t> step(burst), next(burst);
@@ -166,7 +170,7 @@ std::uint64_t bus_bytes(const DmaTransfer& t, std::uint64_t burst) {
   spread(t.count3, t.ddr_stride3);
   std::uint64_t bursts = 0;
   for (std::uint64_t r = 0; r < burst; ++r)
-    if (runs[r]) bursts += runs[r] * cost::run_bursts(r, t.len0, burst);
+    if (runs[r]) bursts += runs[r] * run_bursts(r, t.len0, burst);
   return bursts * burst;
 }
 
@@ -192,7 +196,7 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
   // More bytes than the destination holds can only overwrite themselves (runs at stride 0);
   // refused, as is a transfer no simulation could finish (the fields allow 7e13 bytes).
   const std::uint64_t room = t.store ? c.ddr.capacity_bytes : c.sram.capacity_bytes;
-  if (t.bytes > room)
+  if (t.bytes > room && !ck.trial())
     ck.fail("moves {} bytes (len0 {} x count1 {} x count2 {} x count3 {}), more than the {} it writes holds ({} bytes)",
             t.bytes, t.len0, t.count1, t.count2, t.count3, t.store ? "DDR" : "scratchpad", room);
 
@@ -202,13 +206,13 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
   const std::uint64_t ddr_span = (t.count3 - 1) * t.ddr_stride3 + (t.count2 - 1) * t.ddr_stride2 +
                                  (t.count1 - 1) * t.ddr_stride1 + t.len0;
   ck.sram_at(Field::sram_addr, t.sram_addr, sram_span, false);
-  if (t.ddr_addr + ddr_span > c.ddr.capacity_bytes)
+  if (t.ddr_addr + ddr_span > c.ddr.capacity_bytes && !ck.trial())
     ck.fail("ddr_addr {:#x} + {} bytes exceeds DDR capacity {}", t.ddr_addr, ddr_span, c.ddr.capacity_bytes);
 
   t.bus_bytes = bus_bytes(t, static_cast<std::uint64_t>(c.ddr.burst_bytes));
   // Any run whose DDR address is below the DMA's alignment goes through the bounce buffer.
-  if (cost::needs_bounce(t.ddr_addr, t.count1, t.ddr_stride1, t.count2, t.ddr_stride2, t.count3, t.ddr_stride3, c.dma))
-    t.bounce_cycles = cost::bounce_cycles(t.bytes, c.dma);
+  if (needs_bounce(t.ddr_addr, t.count1, t.ddr_stride1, t.count2, t.ddr_stride2, t.count3, t.ddr_stride3, c.dma))
+    t.bounce_cycles = bounce_cycles(t.bytes, c.dma);
   return t;
 }
 
@@ -242,13 +246,13 @@ Accumulators accumulators_of(const isa::Instruction& in, std::uint32_t index) {
   return a;
 }
 
-void plan_drain(Checker& ck, const isa::Instruction& in, const MacArray& mac, const Accumulators& acc, PlannedOp& op) {
+void plan_drain(Checker& ck, const isa::Instruction& in, const MacArrayCost& mac, const Accumulators& acc, PlannedOp& op) {
   const std::uint64_t n = ck.at_least(Field::count, 1), ch = ck.at_least(Field::channels, 1);
   if (in.get(Field::clamp_min) > in.get(Field::clamp_max))
     ck.fail("clamp_min {} > clamp_max {}", in.get(Field::clamp_min), in.get(Field::clamp_max));
-  if (!acc.valid)
+  if (!acc.valid && !ck.trial())
     ck.fail("no int8 conv or gemm before it on the compute unit: a drain takes the accumulators of the one just before it");
-  if (ck.u(Field::src_addr) != acc.addr || n * 4 != acc.bytes)
+  if (!ck.trial() && (ck.u(Field::src_addr) != acc.addr || n * 4 != acc.bytes))
     ck.fail("src_addr {:#x} + {} int32 is not the accumulator block of instruction #{} ({:#x} + {} bytes), the compute "
             "instruction just before it", ck.u(Field::src_addr), n, acc.index, acc.addr, acc.bytes);
   ck.sram(Field::src_addr, n * 4, false);
@@ -260,7 +264,7 @@ void plan_drain(Checker& ck, const isa::Instruction& in, const MacArray& mac, co
   op.vector_elements = n;
 }
 
-void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, PlannedOp& op) {
+void plan_compute(Checker& ck, const isa::Instruction& in, const MacArrayCost& mac, PlannedOp& op) {
   if (in.opcode == Opcode::Gemm) {
     const GemmShape s = GemmShape::of(in);
     if (s.swap && !mac.flexible()) ck.fail("swap = 1 needs mac_array.mapping: flexible (this config's array is fixed)");
@@ -270,17 +274,17 @@ void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, 
     ck.at_least(Field::n, 1);
     ck.at_least(Field::k, 1);
     const std::uint64_t es = s.fp16 ? 2 : 1;
-    const cost::WeightStorage& w = s.b_storage;
+    const WeightStorage& w = s.b_storage;
     if (w.quantized() && !s.fp16) ck.fail("b_format {} needs mac_dtype fp16 (weight-only quantisation)", isa::enum_name(w.format));
     ck.sram(Field::a_addr, s.m * s.k * es, false);
     ck.sram(Field::b_addr, w.value_bytes(s.k, s.n, es), false);
     if (w.quantized()) ck.sram(Field::b_scale_addr, w.scale_bytes(s.k, s.n), false);
     if (s.accumulate) ck.sram(Field::c_addr, s.m * s.n * 4, false);
     ck.sram(Field::c_addr, s.m * s.n * 4, true);
-    op.cycles = mac.gemm_cycles(s);
+    op.cycles = mac.cycles(s);
     op.macs = s.m * s.n * s.k;
     op.fp16 = s.fp16;
-    set_traffic(op, mac.gemm_traffic(s));
+    set_traffic(op, mac.traffic(s));
     return;
   }
   const ConvShape s = ConvShape::of(in);
@@ -303,10 +307,10 @@ void plan_compute(Checker& ck, const isa::Instruction& in, const MacArray& mac, 
   ck.sram(Field::w_addr, s.kernel_h * s.kernel_w * s.in_c_per_group() * s.out_c * es, false);
   if (s.accumulate) ck.sram(Field::out_addr, s.out_h * s.out_w * s.out_c * 4, false);
   ck.sram(Field::out_addr, s.out_h * s.out_w * s.out_c * 4, true);
-  op.cycles = mac.conv_cycles(s);
+  op.cycles = mac.cycles(s);
   op.macs = s.macs();
   op.fp16 = s.fp16;
-  set_traffic(op, mac.conv_traffic(s));
+  set_traffic(op, mac.traffic(s));
 }
 
 // binary and qbinary: rows x cols with per-operand element strides (0 broadcasts).
@@ -398,7 +402,7 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
       for (Field f : {Field::in_h, Field::in_w, Field::channels, Field::kernel_h, Field::kernel_w,
                       Field::stride_h, Field::stride_w})
         ck.at_least(f, 1);
-      const cost::PoolShape s = cost::PoolShape::of(in);
+      const PoolShape s = PoolShape::of(in);
       if (s.out_h == 0 || s.out_w == 0)
         ck.fail("the {}x{} window does not fit the padded {}x{} input", s.kernel_h, s.kernel_w,
                 s.in_h + s.pad_top + s.pad_bottom, s.in_w + s.pad_left + s.pad_right);
@@ -487,8 +491,8 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
     }
     default: break;
   }
-  op.cycles = cost::vector_cycles(in, c.vector);
-  op.vector_elements = cost::vector_elements(in);
+  op.cycles = vector_cycles(in, c.vector);
+  op.vector_elements = vector_elements(in);
   // dtype codes of the ISA table: 2 fp16, 3 fp32 (a conversion is float if either side is).
   auto is_float = [&](Field f) { return in.has(f) && in.get(f) >= 2; };
   op.vector_float = is_float(Field::dtype) || is_float(Field::src_dtype) || is_float(Field::dst_dtype);
@@ -496,25 +500,40 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
 
 }  // namespace
 
-ProgramPlan plan_program(const isa::Program& program, const HardwareConfig& config, const MacArray& mac) {
+ProgramPlan plan_program(const std::vector<isa::Instruction>& code, std::size_t first, std::size_t end,
+                         const HardwareConfig& config, const PlanOptions& options) {
+  end = std::max(first, std::min(end, code.size()));
+  const MacArrayCost mac(config);
   ProgramPlan plan;
-  plan.ops.reserve(program.code.size() + 1);
+  plan.code_size = static_cast<std::uint32_t>(end - first);
+  plan.ops.reserve(end - first + 1);
   std::size_t dma_count = 0;
-  for (const auto& in : program.code)
-    dma_count += in.opcode == Opcode::Load || in.opcode == Opcode::Store;
+  for (std::size_t i = first; i < end; ++i)
+    dma_count += code[i].opcode == Opcode::Load || code[i].opcode == Opcode::Store;
   plan.transfers.reserve(dma_count);
   Accumulators accumulators;
-  for (std::size_t i = 0; i < program.code.size(); ++i) {
-    const isa::Instruction& in = program.code[i];
+  std::uint64_t tokens[isa::kQueueCount][isa::kQueueCount] = {};  // pushed, not yet popped: [src][dst]
+  for (std::size_t i = 0; i < end - first; ++i) {
+    const isa::Instruction& in = code[first + i];
     if (static_cast<int>(in.opcode) >= static_cast<int>(Opcode::kCount))
-      throw SimError(fmt::format("instruction #{}: unknown opcode {}", i, static_cast<int>(in.opcode)));
+      throw TimingError(fmt::format("instruction #{}: unknown opcode {}", i, static_cast<int>(in.opcode)));
     PlannedOp op;
     op.opcode = in.opcode;
     op.unit = in.unit();
     op.pop = in.pop & 0xf;
     op.push = in.push & 0xf;
     op.index = static_cast<std::uint32_t>(i);
-    Checker ck(config, i, in, op, plan.sram_peak_bytes);
+    if (options.unmatched_pops_satisfied && op.unit != Unit::Control) {
+      const int u = static_cast<int>(op.unit);
+      for (int src = 0; src < isa::kQueueCount; ++src) {
+        if (!(op.pop & (1u << src))) continue;
+        if (tokens[src][u] == 0) op.pop &= static_cast<std::uint8_t>(~(1u << src));
+        else --tokens[src][u];
+      }
+      for (int dst = 0; dst < isa::kQueueCount; ++dst)
+        if (op.push & (1u << dst)) ++tokens[u][dst];
+    }
+    Checker ck(config, i, in, op, plan.sram_peak_bytes, options.trial);
     if (in.pop > 0xf || in.push > 0xf) ck.fail("pop/push masks have bits above the 4 units");
     ck.enums();
     switch (op.unit) {
@@ -547,9 +566,9 @@ ProgramPlan plan_program(const isa::Program& program, const HardwareConfig& conf
     if (op.opcode == Opcode::Halt) return plan;
   }
   PlannedOp halt;  // a program without halt ends as if it had one
-  halt.index = static_cast<std::uint32_t>(program.code.size());
+  halt.index = plan.code_size;
   plan.ops.push_back(halt);
   return plan;
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost

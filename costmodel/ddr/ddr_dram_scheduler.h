@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace npu::sim {
+namespace npu::cost {
 
 // The next command one queued request needs, and when it could issue.
 struct DramCandidate {
@@ -28,7 +28,7 @@ class DramScheduler {
   virtual bool reorders() const = 0;
 };
 
-// Throws SimError for an unknown name.
+// Throws TimingError for an unknown name.
 std::unique_ptr<DramScheduler> make_dram_scheduler(const std::string& name);
 
-}  // namespace npu::sim
+}  // namespace npu::cost

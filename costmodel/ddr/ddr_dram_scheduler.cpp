@@ -1,10 +1,10 @@
-#include "sim/ddr_dram_scheduler.h"
+#include "costmodel/ddr/ddr_dram_scheduler.h"
 
 #include <fmt/format.h>
 
-#include "sim/simulator.h"
+#include "costmodel/timing_error.h"
 
-namespace npu::sim {
+namespace npu::cost {
 namespace {
 
 // Commands that can issue within this of the earliest count as ready together (times are
@@ -39,7 +39,7 @@ class Fcfs : public DramScheduler {
 std::unique_ptr<DramScheduler> make_dram_scheduler(const std::string& name) {
   if (name == "frfcfs") return std::make_unique<FrFcfs>();
   if (name == "fcfs") return std::make_unique<Fcfs>();
-  throw SimError(fmt::format("dram.scheduler '{}' is unknown (known: frfcfs, fcfs)", name));
+  throw TimingError(fmt::format("dram.scheduler '{}' is unknown (known: frfcfs, fcfs)", name));
 }
 
-}  // namespace npu::sim
+}  // namespace npu::cost

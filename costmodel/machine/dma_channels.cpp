@@ -1,0 +1,246 @@
+#include "costmodel/machine/dma_channels.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "costmodel/dma_cost.h"
+#include "costmodel/machine/machine.h"
+#include "costmodel/machine/run_cursor.h"
+
+namespace npu::cost {
+
+// The DDR side of one transfer: each granted chunk moves its data and is timed by the model.
+class DmaChannels::DdrSide : public ChunkStream {
+ public:
+  DdrSide(DmaChannels& owner, const DmaTransfer& t, std::uint64_t request_cycles)
+      : owner_(owner),
+        t_(t),
+        cursor_(t, static_cast<std::uint64_t>(owner.config_.dma.arbitration_bytes)),
+        cycle_ns_(owner.config_.cycle_ns()),
+        request_ns_(static_cast<double>(request_cycles) * cycle_ns_) {}
+  ChunkServed serve_next(double grant_cycles) override {
+    pieces_.clear();
+    if (owner_.streaming_) {
+      // The transfer's whole bursts in equal chunks, without walking its runs (no data moves).
+      const std::uint64_t chunk = std::min(streamed_left_, static_cast<std::uint64_t>(owner_.config_.dma.arbitration_bytes));
+      pieces_.push_back({0, chunk});
+      streamed_left_ -= chunk;
+    } else {
+      cursor_.next_chunk([&](const RunCursor::Piece& p) {
+        owner_.listener_.piece_granted(t_, p.ddr, p.sram, p.bytes);
+        pieces_.push_back({p.ddr, p.bytes});
+      });
+    }
+    DdrChunk c;
+    c.pieces = pieces_.data();
+    c.count = pieces_.size();
+    c.write = t_.store;
+    c.transfer = t_.index;
+    c.last = finished();
+    c.request_ns = request_ns_;
+    c.grant_ns = grant_cycles * cycle_ns_;
+    const DdrChunkTiming timing = owner_.ddr_.serve(c);
+    outcome.row_hits += timing.row_hits;
+    outcome.row_misses += timing.row_misses;
+    outcome.turnaround_cycles += timing.turnaround_ns / cycle_ns_;
+    return {timing.free_ns / cycle_ns_, timing.done_ns / cycle_ns_};
+  }
+  bool finished() const override { return owner_.streaming_ ? streamed_left_ == 0 : cursor_.done(); }
+  DmaOutcome outcome;
+
+ private:
+  DmaChannels& owner_;
+  const DmaTransfer& t_;
+  RunCursor cursor_;
+  std::uint64_t streamed_left_ = t_.bus_bytes;
+  double cycle_ns_, request_ns_;
+  std::vector<DdrPiece> pieces_;
+};
+
+// The scratchpad side: the DMA port's cycles per chunk, stretched by bank conflicts.
+class DmaChannels::SramSide : public ChunkStream {
+ public:
+  SramSide(DmaChannels& owner, const DmaTransfer& t, const PlannedOp& op)
+      : owner_(owner), cursor_(t, static_cast<std::uint64_t>(owner.config_.dma.arbitration_bytes)), left_(t.bytes) {
+    if (op.range_count > 0) span_ = op.ranges[0];
+  }
+  ChunkServed serve_next(double grant_cycles) override {
+    const auto start = static_cast<std::uint64_t>(std::llround(grant_cycles));
+    std::uint64_t bytes;
+    access_.clear();
+    if (owner_.streaming_) {
+      // The chunk's share of the transfer's scratchpad span, in order (exact for a contiguous one).
+      bytes = std::min(left_, static_cast<std::uint64_t>(owner_.config_.dma.arbitration_bytes));
+      const double per_byte = static_cast<double>(span_.bytes) / static_cast<double>(std::max<std::uint64_t>(1, moved_ + left_));
+      const auto from = static_cast<std::uint64_t>(static_cast<double>(moved_) * per_byte);
+      const auto to = static_cast<std::uint64_t>(static_cast<double>(moved_ + bytes) * per_byte);
+      if (to > from) access_.add(span_.addr + from, to - from, static_cast<double>(bytes) / static_cast<double>(to - from));
+    } else {
+      bytes = cursor_.next_chunk([&](const RunCursor::Piece& p) { access_.add(p.sram, p.bytes); });
+    }
+    left_ -= bytes;
+    // Cumulative rounding: a lone transfer's chunks add up to ceil(bytes / port).
+    const std::uint64_t before = sram_port_cycles(moved_, owner_.config_.sram);
+    moved_ += bytes;
+    const std::uint64_t cycles = sram_port_cycles(moved_, owner_.config_.sram) - before;
+    const std::uint64_t stall = owner_.banks_.begin(ScratchpadBanks::kDma, start, cycles, access_);
+    bank_conflict_cycles += stall;
+    const double end = static_cast<double>(start + cycles + stall);
+    return {end, end};
+  }
+  bool finished() const override { return left_ == 0; }
+  std::uint64_t bank_conflict_cycles = 0;
+
+ private:
+  DmaChannels& owner_;
+  RunCursor cursor_;
+  std::uint64_t left_;
+  PlannedOp::SramRange span_;  // the transfer's scratchpad span (streaming)
+  std::uint64_t moved_ = 0;
+  ScratchpadBanks::Access access_;
+};
+
+// A transfer its channel has started: set up until `request`, then its two sides while the
+// arbiters serve them.
+struct DmaChannels::Flight {
+  const DmaTransfer* transfer = nullptr;
+  std::uint64_t start = 0, request = 0;
+  bool requested = false;
+  std::unique_ptr<DdrSide> ddr;
+  std::unique_ptr<SramSide> sram;
+  StreamCompletion ddr_done, sram_done;
+  std::optional<std::uint64_t> end;  // known once every chunk has been granted
+  bool granted() const { return requested && ddr_done.done && sram_done.done; }
+};
+
+struct DmaChannels::Channel {
+  const DmaTransfer* handed = nullptr;  // handed over by a unit, not started yet
+  std::deque<std::unique_ptr<Flight>> flights;  // started, not finished; oldest first
+};
+
+DmaChannels::DmaChannels(const HardwareConfig& config, const std::vector<PlannedOp>& ops, bool streaming,
+                         MachineListener& listener, DdrTimingModel& ddr, ChunkArbiter& bus, int bus_base,
+                         ScratchpadBanks& banks, std::function<void(const DmaTransfer&)> retire)
+    : config_(config),
+      ops_(ops),
+      streaming_(streaming),
+      listener_(listener),
+      ddr_(ddr),
+      bus_(bus),
+      bus_base_(bus_base),
+      banks_(banks),
+      port_(config.dma.channels, config.dma.arbitration == "channel_priority"),
+      pipelined_(config.dma.channel_queue == "pipelined"),
+      retire_(std::move(retire)) {
+  for (int i = 0; i < config.dma.channels; ++i) channels_.push_back(std::make_unique<Channel>());
+}
+
+DmaChannels::~DmaChannels() = default;
+
+// serial: the channel is free once its transfer has finished; pipelined: once the last one it
+// started has made its request.
+bool DmaChannels::accepting(std::uint32_t channel) const {
+  const Channel& ch = *channels_[channel];
+  if (ch.handed) return false;
+  if (ch.flights.empty()) return true;
+  return pipelined_ && ch.flights.back()->requested;
+}
+
+void DmaChannels::hand(const DmaTransfer& t) {
+  channels_[t.channel]->handed = &t;
+  issued_[t.store].emplace_back(&t, false);
+}
+
+std::uint64_t DmaChannels::end_of(const Flight& f) const {
+  const double ddr_span = f.ddr_done.done_cycles - static_cast<double>(f.request);
+  const auto ddr_cycles = ddr_span > 0 ? static_cast<std::uint64_t>(std::ceil(ddr_span - 1e-6)) : 0;
+  const auto sram_cycles = static_cast<std::uint64_t>(std::llround(f.sram_done.done_cycles)) - f.request;
+  // A pipelined transfer may wait past its setup for the one before: that wait is time before
+  // its request, not setup (serial: the request is start + setup).
+  return f.request - static_cast<std::uint64_t>(config_.dma.setup_cycles) +
+         dma_transfer_cycles(ddr_cycles, sram_cycles, f.transfer->bounce_cycles, config_.dma);
+}
+
+void DmaChannels::finished(const Flight& f, std::uint64_t now) {
+  DmaOutcome outcome = f.ddr->outcome;
+  outcome.bank_conflict_cycles = f.sram->bank_conflict_cycles;
+  const DmaTransfer& t = *f.transfer;
+  listener_.transfer_finished(t, f.start, now, outcome);
+  auto& order = issued_[t.store];
+  for (auto& entry : order)
+    if (entry.first == &t && !entry.second) {
+      entry.second = true;
+      break;
+    }
+  while (!order.empty() && order.front().second) {
+    const DmaTransfer& done = *order.front().first;
+    order.pop_front();
+    retire_(done);
+  }
+}
+
+bool DmaChannels::advance(std::uint64_t now) {
+  bool progress = false;
+  const auto setup = static_cast<std::uint64_t>(config_.dma.setup_cycles);
+  for (std::size_t index = 0; index < channels_.size(); ++index) {
+    Channel& ch = *channels_[index];
+    // Finish the transfers that are through, in the order they started.
+    while (!ch.flights.empty()) {
+      Flight& f = *ch.flights.front();
+      if (!f.granted()) break;
+      if (!f.end) f.end = end_of(f);
+      if (*f.end > now) break;
+      finished(f, now);
+      ch.flights.pop_front();
+      progress = true;
+    }
+    // Start the transfer handed over.
+    if (ch.handed && (ch.flights.empty() || (pipelined_ && ch.flights.back()->requested))) {
+      auto f = std::make_unique<Flight>();
+      f->transfer = ch.handed;
+      f->start = now;
+      ch.handed = nullptr;
+      listener_.transfer_started(*f->transfer, now);
+      ch.flights.push_back(std::move(f));
+      progress = true;
+    }
+    // Request once set up, and (pipelined) once every chunk of the transfer before is granted.
+    if (!ch.flights.empty()) {
+      Flight& f = *ch.flights.back();
+      const bool before_granted = ch.flights.size() < 2 || ch.flights[ch.flights.size() - 2]->granted();
+      if (!f.requested && now >= f.start + setup && before_granted) {
+        f.requested = true;
+        f.request = now;
+        f.ddr = std::make_unique<DdrSide>(*this, *f.transfer, now);
+        f.sram = std::make_unique<SramSide>(*this, *f.transfer, ops_[f.transfer->index]);
+        bus_.submit(bus_base_ + static_cast<int>(index), *f.ddr, f.ddr_done, now);
+        port_.submit(static_cast<int>(index), *f.sram, f.sram_done, now);
+        progress = true;
+      }
+    }
+  }
+  return progress;
+}
+
+std::optional<std::uint64_t> DmaChannels::next_cycle() const {
+  std::optional<std::uint64_t> next = port_.next_cycle();
+  auto earliest = [&](std::uint64_t t) { next = next ? std::min(*next, t) : t; };
+  const auto setup = static_cast<std::uint64_t>(config_.dma.setup_cycles);
+  for (const auto& ch : channels_) {
+    if (ch->flights.empty()) continue;
+    const Flight& front = *ch->flights.front();
+    if (front.granted()) earliest(front.end ? *front.end : end_of(front));
+    const Flight& back = *ch->flights.back();
+    if (!back.requested) {
+      const bool before_granted = ch->flights.size() < 2 || ch->flights[ch->flights.size() - 2]->granted();
+      if (before_granted) earliest(back.start + setup);
+    }
+  }
+  return next;
+}
+
+bool DmaChannels::idle() const {
+  return issued_[0].empty() && issued_[1].empty();
+}
+
+}  // namespace npu::cost

@@ -1,0 +1,387 @@
+#include "costmodel/machine/machine.h"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include "costmodel/machine/chunk_arbiter.h"
+#include "costmodel/machine/dma_channels.h"
+#include "costmodel/scratchpad_banks.h"
+
+namespace npu::cost {
+namespace {
+
+using isa::Unit;
+constexpr int kUnits = isa::kQueueCount;
+
+// One unit's instruction queue (bounded ring). `ready_cycle` is when the controller finished
+// dispatching the entry: the controller runs ahead of time and stops only when a queue is full
+// or at barrier/halt.
+class UnitQueue {
+ public:
+  struct Entry {
+    std::uint32_t op;
+    std::uint64_t ready_cycle;
+  };
+  explicit UnitQueue(std::size_t depth) : ring_(std::max<std::size_t>(1, depth)) {}
+  bool empty() const { return size_ == 0; }
+  bool full() const { return size_ == ring_.size(); }
+  const Entry& front() const { return ring_[head_]; }
+  void push(const Entry& e) { ring_[(head_ + size_++) % ring_.size()] = e; }
+  void pop() {
+    head_ = (head_ + 1) % ring_.size();
+    --size_;
+  }
+
+ private:
+  std::vector<Entry> ring_;
+  std::size_t head_ = 0, size_ = 0;
+};
+
+class SilentListener : public MachineListener {};
+
+// Keeps the InstructionTiming of each instruction, then passes every event on.
+class TimingRecorder : public MachineListener {
+ public:
+  TimingRecorder(MachineListener& next, std::size_t instructions) : next_(next), timings_(instructions) {}
+  std::vector<InstructionTiming>& timings() { return timings_; }
+
+  void instruction_started(const PlannedOp& op, std::uint64_t cycle) override { next_.instruction_started(op, cycle); }
+  void instruction_finished(const PlannedOp& op, std::uint64_t start, std::uint64_t end, std::uint64_t stall,
+                            std::uint64_t bank_conflict) override {
+    if (InstructionTiming* ti = at(op.index)) {
+      ti->start_cycle = start;
+      ti->end_cycle = end;
+      ti->stall_cycles = stall;
+      ti->bank_conflict_cycles = bank_conflict;
+    }
+    next_.instruction_finished(op, start, end, stall, bank_conflict);
+  }
+  void dma_issued(const PlannedOp& op, std::uint64_t stall, std::uint64_t channel_wait) override {
+    if (InstructionTiming* ti = at(op.index)) {
+      ti->stall_cycles = stall;
+      ti->channel_wait_cycles = channel_wait;
+    }
+    next_.dma_issued(op, stall, channel_wait);
+  }
+  void transfer_started(const DmaTransfer& t, std::uint64_t cycle) override { next_.transfer_started(t, cycle); }
+  void transfer_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t end,
+                         const DmaOutcome& outcome) override {
+    if (InstructionTiming* ti = at(t.index)) {
+      ti->start_cycle = start;
+      ti->end_cycle = end;
+      ti->bank_conflict_cycles = outcome.bank_conflict_cycles;
+      ti->ddr_row_hits = outcome.row_hits;
+      ti->ddr_row_misses = outcome.row_misses;
+      ti->ddr_turnaround_cycles = outcome.turnaround_cycles;
+    }
+    next_.transfer_finished(t, start, end, outcome);
+  }
+  void control(const PlannedOp& op, std::uint64_t start, std::uint64_t end) override {
+    if (InstructionTiming* ti = at(op.index)) {
+      ti->start_cycle = start;
+      ti->end_cycle = end;
+    }
+    next_.control(op, start, end);
+  }
+  void piece_granted(const DmaTransfer& t, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) override {
+    next_.piece_granted(t, ddr, sram, bytes);
+  }
+
+ private:
+  InstructionTiming* at(std::uint32_t index) { return index < timings_.size() ? &timings_[index] : nullptr; }
+  MachineListener& next_;
+  std::vector<InstructionTiming> timings_;
+};
+
+// An instruction's scratchpad traffic spread over its operand ranges by their sizes (the banks
+// see each range's bytes accessed traffic / span times).
+void fill_bank_access(const PlannedOp& op, ScratchpadBanks::Access& access) {
+  std::uint64_t range_bytes = 0;
+  for (int i = 0; i < op.range_count; ++i) range_bytes += op.ranges[i].bytes;
+  const double times =
+      range_bytes ? static_cast<double>(op.sram_read_bytes + op.sram_write_bytes) / static_cast<double>(range_bytes) : 0.0;
+  access.clear();
+  for (int i = 0; i < op.range_count; ++i) access.add(op.ranges[i].addr, op.ranges[i].bytes, times);
+}
+
+}  // namespace
+
+// One engine: controller, four in-order units with their queues and tokens, DMA channels,
+// scratchpad banks.
+struct Machine::State {
+  State(const ProgramPlan& plan, const HardwareConfig& config, MachineListener* listener, const MachineOptions& options)
+      : plan(plan),
+        config(config),
+        recorder(listener ? *listener : silent, options.record_instructions ? plan.code_size : 0),
+        listener(recorder),
+        ddr(options.streaming_ddr ? make_streaming_ddr(config.ddr, config.dram) : make_ddr_model(config.ddr, config.dram)),
+        bus(config.dma.channels, config.dma.arbitration == "channel_priority"),
+        banks(config.sram),
+        channels(config, plan.ops, options.streaming_ddr, this->listener, *ddr, bus, 0, banks,
+                 [this](const DmaTransfer& t) { retired(t); }),
+        queues{UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
+               UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
+               UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
+               UnitQueue(static_cast<std::size_t>(config.controller.queue_depth))} {
+  }
+
+  const ProgramPlan& plan;
+  const HardwareConfig& config;
+  SilentListener silent;
+  TimingRecorder recorder;
+  MachineListener& listener;
+  std::unique_ptr<DdrTimingModel> ddr;
+  ChunkArbiter bus;
+  ScratchpadBanks banks;
+  DmaChannels channels;
+  UnitQueue queues[kUnits];
+  std::uint64_t tokens[kUnits][kUnits] = {};  // [src][dst]: given by src, not yet taken by dst
+  std::uint64_t inflight = 0;                 // dispatched and not finished (retired, for DMA)
+  ScratchpadBanks::Access access;  // scratch for the instruction starting
+  bool started = false;
+  std::uint64_t now = 0;
+  bool halted = false;
+  std::uint64_t end = 0;
+
+  // The controller: `next` is the op it dispatches next; its dispatch ends at `ready`
+  // (the previous dispatch's end + dispatch_cycles, later if its queue was full).
+  struct Controller {
+    std::size_t next = 0;
+    std::uint64_t last_dispatch = 0;  // end of the latest dispatch
+    bool staged = false;              // `ready` is set for ops[next]
+    std::uint64_t ready = 0;
+    bool blocked = false;             // ops[next]'s queue was full
+    bool draining = false;            // barrier/halt waiting for `inflight` to reach 0
+  } controller;
+
+  // A unit: idle, waiting for tokens, running (compute/vector until `end`), or (load/store)
+  // waiting for its transfer's channel.
+  struct UnitState {
+    enum Phase { Idle, Tokens, Running, Channel } phase = Idle;
+    const PlannedOp* op = nullptr;
+    std::uint64_t taken = 0, tokens_at = 0, start = 0, end = 0, stall = 0, conflict = 0;
+    int waiting_token_from = -1;
+  } units[kUnits];
+
+  bool unit_step(int u);
+  bool controller_step();
+  bool step_once();
+  void retired(const DmaTransfer& t);
+  void give(int src, std::uint8_t mask) {
+    for (int dst = 0; dst < kUnits; ++dst)
+      if (mask & (1u << dst)) ++tokens[src][dst];
+  }
+  std::optional<std::uint64_t> next_cycle() const;
+  std::string deadlock_message() const;
+};
+
+void Machine::State::retired(const DmaTransfer& t) {
+  give(static_cast<int>(t.store ? Unit::Store : Unit::Load), t.push);
+  --inflight;
+}
+
+// Moves unit `u` as far as it can at `now`; whether it did anything.
+bool Machine::State::unit_step(int u) {
+  UnitState& s = units[u];
+  UnitQueue& q = queues[u];
+  bool progress = false;
+  for (;;) {
+    switch (s.phase) {
+      case UnitState::Running:
+        if (now < s.end) return progress;
+        listener.instruction_finished(*s.op, s.start, s.end, s.stall, s.conflict);
+        give(u, s.op->push);
+        --inflight;
+        s.phase = UnitState::Idle;
+        progress = true;
+        break;
+      case UnitState::Idle: {
+        if (q.empty() || q.front().ready_cycle > now) return progress;
+        s.op = &plan.ops[q.front().op];
+        q.pop();
+        s.taken = now;
+        s.phase = UnitState::Tokens;
+        progress = true;
+        break;
+      }
+      case UnitState::Tokens: {
+        for (int src = 0; src < kUnits; ++src)
+          if ((s.op->pop & (1u << src)) && tokens[src][u] == 0) {
+            s.waiting_token_from = src;
+            return progress;
+          }
+        s.waiting_token_from = -1;
+        for (int src = 0; src < kUnits; ++src)
+          if (s.op->pop & (1u << src)) --tokens[src][u];
+        s.stall = now - s.taken;
+        progress = true;
+        if (u == static_cast<int>(Unit::Load) || u == static_cast<int>(Unit::Store)) {
+          s.tokens_at = now;
+          s.phase = UnitState::Channel;
+          break;
+        }
+        s.start = now;
+        listener.instruction_started(*s.op, now);
+        fill_bank_access(*s.op, access);
+        s.conflict = banks.begin(u == static_cast<int>(Unit::Compute) ? ScratchpadBanks::kCompute : ScratchpadBanks::kVector,
+                                 now, s.op->cycles, access);
+        s.end = now + s.op->cycles + s.conflict;
+        s.phase = UnitState::Running;
+        break;
+      }
+      case UnitState::Channel: {
+        const DmaTransfer& t = plan.transfers[s.op->transfer];
+        if (!channels.accepting(t.channel)) return progress;
+        channels.hand(t);
+        listener.dma_issued(*s.op, s.stall, now - s.tokens_at);
+        s.phase = UnitState::Idle;
+        progress = true;
+        break;
+      }
+    }
+  }
+}
+
+// Dispatches as far as the queues and barriers allow at `now`; whether it did anything.
+bool Machine::State::controller_step() {
+  Controller& c = controller;
+  bool progress = false;
+  const auto dispatch = static_cast<std::uint64_t>(config.controller.dispatch_cycles);
+  while (!halted && c.next < plan.ops.size()) {
+    const PlannedOp& op = plan.ops[c.next];
+    if (!c.staged) {
+      c.ready = c.last_dispatch + dispatch;
+      c.staged = true;
+    }
+    if (op.unit == Unit::Control) {
+      if (now < c.ready) return progress;
+      if (inflight > 0) {
+        c.draining = true;
+        return progress;
+      }
+      c.draining = false;
+      listener.control(op, c.ready, now);
+      c.last_dispatch = now;
+      c.staged = false;
+      ++c.next;
+      progress = true;
+      if (op.opcode == isa::Opcode::Halt) {
+        halted = true;
+        end = now;
+      }
+      continue;
+    }
+    UnitQueue& q = queues[static_cast<int>(op.unit)];
+    if (q.full()) {
+      c.blocked = true;
+      return progress;
+    }
+    // Room appeared at `now` after the queue was full: the dispatch ends no earlier.
+    if (c.blocked) c.ready = std::max(c.ready, now);
+    c.blocked = false;
+    q.push({static_cast<std::uint32_t>(c.next), c.ready});
+    ++inflight;
+    c.last_dispatch = c.ready;
+    c.staged = false;
+    ++c.next;
+    progress = true;
+  }
+  return progress;
+}
+
+// One pass over everything at `now`, arbiters last.
+bool Machine::State::step_once() {
+  bool progress = channels.advance(now);
+  for (int u = 0; u < kUnits; ++u) progress |= unit_step(u);
+  progress |= controller_step();
+  progress |= channels.advance(now);
+  if (progress) return true;
+  progress |= channels.grant_port(now);
+  progress |= bus.grant(now);
+  return progress;
+}
+
+std::optional<std::uint64_t> Machine::State::next_cycle() const {
+  if (!started) return 0;
+  if (halted) return std::nullopt;
+  std::optional<std::uint64_t> next;
+  auto earliest = [&](std::optional<std::uint64_t> t) {
+    if (t && (!next || *t < *next)) next = t;
+  };
+  const Controller& c = controller;
+  if (c.next < plan.ops.size() && !c.blocked && !c.draining) {
+    if (plan.ops[c.next].unit == Unit::Control) earliest(c.staged ? c.ready : c.last_dispatch + config.controller.dispatch_cycles);
+  }
+  for (int u = 0; u < kUnits; ++u) {
+    const UnitState& s = units[u];
+    if (s.phase == UnitState::Running) earliest(s.end);
+    else if (s.phase == UnitState::Idle && !queues[u].empty()) earliest(queues[u].front().ready_cycle);
+  }
+  earliest(channels.next_cycle());
+  earliest(bus.next_cycle());
+  // Whatever was due has been handled at `now`: an event not after it is a bug of this core.
+  if (next && *next <= now)
+    throw std::logic_error(fmt::format("timing core: an event at cycle {} is left after cycle {} was handled", *next, now));
+  return next;
+}
+
+std::string Machine::State::deadlock_message() const {
+  std::vector<std::string> parts;
+  for (int u = 0; u < kUnits; ++u) {
+    const UnitState& s = units[u];
+    if (s.phase != UnitState::Tokens || s.waiting_token_from < 0) continue;
+    parts.push_back(fmt::format("{} unit waits for a token from {} at {}", isa::unit_name(static_cast<Unit>(u)),
+                                isa::unit_name(static_cast<Unit>(s.waiting_token_from)),
+                                instruction_label(s.op->index, s.op->opcode)));
+  }
+  const Controller& c = controller;
+  if (c.next < plan.ops.size()) {
+    const PlannedOp& op = plan.ops[c.next];
+    const bool in_program = op.index < plan.code_size;
+    if (c.blocked)
+      parts.push_back(fmt::format("controller cannot dispatch {}: the {} queue is full",
+                                  instruction_label(op.index, op.opcode), isa::unit_name(op.unit)));
+    else if (c.draining)
+      parts.push_back(fmt::format("controller waits at {} for {} unfinished instructions",
+                                  in_program ? instruction_label(op.index, op.opcode) : std::string("the end of the program"),
+                                  inflight));
+  }
+  if (parts.empty()) parts.push_back("no process can make progress");
+  return fmt::format("deadlock at cycle {}: {}", now, fmt::join(parts, "; "));
+}
+
+Machine::Machine(const ProgramPlan& plan, const HardwareConfig& config, MachineListener* listener,
+                 const MachineOptions& options)
+    : state_(std::make_unique<State>(plan, config, listener, options)) {}
+
+Machine::~Machine() = default;
+
+std::optional<std::uint64_t> Machine::next_cycle() const { return state_->next_cycle(); }
+
+void Machine::run_at(std::uint64_t cycle) {
+  State& s = *state_;
+  s.started = true;
+  s.now = cycle;
+  while (s.step_once()) {
+  }
+}
+
+void Machine::run() {
+  while (auto t = next_cycle()) run_at(*t);
+  if (!state_->halted) throw MachineDeadlock(deadlock_message());
+}
+
+bool Machine::halted() const { return state_->halted; }
+std::uint64_t Machine::end_cycle() const { return state_->halted ? state_->end : state_->now; }
+std::string Machine::deadlock_message() const { return state_->deadlock_message(); }
+
+const DdrCounters& Machine::finish_ddr() {
+  state_->ddr->finish(static_cast<double>(end_cycle()) * state_->config.cycle_ns());
+  return state_->ddr->counters();
+}
+
+std::vector<InstructionTiming> Machine::take_instruction_timings() { return std::move(state_->recorder.timings()); }
+
+}  // namespace npu::cost
