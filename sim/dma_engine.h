@@ -19,7 +19,7 @@
 //   request - start - setup (the wait) + setup_cycles + max(ddr_cycles, sram_cycles) + bounce
 // Transfers of one unit (load or store) may run on several channels at once and finish out of
 // order; they retire (give their tokens) in the order the unit issued them, so a token from a
-// transfer also says every earlier transfer of its unit is done (compiler/dependency_tokens.h
+// transfer also says every earlier transfer of its unit is done (compiler/backend/dependency_tokens.h
 // relies on it). With one channel per unit, retiring is finishing.
 // On an idle machine this is the closed form of costmodel/dma_cost.h. Data moves through the
 // DDR target's TLM socket when a chunk is granted the bus, straight into the scratchpad's DMI

@@ -1,10 +1,10 @@
-// Cross-layer interleaving (compiler/layer_interleave.h) on hand-built layers: what moves, what
+// Cross-layer interleaving (compiler/backend/layer_interleave.h) on hand-built layers: what moves, what
 // may not, and that the cost model decides.
 #include <catch2/catch.hpp>
 
-#include "compiler/dependency_tokens.h"
-#include "compiler/instruction_stream.h"
-#include "compiler/layer_interleave.h"
+#include "compiler/backend/dependency_tokens.h"
+#include "compiler/backend/instruction_stream.h"
+#include "compiler/backend/layer_interleave.h"
 #include "costmodel/program_estimate.h"
 
 using namespace npu;

@@ -109,7 +109,7 @@ void check_model(const std::string& model, const std::string& config_name, bool 
 // Where the 10 % per layer holds today: the ideal presets (ideal DDR). On the two presets the
 // schedule targets (issue 10), default.yaml and npu-40tops-55gbps.yaml, the whole step is held
 // to 3 % (measured 2026-12-02: at most 1.4 % on these 64x64 models, under 1 % on the 224x224
-// ones): layers there interleave (compiler/layer_interleave.h), so a layer's span starts at its
+// ones): layers there interleave (compiler/backend/layer_interleave.h), so a layer's span starts at its
 // first moved load, and on these small models some spans are off by up to ~30 %. Elsewhere the
 // banked and DRAM models' row effects, tiny-8x8's 64 KiB and igpu-like's bandwidth are
 // approximated. Run the whole matrix per layer with NPUSIM_ESTIMATE_ALL=1 (it fails) to see

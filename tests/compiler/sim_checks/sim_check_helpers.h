@@ -8,15 +8,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "compiler/float_evaluator.h"
 #include "compiler/pipeline.h"
+#include "compiler/reference/float_evaluator.h"
 #include "container/compiled_model.h"
 #include "hwconfig/hardware_config.h"
+#include "isa/fp16.h"
+#include "isa/program.h"
 #include "sim/simulator.h"
 #include "tests/compiler/test_graphs.h"
 #include "tests/support/integer_reference.h"
-#include "isa/fp16.h"
-#include "isa/program.h"
 
 namespace npu::compiler::sim_checks {
 

@@ -1,0 +1,218 @@
+// Element-wise layers on the vector unit with numpy broadcasting: unary functions (act, clip,
+// int8 lut), binary ops (binary / qbinary / qadd, int8 Div/Pow/PRelu as a dequantize, fp16
+// binary, quantize island) and Where with a constant condition. The output's dims, in memory
+// order, merge wherever every operand allows; the last two become the instructions' rows x
+// cols and each operand's strides there are 0 (broadcast) or its own (constants are laid out
+// in the output's order). A tile is a chunk of rows (or of cols) at fixed outer indices; every
+// operand loads only the part it has (a per-channel scale loads one row).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "compiler/backend/codegen_context.h"
+#include "compiler/backend/eltwise_plan.h"
+#include "compiler/backend/instruction_stream.h"
+#include "compiler/quant/int8_layer_params.h"
+#include "isa/field_limits.h"
+
+namespace npu::compiler {
+namespace {
+
+constexpr std::int64_t kCountMax = isa::field_max(isa::Opcode::Activation, isa::Field::count);
+constexpr std::int64_t kBinaryDimMax = isa::field_max(isa::Opcode::Binary, isa::Field::rows);
+constexpr std::int64_t kQBinaryRowsMax = isa::field_max(isa::Opcode::QuantizedBinary, isa::Field::rows);
+constexpr std::int64_t kQBinaryColsMax = isa::field_max(isa::Opcode::QuantizedBinary, isa::Field::cols);
+constexpr std::int64_t kQBinaryColStrideMax = isa::field_max(isa::Opcode::QuantizedBinary, isa::Field::a_col_stride);
+constexpr std::int64_t kQBinaryRowStrideMax = isa::field_max(isa::Opcode::QuantizedBinary, isa::Field::a_row_stride);
+
+struct Dim {
+  std::int64_t size = 1, out_stride = 0;
+  std::vector<std::int64_t> stride;  // per operand
+};
+
+[[noreturn]] void too_big(const CodegenContext& ctx, const Node& n, std::uint64_t need) {
+  throw CompileError(ctx.graph.source + ": layer '" + n.name + "' (" + n.op_type + "): the smallest tile needs " +
+                     std::to_string(need) + " bytes of SRAM with double buffers; the scratchpad has " +
+                     std::to_string(ctx.sram_bytes));
+}
+
+}  // namespace
+
+LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph;
+  const DdrTensor& y = ctx.tensor(n.outputs[0]);
+  EltwisePlan plan = plan_elementwise(ctx, n);
+  const std::size_t k = plan.operands.size();
+  const std::int64_t out_es = y.elem;
+  const std::size_t rank = y.shape.size();
+
+  // Dims in the output's memory order, each operand's element stride along them.
+  std::vector<Dim> dims;
+  for (int axis : y.order) {
+    const auto a = static_cast<std::size_t>(axis);
+    if (y.shape[a] == 1) continue;
+    Dim d;
+    d.size = y.shape[a];
+    d.out_stride = y.strides[a];
+    for (const auto& op : plan.operands) {
+      const std::size_t r = op.tensor->shape.size();
+      const std::int64_t oa = static_cast<std::int64_t>(a) - static_cast<std::int64_t>(rank - r);
+      d.stride.push_back(oa < 0 || op.tensor->shape[static_cast<std::size_t>(oa)] == 1 ? 0 : op.tensor->strides[static_cast<std::size_t>(oa)]);
+    }
+    dims.push_back(d);
+  }
+  std::vector<Dim> merged;
+  for (const auto& d : dims) {
+    if (!merged.empty()) {
+      Dim& m = merged.back();
+      bool ok = m.out_stride == d.out_stride * d.size;
+      for (std::size_t i = 0; i < k && ok; ++i) ok = m.stride[i] == d.stride[i] * d.size;
+      if (ok) {
+        m.size *= d.size;
+        m.out_stride = d.out_stride;
+        m.stride = d.stride;
+        continue;
+      }
+    }
+    merged.push_back(d);
+  }
+  while (merged.size() < 2) merged.insert(merged.begin(), Dim{1, 0, std::vector<std::int64_t>(k, 0)});
+  const Dim rows_dim = merged[merged.size() - 2], cols_dim = merged.back();
+  const std::vector<Dim> outer(merged.begin(), merged.end() - 2);
+  for (std::size_t i = 0; i < k; ++i)
+    if (cols_dim.stride[i] > 1)
+      throw CompileError(g.source + ": layer '" + n.name + "': internal: operand " + std::to_string(i) + " is not contiguous in the output's order");
+
+  bool qbinary = false;
+  for (const auto& s : plan.steps) qbinary |= s.kind == EltwiseStep::Kind::QBinary;
+  const std::int64_t rows_max = qbinary ? kQBinaryRowsMax : kBinaryDimMax;
+  // A row of a tile is one DMA run (len0): at most 32 KiB of the widest element.
+  std::int64_t widest = out_es;
+  for (const auto& op : plan.operands) widest = std::max(widest, op.tensor->elem);
+  const std::int64_t run_max = static_cast<std::int64_t>(kDmaLen0Max / 2 + 1) / widest;
+  const std::int64_t cols_max = std::min(qbinary ? std::min(kQBinaryColsMax, kQBinaryRowStrideMax) : kBinaryDimMax, run_max);
+
+  auto operand_count = [&](std::size_t i, std::int64_t nr, std::int64_t nc) {
+    return (rows_dim.stride[i] ? nr : 1) * (cols_dim.stride[i] ? nc : 1);
+  };
+  auto need = [&](std::int64_t nr, std::int64_t nc) -> std::uint64_t {
+    std::uint64_t per_slot = ctx.align(static_cast<std::uint64_t>(nr * nc * out_es));
+    for (std::size_t i = 0; i < k; ++i)
+      per_slot += ctx.align(static_cast<std::uint64_t>(operand_count(i, nr, nc) * plan.operands[i].tensor->elem));
+    std::uint64_t temps = 0;
+    for (const auto& t : plan.temps) {
+      std::int64_t count = t.like_operand >= 0 ? operand_count(static_cast<std::size_t>(t.like_operand), nr, nc) : nr * nc;
+      temps += ctx.align(static_cast<std::uint64_t>(count * t.elem));
+    }
+    return 2 * per_slot + temps + (plan.lut.empty() ? 0 : ctx.align(256));
+  };
+  std::int64_t nc = std::min(cols_dim.size, cols_max), nr = std::min(rows_dim.size, rows_max);
+  while (nr > 1 && (need(nr, nc) > ctx.sram_bytes || nr * nc > kCountMax)) nr = (nr + 1) / 2;
+  while (nc > 64 && (need(nr, nc) > ctx.sram_bytes || nr * nc > kCountMax)) nc = std::max<std::int64_t>(64, nc / 2 / 64 * 64);
+  if (need(nr, nc) > ctx.sram_bytes || nr * nc > kCountMax) too_big(ctx, n, need(1, 1));
+  if (qbinary)
+    for (std::size_t i = 0; i < k; ++i)
+      if ((rows_dim.stride[i] && cols_dim.stride[i] ? nc : 1) > kQBinaryRowStrideMax || kQBinaryColStrideMax < 1)
+        too_big(ctx, n, need(1, 1));
+
+  // Scratchpad: the table, then per slot the operands and output, then the temporaries.
+  std::uint64_t at = ctx.sram_base, lut_at = 0;
+  if (!plan.lut.empty()) {
+    lut_at = at;
+    at += ctx.align(256);
+  }
+  std::vector<std::uint64_t> operand_at[2], out_at(2);
+  for (int s = 0; s < 2; ++s) {
+    for (std::size_t i = 0; i < k; ++i) {
+      operand_at[s].push_back(at);
+      at += ctx.align(static_cast<std::uint64_t>(operand_count(i, nr, nc) * plan.operands[i].tensor->elem));
+    }
+    out_at[static_cast<std::size_t>(s)] = at;
+    at += ctx.align(static_cast<std::uint64_t>(nr * nc * out_es));
+  }
+  std::vector<std::uint64_t> temp_at;
+  for (const auto& t : plan.temps) {
+    temp_at.push_back(at);
+    std::int64_t count = t.like_operand >= 0 ? operand_count(static_cast<std::size_t>(t.like_operand), nr, nc) : nr * nc;
+    at += ctx.align(static_cast<std::uint64_t>(count * t.elem));
+  }
+
+  LayerCode out;
+  std::uint64_t lut_ddr = plan.lut.empty() ? 0 : ctx.add_data(std::vector<std::uint8_t>(plan.lut.begin(), plan.lut.end()));
+  LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
+  std::vector<std::int64_t> idx(outer.size(), 0);
+  std::int64_t t = 0;
+  for (;;) {
+    std::int64_t out_off = 0;
+    std::vector<std::int64_t> op_off(k, 0);
+    for (std::size_t d = 0; d < outer.size(); ++d) {
+      out_off += idx[d] * outer[d].out_stride;
+      for (std::size_t i = 0; i < k; ++i) op_off[i] += idx[d] * outer[d].stride[i];
+    }
+    for (std::int64_t r0 = 0; r0 < rows_dim.size; r0 += nr)
+      for (std::int64_t c0 = 0; c0 < cols_dim.size; c0 += nc, ++t) {
+        const std::int64_t tr = std::min(nr, rows_dim.size - r0), tc = std::min(nc, cols_dim.size - c0);
+        const int slot = static_cast<int>(t % 2);
+        TileStages& st = stream.new_tile();
+        if (t == 0 && !plan.lut.empty()) emit_linear_load(st.load, lut_ddr, lut_at, 256);
+        std::vector<EltwiseBuffer> buffers;
+        for (std::size_t i = 0; i < k; ++i) {
+          const DdrTensor& src = *plan.operands[i].tensor;
+          const std::int64_t es = src.elem;
+          const bool hr = rows_dim.stride[i] != 0, hc = cols_dim.stride[i] != 0;
+          EltwiseBuffer b;
+          b.addr = operand_at[slot][i];
+          b.col_stride = hc ? 1 : 0;
+          b.row_stride = hr ? (hc ? tc : 1) : 0;
+          b.count = (hr ? tr : 1) * (hc ? tc : 1);
+          buffers.push_back(b);
+          const std::int64_t off = op_off[i] + r0 * rows_dim.stride[i] + c0 * cols_dim.stride[i];
+          DmaBox box;
+          box.ddr_addr = src.addr + static_cast<std::uint64_t>(off * es);
+          box.sram_addr = b.addr;
+          box.run_bytes = static_cast<std::uint64_t>((hc ? tc : 1) * es);
+          box.runs = static_cast<std::uint64_t>(hr ? tr : 1);
+          box.ddr_stride = static_cast<std::uint64_t>(rows_dim.stride[i] * es);
+          box.sram_stride = static_cast<std::uint64_t>(b.row_stride * es);
+          emit_dma(st.load, Opcode::Load, box);
+          out.planned_ddr_bytes += box.run_bytes * box.runs;
+        }
+        for (std::size_t j = 0; j < plan.temps.size(); ++j) {
+          const int like = plan.temps[j].like_operand;
+          EltwiseBuffer b;
+          b.addr = temp_at[j];
+          if (like >= 0) {
+            b.row_stride = buffers[static_cast<std::size_t>(like)].row_stride;
+            b.col_stride = buffers[static_cast<std::size_t>(like)].col_stride;
+            b.count = buffers[static_cast<std::size_t>(like)].count;
+          } else {
+            b.row_stride = tc;
+            b.col_stride = 1;
+            b.count = tr * tc;
+          }
+          buffers.push_back(b);
+        }
+        EltwiseBuffer result{out_at[static_cast<std::size_t>(slot)], tc, 1, tr * tc};
+        buffers.push_back(result);
+        auto buf = [&](int id) -> const EltwiseBuffer& { return id < 0 ? buffers.back() : buffers[static_cast<std::size_t>(id)]; };
+        for (const auto& s : plan.steps)
+          st.vector.push_back(step_instruction(s, buf(s.a), s.b == kNoBuffer ? buf(s.a) : buf(s.b), buf(s.out), tr, tc, lut_at));
+        DmaBox store;
+        store.ddr_addr = y.addr + static_cast<std::uint64_t>((out_off + r0 * rows_dim.out_stride + c0 * cols_dim.out_stride) * out_es);
+        store.sram_addr = result.addr;
+        store.run_bytes = static_cast<std::uint64_t>(tc * out_es);
+        store.runs = static_cast<std::uint64_t>(tr);
+        store.ddr_stride = static_cast<std::uint64_t>(rows_dim.out_stride * out_es);
+        store.sram_stride = store.run_bytes;
+        emit_dma(st.store, Opcode::Store, store);
+        out.planned_ddr_bytes += store.run_bytes * store.runs;
+      }
+    std::size_t d = outer.size();
+    while (d > 0 && ++idx[d - 1] == outer[d - 1].size) idx[--d] = 0;
+    if (d == 0) break;
+  }
+  out.code = stream.finish();
+  return out;
+}
+
+}  // namespace npu::compiler
