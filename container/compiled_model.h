@@ -64,6 +64,9 @@ struct LayerRecord {
   // When the compiler interleaved its code with its neighbours' (compiler/backend/layer_interleave.h):
   // the runs of the span that are its own, in order. Empty: the whole span is.
   std::vector<InstructionRun> runs;
+  // NPU layers, at compile time only (not stored in the plan): the mapping the compiler chose,
+  // one line (compiler/backend/layer_mapping.h); `npusim compile --explain` prints it.
+  std::string mapping = {};
 };
 
 // The indices of the instructions a layer owns, in order, below code_size.

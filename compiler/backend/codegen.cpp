@@ -409,6 +409,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       rec.device = "npu";
       rec.macs = code.macs;
       rec.planned_ddr_bytes = code.planned_ddr_bytes;
+      if (layers[li].has_code) rec.mapping = code.mapping.describe();
       rec.fused_nodes = n.fused_nodes;
       model.layers.push_back(rec);
       layer_code.push_back(std::move(code.code));

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compiler/backend/layer_mapping.h"
 #include "compiler/backend/sram_tiling.h"
 #include "compiler/core/graph.h"
 #include "compiler/core/tensor_layout.h"
@@ -68,6 +69,7 @@ struct LayerCode {
   std::uint64_t planned_ddr_bytes = 0;
   std::uint64_t macs = 0;
   double est_cycles = 0;  // the tiler's estimate of the layer alone (0: none)
+  LayerMapping mapping;   // what the generator lowered (layer_mapping.h)
 };
 
 class CodegenContext {

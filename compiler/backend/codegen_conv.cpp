@@ -282,8 +282,11 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   const QaddParams& qadd = q.qadd;
 
   // ---- instructions ----
-  const SramLayout& m = top_down_pays(ctx, plan.sram.total) ? plan.sram_top_down : plan.sram;
-  const std::uint64_t base = ctx.sram_base;
+  LayerCode out;
+  out.mapping = conv_layer_mapping(s, plan, top_down_pays(ctx, plan.sram.total) ? plan.sram_top_down : plan.sram,
+                                   ctx.sram_base, ctx.config.mac_array.dataflow);
+  const LayerMapping& map = out.mapping;
+  const std::uint64_t lut_at = s.lut ? map.buffer(BufferRole::Table).at(0) : 0;
   auto addr = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
   auto epilogue = [&](std::vector<Instruction>& vec, std::uint64_t acc, std::uint64_t o_slot, std::uint64_t res_slot,
                       std::int64_t count, std::int64_t ch_oc, std::uint64_t pbase) {
@@ -295,7 +298,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
                           {Field::clamp_min, q.clamp_min}, {Field::clamp_max, q.clamp_max}}));
       if (s.lut)
         vec.push_back(make(Opcode::Lut, {{Field::dst_addr, addr(o_slot)}, {Field::src_addr, addr(o_slot)},
-                                         {Field::table_addr, addr(base + m.lut)}, {Field::count, count}}));
+                                         {Field::table_addr, addr(lut_at)}, {Field::count, count}}));
       if (residual)
         vec.push_back(make(Opcode::QuantizedAdd,
                            {{Field::dst_addr, addr(o_slot)}, {Field::a_addr, addr(o_slot)}, {Field::b_addr, addr(res_slot)},
@@ -332,7 +335,6 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
     }
   };
 
-  LayerCode out;
   std::vector<Instruction>& code = out.code;
   std::int64_t last_chunk = -1, last_window = -1;
   int param_loads = 0, weight_loads = 0, input_loads = 0;
@@ -342,14 +344,14 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
     const ConvTile& tile = plan.tiles[t];
     const TileChunk& ch = plan.chunks[static_cast<std::size_t>(tile.chunk)];
     const std::size_t chunk = static_cast<std::size_t>(tile.chunk);
-    if (t == 0 && s.lut) emit_dma(code, Opcode::Load, DmaBox{lut_ddr, base + m.lut, 256});
+    if (t == 0 && s.lut) emit_dma(code, Opcode::Load, DmaBox{lut_ddr, lut_at, 256});
     if (tile.chunk != last_chunk) {
-      pbase = base + m.params[param_loads++ % 2];
+      pbase = map.buffer(BufferRole::Params).at(param_loads++);
       const std::uint64_t pbytes = chunk_param_offset[chunk + 1] - chunk_param_offset[chunk];
       emit_linear_load(code, params_ddr + chunk_param_offset[chunk], pbase, pbytes);
       out.planned_ddr_bytes += pbytes;
       if (plan.k_slices == 1) {
-        w_slot = base + m.weights[weight_loads++ % m.weight_slots];
+        w_slot = map.buffer(BufferRole::Weights).at(weight_loads++);
         const std::size_t wi = chunk;  // one block per chunk
         const std::uint64_t bytes = slice_w_offset[wi + 1] - slice_w_offset[wi];
         emit_linear_load(code, weights_ddr + slice_w_offset[wi], w_slot, bytes);
@@ -371,9 +373,12 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
     const std::int64_t cin0 = s.groups == 1 ? 0 : ch.first_unit * icg;
     const std::int64_t cin = s.groups == 1 ? s.c : ch.units * icg;
     const std::int64_t window = (tile.row0 * 65537 + tile.col0) * 65537 + cin0;
-    const std::uint64_t acc = base + m.acc[t % 2];
-    const std::uint64_t res_slot = r_home ? *r_home + static_cast<std::uint64_t>(tile.row0) * y_row : base + m.residual[t % 2];
-    const std::uint64_t o_slot = y_home ? *y_home + static_cast<std::uint64_t>(tile.row0) * y_row : base + m.output[t % 2];
+    const std::uint64_t acc = map.buffer(BufferRole::Accumulator).at(static_cast<std::int64_t>(t));
+    const std::uint64_t res_slot = !residual ? 0
+                                   : r_home  ? *r_home + static_cast<std::uint64_t>(tile.row0) * y_row
+                                             : map.buffer(BufferRole::Residual).at(static_cast<std::int64_t>(t));
+    const std::uint64_t o_slot = y_home ? *y_home + static_cast<std::uint64_t>(tile.row0) * y_row
+                                        : map.buffer(BufferRole::Output).at(static_cast<std::int64_t>(t));
     if (residual && !r_home) {
       emit_dma(code, Opcode::Load, window_box(r->addr, res_slot, tile.row0, tile.rows, tile.col0, tile.cols, s.ow, s.oc,
                                               ch.first_oc, ch.oc, es));
@@ -392,7 +397,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       const std::int64_t kh0 = std::max<std::int64_t>(0, kstart), kh1 = std::min<std::int64_t>(s.h - 1, kend) + 1;
       if (kh1 <= kh0) throw CompileError(g.source + ": layer '" + n.name + "': a kernel row lies entirely in padding");
       if (plan.k_slices > 1) {
-        w_slot = base + m.weights[weight_loads++ % m.weight_slots];
+        w_slot = map.buffer(BufferRole::Weights).at(weight_loads++);
         std::uint64_t from, bytes;
         if (plan.kernel_rows) {  // kernel row k of the chunk's [kh][kw][C][oc] block
           bytes = static_cast<std::uint64_t>(KW * s.c * ch.oc * es);
@@ -410,7 +415,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       if (part_home) {
         in_at = *part_home + static_cast<std::uint64_t>(kh0 * s.w * cs * es);
       } else if (part) {
-        in_slot = base + m.input[input_loads++ % 2];
+        in_slot = map.buffer(BufferRole::Input).at(input_loads++);
         emit_dma(code, Opcode::Load,
                  window_box(ctx.tensor(*part).addr, in_slot, kh0, kh1 - kh0, iw0, iw1 - iw0, s.w, cs, 0, cs, es));
         out.planned_ddr_bytes += static_cast<std::uint64_t>((kh1 - kh0) * (iw1 - iw0) * cs * es);
@@ -419,7 +424,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
         in_at = *x_home + static_cast<std::uint64_t>(kh0) * x_row + static_cast<std::uint64_t>(c0 * es);
       } else {
         if (plan.k_slices > 1 || window != last_window || s.groups != 1) {
-          in_slot = base + m.input[input_loads++ % 2];
+          in_slot = map.buffer(BufferRole::Input).at(input_loads++);
           emit_dma(code, Opcode::Load, window_box(x.addr, in_slot, kh0, kh1 - kh0, iw0, iw1 - iw0, s.w, s.c, c0, cs, es));
           out.planned_ddr_bytes += static_cast<std::uint64_t>((kh1 - kh0) * (iw1 - iw0) * cs * es);
           last_window = window;

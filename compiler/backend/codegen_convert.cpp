@@ -29,32 +29,34 @@ LayerCode generate_convert(CodegenContext& ctx, const Node& n) {
   tile = std::min<std::uint64_t>(tile, static_cast<std::uint64_t>(isa::field_max(Opcode::Quantize, Field::count)));
   tile = std::max<std::uint64_t>(64, tile / 64 * 64);
   tile = std::min(tile, total);
-  std::uint64_t in_slot[2], out_slot[2], at = 0;
+  LayerCode out;
+  LayerMapping& map = out.mapping;
+  map.unit = TileUnit::Vector;
+  map.loops = {{LoopDim::Elements, static_cast<std::int64_t>(total), static_cast<std::int64_t>(tile)}};
+  std::uint64_t at = 0;  // not region-aware: the whole scratchpad from 0
   for (int i = 0; i < 2; ++i) {
-    in_slot[i] = at;
-    at += ctx.align(tile * static_cast<std::uint64_t>(x.elem));
-    out_slot[i] = at;
-    at += ctx.align(tile * static_cast<std::uint64_t>(y.elem));
+    map.place(BufferRole::Input, 0, ctx.align(tile * static_cast<std::uint64_t>(x.elem)), at);
+    map.place(BufferRole::Output, 0, ctx.align(tile * static_cast<std::uint64_t>(y.elem)), at);
   }
+  const MappingBuffer &in_slot = map.buffer(BufferRole::Input), &out_slot = map.buffer(BufferRole::Output);
   if (at > ctx.sram_bytes)
     throw CompileError(ctx.graph.source + ": converter '" + n.name + "': a tile of " + std::to_string(tile) +
                        " elements needs " + std::to_string(at) + " bytes of SRAM; the scratchpad has " +
                        std::to_string(ctx.sram_bytes));
   LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
-  LayerCode out;
-  std::size_t t = 0;
+  std::int64_t t = 0;
   for (std::uint64_t first = 0; first < total; first += tile, ++t) {
     const std::uint64_t count = std::min(tile, total - first);
     TileStages& st = stream.new_tile();
-    emit_linear_dma(st.load, Opcode::Load, x.addr + first * static_cast<std::uint64_t>(x.elem), in_slot[t % 2],
+    emit_linear_dma(st.load, Opcode::Load, x.addr + first * static_cast<std::uint64_t>(x.elem), in_slot.at(t),
            count * static_cast<std::uint64_t>(x.elem));
     Instruction in = make(quantize ? Opcode::Quantize : Opcode::Dequantize,
-                          {{Field::dtype, static_cast<std::int64_t>(isa::DType::Fp16)}, {Field::dst_addr, addr(out_slot[t % 2])},
-                           {Field::src_addr, addr(in_slot[t % 2])}, {Field::count, static_cast<std::int64_t>(count)},
+                          {{Field::dtype, static_cast<std::int64_t>(isa::DType::Fp16)}, {Field::dst_addr, addr(out_slot.at(t))},
+                           {Field::src_addr, addr(in_slot.at(t))}, {Field::count, static_cast<std::int64_t>(count)},
                            {Field::zero_point, q.zero_point}});
     in.set_float(Field::scale, q.scale);
     st.vector.push_back(in);
-    emit_linear_dma(st.store, Opcode::Store, y.addr + first * static_cast<std::uint64_t>(y.elem), out_slot[t % 2],
+    emit_linear_dma(st.store, Opcode::Store, y.addr + first * static_cast<std::uint64_t>(y.elem), out_slot.at(t),
            count * static_cast<std::uint64_t>(y.elem));
     out.planned_ddr_bytes += count * per_element;
   }

@@ -36,17 +36,16 @@ struct Dim {
                      std::to_string(ctx.sram_bytes));
 }
 
-}  // namespace
+// The output's dims in memory order (size-1 dims dropped), each operand's element stride along
+// them, merged wherever every operand allows; the last two become rows x cols.
+struct EltwiseGeometry {
+  Dim rows_dim, cols_dim;
+  std::vector<Dim> outer;
+};
 
-LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
-  const Graph& g = ctx.graph;
-  const DdrTensor& y = ctx.tensor(n.outputs[0]);
-  EltwisePlan plan = plan_elementwise(ctx, n);
+EltwiseGeometry eltwise_geometry(const CodegenContext& ctx, const Node& n, const EltwisePlan& plan, const DdrTensor& y) {
   const std::size_t k = plan.operands.size();
-  const std::int64_t out_es = y.elem;
   const std::size_t rank = y.shape.size();
-
-  // Dims in the output's memory order, each operand's element stride along them.
   std::vector<Dim> dims;
   for (int axis : y.order) {
     const auto a = static_cast<std::size_t>(axis);
@@ -77,12 +76,29 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
     merged.push_back(d);
   }
   while (merged.size() < 2) merged.insert(merged.begin(), Dim{1, 0, std::vector<std::int64_t>(k, 0)});
-  const Dim rows_dim = merged[merged.size() - 2], cols_dim = merged.back();
-  const std::vector<Dim> outer(merged.begin(), merged.end() - 2);
+  EltwiseGeometry geo{merged[merged.size() - 2], merged.back(), std::vector<Dim>(merged.begin(), merged.end() - 2)};
   for (std::size_t i = 0; i < k; ++i)
-    if (cols_dim.stride[i] > 1)
-      throw CompileError(g.source + ": layer '" + n.name + "': internal: operand " + std::to_string(i) + " is not contiguous in the output's order");
+    if (geo.cols_dim.stride[i] > 1)
+      throw CompileError(ctx.graph.source + ": layer '" + n.name + "': internal: operand " + std::to_string(i) + " is not contiguous in the output's order");
+  return geo;
+}
 
+// Elements of operand i in a tile of nr x nc (a broadcast dim holds one).
+std::int64_t operand_count(const EltwiseGeometry& geo, std::size_t i, std::int64_t nr, std::int64_t nc) {
+  return (geo.rows_dim.stride[i] ? nr : 1) * (geo.cols_dim.stride[i] ? nc : 1);
+}
+
+std::int64_t temp_count(const EltwiseGeometry& geo, const EltwisePlan::Temp& t, std::int64_t nr, std::int64_t nc) {
+  return t.like_operand >= 0 ? operand_count(geo, static_cast<std::size_t>(t.like_operand), nr, nc) : nr * nc;
+}
+
+// The tiles, the largest rows x cols chunk that fits twice (double buffering) within the
+// instructions' fields, and the region's buffers: the table, per slot the operands and the
+// output, then the temporaries.
+LayerMapping map_elementwise(const CodegenContext& ctx, const Node& n, const EltwisePlan& plan, const EltwiseGeometry& geo,
+                             std::int64_t out_es) {
+  const std::size_t k = plan.operands.size();
+  const Dim &rows_dim = geo.rows_dim, &cols_dim = geo.cols_dim;
   bool qbinary = false;
   for (const auto& s : plan.steps) qbinary |= s.kind == EltwiseStep::Kind::QBinary;
   const std::int64_t rows_max = qbinary ? kQBinaryRowsMax : kBinaryDimMax;
@@ -92,18 +108,12 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
   const std::int64_t run_max = static_cast<std::int64_t>(kDmaLen0Max / 2 + 1) / widest;
   const std::int64_t cols_max = std::min(qbinary ? std::min(kQBinaryColsMax, kQBinaryRowStrideMax) : kBinaryDimMax, run_max);
 
-  auto operand_count = [&](std::size_t i, std::int64_t nr, std::int64_t nc) {
-    return (rows_dim.stride[i] ? nr : 1) * (cols_dim.stride[i] ? nc : 1);
-  };
   auto need = [&](std::int64_t nr, std::int64_t nc) -> std::uint64_t {
     std::uint64_t per_slot = ctx.align(static_cast<std::uint64_t>(nr * nc * out_es));
     for (std::size_t i = 0; i < k; ++i)
-      per_slot += ctx.align(static_cast<std::uint64_t>(operand_count(i, nr, nc) * plan.operands[i].tensor->elem));
+      per_slot += ctx.align(static_cast<std::uint64_t>(operand_count(geo, i, nr, nc) * plan.operands[i].tensor->elem));
     std::uint64_t temps = 0;
-    for (const auto& t : plan.temps) {
-      std::int64_t count = t.like_operand >= 0 ? operand_count(static_cast<std::size_t>(t.like_operand), nr, nc) : nr * nc;
-      temps += ctx.align(static_cast<std::uint64_t>(count * t.elem));
-    }
+    for (const auto& t : plan.temps) temps += ctx.align(static_cast<std::uint64_t>(temp_count(geo, t, nr, nc) * t.elem));
     return 2 * per_slot + temps + (plan.lut.empty() ? 0 : ctx.align(256));
   };
   std::int64_t nc = std::min(cols_dim.size, cols_max), nr = std::min(rows_dim.size, rows_max);
@@ -115,29 +125,41 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
       if ((rows_dim.stride[i] && cols_dim.stride[i] ? nc : 1) > kQBinaryRowStrideMax || kQBinaryColStrideMax < 1)
         too_big(ctx, n, need(1, 1));
 
-  // Scratchpad: the table, then per slot the operands and output, then the temporaries.
-  std::uint64_t at = ctx.sram_base, lut_at = 0;
-  if (!plan.lut.empty()) {
-    lut_at = at;
-    at += ctx.align(256);
-  }
-  std::vector<std::uint64_t> operand_at[2], out_at(2);
+  LayerMapping map;
+  map.unit = TileUnit::Vector;
+  std::int64_t batch = 1;
+  for (const auto& d : geo.outer) batch *= d.size;
+  map.loops = {{LoopDim::Batch, batch, 1}, {LoopDim::Rows, rows_dim.size, nr}, {LoopDim::Cols, cols_dim.size, nc}};
+  map.region_base = ctx.sram_base;
+  std::uint64_t at = ctx.sram_base;
+  if (!plan.lut.empty()) map.place(BufferRole::Table, 0, ctx.align(256), at);
   for (int s = 0; s < 2; ++s) {
-    for (std::size_t i = 0; i < k; ++i) {
-      operand_at[s].push_back(at);
-      at += ctx.align(static_cast<std::uint64_t>(operand_count(i, nr, nc) * plan.operands[i].tensor->elem));
-    }
-    out_at[static_cast<std::size_t>(s)] = at;
-    at += ctx.align(static_cast<std::uint64_t>(nr * nc * out_es));
+    for (std::size_t i = 0; i < k; ++i)
+      map.place(BufferRole::Operand, static_cast<int>(i),
+                ctx.align(static_cast<std::uint64_t>(operand_count(geo, i, nr, nc) * plan.operands[i].tensor->elem)), at);
+    map.place(BufferRole::Output, 0, ctx.align(static_cast<std::uint64_t>(nr * nc * out_es)), at);
   }
-  std::vector<std::uint64_t> temp_at;
-  for (const auto& t : plan.temps) {
-    temp_at.push_back(at);
-    std::int64_t count = t.like_operand >= 0 ? operand_count(static_cast<std::size_t>(t.like_operand), nr, nc) : nr * nc;
-    at += ctx.align(static_cast<std::uint64_t>(count * t.elem));
-  }
+  for (std::size_t j = 0; j < plan.temps.size(); ++j)
+    map.place(BufferRole::Temp, static_cast<int>(j), ctx.align(static_cast<std::uint64_t>(temp_count(geo, plan.temps[j], nr, nc) * plan.temps[j].elem)), at);
+  return map;
+}
+
+}  // namespace
+
+LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
+  const DdrTensor& y = ctx.tensor(n.outputs[0]);
+  EltwisePlan plan = plan_elementwise(ctx, n);
+  const std::size_t k = plan.operands.size();
+  const std::int64_t out_es = y.elem;
+  const EltwiseGeometry geo = eltwise_geometry(ctx, n, plan, y);
+  const Dim &rows_dim = geo.rows_dim, &cols_dim = geo.cols_dim;
+  const std::vector<Dim>& outer = geo.outer;
 
   LayerCode out;
+  out.mapping = map_elementwise(ctx, n, plan, geo, out_es);
+  const LayerMapping& map = out.mapping;
+  const std::int64_t nr = map.loop(LoopDim::Rows).tile, nc = map.loop(LoopDim::Cols).tile;
+  const std::uint64_t lut_at = plan.lut.empty() ? 0 : map.buffer(BufferRole::Table).at(0);
   std::uint64_t lut_ddr = plan.lut.empty() ? 0 : ctx.add_data(std::vector<std::uint8_t>(plan.lut.begin(), plan.lut.end()));
   LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
   std::vector<std::int64_t> idx(outer.size(), 0);
@@ -161,7 +183,7 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
           const std::int64_t es = src.elem;
           const bool hr = rows_dim.stride[i] != 0, hc = cols_dim.stride[i] != 0;
           EltwiseBuffer b;
-          b.addr = operand_at[slot][i];
+          b.addr = map.buffer(BufferRole::Operand, static_cast<int>(i)).at(slot);
           b.col_stride = hc ? 1 : 0;
           b.row_stride = hr ? (hc ? tc : 1) : 0;
           b.count = (hr ? tr : 1) * (hc ? tc : 1);
@@ -180,7 +202,7 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
         for (std::size_t j = 0; j < plan.temps.size(); ++j) {
           const int like = plan.temps[j].like_operand;
           EltwiseBuffer b;
-          b.addr = temp_at[j];
+          b.addr = map.buffer(BufferRole::Temp, static_cast<int>(j)).at(0);
           if (like >= 0) {
             b.row_stride = buffers[static_cast<std::size_t>(like)].row_stride;
             b.col_stride = buffers[static_cast<std::size_t>(like)].col_stride;
@@ -192,7 +214,7 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
           }
           buffers.push_back(b);
         }
-        EltwiseBuffer result{out_at[static_cast<std::size_t>(slot)], tc, 1, tr * tc};
+        EltwiseBuffer result{map.buffer(BufferRole::Output).at(slot), tc, 1, tr * tc};
         buffers.push_back(result);
         auto buf = [&](int id) -> const EltwiseBuffer& { return id < 0 ? buffers.back() : buffers[static_cast<std::size_t>(id)]; };
         for (const auto& s : plan.steps)

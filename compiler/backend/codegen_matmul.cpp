@@ -54,7 +54,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
     throw CompileError(g.source + ": layer '" + n.name + "' (MatMul): one row and column with reduction " + std::to_string(K) +
                        " need " + std::to_string(need(1, 1)) + " bytes of SRAM; the scratchpad has " + std::to_string(ctx.sram_bytes));
 
-  // Tiles rotate through `slots` buffers: two at least (double buffering); up to four when the
+  // Tiles rotate through `slots` slots of each buffer: two at least (double buffering); up to four when the
   // region holds them, so the loads of the next tiles (small ones, per head in attention, each
   // paying its DMA setup and latency) run ahead on both DMA channels while the array works.
   // The dependency pass orders slot reuse from the addresses.
@@ -64,21 +64,22 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
   while (slots < kMaxSlots && static_cast<std::uint64_t>(slots) < tiles_total &&
          (slots + 1) * tile_bytes(mc, nc) + ctx.alignment <= ctx.sram_bytes)
     ++slots;
-  std::uint64_t at = ctx.sram_base;  // the layer's region (compiler/README.md, generator contract)
-  const std::uint64_t params_at = at;
-  at += ctx.alignment;
-  std::uint64_t a_at[kMaxSlots], b_at[kMaxSlots], acc_at[kMaxSlots], o_at[kMaxSlots];
-  for (int i = 0; i < slots; ++i) {
-    a_at[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(mc * K * es));
-    b_at[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(K * nc * es));
-    acc_at[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(mc * nc * 4));
-    o_at[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(mc * nc * es));
-  }
   LayerCode out;
+  LayerMapping& map = out.mapping;
+  map.unit = TileUnit::Array;
+  map.dataflow = ctx.config.mac_array.dataflow;
+  map.loops = {{LoopDim::Batch, geo.batch, 1}, {LoopDim::M, M, mc}, {LoopDim::N, N, nc}};
+  map.region_base = ctx.sram_base;  // the layer's region (compiler/README.md, generator contract)
+  std::uint64_t at = ctx.sram_base;
+  const std::uint64_t params_at = map.place(BufferRole::Params, 0, ctx.alignment, at);
+  for (int i = 0; i < slots; ++i) {
+    map.place(BufferRole::Operand, 0, ctx.align(static_cast<std::uint64_t>(mc * K * es)), at);
+    map.place(BufferRole::Operand, 1, ctx.align(static_cast<std::uint64_t>(K * nc * es)), at);
+    map.place(BufferRole::Accumulator, 0, ctx.align(static_cast<std::uint64_t>(mc * nc * 4)), at);
+    map.place(BufferRole::Output, 0, ctx.align(static_cast<std::uint64_t>(mc * nc * es)), at);
+  }
+  const MappingBuffer &a_at = map.buffer(BufferRole::Operand, 0), &b_at = map.buffer(BufferRole::Operand, 1),
+                      &acc_at = map.buffer(BufferRole::Accumulator), &o_at = map.buffer(BufferRole::Output);
   std::uint64_t params_ddr = 0;
   if (ctx.int8()) {
     std::vector<std::uint8_t> blob(8);
@@ -95,12 +96,11 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
     for (std::int64_t m0 = 0; m0 < M; m0 += mc)
       for (std::int64_t n0 = 0; n0 < N; n0 += nc, ++t) {
         const std::int64_t tm = std::min(mc, M - m0), tn = std::min(nc, N - n0);
-        const int s = static_cast<int>(t % slots);
         TileStages& st = stream.new_tile();
         if (t == 0 && ctx.int8()) emit_linear_load(st.load, params_ddr, params_at, 8);
         DmaBox la;  // tm rows of K contiguous elements
         la.ddr_addr = a.addr + static_cast<std::uint64_t>((a_off + m0 * a_row) * es);
-        la.sram_addr = a_at[s];
+        la.sram_addr = a_at.at(t);
         la.run_bytes = static_cast<std::uint64_t>(K * es);
         la.runs = static_cast<std::uint64_t>(tm);
         la.ddr_stride = static_cast<std::uint64_t>(a_row * es);
@@ -108,7 +108,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
         emit_dma(st.load, Opcode::Load, la);
         DmaBox lb;  // bt: tn rows of K; else K rows of tn
         lb.ddr_addr = b.addr + static_cast<std::uint64_t>((b_off + n0 * (bt ? b_stride : 1)) * es);
-        lb.sram_addr = b_at[s];
+        lb.sram_addr = b_at.at(t);
         lb.run_bytes = static_cast<std::uint64_t>((bt ? K : tn) * es);
         lb.runs = static_cast<std::uint64_t>(bt ? tn : K);
         lb.ddr_stride = static_cast<std::uint64_t>(b_stride * es);
@@ -116,24 +116,24 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
         emit_dma(st.load, Opcode::Load, lb);
         out.planned_ddr_bytes += la.run_bytes * la.runs + lb.run_bytes * lb.runs;
         st.compute.push_back(make(Opcode::Gemm, {{Field::mac_dtype, static_cast<std::int64_t>(ctx.int8() ? isa::MacDType::Int8 : isa::MacDType::Fp16)},
-                                                 {Field::a_addr, addr(a_at[s])}, {Field::b_addr, addr(b_at[s])},
-                                                 {Field::c_addr, addr(acc_at[s])}, {Field::m, tm}, {Field::n, tn}, {Field::k, K},
+                                                 {Field::a_addr, addr(a_at.at(t))}, {Field::b_addr, addr(b_at.at(t))},
+                                                 {Field::c_addr, addr(acc_at.at(t))}, {Field::m, tm}, {Field::n, tn}, {Field::k, K},
                                                  {Field::b_transposed, bt ? 1 : 0}, {Field::a_zero_point, q.a.zero_point},
                                                  {Field::b_zero_point, q.b.zero_point}}));
         if (ctx.int8()) {
-          st.vector.push_back(make(Opcode::Requantize, {{Field::dst_addr, addr(o_at[s])}, {Field::src_addr, addr(acc_at[s])},
+          st.vector.push_back(make(Opcode::Requantize, {{Field::dst_addr, addr(o_at.at(t))}, {Field::src_addr, addr(acc_at.at(t))},
                                                         {Field::param_addr, addr(params_at)}, {Field::count, tm * tn},
                                                         {Field::channels, 1}, {Field::zero_point, y.quant.zero_point},
                                                         {Field::clamp_min, -128}, {Field::clamp_max, 127}}));
         } else {
           st.vector.push_back(make(Opcode::Cast, {{Field::src_dtype, static_cast<std::int64_t>(isa::DType::Fp32)},
                                                   {Field::dst_dtype, static_cast<std::int64_t>(isa::DType::Fp16)},
-                                                  {Field::dst_addr, addr(o_at[s])}, {Field::src_addr, addr(acc_at[s])},
+                                                  {Field::dst_addr, addr(o_at.at(t))}, {Field::src_addr, addr(acc_at.at(t))},
                                                   {Field::count, tm * tn}}));
         }
         DmaBox so;
         so.ddr_addr = y.addr + static_cast<std::uint64_t>((y_off + m0 * N + n0) * es);
-        so.sram_addr = o_at[s];
+        so.sram_addr = o_at.at(t);
         so.run_bytes = static_cast<std::uint64_t>(tn * es);
         so.runs = static_cast<std::uint64_t>(tm);
         so.ddr_stride = static_cast<std::uint64_t>(N * es);

@@ -376,10 +376,26 @@ LayerCode generate_moves(CodegenContext& ctx, const Node& n, const std::vector<M
   p.slot_bytes = std::min<std::uint64_t>(ctx.sram_bytes / 6 / ctx.alignment * ctx.alignment, 64 * 1024);
   if (p.slot_bytes < ctx.alignment)
     throw CompileError(ctx.graph.source + ": layer '" + n.name + "': the scratchpad is too small for a copy");
-  for (int i = 0; i < (any_transpose ? 2 : 6); ++i) p.slots.push_back(ctx.sram_base + static_cast<std::uint64_t>(i) * p.slot_bytes);
-  for (int i = 0; i < 2; ++i) {
-    p.transpose_in[i] = ctx.sram_base + static_cast<std::uint64_t>(2 + i) * p.slot_bytes;
-    p.transpose_out[i] = ctx.sram_base + static_cast<std::uint64_t>(4 + i) * p.slot_bytes;
+  LayerMapping& map = code.mapping;
+  map.unit = TileUnit::Dma;
+  std::int64_t elements = 0;
+  for (const auto& b : boxes) {
+    std::int64_t e = 1;
+    for (const auto& d : b.dims) e *= d.size;
+    elements += e;
+  }
+  map.loops = {{LoopDim::Elements, elements, std::min(elements, static_cast<std::int64_t>(p.slot_bytes) / p.es)}};
+  map.region_base = ctx.sram_base;
+  std::uint64_t at = ctx.sram_base;
+  for (int i = 0; i < (any_transpose ? 2 : 6); ++i) p.slots.push_back(map.place(BufferRole::Input, 0, p.slot_bytes, at));
+  if (any_transpose) {
+    for (int i = 0; i < 2; ++i) p.transpose_in[i] = map.place(BufferRole::Input, 1, p.slot_bytes, at);
+    for (int i = 0; i < 2; ++i) p.transpose_out[i] = map.place(BufferRole::Output, 0, p.slot_bytes, at);
+  } else {
+    for (int i = 0; i < 2; ++i) {  // unused: the plain copies rotate through all six slots
+      p.transpose_in[i] = ctx.sram_base + static_cast<std::uint64_t>(2 + i) * p.slot_bytes;
+      p.transpose_out[i] = ctx.sram_base + static_cast<std::uint64_t>(4 + i) * p.slot_bytes;
+    }
   }
   bool any_fill = false;
   for (const auto& b : boxes) any_fill |= b.fill;

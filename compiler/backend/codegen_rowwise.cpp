@@ -67,19 +67,26 @@ std::optional<LayerCode> reduce_in_chunks(CodegenContext& ctx, const RowwiseOp& 
   }
   if (!pick) return std::nullopt;
   const std::int64_t ic = pick->ic, lc = pick->lc, K = pick->k, ip = padded(ic);
-  std::uint64_t at = ctx.sram_base, in_at[2], out_at[2];
+  LayerCode out;
+  LayerMapping& map = out.mapping;
+  map.unit = TileUnit::Vector;
+  map.loops = {{LoopDim::Rows, s.outer, 1}, {LoopDim::Cols, s.inner, ic}, {LoopDim::Reduction, s.mid, lc}};
+  map.region_base = ctx.sram_base;
+  std::uint64_t at = ctx.sram_base;
   for (int i = 0; i < 2; ++i) {
-    in_at[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(lc * ic * es));
-    out_at[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(ip * out_es));
+    map.place(BufferRole::Input, 0, ctx.align(static_cast<std::uint64_t>(lc * ic * es)), at);
+    map.place(BufferRole::Output, 0, ctx.align(static_cast<std::uint64_t>(ip * out_es)), at);
   }
   const std::uint64_t t0 = at, t1 = island ? t0 + ctx.align(static_cast<std::uint64_t>(lc * ic * 2)) : t0;
-  const std::uint64_t partials = island ? t1 + ctx.align(static_cast<std::uint64_t>(ip * 2)) : t0;
+  if (island) {
+    map.place(BufferRole::Temp, 0, t1 - t0, at);
+    map.place(BufferRole::Temp, 1, ctx.align(static_cast<std::uint64_t>(ip * 2)), at);
+  }
+  const std::uint64_t partials = map.place(BufferRole::Partials, 0, static_cast<std::uint64_t>(K * ip * pes), at);
+  const MappingBuffer &in_at = map.buffer(BufferRole::Input), &out_at = map.buffer(BufferRole::Output);
   const std::int64_t fdtype = static_cast<std::int64_t>(island || !int8 ? isa::DType::Fp16 : isa::DType::Int8);
   // Issue order, chunk by chunk (the dependency pass derives the tokens: the next chunk's load
   // runs ahead into the other input slot).
-  LayerCode out;
   std::vector<Instruction>& code = out.code;
   std::int64_t t = 0;
   for (std::int64_t r = 0; r < s.outer; ++r)
@@ -89,14 +96,14 @@ std::optional<LayerCode> reduce_in_chunks(CodegenContext& ctx, const RowwiseOp& 
         const int slot = static_cast<int>(t % 2);
         DmaBox load;
         load.ddr_addr = x.addr + static_cast<std::uint64_t>(((r * s.mid + k * lc) * s.inner + i0) * es);
-        load.sram_addr = in_at[slot];
+        load.sram_addr = in_at.at(slot);
         load.run_bytes = static_cast<std::uint64_t>(ni * es);
         load.runs = static_cast<std::uint64_t>(lc);
         load.ddr_stride = static_cast<std::uint64_t>(s.inner * es);
         load.sram_stride = load.run_bytes;
         emit_dma(code, Opcode::Load, load);
         out.planned_ddr_bytes += load.run_bytes * load.runs;
-        std::uint64_t src = in_at[slot];
+        std::uint64_t src = in_at.at(slot);
         if (dequantize) {
           Instruction dq = make(Opcode::Dequantize, {{Field::dtype, fdtype}, {Field::dst_addr, addr(t0)}, {Field::src_addr, addr(src)},
                                                      {Field::count, lc * ni}, {Field::zero_point, x.quant.zero_point}});
@@ -110,7 +117,7 @@ std::optional<LayerCode> reduce_in_chunks(CodegenContext& ctx, const RowwiseOp& 
                                                   {Field::length, lc}, {Field::inner, ni}}));
         if (k + 1 < K) continue;
         // The row's partials, [K][ip]: reduced along K.
-        const std::uint64_t dst = island ? t1 : out_at[slot];
+        const std::uint64_t dst = island ? t1 : out_at.at(slot);
         code.push_back(make(Opcode::Reduce, {{Field::dtype, fdtype}, {Field::function, static_cast<std::int64_t>(combining(op.reduce))},
                                                   {Field::dst_addr, addr(dst)}, {Field::src_addr, addr(partials)}, {Field::outer, 1},
                                                   {Field::length, K}, {Field::inner, ip}}));
@@ -118,14 +125,14 @@ std::optional<LayerCode> reduce_in_chunks(CodegenContext& ctx, const RowwiseOp& 
           code.push_back(make(Opcode::Activation, {{Field::dtype, fdtype}, {Field::function, static_cast<std::int64_t>(isa::ActFunction::Sqrt)},
                                                         {Field::dst_addr, addr(dst)}, {Field::src_addr, addr(dst)}, {Field::count, ni}}));
         if (island) {
-          Instruction q = make(Opcode::Quantize, {{Field::dtype, fdtype}, {Field::dst_addr, addr(out_at[slot])}, {Field::src_addr, addr(t1)},
+          Instruction q = make(Opcode::Quantize, {{Field::dtype, fdtype}, {Field::dst_addr, addr(out_at.at(slot))}, {Field::src_addr, addr(t1)},
                                                   {Field::count, ni}, {Field::zero_point, y.quant.zero_point}});
           q.set_float(Field::scale, y.quant.scale);
           code.push_back(q);
         }
         DmaBox store;
         store.ddr_addr = y.addr + static_cast<std::uint64_t>((r * s.inner + i0) * out_es);
-        store.sram_addr = out_at[slot];
+        store.sram_addr = out_at.at(slot);
         store.run_bytes = static_cast<std::uint64_t>(ni * out_es);
         store.runs = 1;
         store.ddr_stride = store.run_bytes;
@@ -180,25 +187,31 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
                        std::to_string(ctx.sram_bytes));
   if (ic < s.inner) rows = 1;  // a chunk of inner covers one outer row
 
-  std::uint64_t at = ctx.sram_base, params_at = 0;
   LayerCode out;
+  LayerMapping& map = out.mapping;
+  map.unit = TileUnit::Vector;
+  map.loops = {{LoopDim::Rows, s.outer, rows}, {LoopDim::Cols, s.inner, ic}};
+  map.region_base = ctx.sram_base;
+  std::uint64_t at = ctx.sram_base, params_at = 0;
   std::uint64_t params_ddr = 0;
   if (op.kind == RowwiseKind::LayerNorm) {
     std::vector<std::uint8_t> blob(static_cast<std::size_t>(8 * s.mid));
     std::memcpy(blob.data(), op.gamma.data(), static_cast<std::size_t>(4 * s.mid));
     std::memcpy(blob.data() + 4 * s.mid, op.beta.data(), static_cast<std::size_t>(4 * s.mid));
     params_ddr = ctx.add_data(std::move(blob));
-    params_at = at;
-    at += ctx.align(static_cast<std::uint64_t>(8 * s.mid));
+    params_at = map.place(BufferRole::Params, 0, ctx.align(static_cast<std::uint64_t>(8 * s.mid)), at);
   }
-  std::uint64_t in_at[2], out_at[2];
   for (int i = 0; i < 2; ++i) {
-    in_at[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(rows * s.mid * ic * es));
-    out_at[i] = at;
-    at += ctx.align(static_cast<std::uint64_t>(rows * s.out_mid * ic * out_es));
+    map.place(BufferRole::Input, 0, ctx.align(static_cast<std::uint64_t>(rows * s.mid * ic * es)), at);
+    map.place(BufferRole::Output, 0, ctx.align(static_cast<std::uint64_t>(rows * s.out_mid * ic * out_es)), at);
   }
+  // An island's fp16 input and output (t0, t1) follow.
   const std::uint64_t t0 = at, t1 = t0 + ctx.align(static_cast<std::uint64_t>(rows * s.mid * ic * 2));
+  if (island) {
+    map.place(BufferRole::Temp, 0, t1 - t0, at);
+    map.place(BufferRole::Temp, 1, ctx.align(static_cast<std::uint64_t>(rows * s.out_mid * ic * 2)), at);
+  }
+  const MappingBuffer &in_at = map.buffer(BufferRole::Input), &out_at = map.buffer(BufferRole::Output);
 
   LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
   std::int64_t t = 0;
@@ -214,7 +227,7 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
       // rows x mid runs of ni elements (whole rows when ni == inner)
       DmaBox load;
       load.ddr_addr = x.addr + static_cast<std::uint64_t>((r0 * s.mid * s.inner + i0) * es);
-      load.sram_addr = in_at[slot];
+      load.sram_addr = in_at.at(slot);
       load.run_bytes = static_cast<std::uint64_t>(ni * es);
       load.runs = static_cast<std::uint64_t>(nr * s.mid);
       load.ddr_stride = static_cast<std::uint64_t>(s.inner * es);
@@ -224,7 +237,7 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
 
       const std::int64_t in_count = nr * s.mid * ni, out_count = nr * s.out_mid * ni;
       const std::int64_t fdtype = static_cast<std::int64_t>(island || !int8 ? isa::DType::Fp16 : isa::DType::Int8);
-      std::uint64_t src = in_at[slot], dst = out_at[slot];
+      std::uint64_t src = in_at.at(slot), dst = out_at.at(slot);
       if (island) {
         dst = t1;
       }
@@ -261,14 +274,14 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
           break;
       }
       if (island) {
-        Instruction q = make(Opcode::Quantize, {{Field::dtype, fdtype}, {Field::dst_addr, addr(out_at[slot])}, {Field::src_addr, addr(t1)},
+        Instruction q = make(Opcode::Quantize, {{Field::dtype, fdtype}, {Field::dst_addr, addr(out_at.at(slot))}, {Field::src_addr, addr(t1)},
                                                 {Field::count, out_count}, {Field::zero_point, y.quant.zero_point}});
         q.set_float(Field::scale, y.quant.scale);
         st.vector.push_back(q);
       }
       DmaBox store;
       store.ddr_addr = y.addr + static_cast<std::uint64_t>((r0 * s.out_mid * s.inner + i0) * out_es);
-      store.sram_addr = out_at[slot];
+      store.sram_addr = out_at.at(slot);
       store.run_bytes = static_cast<std::uint64_t>(ni * out_es);
       store.runs = static_cast<std::uint64_t>(nr * s.out_mid);
       store.ddr_stride = static_cast<std::uint64_t>(s.inner * out_es);

@@ -22,27 +22,15 @@ std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
 }
 
 
-}  // namespace
-
+// Pooling bands: about a sixteenth of the output rows (map_pool).
 constexpr std::int64_t kPoolBands = 16;
 
-LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
-  const Graph& g = ctx.graph;
-  const DdrTensor& x = ctx.tensor(n.inputs[0]);
-  const DdrTensor& y = ctx.tensor(n.outputs[0]);
-  const std::int64_t es = ctx.elem_bytes();
-  const bool is_max = n.op_type == "MaxPool";
-  auto k = n.get_ints("kernel_shape");
-  WindowGeometry geo = window_geometry(n, g.tensor(n.inputs[0]).shape, k[0], k[1]);
-  // ceil_mode: output rows past the input are padding (the tiles' pad_bottom), and the right
-  // padding grows until the instruction's floor reaches the last window.
-  const std::int64_t pad_right = std::max(geo.pad_right, (geo.out_w - 1) * geo.stride_w + geo.kernel_w - x.w - geo.pad_left);
+// A pooling layer's tiles: chunks of channels (all of them unless one output row with all
+// channels does not fit), bands of output rows, and its double-buffered input and output
+// slots (none for a value the step keeps resident: it is read or written in place).
+LayerMapping map_pool(const CodegenContext& ctx, const Node& n, const DdrTensor& x, const DdrTensor& y,
+                      const WindowGeometry& geo, std::int64_t es, bool x_home, bool y_home) {
   auto in_rows = [&](std::int64_t rows) { return std::min(x.h, (rows - 1) * geo.stride_h + geo.kernel_h); };
-  // Values the step keeps in the scratchpad are read and written in place (whole rows of all
-  // channels); the others go through double-buffered slots.
-  const auto x_home = ctx.resident(n.inputs[0]);
-  const auto y_home = ctx.resident(n.outputs[0]);
-  const bool store = ctx.in_ddr(n.outputs[0]);
   const std::uint64_t row_bytes = static_cast<std::uint64_t>(x.w * x.c * es);
   const std::uint64_t out_row = static_cast<std::uint64_t>(y.w * y.c * es);
   // SRAM for `rows` output rows of `cc` channels, double-buffered.
@@ -93,13 +81,43 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
       rows = band;
       break;
     }
-  std::uint64_t in_slot[2] = {0, 0}, out_slot[2] = {0, 0}, at = ctx.sram_base;
+  LayerMapping map;
+  map.unit = TileUnit::Vector;
+  map.loops = {{LoopDim::Channels, x.c, cc}, {LoopDim::Rows, y.h, rows}};
+  map.region_base = ctx.sram_base;
+  std::uint64_t at = ctx.sram_base;
   for (int i = 0; i < 2; ++i) {
-    if (!x_home) in_slot[i] = at, at += ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es));
-    if (!y_home) out_slot[i] = at, at += ctx.align(static_cast<std::uint64_t>(rows * y.w * cc * es));
+    if (!x_home) map.place(BufferRole::Input, 0, ctx.align(static_cast<std::uint64_t>(in_rows(rows) * x.w * cc * es)), at);
+    if (!y_home) map.place(BufferRole::Output, 0, ctx.align(static_cast<std::uint64_t>(rows * y.w * cc * es)), at);
   }
-  std::int64_t pad_value = is_max ? -128 : (ctx.int8() ? x.quant.zero_point : 0);
+  return map;
+}
+
+}  // namespace
+
+LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
+  const Graph& g = ctx.graph;
+  const DdrTensor& x = ctx.tensor(n.inputs[0]);
+  const DdrTensor& y = ctx.tensor(n.outputs[0]);
+  const std::int64_t es = ctx.elem_bytes();
+  const bool is_max = n.op_type == "MaxPool";
+  auto k = n.get_ints("kernel_shape");
+  WindowGeometry geo = window_geometry(n, g.tensor(n.inputs[0]).shape, k[0], k[1]);
+  // ceil_mode: output rows past the input are padding (the tiles' pad_bottom), and the right
+  // padding grows until the instruction's floor reaches the last window.
+  const std::int64_t pad_right = std::max(geo.pad_right, (geo.out_w - 1) * geo.stride_w + geo.kernel_w - x.w - geo.pad_left);
+  // Values the step keeps in the scratchpad are read and written in place (whole rows of all
+  // channels); the others go through double-buffered slots.
+  const auto x_home = ctx.resident(n.inputs[0]);
+  const auto y_home = ctx.resident(n.outputs[0]);
+  const bool store = ctx.in_ddr(n.outputs[0]);
+  const std::uint64_t row_bytes = static_cast<std::uint64_t>(x.w * x.c * es);
+  const std::uint64_t out_row = static_cast<std::uint64_t>(y.w * y.c * es);
   LayerCode out;
+  out.mapping = map_pool(ctx, n, x, y, geo, es, x_home.has_value(), y_home.has_value());
+  const LayerMapping& map = out.mapping;
+  const std::int64_t cc = map.loop(LoopDim::Channels).tile, rows = map.loop(LoopDim::Rows).tile;
+  std::int64_t pad_value = is_max ? -128 : (ctx.int8() ? x.quant.zero_point : 0);
   std::vector<Instruction>& code = out.code;
   std::int64_t t = 0;
   for (std::int64_t c0 = 0; c0 < x.c; c0 += cc) {
@@ -110,8 +128,8 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
       std::int64_t end = (r0 + nr - 1) * geo.stride_h - geo.pad_top + geo.kernel_h - 1;
       std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::min(x.h - 1, end) + 1;
       std::uint64_t c_off = static_cast<std::uint64_t>(c0 * es), c_bytes = static_cast<std::uint64_t>(nc * es);
-      const std::uint64_t src = x_home ? *x_home + static_cast<std::uint64_t>(ih0) * row_bytes : in_slot[t % 2];
-      const std::uint64_t dst = y_home ? *y_home + static_cast<std::uint64_t>(r0) * out_row : out_slot[t % 2];
+      const std::uint64_t src = x_home ? *x_home + static_cast<std::uint64_t>(ih0) * row_bytes : map.buffer(BufferRole::Input).at(t);
+      const std::uint64_t dst = y_home ? *y_home + static_cast<std::uint64_t>(r0) * out_row : map.buffer(BufferRole::Output).at(t);
       if (x_home) {
       } else if (nc == x.c) {
         emit_linear_dma(code, Opcode::Load, x.addr + static_cast<std::uint64_t>(ih0) * row_bytes, src,
@@ -162,14 +180,21 @@ LayerCode generate_resize(CodegenContext& ctx, const Node& n) {
   const std::int64_t es = ctx.elem_bytes();
   const std::int64_t sh = y.h / x.h, sw = y.w / x.w;
   std::uint64_t row = static_cast<std::uint64_t>(x.w * x.c * es);
+  // Input rows in two halves of the region, as many whole rows as a half holds.
   std::uint64_t half = ctx.sram_bytes / 2 / ctx.alignment * ctx.alignment;
   if (row > half) too_big(ctx, n, 2 * row);
-  std::int64_t rows = std::min<std::int64_t>(x.h, static_cast<std::int64_t>(half / row));
-  LayerStream stream({Unit::Load, Unit::Store}, false);
   LayerCode out;
+  LayerMapping& map = out.mapping;
+  map.unit = TileUnit::Dma;
+  map.loops = {{LoopDim::Rows, x.h, std::min<std::int64_t>(x.h, static_cast<std::int64_t>(half / row))}};
+  map.region_base = ctx.sram_base;
+  std::uint64_t at = ctx.sram_base;
+  for (int i = 0; i < 2; ++i) map.place(BufferRole::Input, 0, half, at);
+  const std::int64_t rows = map.loop(LoopDim::Rows).tile;
+  LayerStream stream({Unit::Load, Unit::Store}, false);
   for (std::int64_t r0 = 0, t = 0; r0 < x.h; r0 += rows, ++t) {
     std::int64_t nr = std::min(rows, x.h - r0);
-    std::uint64_t slot = ctx.sram_base + static_cast<std::uint64_t>(t % 2) * half;
+    std::uint64_t slot = map.buffer(BufferRole::Input).at(t);
     TileStages& st = stream.new_tile();
     emit_linear_dma(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(r0) * row, slot, static_cast<std::uint64_t>(nr) * row);
     // Output pixel (sh*i + dy, sw*j + dx) = input (i, j): one strided store per (dy, dx).

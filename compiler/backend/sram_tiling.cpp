@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 #include "compiler/backend/instruction_stream.h"
 #include "compiler/core/compile_options.h"
@@ -546,8 +547,9 @@ TilePlan ConvTiler::build(const Candidate& best) const {
     std::uint64_t bytes;  // of each
   };
   std::vector<Taken> taken;
-  auto take = [&](std::uint64_t bytes, Slots slots, int count) {
+  auto take = [&](std::uint64_t bytes, Slots slots, int count, BufferRole role) {
     const std::uint64_t each = align_up(std::max<std::uint64_t>(bytes, 1), a_);
+    m.used.push_back({role, each, count});
     SramLayout::Slots& slot = m.*slots;
     for (int i = 0; i < kMaxTileSlots; ++i) {
       slot[i] = i < count ? at : slot[i % count];
@@ -558,21 +560,21 @@ TilePlan ConvTiler::build(const Candidate& best) const {
   auto slots = [](bool refilled) { return refilled ? 2 : 1; };
   const std::int64_t u = best.units, r = best.rows, w = best.cols, coc = chunk_oc(u);
   const auto out_tile = static_cast<std::uint64_t>(r * w * coc * s_.elem);
-  take(params_bytes(u), &SramLayout::params, slots(n.chunks > 1));
+  take(params_bytes(u), &SramLayout::params, slots(n.chunks > 1), BufferRole::Params);
   if (s_.lut) {
     m.lut = at;
     at += align_up(256, a_);
   }
   const bool weights_refilled = n.chunks > 1 || n.slices > 1;
-  take(weight_slot(u, best.red), &SramLayout::weights, slots(weights_refilled));
+  take(weight_slot(u, best.red), &SramLayout::weights, slots(weights_refilled), BufferRole::Weights);
   const std::int64_t weight_loads = n.slices > 1 ? n.tiles * n.slices : best.rows_outer && n.chunks > 1 ? n.tiles : n.chunks;
   if (weights_refilled && weight_loads > 2) plan.weight_slot_bytes = taken.back().bytes;
   if (!s_.input_resident)
     take(static_cast<std::uint64_t>(slice_rows(r, best.red) * in_cols(w) * chunk_in(u, best.red) * s_.elem),
-         &SramLayout::input, slots(n.spatial > 1 || n.slices > 1 || (s_.groups > 1 && n.chunks > 1)));
-  take(static_cast<std::uint64_t>(r * w * coc * 4), &SramLayout::acc, slots(n.tiles > 1));
-  if (!s_.output_resident) take(out_tile, &SramLayout::output, slots(n.tiles > 1));
-  if (s_.residual && !s_.residual_resident) take(out_tile, &SramLayout::residual, slots(n.tiles > 1));
+         &SramLayout::input, slots(n.spatial > 1 || n.slices > 1 || (s_.groups > 1 && n.chunks > 1)), BufferRole::Input);
+  take(static_cast<std::uint64_t>(r * w * coc * 4), &SramLayout::acc, slots(n.tiles > 1), BufferRole::Accumulator);
+  if (!s_.output_resident) take(out_tile, &SramLayout::output, slots(n.tiles > 1), BufferRole::Output);
+  if (s_.residual && !s_.residual_resident) take(out_tile, &SramLayout::residual, slots(n.tiles > 1), BufferRole::Residual);
   m.total = at;
   // The same slots from the top of the region down (see TilePlan::sram_top_down).
   SramLayout& top = plan.sram_top_down;
@@ -602,6 +604,51 @@ std::uint64_t SramLayout::params_per_chunk(std::int64_t oc) const {
   return b;
 }
 
+const SramLayout::Slots& SramLayout::slots_of(BufferRole role) const {
+  switch (role) {
+    case BufferRole::Params: return params;
+    case BufferRole::Weights: return weights;
+    case BufferRole::Input: return input;
+    case BufferRole::Accumulator: return acc;
+    case BufferRole::Output: return output;
+    case BufferRole::Residual: return residual;
+    default: throw std::logic_error("a conv tile plan has no such buffer");
+  }
+}
+
+LayerMapping conv_layer_mapping(const ConvShape& s, const TilePlan& plan, const SramLayout& layout,
+                                std::uint64_t region_base, Dataflow dataflow) {
+  LayerMapping map;
+  map.unit = TileUnit::Array;
+  map.dataflow = dataflow;
+  for (const auto& t : plan.tiles) {
+    map.swapped_tiles += t.mapping.swap ? 1 : 0;
+    map.depthwise |= t.mapping.depthwise;
+  }
+  const MappingLoop oc{LoopDim::OutChannels, s.oc, plan.chunks.empty() ? s.oc : plan.chunks.front().oc};
+  std::int64_t rows = 1, cols = 1;
+  for (const auto& t : plan.tiles) rows = std::max(rows, t.rows), cols = std::max(cols, t.cols);
+  const MappingLoop r{LoopDim::Rows, s.oh, rows}, c{LoopDim::Cols, s.ow, cols};
+  map.loops = plan.rows_outer ? std::vector<MappingLoop>{r, c, oc} : std::vector<MappingLoop>{oc, r, c};
+  if (plan.k_slices > 1) {
+    std::int64_t widest_part = 0;
+    for (const auto& p : s.parts) widest_part = std::max(widest_part, p.c);
+    map.loops.push_back(plan.kernel_rows    ? MappingLoop{LoopDim::Reduction, s.kh, 1}
+                        : plan.input_parts ? MappingLoop{LoopDim::Reduction, s.c, widest_part}
+                                           : MappingLoop{LoopDim::Reduction, s.c, plan.k_slice});
+  }
+  if (s.lut) map.buffers.push_back({BufferRole::Table, 0, {region_base + layout.lut}, align_up(256, layout.alignment)});
+  for (const auto& use : layout.used) {
+    MappingBuffer b{use.role, 0, {}, use.bytes};
+    for (int i = 0; i < use.slots; ++i) b.slots.push_back(region_base + layout.slots_of(use.role)[i]);
+    map.buffers.push_back(std::move(b));
+  }
+  map.region_base = region_base;
+  map.region_bytes = layout.total;
+  map.est_cycles = plan.est_cycles;
+  return map;
+}
+
 cost::ArrayMapping fastest_mapping(const HardwareConfig& hw, std::int64_t groups, std::int64_t m, std::int64_t n,
                                    std::int64_t k, bool fp16, bool depthwise_possible, double* cycles) {
   return fastest(cost::MacArrayCost(hw), cost::flexible_mapping(hw.mac_array), groups, m, n, k, fp16,
@@ -620,6 +667,9 @@ std::optional<TilePlan> with_third_weight_slot(const TilePlan& plan) {
   p.sram.weights[2] = plan.sram.total;
   top.weights[2] = 0;
   p.sram.weight_slots = top.weight_slots = 3;
+  for (SramLayout* layout : {&p.sram, &top})
+    for (auto& use : layout->used)
+      if (use.role == BufferRole::Weights) use.slots = 3;
   p.sram.total = top.total = plan.sram.total + extra;
   return p;
 }

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backend/layer_mapping.h"
 #include "costmodel/mac_shapes.h"
 #include "hwconfig/hardware_config.h"
 #include "isa/instruction.h"
@@ -68,8 +69,17 @@ struct SramLayout {
   std::uint64_t total = 0;  // bytes of the region the plan uses, from offset 0
   bool int8 = true;
   std::uint64_t alignment = 64;
+  // The buffers the plan uses, in the order they were placed: bytes of one slot and how many
+  // distinct slots (the lut is not listed).
+  struct Use {
+    BufferRole role = BufferRole::Input;
+    std::uint64_t bytes = 0;
+    int slots = 0;
+  };
+  std::vector<Use> used;
   // Bytes of one chunk's parameter block (bias [+ requant]), aligned.
   std::uint64_t params_per_chunk(std::int64_t oc) const;
+  const Slots& slots_of(BufferRole role) const;
 };
 
 struct TileChunk {
@@ -124,6 +134,11 @@ TilePlan plan_conv_tiles(const ConvShape& shape, std::uint64_t sram_bytes, std::
 // when its weights are loaded at most twice. A layer bound by its transfers then loads a chunk
 // further ahead of its compute, across the wait for the previous layer's output.
 std::optional<TilePlan> with_third_weight_slot(const TilePlan& plan);
+
+// The plan as a layer mapping (layer_mapping.h): its loop nest, the array's dataflow and per-tile
+// swaps, and `layout`'s buffers (plan.sram or plan.sram_top_down) in the region at `region_base`.
+LayerMapping conv_layer_mapping(const ConvShape& shape, const TilePlan& plan, const SramLayout& layout,
+                                std::uint64_t region_base, Dataflow dataflow);
 
 // The fastest mapping the array offers for one tile's gemm/conv (per group m, n, k; `groups`
 // as the instruction will carry them), and its cycles.

@@ -52,7 +52,7 @@ int run_compile(const std::vector<std::string>& args) {
 
   if (!(*vm)["quiet"].as<bool>()) {
     for (const auto& w : model.warnings) fmt::print(stderr, "npusim compile: warning: {}\n", w);
-    if (options.explain) fmt::print("{}", report::format_passes(model));
+    if (options.explain) fmt::print("{}{}", report::format_passes(model), report::format_mappings(model));
     fmt::print("{}", report::format_compile_summary(model, model_path, out));
     // What the fp16 layers cost: the same model all int8 and all fp16, simulated timing-only.
     if (model.precision == container::Precision::Int8 && !model.quantization.fp16_layers.empty())
