@@ -10,6 +10,7 @@
 #include "compiler/backend/codegen_context.h"
 #include "compiler/backend/codegen_move.h"
 #include "compiler/backend/dependency_tokens.h"
+#include "compiler/backend/op_registry.h"
 #include "compiler/backend/layer_interleave.h"
 #include "compiler/backend/precision_converters.h"
 #include "compiler/backend/rowwise_params.h"
@@ -122,6 +123,12 @@ bool CodegenContext::in_ddr(const std::string& name) const {
   return it == homes_.end() || it->second.in_ddr;
 }
 
+void throw_tile_too_big(const CodegenContext& ctx, const Node& n, std::uint64_t need) {
+  throw CompileError(ctx.graph.source + ": layer '" + n.name + "' (" + n.op_type + "): the smallest tile needs " +
+                     std::to_string(need) + " bytes of SRAM with double buffers; the scratchpad has " +
+                     std::to_string(ctx.sram_bytes));
+}
+
 const DdrTensor& CodegenContext::constant(const std::string& name, const QuantParams& q, const AxisOrder& order) {
   return constant(graph.tensor(name), q, order);
 }
@@ -168,16 +175,6 @@ std::uint64_t CodegenContext::add_data(std::vector<std::uint8_t> bytes) {
 
 namespace {
 
-// What codegen knows about each NPU layer kind: its generator and what it can do with the
-// scratchpad. Generators not yet written against a region get the whole scratchpad from
-// address 0 and read and write DDR only (compiler/README.md).
-struct LayerKind {
-  LayerCode (*generate)(CodegenContext&, const Node&) = nullptr;
-  bool region_aware = false;     // tiles in [ctx.sram_base, +ctx.sram_bytes)
-  bool reads_resident = false;   // reads inputs in place where ctx.resident() says
-  bool writes_resident = false;  // leaves its output in place where ctx.resident() says
-};
-
 // A channel concatenation read only as the (first) input of ungrouped convs in this step needs
 // no data movement: each reader runs one reduction slice per part, reading the parts in place.
 bool concat_read_in_parts(const Graph& g, const Node& n, const std::set<std::string>& step_outputs) {
@@ -218,27 +215,21 @@ bool concat_in_place(const Graph& g, const Node& n, const std::set<std::string>&
   return plain(x) && same_bytes(y.shape, order_or_identity(y.order, y.shape.size()), row_major);
 }
 
-LayerKind layer_kind(const Node& n) {
-  const std::string& op = n.op_type;
-  if (is_precision_converter(n)) return {generate_convert, false, false, false};
-  if (op == "FusedConv" || op == "FusedGemm") return {generate_conv, true, true, true};
-  if (op == "MaxPool" || op == "AveragePool") return {generate_pool, true, true, true};
-  if (op == "Resize" || op == "Upsample") return {generate_resize, true, false, false};
-  if (move_ops().count(op)) return {generate_move, true, false, false};
-  if (op == "MatMul") return {generate_matmul, true, false, false};
-  if (is_rowwise_op(op)) return {generate_rowwise, true, false, false};
-  return {generate_elementwise, true, false, false};
+// The op family that lowers an NPU node (op_registry.h).
+const NpuOpFamily& family_of(const Graph& g, const Node& n) {
+  if (const NpuOpFamily* f = npu_op_family(n)) return *f;
+  throw CompileError(g.source + ": internal: NPU node '" + n.name + "' (" + n.op_type + ") belongs to no op family");
 }
 
 // What a layer without a tiler of its own does in a region of `budget` bytes: its code,
 // generated without keeping constants, timed by the cost model's program estimate.
-std::optional<LayerDemand> generated_demand(CodegenContext& ctx, const LayerKind& kind, const Node& n, std::uint64_t budget) {
+std::optional<LayerDemand> generated_demand(CodegenContext& ctx, const NpuOpFamily& family, const Node& n, std::uint64_t budget) {
   const SramRegion saved{ctx.sram_base, ctx.sram_bytes};
   ctx.set_region({0, budget});
   ctx.dry_run = true;
   std::optional<LayerDemand> d;
   try {
-    LayerCode code = kind.generate(ctx, n);
+    LayerCode code = family.generate(ctx, n);
     code.code.push_back(isa::make_instruction(isa::Opcode::Halt));
     derive_dependency_tokens(code.code, 0, code.code.size());
     double bus = 0;
@@ -324,13 +315,13 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     }
     // The step's layers and values, as the scheduler sees them.
     std::vector<StepLayer> layers;
-    std::vector<LayerKind> kinds;
+    std::vector<const NpuOpFamily*> families;
     std::map<std::string, StepValue> values;
     std::set<std::string> outputs_of_step(steps[s].outputs.begin(), steps[s].outputs.end());
     for (int i : steps[s].nodes) {
       const Node& n = g.nodes[i];
       StepLayer L;
-      LayerKind kind = layer_kind(n);
+      const NpuOpFamily& family = family_of(g, n);
       if (is_view_op(n.op_type)) {
         ctx.alias(n.outputs[0], n.inputs[0]);  // the layout pass made the output the same bytes
         L.has_code = false;
@@ -340,9 +331,9 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
         L.has_code = false;
         L.region_aware = true;
       } else {
-        L.region_aware = kind.region_aware;
-        L.reads_resident = kind.reads_resident;
-        L.writes_resident = kind.writes_resident;
+        L.region_aware = family.region_aware;
+        L.reads_resident = family.reads_resident;
+        L.writes_resident = family.writes_resident;
         for (const auto& v : n.inputs) {
           if (v.empty() || g.is_constant(v)) continue;
           if (auto parts = ctx.concat_parts.find(v); parts != ctx.concat_parts.end())
@@ -357,7 +348,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
         }
       }
       layers.push_back(L);
-      kinds.push_back(kind);
+      families.push_back(&family);
     }
     for (auto& [v, sv] : values) {
       for (const auto& o : outputs_of_step)
@@ -373,16 +364,16 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       const Node& n = g.nodes[static_cast<std::size_t>(steps[s].nodes[i])];
       // Mixed programs: this layer's precision (quantization_stage.h), the program's otherwise.
       ctx.precision = runs_in_fp16(n) ? Precision::Fp16 : precision;
-      if (kinds[i].generate == generate_conv) {
+      if (families[i]->demand) {
         ctx.homes() = homes;
-        return conv_demand(ctx, n, budget);
+        return families[i]->demand(ctx, n, budget);
       }
       ctx.homes() = homes;
       // Resident values sit above the trial region where addresses reach (else at 0: the
       // estimate then only serialises more).
       const std::uint64_t above = ctx.sram_capacity < (std::uint64_t{1} << 24) ? ctx.sram_capacity : 0;
       for (auto& [v, h] : ctx.homes()) h.sram_addr = above;
-      return generated_demand(ctx, kinds[i], n, budget);
+      return generated_demand(ctx, *families[i], n, budget);
     };
     StepSchedule schedule = schedule_step(layers, values, so, demand);
     ctx.homes() = schedule.homes;
@@ -399,7 +390,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
           std::fprintf(stderr, "%s: region %llu + %llu est %.0f%s\n", n.name.c_str(), (unsigned long long)schedule.scratch[li].base,
                        (unsigned long long)schedule.scratch[li].bytes, schedule.est_cycles[li],
                        ctx.third_weight_slot ? " (3 weight buffers)" : "");
-        code = kinds[li].generate(ctx, n);
+        code = families[li]->generate(ctx, n);
         if (layers[li].region_aware) check_within_region(ctx, n, layers[li], values, code.code);
         ctx.previous_region = schedule.scratch[li];
       }

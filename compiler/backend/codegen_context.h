@@ -166,17 +166,12 @@ class CodegenContext {
 void nhwc_extents(const std::vector<std::int64_t>& shape, const AxisOrder& order, std::int64_t& h, std::int64_t& w,
                   std::int64_t& c);
 
-// Per layer kind; each throws CompileError naming the layer when it cannot be tiled.
-LayerCode generate_conv(CodegenContext& ctx, const Node& node);
-LayerCode generate_elementwise(CodegenContext& ctx, const Node& node);
-LayerCode generate_pool(CodegenContext& ctx, const Node& node);
-LayerCode generate_resize(CodegenContext& ctx, const Node& node);
-LayerCode generate_rowwise(CodegenContext& ctx, const Node& node);  // softmax, layernorm, reductions
-LayerCode generate_matmul(CodegenContext& ctx, const Node& node);   // MatMul of computed tensors
-LayerCode generate_convert(CodegenContext& ctx, const Node& node);  // mixed precision's Quantize/Dequantize
+// "layer 'x' (Op): the smallest tile needs N bytes of SRAM with double buffers; ...": what a
+// generator throws when even its smallest tile does not fit the region.
+[[noreturn]] void throw_tile_too_big(const CodegenContext& ctx, const Node& node, std::uint64_t need);
 
-// What a conv/gemm layer would do in a region of `budget` bytes with the homes now set:
-// nullopt when no plan fits (or none keeps its resident values in place).
+// What a layer would do in a region of `budget` bytes with the homes now set (op_registry.h:
+// a family's demand, or the scheduler's timing of its code): nullopt when nothing fits.
 struct LayerDemand {
   std::uint64_t sram_bytes = 0;  // of the region the plan uses
   double cycles = 0;             // its estimate
@@ -184,6 +179,5 @@ struct LayerDemand {
   bool takes_all = false;        // sizes its tiles from the whole region it is given
   std::uint64_t weight_slot_bytes = 0;  // what a third weight buffer adds (0: it would not pay)
 };
-std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& node, std::uint64_t budget);
 
 }  // namespace npu::compiler

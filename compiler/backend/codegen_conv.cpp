@@ -11,6 +11,8 @@
 #include "compiler/backend/codegen_context.h"
 #include "compiler/backend/eltwise_plan.h"
 #include "compiler/backend/instruction_stream.h"
+#include "compiler/backend/isa_limits.h"
+#include "compiler/backend/op_registry.h"
 #include "compiler/backend/sram_tiling.h"
 #include "compiler/quant/int8_layer_params.h"
 #include "compiler/quant/quant_math.h"
@@ -23,6 +25,8 @@
 
 namespace npu::compiler {
 namespace {
+
+using namespace isa_limits;
 
 template <typename T>
 void append(std::vector<std::uint8_t>& out, T v) {
@@ -43,7 +47,6 @@ int act_function(const std::string& a) {
   if (!act_function_of(a, f)) throw CompileError("activation " + a + " has no fp16 act function");
   return static_cast<int>(f);
 }
-
 
 // Everything about a conv/gemm node the tiler and the code need, before its constants.
 struct ConvLayer {
@@ -148,7 +151,35 @@ bool top_down_pays(const CodegenContext& ctx, std::uint64_t used) {
   return p.bytes > 0 && p.base <= begin && p.base + p.bytes > begin && p.base + p.bytes < end;
 }
 
-}  // namespace
+// FusedConv / FusedGemm: the conv or gemm instruction's fields; fp16 needs an act function for
+// the fused activation.
+std::string fused_activation_rejection(const Node& n, bool int8) {
+  const std::string act = n.get_string("activation", "");
+  isa::ActFunction f;
+  if (!int8 && !act.empty() && act != "Relu" && act != "Clip" && !act_function_of(act, f))
+    return "activation " + act + " has no fp16 act function";
+  return "";
+}
+
+std::string conv_rejection(const Graph& g, const Node& n, bool int8) {
+  const std::string& op = n.op_type;
+  const auto& xs = g.tensor(n.inputs[0]).shape;
+  if (op == "FusedConv") {
+    const Tensor& w = g.tensor(n.inputs[1]);
+    if (xs.size() != 4) return "only 2-D convolution maps to the conv instruction";
+    auto geo = window_geometry(n, xs, w.shape[2], w.shape[3]);
+    auto why = check_window(geo, kConvKernelMax, kConvKernelBits, kConvStrideMax, kConvStrideBits, true);
+    if (!why.empty()) return why;
+    const bool pointwise = geo.kernel_h == 1 && geo.kernel_w == 1 && geo.stride_h == 1 && geo.stride_w == 1 &&
+                           geo.pad_top == 0 && geo.pad_left == 0 && geo.pad_bottom == 0 && geo.pad_right == 0;
+    if (xs[3] > kTileDimMax && !pointwise) return too_wide("input width", xs[3], kTileDimMax, kTileDimBits);
+    if (xs[1] > kChannelsMax || w.shape[0] > kChannelsMax) return too_wide("channels", std::max(xs[1], w.shape[0]), kChannelsMax, kChannelsBits);
+    return fused_activation_rejection(n, int8);
+  }
+  if (xs.size() < 2) return "Gemm input is 1-D";
+  if (xs.back() > kChannelsMax) return too_wide("inner dimension", xs.back(), kChannelsMax, kChannelsBits);
+  return fused_activation_rejection(n, int8);
+}
 
 std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& n, std::uint64_t budget) {
   const ConvLayer L = describe(ctx, n);
@@ -473,6 +504,17 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   out.macs = static_cast<std::uint64_t>(s.oh * s.ow * s.oc * icg * KH * KW);
   out.est_cycles = plan.est_cycles;
   return out;
+}
+
+bool is_conv_or_gemm(const Node& n) { return n.op_type == "FusedConv" || n.op_type == "FusedGemm"; }
+
+}  // namespace
+
+const NpuOpFamily& conv_family() {
+  static const NpuOpFamily family{"conv", is_conv_or_gemm,
+                                  conv_rejection, generate_conv, conv_demand,
+                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true};
+  return family;
 }
 
 }  // namespace npu::compiler

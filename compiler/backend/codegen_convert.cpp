@@ -6,14 +6,14 @@
 
 #include "compiler/backend/codegen_context.h"
 #include "compiler/backend/instruction_stream.h"
+#include "compiler/backend/op_registry.h"
+#include "compiler/backend/precision_converters.h"
 #include "isa/field_limits.h"
 
 namespace npu::compiler {
 namespace {
 
 std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
-}  // namespace
 
 LayerCode generate_convert(CodegenContext& ctx, const Node& n) {
   const bool quantize = n.op_type == "Quantize";
@@ -62,6 +62,15 @@ LayerCode generate_convert(CodegenContext& ctx, const Node& n) {
   }
   out.code = stream.finish();
   return out;
+}
+
+}  // namespace
+
+const NpuOpFamily& converter_family() {
+  static const NpuOpFamily family{"converter", is_precision_converter,
+                                  nullptr, generate_convert, nullptr,
+                                  /*region_aware=*/false, /*reads_resident=*/false, /*writes_resident=*/false};
+  return family;
 }
 
 }  // namespace npu::compiler

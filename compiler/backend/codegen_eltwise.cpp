@@ -12,7 +12,10 @@
 #include "compiler/backend/codegen_context.h"
 #include "compiler/backend/eltwise_plan.h"
 #include "compiler/backend/instruction_stream.h"
+#include "compiler/backend/op_registry.h"
+#include "compiler/core/npu_ops.h"
 #include "compiler/quant/int8_layer_params.h"
+#include "compiler/reference/float_evaluator.h"
 #include "isa/field_limits.h"
 
 namespace npu::compiler {
@@ -29,12 +32,6 @@ struct Dim {
   std::int64_t size = 1, out_stride = 0;
   std::vector<std::int64_t> stride;  // per operand
 };
-
-[[noreturn]] void too_big(const CodegenContext& ctx, const Node& n, std::uint64_t need) {
-  throw CompileError(ctx.graph.source + ": layer '" + n.name + "' (" + n.op_type + "): the smallest tile needs " +
-                     std::to_string(need) + " bytes of SRAM with double buffers; the scratchpad has " +
-                     std::to_string(ctx.sram_bytes));
-}
 
 // The output's dims in memory order (size-1 dims dropped), each operand's element stride along
 // them, merged wherever every operand allows; the last two become rows x cols.
@@ -119,11 +116,11 @@ LayerMapping map_elementwise(const CodegenContext& ctx, const Node& n, const Elt
   std::int64_t nc = std::min(cols_dim.size, cols_max), nr = std::min(rows_dim.size, rows_max);
   while (nr > 1 && (need(nr, nc) > ctx.sram_bytes || nr * nc > kCountMax)) nr = (nr + 1) / 2;
   while (nc > 64 && (need(nr, nc) > ctx.sram_bytes || nr * nc > kCountMax)) nc = std::max<std::int64_t>(64, nc / 2 / 64 * 64);
-  if (need(nr, nc) > ctx.sram_bytes || nr * nc > kCountMax) too_big(ctx, n, need(1, 1));
+  if (need(nr, nc) > ctx.sram_bytes || nr * nc > kCountMax) throw_tile_too_big(ctx, n, need(1, 1));
   if (qbinary)
     for (std::size_t i = 0; i < k; ++i)
       if ((rows_dim.stride[i] && cols_dim.stride[i] ? nc : 1) > kQBinaryRowStrideMax || kQBinaryColStrideMax < 1)
-        too_big(ctx, n, need(1, 1));
+        throw_tile_too_big(ctx, n, need(1, 1));
 
   LayerMapping map;
   map.unit = TileUnit::Vector;
@@ -144,7 +141,33 @@ LayerMapping map_elementwise(const CodegenContext& ctx, const Node& n, const Elt
   return map;
 }
 
-}  // namespace
+// Element-wise: fp16 on act / clip / binary; int8 as a table (a function of one value), qadd /
+// qbinary, or a dequantize-fp16-quantize island for Div, Pow and PRelu of two values.
+std::string eltwise_rejection(const Graph& g, const Node& n, bool int8) {
+  const std::string& op = n.op_type;
+  if (op == "Clip")
+    for (std::size_t i = 1; i < n.inputs.size(); ++i)
+      if (!n.inputs[i].empty() && !g.is_constant(n.inputs[i])) return "Clip bounds are not constants";
+  if (op == "Where") {
+    if (!g.is_constant(n.inputs[0])) return "the condition is computed (only constant masks select by multiply-add)";
+    // int8: a mask fill (-inf, float min) has no int8 code; such a Where keeps its output in
+    // fp16 for the softmax after it (quantize.cpp), which must be its only kind of reader.
+    if (int8 && masked_where(g, n))
+      for (int c : g.consumers(n.outputs[0]))
+        if (g.nodes[static_cast<std::size_t>(c)].op_type != "Softmax" && g.nodes[static_cast<std::size_t>(c)].op_type != "LogSoftmax")
+          return "int8 Where with a mask fill read by a " + g.nodes[static_cast<std::size_t>(c)].op_type + " (only a softmax can take its fp16 output)";
+    return "";
+  }
+  const int single = unary_operand(g, n);
+  if (int8) {
+    if (single >= 0 && !evaluator_supports(n)) return "no FP32 kernel to build its int8 table from";
+    return "";
+  }
+  isa::ActFunction f;
+  if (unary_ops().count(op) && op != "Relu" && op != "Clip" && !act_function_of(op, f)) return "op " + op + " has no fp16 act function";
+  if (binary_ops().count(op) && n.inputs.size() != 2) return "needs two inputs";
+  return "";
+}
 
 LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
   const DdrTensor& y = ctx.tensor(n.outputs[0]);
@@ -235,6 +258,19 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
   }
   out.code = stream.finish();
   return out;
+}
+
+bool is_elementwise(const Node& n) {
+  return unary_ops().count(n.op_type) || binary_ops().count(n.op_type) || n.op_type == "Where";
+}
+
+}  // namespace
+
+const NpuOpFamily& eltwise_family() {
+  static const NpuOpFamily family{"eltwise", is_elementwise,
+                                  eltwise_rejection, generate_elementwise, nullptr,
+                                  /*region_aware=*/true, /*reads_resident=*/false, /*writes_resident=*/false};
+  return family;
 }
 
 }  // namespace npu::compiler

@@ -9,19 +9,30 @@
 
 #include "compiler/backend/codegen_context.h"
 #include "compiler/backend/instruction_stream.h"
+#include "compiler/backend/isa_limits.h"
 #include "compiler/backend/matmul_params.h"
+#include "compiler/backend/op_registry.h"
 #include "compiler/quant/int8_layer_params.h"
 #include "isa/field_limits.h"
 
 namespace npu::compiler {
 namespace {
 
+using namespace isa_limits;
+
 std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
 
 constexpr std::int64_t kGemmDimMax = isa::field_max(isa::Opcode::Gemm, isa::Field::m);
 constexpr int kMaxSlots = 4;
 
-}  // namespace
+// MatMul of two computed tensors: 2-D or more, a reduction the gemm's k field holds.
+std::string matmul_rejection(const Graph& g, const Node& n, bool int8) {
+  const auto& xs = g.tensor(n.inputs[0]).shape;
+  const Tensor& b = g.tensor(n.inputs[1]);
+  if (xs.size() < 2 || b.shape.size() < 2) return "1-D MatMul operand";
+  if (xs.back() > kGemmKMax) return too_wide("reduction length", xs.back(), kGemmKMax, kGemmKBits);
+  return "";
+}
 
 LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
   const Graph& g = ctx.graph;
@@ -145,6 +156,17 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
   }
   out.code = stream.finish();
   return out;
+}
+
+bool is_matmul(const Node& n) { return n.op_type == "MatMul"; }
+
+}  // namespace
+
+const NpuOpFamily& matmul_family() {
+  static const NpuOpFamily family{"matmul", is_matmul,
+                                  matmul_rejection, generate_matmul, nullptr,
+                                  /*region_aware=*/true, /*reads_resident=*/false, /*writes_resident=*/false};
+  return family;
 }
 
 }  // namespace npu::compiler

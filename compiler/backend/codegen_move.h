@@ -28,9 +28,6 @@ struct MoveBox {
 LayerCode generate_moves(CodegenContext& ctx, const Node& node, const std::vector<MoveBox>& boxes,
                          const std::vector<std::uint8_t>& fill_bytes = {});
 
-// The boxes of one move op (codegen_move_ops.cpp), then generate_moves.
-LayerCode generate_move(CodegenContext& ctx, const Node& node);
-
 // A box copying all of `src` to `dst`, element (logical index) for element: the two may have
 // different orders (a Relayout) and `dst` may be a sub-box of a larger tensor at byte offset
 // `dst_offset_elems` (Concat, Split).

@@ -4,12 +4,17 @@
 #include <limits>
 
 #include "compiler/backend/codegen_move.h"
+#include "compiler/backend/isa_limits.h"
 #include "compiler/backend/move_params.h"
+#include "compiler/backend/op_registry.h"
+#include "compiler/core/npu_ops.h"
 #include "compiler/quant/quant_math.h"
 #include "isa/fp16.h"
 
 namespace npu::compiler {
 namespace {
+
+using namespace isa_limits;
 
 const DdrTensor& operand(CodegenContext& ctx, const std::string& name, const QuantParams& q) {
   return ctx.graph.is_constant(name) ? ctx.constant(name, q) : ctx.tensor(name);
@@ -34,7 +39,36 @@ MoveBox fill_box(const DdrTensor& y, const std::vector<std::int64_t>& start, con
   return b;
 }
 
-}  // namespace
+// Data movement: strided DMA copies (codegen_move.cpp); any layout, any axis.
+std::string move_rejection(const Graph& g, const Node& n, bool int8) {
+  const std::string& op = n.op_type;
+  const auto& xs = g.tensor(n.inputs[0]).shape;
+  try {
+    if (op == "Slice") {
+      SliceParams p = slice_params(g, n);
+      for (std::size_t a = 0; a < xs.size(); ++a)
+        if (p.step[a] < 0 && p.size[a] > 1) return "negative slice step (the DMA strides run forwards)";
+      if (p.size != g.tensor(n.outputs[0]).shape) return "slice sizes disagree with the inferred output shape";
+    } else if (op == "Gather") {
+      gather_indices(g, n);
+    } else if (op == "Pad") {
+      PadParams p = pad_params(g, n);
+      if (p.mode != "constant") return "pad mode '" + p.mode + "' (only constant padding is a fill plus a copy)";
+    } else if (op == "DepthToSpace" || op == "SpaceToDepth") {
+      if (xs.size() != 4) return "not 4-D";
+    } else if (op == "Tile") {
+      const auto& ys = g.tensor(n.outputs[0]).shape;
+      for (std::size_t a = 0; a < xs.size(); ++a)
+        if (xs[a] == 0 || ys[a] % xs[a]) return "tile output is not a whole multiple";
+    } else if (op == "Expand") {
+      const auto& ys = g.tensor(n.outputs[0]).shape;
+      if (ys.size() < xs.size()) return "expand to a lower rank";
+    }
+  } catch (const CompileError& e) {
+    return rejection_phrase(e.what());
+  }
+  return "";
+}
 
 LayerCode generate_move(CodegenContext& ctx, const Node& n) {
   const Graph& g = ctx.graph;
@@ -199,6 +233,17 @@ LayerCode generate_move(CodegenContext& ctx, const Node& n) {
     throw CompileError(g.source + ": layer '" + n.name + "' (" + op + ") has no data-movement lowering");
   }
   return generate_moves(ctx, n, boxes, fill);
+}
+
+bool is_move(const Node& n) { return move_ops().count(n.op_type) != 0; }
+
+}  // namespace
+
+const NpuOpFamily& move_family() {
+  static const NpuOpFamily family{"move", is_move,
+                                  move_rejection, generate_move, nullptr,
+                                  /*region_aware=*/true, /*reads_resident=*/false, /*writes_resident=*/false};
+  return family;
 }
 
 }  // namespace npu::compiler

@@ -9,11 +9,15 @@
 
 #include "compiler/backend/codegen_context.h"
 #include "compiler/backend/instruction_stream.h"
+#include "compiler/backend/isa_limits.h"
+#include "compiler/backend/op_registry.h"
 #include "compiler/backend/rowwise_params.h"
 #include "isa/field_limits.h"
 
 namespace npu::compiler {
 namespace {
+
+using namespace isa_limits;
 
 std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
 
@@ -144,7 +148,26 @@ std::optional<LayerCode> reduce_in_chunks(CodegenContext& ctx, const RowwiseOp& 
   return out;
 }
 
-}  // namespace
+// Softmax, LayerNormalization and the reductions: one output per row, rows the instruction's
+// fields hold.
+std::string rowwise_rejection(const Graph& g, const Node& n, bool int8) {
+  const std::string& op = n.op_type;
+  const auto& xs = g.tensor(n.inputs[0]).shape;
+  if (n.outputs.size() > 1)
+    for (std::size_t k = 1; k < n.outputs.size(); ++k)
+      if (!n.outputs[k].empty()) return "its extra outputs (mean, inverse std) have no instruction";
+  std::int64_t mid = 1;
+  try {
+    for (auto a : rowwise_axes(g, n)) mid *= xs[static_cast<std::size_t>(a)];
+    if (op == "LayerNormalization") rowwise_op(g, n, int8);  // scale and bias constant and broadcastable
+  } catch (const CompileError& e) {
+    return rejection_phrase(e.what());
+  }
+  const std::int64_t max = op == "Softmax" || op == "LogSoftmax" ? isa::field_max(isa::Opcode::Softmax, isa::Field::cols)
+                                                                 : isa::field_max(isa::Opcode::Reduce, isa::Field::length);
+  if (mid > max) return "its " + std::to_string(mid) + " elements per row exceed the instruction (max " + std::to_string(max) + ")";
+  return "";
+}
 
 LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
   const Graph& g = ctx.graph;
@@ -291,6 +314,17 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
     }
   out.code = stream.finish();
   return out;
+}
+
+bool is_rowwise(const Node& n) { return is_rowwise_op(n.op_type); }
+
+}  // namespace
+
+const NpuOpFamily& rowwise_family() {
+  static const NpuOpFamily family{"rowwise", is_rowwise,
+                                  rowwise_rejection, generate_rowwise, nullptr,
+                                  /*region_aware=*/true, /*reads_resident=*/false, /*writes_resident=*/false};
+  return family;
 }
 
 }  // namespace npu::compiler

@@ -1,9 +1,12 @@
-// Code for layers without the MAC array: pooling (vector unit) and nearest resize
-// (pure DMA: a strided store does the data movement).
+// MaxPool / AveragePool on the vector unit: bands of output rows (and chunks of channels when a
+// row with all of them does not fit), read and written in place where the step keeps the
+// values resident.
 #include <limits>
 
 #include "compiler/backend/codegen_context.h"
 #include "compiler/backend/instruction_stream.h"
+#include "compiler/backend/isa_limits.h"
+#include "compiler/backend/op_registry.h"
 #include "compiler/quant/int8_layer_params.h"
 #include "compiler/quant/quant_math.h"
 #include "compiler/reference/float_evaluator.h"
@@ -13,14 +16,9 @@
 namespace npu::compiler {
 namespace {
 
+using namespace isa_limits;
+
 std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
-[[noreturn]] void too_big(const CodegenContext& ctx, const Node& n, std::uint64_t need) {
-  throw CompileError(ctx.graph.source + ": layer '" + n.name + "' (" + n.op_type + "): the smallest tile needs " +
-                     std::to_string(need) + " bytes of SRAM with double buffers; the scratchpad has " +
-                     std::to_string(ctx.sram_bytes));
-}
-
 
 // Pooling bands: about a sixteenth of the output rows (map_pool).
 constexpr std::int64_t kPoolBands = 16;
@@ -50,11 +48,11 @@ LayerMapping map_pool(const CodegenContext& ctx, const Node& n, const DdrTensor&
       if (need(1, c) <= ctx.sram_bytes) fit = c;
     for (std::int64_t c = std::min<std::int64_t>(x.c, step - 1); c >= 1 && fit == 0; --c)
       if (need(1, c) <= ctx.sram_bytes) fit = c;
-    if (fit == 0) too_big(ctx, n, need(1, 1));
+    if (fit == 0) throw_tile_too_big(ctx, n, need(1, 1));
     std::int64_t chunks = (x.c + fit - 1) / fit;  // balance the chunks
     cc = std::min(fit, ((x.c + chunks - 1) / chunks + step - 1) / step * step);
   }
-  if (need(1, cc) > ctx.sram_bytes || in_rows(1) > isa::field_max(Opcode::Pool, Field::in_h)) too_big(ctx, n, need(1, cc));
+  if (need(1, cc) > ctx.sram_bytes || in_rows(1) > isa::field_max(Opcode::Pool, Field::in_h)) throw_tile_too_big(ctx, n, need(1, cc));
   // Row bands of a resident tensor must start on aligned addresses.
   auto aligned = [&](std::int64_t rows) {
     if (rows >= y.h) return true;
@@ -93,7 +91,34 @@ LayerMapping map_pool(const CodegenContext& ctx, const Node& n, const DdrTensor&
   return map;
 }
 
-}  // namespace
+// MaxPool / AveragePool: the pool instruction's window fields; ceil mode only where the
+// overhang is padding the instruction can express.
+std::string pool_rejection(const Graph& g, const Node& n, bool int8) {
+  const std::string& op = n.op_type;
+  const auto& xs = g.tensor(n.inputs[0]).shape;
+  if (xs.size() != 4) return "only 2-D pooling maps to the pool instruction";
+  if (n.outputs.size() > 1 && !n.outputs[1].empty()) return "MaxPool Indices output has no instruction";
+  auto k = n.get_ints("kernel_shape");
+  if (k.size() != 2) return "kernel_shape is not 2-D";
+  auto geo = window_geometry(n, xs, k[0], k[1]);
+  auto why = check_window(geo, kPoolKernelMax, kPoolKernelBits, kPoolStrideMax, kPoolStrideBits, false);
+  if (!why.empty()) return why;
+  if (geo.ceil_mode) {
+    // ceil_mode is floor mode with padding below and right that reaches the last window;
+    // an average counting pads would count that overhang too.
+    Node floor_node = n;
+    floor_node.set_int("ceil_mode", 0);
+    auto floor_geo = window_geometry(floor_node, xs, k[0], k[1]);
+    const bool grows = floor_geo.out_h != geo.out_h || floor_geo.out_w != geo.out_w;
+    if (grows && op == "AveragePool" && n.get_int("count_include_pad", 0))
+      return "ceil_mode=1 with count_include_pad=1 (the overhang past the pads would be counted)";
+    const std::int64_t bottom = (geo.out_h - 1) * geo.stride_h + geo.kernel_h - xs[2] - geo.pad_top;
+    const std::int64_t right = (geo.out_w - 1) * geo.stride_w + geo.kernel_w - xs[3] - geo.pad_left;
+    if (std::max(bottom, right) > kPoolPadMax) return too_wide("ceil-mode pad", std::max(bottom, right), kPoolPadMax, kPoolPadBits);
+  }
+  if (xs[3] > kTileDimMax) return too_wide("input width", xs[3], kTileDimMax, kTileDimBits);
+  return "";
+}
 
 LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
   const Graph& g = ctx.graph;
@@ -174,48 +199,15 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
   return out;
 }
 
-LayerCode generate_resize(CodegenContext& ctx, const Node& n) {
-  const DdrTensor& x = ctx.tensor(n.inputs[0]);
-  const DdrTensor& y = ctx.tensor(n.outputs[0]);
-  const std::int64_t es = ctx.elem_bytes();
-  const std::int64_t sh = y.h / x.h, sw = y.w / x.w;
-  std::uint64_t row = static_cast<std::uint64_t>(x.w * x.c * es);
-  // Input rows in two halves of the region, as many whole rows as a half holds.
-  std::uint64_t half = ctx.sram_bytes / 2 / ctx.alignment * ctx.alignment;
-  if (row > half) too_big(ctx, n, 2 * row);
-  LayerCode out;
-  LayerMapping& map = out.mapping;
-  map.unit = TileUnit::Dma;
-  map.loops = {{LoopDim::Rows, x.h, std::min<std::int64_t>(x.h, static_cast<std::int64_t>(half / row))}};
-  map.region_base = ctx.sram_base;
-  std::uint64_t at = ctx.sram_base;
-  for (int i = 0; i < 2; ++i) map.place(BufferRole::Input, 0, half, at);
-  const std::int64_t rows = map.loop(LoopDim::Rows).tile;
-  LayerStream stream({Unit::Load, Unit::Store}, false);
-  for (std::int64_t r0 = 0, t = 0; r0 < x.h; r0 += rows, ++t) {
-    std::int64_t nr = std::min(rows, x.h - r0);
-    std::uint64_t slot = map.buffer(BufferRole::Input).at(t);
-    TileStages& st = stream.new_tile();
-    emit_linear_dma(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(r0) * row, slot, static_cast<std::uint64_t>(nr) * row);
-    // Output pixel (sh*i + dy, sw*j + dx) = input (i, j): one strided store per (dy, dx).
-    for (std::int64_t dy = 0; dy < sh; ++dy)
-      for (std::int64_t dx = 0; dx < sw; ++dx) {
-        DmaBox b;
-        b.sram_addr = slot;
-        b.ddr_addr = y.addr + static_cast<std::uint64_t>(((r0 * sh + dy) * y.w + dx) * y.c * es);
-        b.run_bytes = static_cast<std::uint64_t>(x.c * es);
-        b.runs = static_cast<std::uint64_t>(x.w);
-        b.ddr_stride = static_cast<std::uint64_t>(sw * y.c * es);
-        b.sram_stride = b.run_bytes;
-        b.reps = static_cast<std::uint64_t>(nr);
-        b.ddr_rep_stride = static_cast<std::uint64_t>(sh * y.w * y.c * es);
-        b.sram_rep_stride = row;
-        emit_dma(st.store, Opcode::Store, b);
-      }
-    out.planned_ddr_bytes += static_cast<std::uint64_t>(nr) * row * static_cast<std::uint64_t>(1 + sh * sw);
-  }
-  out.code = stream.finish();
-  return out;
+bool is_pool(const Node& n) { return n.op_type == "MaxPool" || n.op_type == "AveragePool"; }
+
+}  // namespace
+
+const NpuOpFamily& pool_family() {
+  static const NpuOpFamily family{"pool", is_pool,
+                                  pool_rejection, generate_pool, nullptr,
+                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true};
+  return family;
 }
 
 }  // namespace npu::compiler
