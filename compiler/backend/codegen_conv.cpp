@@ -375,17 +375,17 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
     const ConvTile& tile = plan.tiles[t];
     const TileChunk& ch = plan.chunks[static_cast<std::size_t>(tile.chunk)];
     const std::size_t chunk = static_cast<std::size_t>(tile.chunk);
-    if (t == 0 && s.lut) emit_dma(code, Opcode::Load, DmaBox{lut_ddr, lut_at, 256});
+    if (t == 0 && s.lut) emit_dma(code, Opcode::Load, DmaBox{lut_ddr, lut_at, 256}, ctx.alignment);
     if (tile.chunk != last_chunk) {
       pbase = map.buffer(BufferRole::Params).at(param_loads++);
       const std::uint64_t pbytes = chunk_param_offset[chunk + 1] - chunk_param_offset[chunk];
-      emit_linear_load(code, params_ddr + chunk_param_offset[chunk], pbase, pbytes);
+      emit_linear_load(code, params_ddr + chunk_param_offset[chunk], pbase, pbytes, ctx.alignment);
       out.planned_ddr_bytes += pbytes;
       if (plan.k_slices == 1) {
         w_slot = map.buffer(BufferRole::Weights).at(weight_loads++);
         const std::size_t wi = chunk;  // one block per chunk
         const std::uint64_t bytes = slice_w_offset[wi + 1] - slice_w_offset[wi];
-        emit_linear_load(code, weights_ddr + slice_w_offset[wi], w_slot, bytes);
+        emit_linear_load(code, weights_ddr + slice_w_offset[wi], w_slot, bytes, ctx.alignment);
         out.planned_ddr_bytes += bytes;
       }
       last_chunk = tile.chunk;
@@ -412,7 +412,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
                                         : map.buffer(BufferRole::Output).at(static_cast<std::int64_t>(t));
     if (residual && !r_home) {
       emit_dma(code, Opcode::Load, window_box(r->addr, res_slot, tile.row0, tile.rows, tile.col0, tile.cols, s.ow, s.oc,
-                                              ch.first_oc, ch.oc, es));
+                                              ch.first_oc, ch.oc, es), ctx.alignment);
       out.planned_ddr_bytes += static_cast<std::uint64_t>(tile.rows * tile.cols * ch.oc * es);
     }
     for (std::int64_t k = 0; k < plan.k_slices; ++k) {
@@ -438,7 +438,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
           from = slice_w_offset[wi];
           bytes = slice_w_offset[wi + 1] - slice_w_offset[wi];
         }
-        emit_linear_load(code, weights_ddr + from, w_slot, bytes);
+        emit_linear_load(code, weights_ddr + from, w_slot, bytes, ctx.alignment);
         out.planned_ddr_bytes += bytes;
       }
       std::uint64_t in_at;
@@ -448,7 +448,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       } else if (part) {
         in_slot = map.buffer(BufferRole::Input).at(input_loads++);
         emit_dma(code, Opcode::Load,
-                 window_box(ctx.tensor(*part).addr, in_slot, kh0, kh1 - kh0, iw0, iw1 - iw0, s.w, cs, 0, cs, es));
+                 window_box(ctx.tensor(*part).addr, in_slot, kh0, kh1 - kh0, iw0, iw1 - iw0, s.w, cs, 0, cs, es), ctx.alignment);
         out.planned_ddr_bytes += static_cast<std::uint64_t>((kh1 - kh0) * (iw1 - iw0) * cs * es);
         in_at = in_slot;
       } else if (x_home) {  // whole rows; a channel slice is read in place with in_stride
@@ -456,7 +456,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
       } else {
         if (plan.k_slices > 1 || window != last_window || s.groups != 1) {
           in_slot = map.buffer(BufferRole::Input).at(input_loads++);
-          emit_dma(code, Opcode::Load, window_box(x.addr, in_slot, kh0, kh1 - kh0, iw0, iw1 - iw0, s.w, s.c, c0, cs, es));
+          emit_dma(code, Opcode::Load, window_box(x.addr, in_slot, kh0, kh1 - kh0, iw0, iw1 - iw0, s.w, s.c, c0, cs, es), ctx.alignment);
           out.planned_ddr_bytes += static_cast<std::uint64_t>((kh1 - kh0) * (iw1 - iw0) * cs * es);
           last_window = window;
         }
@@ -496,7 +496,7 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
     epilogue(code, acc, o_slot, res_slot, count, ch.oc, pbase);
     if (ctx.in_ddr(L.y)) {
       emit_dma(code, Opcode::Store, window_box(y.addr, o_slot, tile.row0, tile.rows, tile.col0, tile.cols, s.ow, s.oc,
-                                               ch.first_oc, ch.oc, es));
+                                               ch.first_oc, ch.oc, es), ctx.alignment);
       out.planned_ddr_bytes += static_cast<std::uint64_t>(count * es);
     }
   }

@@ -49,7 +49,7 @@ LayerCode generate_convert(CodegenContext& ctx, const Node& n) {
     const std::uint64_t count = std::min(tile, total - first);
     TileStages& st = stream.new_tile();
     emit_linear_dma(st.load, Opcode::Load, x.addr + first * static_cast<std::uint64_t>(x.elem), in_slot.at(t),
-           count * static_cast<std::uint64_t>(x.elem));
+           count * static_cast<std::uint64_t>(x.elem), ctx.alignment);
     Instruction in = make(quantize ? Opcode::Quantize : Opcode::Dequantize,
                           {{Field::dtype, static_cast<std::int64_t>(isa::DType::Fp16)}, {Field::dst_addr, addr(out_slot.at(t))},
                            {Field::src_addr, addr(in_slot.at(t))}, {Field::count, static_cast<std::int64_t>(count)},
@@ -57,7 +57,7 @@ LayerCode generate_convert(CodegenContext& ctx, const Node& n) {
     in.set_float(Field::scale, q.scale);
     st.vector.push_back(in);
     emit_linear_dma(st.store, Opcode::Store, y.addr + first * static_cast<std::uint64_t>(y.elem), out_slot.at(t),
-           count * static_cast<std::uint64_t>(y.elem));
+           count * static_cast<std::uint64_t>(y.elem), ctx.alignment);
     out.planned_ddr_bytes += count * per_element;
   }
   out.code = stream.finish();

@@ -199,7 +199,7 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
         const std::int64_t tr = std::min(nr, rows_dim.size - r0), tc = std::min(nc, cols_dim.size - c0);
         const int slot = static_cast<int>(t % 2);
         TileStages& st = stream.new_tile();
-        if (t == 0 && !plan.lut.empty()) emit_linear_load(st.load, lut_ddr, lut_at, 256);
+        if (t == 0 && !plan.lut.empty()) emit_linear_load(st.load, lut_ddr, lut_at, 256, ctx.alignment);
         std::vector<EltwiseBuffer> buffers;
         for (std::size_t i = 0; i < k; ++i) {
           const DdrTensor& src = *plan.operands[i].tensor;
@@ -219,7 +219,7 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
           box.runs = static_cast<std::uint64_t>(hr ? tr : 1);
           box.ddr_stride = static_cast<std::uint64_t>(rows_dim.stride[i] * es);
           box.sram_stride = static_cast<std::uint64_t>(b.row_stride * es);
-          emit_dma(st.load, Opcode::Load, box);
+          emit_dma(st.load, Opcode::Load, box, ctx.alignment);
           out.planned_ddr_bytes += box.run_bytes * box.runs;
         }
         for (std::size_t j = 0; j < plan.temps.size(); ++j) {
@@ -249,7 +249,7 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
         store.runs = static_cast<std::uint64_t>(tr);
         store.ddr_stride = static_cast<std::uint64_t>(rows_dim.out_stride * out_es);
         store.sram_stride = store.run_bytes;
-        emit_dma(st.store, Opcode::Store, store);
+        emit_dma(st.store, Opcode::Store, store, ctx.alignment);
         out.planned_ddr_bytes += store.run_bytes * store.runs;
       }
     std::size_t d = outer.size();

@@ -108,7 +108,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
       for (std::int64_t n0 = 0; n0 < N; n0 += nc, ++t) {
         const std::int64_t tm = std::min(mc, M - m0), tn = std::min(nc, N - n0);
         TileStages& st = stream.new_tile();
-        if (t == 0 && ctx.int8()) emit_linear_load(st.load, params_ddr, params_at, 8);
+        if (t == 0 && ctx.int8()) emit_linear_load(st.load, params_ddr, params_at, 8, ctx.alignment);
         DmaBox la;  // tm rows of K contiguous elements
         la.ddr_addr = a.addr + static_cast<std::uint64_t>((a_off + m0 * a_row) * es);
         la.sram_addr = a_at.at(t);
@@ -116,7 +116,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
         la.runs = static_cast<std::uint64_t>(tm);
         la.ddr_stride = static_cast<std::uint64_t>(a_row * es);
         la.sram_stride = la.run_bytes;
-        emit_dma(st.load, Opcode::Load, la);
+        emit_dma(st.load, Opcode::Load, la, ctx.alignment);
         DmaBox lb;  // bt: tn rows of K; else K rows of tn
         lb.ddr_addr = b.addr + static_cast<std::uint64_t>((b_off + n0 * (bt ? b_stride : 1)) * es);
         lb.sram_addr = b_at.at(t);
@@ -124,7 +124,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
         lb.runs = static_cast<std::uint64_t>(bt ? tn : K);
         lb.ddr_stride = static_cast<std::uint64_t>(b_stride * es);
         lb.sram_stride = lb.run_bytes;
-        emit_dma(st.load, Opcode::Load, lb);
+        emit_dma(st.load, Opcode::Load, lb, ctx.alignment);
         out.planned_ddr_bytes += la.run_bytes * la.runs + lb.run_bytes * lb.runs;
         st.compute.push_back(make(Opcode::Gemm, {{Field::mac_dtype, static_cast<std::int64_t>(ctx.int8() ? isa::MacDType::Int8 : isa::MacDType::Fp16)},
                                                  {Field::a_addr, addr(a_at.at(t))}, {Field::b_addr, addr(b_at.at(t))},
@@ -149,7 +149,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
         so.runs = static_cast<std::uint64_t>(tm);
         so.ddr_stride = static_cast<std::uint64_t>(N * es);
         so.sram_stride = so.run_bytes;
-        emit_dma(st.store, Opcode::Store, so);
+        emit_dma(st.store, Opcode::Store, so, ctx.alignment);
         out.planned_ddr_bytes += so.run_bytes * so.runs;
         out.macs += static_cast<std::uint64_t>(tm * tn * K);
       }

@@ -10,8 +10,6 @@
 namespace npu::compiler {
 namespace {
 
-std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
 // One strided level of a DMA transfer, outermost first; strides in bytes.
 struct Level {
   std::int64_t count = 1, ddr_stride = 0, sram_stride = 0;
@@ -21,11 +19,9 @@ struct Level {
   throw CompileError("layer '" + n.name + "' (" + n.op_type + "): " + what);
 }
 
-std::uint64_t gcd_u(std::uint64_t a, std::uint64_t b) { return b == 0 ? a : gcd_u(b, a % b); }
-
 // Loads or stores `levels` x `run` bytes, as few instructions as the fields allow: contiguous
-// levels fold into the run, a level beyond the instruction's three is a loop here, a count
-// beyond its field splits at a multiple that keeps every piece's SRAM address aligned.
+// levels fold into the run, a level beyond the instruction's three is a loop here; the box of
+// the last three is split as every DMA box is (emit_dma, cost::split_dma_box).
 void emit_levels(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, std::uint64_t sram, std::int64_t run,
                  std::vector<Level> levels, std::uint64_t alignment, const Node& n) {
   levels.erase(std::remove_if(levels.begin(), levels.end(), [](const Level& l) { return l.count == 1; }), levels.end());
@@ -44,7 +40,6 @@ void emit_levels(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, st
       levels.insert(levels.begin() + static_cast<std::ptrdiff_t>(i) - 1, merged);
     }
   }
-  if (static_cast<std::uint64_t>(run) > kDmaLen0Max) internal(n, "a DMA run of " + std::to_string(run) + " bytes exceeds len0");
   if (levels.size() > 3) {
     const Level l = levels.front();
     std::vector<Level> rest(levels.begin() + 1, levels.end());
@@ -54,40 +49,19 @@ void emit_levels(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, st
     return;
   }
   while (levels.size() < 3) levels.insert(levels.begin(), Level{});
-  // Piece sizes per level: whole, or a multiple of the count that keeps SRAM alignment.
-  std::int64_t piece[3];
-  for (int i = 0; i < 3; ++i) {
-    const auto& l = levels[static_cast<std::size_t>(i)];
-    if (static_cast<std::uint64_t>(l.count) <= kDmaCountMax) {
-      piece[i] = l.count;
-      continue;
-    }
-    std::uint64_t m = alignment / gcd_u(alignment, static_cast<std::uint64_t>(l.sram_stride));
-    piece[i] = static_cast<std::int64_t>(kDmaCountMax / m * m);
-    if (piece[i] == 0) internal(n, "a DMA level cannot be split with aligned scratchpad addresses");
+  auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  DmaBox box;
+  box.ddr_addr = ddr;
+  box.sram_addr = sram;
+  box.run_bytes = u(run);
+  box.runs = u(levels[2].count), box.ddr_stride = u(levels[2].ddr_stride), box.sram_stride = u(levels[2].sram_stride);
+  box.reps = u(levels[1].count), box.ddr_rep_stride = u(levels[1].ddr_stride), box.sram_rep_stride = u(levels[1].sram_stride);
+  box.planes = u(levels[0].count), box.ddr_plane_stride = u(levels[0].ddr_stride), box.sram_plane_stride = u(levels[0].sram_stride);
+  try {
+    emit_dma(out, op, box, alignment);
+  } catch (const CompileError& e) {
+    internal(n, e.what());
   }
-  const std::uint64_t channel = op == Opcode::Load ? 0 : 1;
-  for (std::int64_t a = 0; a < levels[0].count; a += piece[0])
-    for (std::int64_t b = 0; b < levels[1].count; b += piece[1])
-      for (std::int64_t c = 0; c < levels[2].count; c += piece[2]) {
-        const std::int64_t n3 = std::min(piece[0], levels[0].count - a), n2 = std::min(piece[1], levels[1].count - b),
-                           n1 = std::min(piece[2], levels[2].count - c);
-        const std::int64_t d = a * levels[0].ddr_stride + b * levels[1].ddr_stride + c * levels[2].ddr_stride;
-        const std::int64_t s = a * levels[0].sram_stride + b * levels[1].sram_stride + c * levels[2].sram_stride;
-        out.push_back(make(op, {{Field::channel, static_cast<std::int64_t>(channel)},
-                                {Field::ddr_addr, addr(ddr) + d},
-                                {Field::sram_addr, addr(sram) + s},
-                                {Field::len0, run},
-                                {Field::count1, n1},
-                                {Field::ddr_stride1, n1 > 1 ? levels[2].ddr_stride : 0},
-                                {Field::sram_stride1, n1 > 1 ? levels[2].sram_stride : 0},
-                                {Field::count2, n2},
-                                {Field::ddr_stride2, n2 > 1 ? levels[1].ddr_stride : 0},
-                                {Field::sram_stride2, n2 > 1 ? levels[1].sram_stride : 0},
-                                {Field::count3, n3},
-                                {Field::ddr_stride3, n3 > 1 ? levels[0].ddr_stride : 0},
-                                {Field::sram_stride3, n3 > 1 ? levels[0].sram_stride : 0}}));
-      }
 }
 
 // Drops size-1 dims, orders dims by destination stride (outermost first) and merges dims that

@@ -158,7 +158,7 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
       if (x_home) {
       } else if (nc == x.c) {
         emit_linear_dma(code, Opcode::Load, x.addr + static_cast<std::uint64_t>(ih0) * row_bytes, src,
-               static_cast<std::uint64_t>(ih1 - ih0) * row_bytes);
+               static_cast<std::uint64_t>(ih1 - ih0) * row_bytes, ctx.alignment);
       } else {
         DmaBox b;
         b.ddr_addr = x.addr + static_cast<std::uint64_t>(ih0) * row_bytes + c_off;
@@ -167,7 +167,7 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
         b.runs = static_cast<std::uint64_t>((ih1 - ih0) * x.w);
         b.ddr_stride = static_cast<std::uint64_t>(x.c * es);
         b.sram_stride = c_bytes;
-        emit_dma(code, Opcode::Load, b);
+        emit_dma(code, Opcode::Load, b, ctx.alignment);
       }
       if (!x_home) out.planned_ddr_bytes += static_cast<std::uint64_t>((ih1 - ih0) * x.w) * c_bytes;
       code.push_back(make(Opcode::Pool, {{Field::dtype, static_cast<std::int64_t>(ctx.int8() ? isa::DType::Int8 : isa::DType::Fp16)},
@@ -182,7 +182,7 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
                                          {Field::pad_value, pad_value}}));
       if (!store) continue;
       if (nc == x.c) {
-        emit_linear_dma(code, Opcode::Store, y.addr + static_cast<std::uint64_t>(r0) * out_row, dst, static_cast<std::uint64_t>(nr) * out_row);
+        emit_linear_dma(code, Opcode::Store, y.addr + static_cast<std::uint64_t>(r0) * out_row, dst, static_cast<std::uint64_t>(nr) * out_row, ctx.alignment);
       } else {
         DmaBox b;
         b.ddr_addr = y.addr + static_cast<std::uint64_t>(r0) * out_row + c_off;
@@ -191,7 +191,7 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
         b.runs = static_cast<std::uint64_t>(nr * y.w);
         b.ddr_stride = static_cast<std::uint64_t>(y.c * es);
         b.sram_stride = c_bytes;
-        emit_dma(code, Opcode::Store, b);
+        emit_dma(code, Opcode::Store, b, ctx.alignment);
       }
       out.planned_ddr_bytes += static_cast<std::uint64_t>(nr * y.w) * c_bytes;
     }

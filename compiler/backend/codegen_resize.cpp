@@ -54,7 +54,7 @@ LayerCode generate_resize(CodegenContext& ctx, const Node& n) {
     std::int64_t nr = std::min(rows, x.h - r0);
     std::uint64_t slot = map.buffer(BufferRole::Input).at(t);
     TileStages& st = stream.new_tile();
-    emit_linear_dma(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(r0) * row, slot, static_cast<std::uint64_t>(nr) * row);
+    emit_linear_dma(st.load, Opcode::Load, x.addr + static_cast<std::uint64_t>(r0) * row, slot, static_cast<std::uint64_t>(nr) * row, ctx.alignment);
     // Output pixel (sh*i + dy, sw*j + dx) = input (i, j): one strided store per (dy, dx).
     for (std::int64_t dy = 0; dy < sh; ++dy)
       for (std::int64_t dx = 0; dx < sw; ++dx) {
@@ -68,7 +68,7 @@ LayerCode generate_resize(CodegenContext& ctx, const Node& n) {
         b.reps = static_cast<std::uint64_t>(nr);
         b.ddr_rep_stride = static_cast<std::uint64_t>(sh * y.w * y.c * es);
         b.sram_rep_stride = row;
-        emit_dma(st.store, Opcode::Store, b);
+        emit_dma(st.store, Opcode::Store, b, ctx.alignment);
       }
     out.planned_ddr_bytes += static_cast<std::uint64_t>(nr) * row * static_cast<std::uint64_t>(1 + sh * sw);
   }

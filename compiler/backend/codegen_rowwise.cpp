@@ -105,7 +105,7 @@ std::optional<LayerCode> reduce_in_chunks(CodegenContext& ctx, const RowwiseOp& 
         load.runs = static_cast<std::uint64_t>(lc);
         load.ddr_stride = static_cast<std::uint64_t>(s.inner * es);
         load.sram_stride = load.run_bytes;
-        emit_dma(code, Opcode::Load, load);
+        emit_dma(code, Opcode::Load, load, ctx.alignment);
         out.planned_ddr_bytes += load.run_bytes * load.runs;
         std::uint64_t src = in_at.at(slot);
         if (dequantize) {
@@ -141,7 +141,7 @@ std::optional<LayerCode> reduce_in_chunks(CodegenContext& ctx, const RowwiseOp& 
         store.runs = 1;
         store.ddr_stride = store.run_bytes;
         store.sram_stride = store.run_bytes;
-        emit_dma(code, Opcode::Store, store);
+        emit_dma(code, Opcode::Store, store, ctx.alignment);
         out.planned_ddr_bytes += store.run_bytes;
       }
     }
@@ -244,7 +244,7 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
       const int slot = static_cast<int>(t % 2);
       TileStages& st = stream.new_tile();
       if (t == 0 && op.kind == RowwiseKind::LayerNorm) {
-        emit_linear_load(st.load, params_ddr, params_at, static_cast<std::uint64_t>(8 * s.mid));
+        emit_linear_load(st.load, params_ddr, params_at, static_cast<std::uint64_t>(8 * s.mid), ctx.alignment);
         out.planned_ddr_bytes += static_cast<std::uint64_t>(8 * s.mid);
       }
       // rows x mid runs of ni elements (whole rows when ni == inner)
@@ -255,7 +255,7 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
       load.runs = static_cast<std::uint64_t>(nr * s.mid);
       load.ddr_stride = static_cast<std::uint64_t>(s.inner * es);
       load.sram_stride = load.run_bytes;
-      emit_dma(st.load, Opcode::Load, load);
+      emit_dma(st.load, Opcode::Load, load, ctx.alignment);
       out.planned_ddr_bytes += load.run_bytes * load.runs;
 
       const std::int64_t in_count = nr * s.mid * ni, out_count = nr * s.out_mid * ni;
@@ -309,7 +309,7 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
       store.runs = static_cast<std::uint64_t>(nr * s.out_mid);
       store.ddr_stride = static_cast<std::uint64_t>(s.inner * out_es);
       store.sram_stride = store.run_bytes;
-      emit_dma(st.store, Opcode::Store, store);
+      emit_dma(st.store, Opcode::Store, store, ctx.alignment);
       out.planned_ddr_bytes += store.run_bytes * store.runs;
     }
   out.code = stream.finish();

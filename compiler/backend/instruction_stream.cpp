@@ -28,10 +28,10 @@ Instruction make(Opcode op, std::initializer_list<std::pair<Field, std::int64_t>
   return in;
 }
 
-void emit_dma(std::vector<Instruction>& out, Opcode op, const DmaBox& box) {
+void emit_dma(std::vector<Instruction>& out, Opcode op, const DmaBox& box, std::uint64_t sram_alignment) {
   std::vector<DmaBox> pieces;
   try {
-    pieces = cost::split_dma_box(box);
+    pieces = cost::split_dma_box(box, sram_alignment);
   } catch (const std::length_error& e) {
     throw CompileError(e.what());
   }
@@ -47,7 +47,10 @@ void emit_dma(std::vector<Instruction>& out, Opcode op, const DmaBox& box) {
                             {Field::sram_stride1, v(p.sram_stride)},
                             {Field::count2, v(p.reps)},
                             {Field::ddr_stride2, v(p.ddr_rep_stride)},
-                            {Field::sram_stride2, v(p.sram_rep_stride)}}));
+                            {Field::sram_stride2, v(p.sram_rep_stride)},
+                            {Field::count3, v(p.planes)},
+                            {Field::ddr_stride3, v(p.ddr_plane_stride)},
+                            {Field::sram_stride3, v(p.sram_plane_stride)}}));
   }
 }
 
@@ -77,7 +80,8 @@ DmaBox window_box(std::uint64_t ddr_base, std::uint64_t sram, std::int64_t row0,
   return b;
 }
 
-void emit_linear_dma(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) {
+void emit_linear_dma(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes,
+                     std::uint64_t sram_alignment) {
   constexpr std::uint64_t kRun = cost::kLinearRunBytes;
   if (bytes == 0) return;
   DmaBox head;
@@ -86,9 +90,9 @@ void emit_linear_dma(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr
   head.run_bytes = std::min(bytes, kRun);
   head.runs = bytes / head.run_bytes;
   head.ddr_stride = head.sram_stride = head.run_bytes;
-  emit_dma(out, op, head);
+  emit_dma(out, op, head, sram_alignment);
   std::uint64_t done = head.runs * head.run_bytes;
-  if (done < bytes) emit_dma(out, op, DmaBox{ddr + done, sram + done, bytes - done});
+  if (done < bytes) emit_dma(out, op, DmaBox{ddr + done, sram + done, bytes - done}, sram_alignment);
 }
 
 std::vector<Instruction> LayerStream::finish() {

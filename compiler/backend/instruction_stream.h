@@ -19,7 +19,7 @@ using isa::Instruction;
 using isa::Opcode;
 using isa::Unit;
 
-// A strided box of bytes: reps x runs x run_bytes; load/store split it as
+// A strided box of bytes: planes x reps x runs x run_bytes; load/store split it as
 // cost::split_dma_box says (the estimate costs the same pieces).
 using cost::DmaBox;
 // Limits of the DMA fields, from the ISA table.
@@ -50,9 +50,10 @@ class LayerStream {
   std::vector<TileStages> tiles_;
 };
 
-// Appends load (or store) instructions moving `box` (the dependency pass picks their DMA
-// channels: dependency_tokens.h).
-void emit_dma(std::vector<Instruction>& out, Opcode op, const DmaBox& box);
+// Appends load (or store) instructions moving `box`, split as cost::split_dma_box says for a
+// scratchpad of `sram_alignment` (the dependency pass picks their DMA channels:
+// dependency_tokens.h).
+void emit_dma(std::vector<Instruction>& out, Opcode op, const DmaBox& box, std::uint64_t sram_alignment);
 
 // Rows [row0, +rows) x columns [col0, +cols) of an NHWC tensor of width w and c_total channels,
 // channels [c0, +count), as one box: whole rows when it can, else runs per row or per pixel.
@@ -62,9 +63,11 @@ DmaBox window_box(std::uint64_t ddr_base, std::uint64_t sram, std::int64_t row0,
                   std::int64_t elem_bytes);
 
 // Loads (or stores) `bytes` contiguous bytes (runs of cost::kLinearRunBytes plus a shorter tail).
-void emit_linear_dma(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes);
-inline void emit_linear_load(std::vector<Instruction>& out, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) {
-  emit_linear_dma(out, Opcode::Load, ddr, sram, bytes);
+void emit_linear_dma(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes,
+                     std::uint64_t sram_alignment);
+inline void emit_linear_load(std::vector<Instruction>& out, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes,
+                             std::uint64_t sram_alignment) {
+  emit_linear_dma(out, Opcode::Load, ddr, sram, bytes, sram_alignment);
 }
 
 // Shorthand for building an instruction field by field.
