@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -358,6 +357,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     so.capacity = ctx.sram_capacity;
     so.alignment = ctx.alignment;
     so.keep_all_in_ddr = options.store_all_values;
+    so.log = options.debug_schedule ? stderr : nullptr;
     so.ddr_bytes_per_cycle = config.ddr.model == "ideal" ? 1e9 : cost::ddr_bytes_per_cycle(config);
     DemandFn demand = [&](std::size_t i, const std::map<std::string, ValueHome>& homes,
                           std::uint64_t budget) -> std::optional<LayerDemand> {
@@ -386,7 +386,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       if (layers[li].has_code) {
         ctx.set_region(schedule.scratch[li]);
         ctx.third_weight_slot = !schedule.third_weight_slot.empty() && schedule.third_weight_slot[li];
-        if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
+        if (options.debug_schedule)
           std::fprintf(stderr, "%s: region %llu + %llu est %.0f%s\n", n.name.c_str(), (unsigned long long)schedule.scratch[li].base,
                        (unsigned long long)schedule.scratch[li].bytes, schedule.est_cycles[li],
                        ctx.third_weight_slot ? " (3 weight buffers)" : "");
@@ -407,8 +407,11 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     }
     // Each layer's instructions move into its predecessor's code where the cost model says the
     // step gets faster (layer_interleave.h); the records then name the runs that are theirs.
-    InterleavedCode merged = interleave_layers(layer_code, config, options.interleave_layers && !std::getenv("NPUSIM_NO_INTERLEAVE"),
-                                               options.check_interleave || std::getenv("NPUSIM_CHECK_INTERLEAVE"));
+    InterleaveOptions io;
+    io.enabled = options.interleave_layers;
+    io.check_order = options.check_interleave;
+    io.log = options.debug_schedule ? stderr : nullptr;
+    InterleavedCode merged = interleave_layers(layer_code, config, io);
     if (!merged.order_violation.empty()) {
       auto name = [&](std::uint32_t li) { return g.nodes[static_cast<std::size_t>(steps[s].nodes[li])].name; };
       throw CompileError(g.source + ": internal: interleaving put an instruction of layer '" + name(merged.order_violation[0]) +
@@ -439,11 +442,11 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     step.end_instruction = static_cast<std::uint32_t>(program.code.size());
     // No barriers between layers: each instruction waits for exactly what it depends on.
     derive_dependency_tokens(program.code, step.first_instruction, step.end_instruction);
-    if (std::getenv("NPUSIM_DEBUG_SCHEDULE")) {
+    if (options.debug_schedule) {
       const auto est = cost::estimate_program(program.code, step.first_instruction, step.end_instruction, config);
       std::fprintf(stderr, "step estimate %.0f cycles\n", est.cycles);
-      if (const char* path = std::getenv("NPUSIM_DEBUG_ESTIMATE_FILE")) {
-        if (FILE* f = std::fopen(path, "w")) {
+      if (!options.debug_estimate_file.empty()) {
+        if (FILE* f = std::fopen(options.debug_estimate_file.c_str(), "w")) {
           for (std::size_t k = 0; k < est.instructions.size(); ++k)
             std::fprintf(f, "%zu %.0f %.0f\n", step.first_instruction + k, est.instructions[k].start_cycle, est.instructions[k].end_cycle);
           std::fclose(f);

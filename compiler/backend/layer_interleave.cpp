@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 
 #include "compiler/backend/dependency_tokens.h"
 #include "costmodel/footprint.h"
@@ -131,7 +130,7 @@ std::size_t first_of(const std::vector<Item>& stream, std::uint32_t layer) {
 }  // namespace
 
 InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction>>& layers, const HardwareConfig& config,
-                                  bool enabled, bool check_order) {
+                                  const InterleaveOptions& options) {
   std::vector<Item> stream;
   std::vector<std::uint32_t> done;  // the layers with code so far, in order
   std::vector<std::uint32_t> violation;
@@ -140,7 +139,7 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
     const std::size_t bs = stream.size();
     for (const auto& inst : layers[layer]) stream.push_back({inst, layer, cost::footprint(inst)});
     const std::size_t be = stream.size();
-    if (enabled && !done.empty()) {
+    if (options.enabled && !done.empty()) {
       // Into the predecessor (depth 0) with all of B's instructions or only its loads (its
       // compute and stores then stay behind: a prefetch of its first tiles), and the loads alone
       // into up to kMaxDepth layers further back, where the scheduler kept B's region clear of
@@ -201,11 +200,11 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
           }
         }
       }
-      if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
-        std::fprintf(stderr, "interleave layer %u into %u: %s%.0f cycles\n", layer, done.back(),
+      if (options.log)
+        std::fprintf(options.log, "interleave layer %u into %u: %s%.0f cycles\n", layer, done.back(),
                      chosen.empty() ? "kept apart, " : "saves ", chosen.empty() ? 0.0 : best_gain);
       // Each instruction the move put ahead of one that was ahead of it must not conflict with it.
-      if (check_order && violation.empty())
+      if (options.check_order && violation.empty())
         for (std::size_t x = 0; x < chosen.size() && violation.empty(); ++x)
           for (std::size_t y = x + 1; y < chosen.size(); ++y)
             if (chosen[y] < chosen[x] && conflict(stream[chosen[y]], stream[chosen[x]])) {

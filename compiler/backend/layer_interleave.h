@@ -16,6 +16,7 @@
 // only when it is faster.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include "hwconfig/hardware_config.h"
@@ -31,11 +32,16 @@ struct InterleavedCode {
   std::vector<std::uint32_t> order_violation;
 };
 
-// layers[i]: layer i's code in issue order (empty for layers without code). enabled false:
-// the layers one after another. check_order: after each move, compare every instruction moved
-// ahead with each one it passed (tests and NPUSIM_CHECK_INTERLEAVE=1; the pass finds the
-// conflicts its own way, this checks it).
+struct InterleaveOptions {
+  bool enabled = true;       // false: the layers one after another
+  // After each move, compare every instruction moved ahead with each one it passed (the pass
+  // finds the conflicts its own way, this checks it: CompileOptions::check_interleave).
+  bool check_order = false;
+  std::FILE* log = nullptr;  // debugging: each decision (CompileOptions::debug_schedule)
+};
+
+// layers[i]: layer i's code in issue order (empty for layers without code).
 InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction>>& layers, const HardwareConfig& config,
-                                  bool enabled = true, bool check_order = false);
+                                  const InterleaveOptions& options = {});
 
 }  // namespace npu::compiler

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <set>
 
 #include "compiler/backend/sram_allocator.h"
@@ -217,8 +216,8 @@ StepSchedule StepScheduler::run() {
         saved += prefs[i].ddr_bytes - trial_prefs[i].ddr_bytes;
       }
       if (ok && slower > saved / o_.ddr_bytes_per_cycle) {
-        if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
-          std::fprintf(stderr, "keep %s in DDR: %.0f cycles slower, %.0f saved\n", c.value.c_str(), slower,
+        if (o_.log)
+          std::fprintf(o_.log, "keep %s in DDR: %.0f cycles slower, %.0f saved\n", c.value.c_str(), slower,
                        saved / o_.ddr_bytes_per_cycle);
         break;
       }
@@ -226,8 +225,8 @@ StepSchedule StepScheduler::run() {
         admitted = true;
         break;
       }
-      if (std::getenv("NPUSIM_DEBUG_SCHEDULE"))
-        std::fprintf(stderr, "keep %s in DDR: %s%s\n", c.value.c_str(), ok ? "does not fit" : "no plan with it in place",
+      if (o_.log)
+        std::fprintf(o_.log, "keep %s in DDR: %s%s\n", c.value.c_str(), ok ? "does not fit" : "no plan with it in place",
                      shrink ? fmt_level(shrink).c_str() : "");
     }
     if (!admitted) continue;

@@ -17,6 +17,7 @@
 // to DDR as well.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <optional>
@@ -55,6 +56,7 @@ struct StepScheduleOptions {
   std::uint64_t capacity = 0, alignment = 64;
   double ddr_bytes_per_cycle = 1;  // what a DDR byte saved is worth in cycles
   bool keep_all_in_ddr = false;  // every value is also stored (tests read intermediates)
+  std::FILE* log = nullptr;      // debugging: why each value stays in DDR (CompileOptions::debug_schedule)
 };
 
 StepSchedule schedule_step(const std::vector<StepLayer>& layers, const std::map<std::string, StepValue>& values,

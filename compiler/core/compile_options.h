@@ -40,8 +40,13 @@ struct CompileOptions {
   // (layer_interleave.h); false: each layer's code after the one before.
   bool interleave_layers = true;
   // Checks that interleaving kept every pair of conflicting instructions in order (an internal
-  // compile error names them; tests; NPUSIM_CHECK_INTERLEAVE=1 turns it on too).
-  bool check_interleave = false;
+  // compile error names them). On by default: it costs no measurable compile time.
+  bool check_interleave = true;
+  // Debugging the back end (compiler/README.md, Debugging): prints to stderr each layer's region
+  // and estimate, why each value stays in DDR, each interleaving decision and each step's estimate.
+  bool debug_schedule = false;
+  // With debug_schedule: writes each instruction's estimated start and end cycle to this file.
+  std::string debug_estimate_file;
   // A tensor larger than this (counted as FP32, the compiler's working type) is an error: a
   // model must never make the compiler allocate what no NPU's DDR could hold.
   std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;

@@ -82,7 +82,7 @@ std::size_t position(const InterleavedCode& m, std::uint32_t layer, std::size_t 
 TEST_CASE("a layer's loads move into its compute-bound predecessor and the step gets faster", "[compiler][interleave]") {
   const HardwareConfig config = default_config();
   const auto layers = two_layers();
-  const InterleavedCode apart = interleave_layers(layers, config, false);
+  const InterleavedCode apart = interleave_layers(layers, config, {/*enabled=*/false});
   const InterleavedCode merged = interleave_layers(layers, config);
   REQUIRE(merged.code.size() == layers[0].size() + layers[1].size());
   // Off: one layer after the other.

@@ -79,7 +79,7 @@ inline void check_bit_exact(const std::string& model, const std::string& config_
   CompileOptions options;
   options.precision = Precision::Int8;
   options.store_all_values = true;  // intermediates kept on chip are stored too, to compare them
-  options.check_interleave = true;  // no conflicting pair reordered (a compile error names it)
+  options.check_interleave = true;  // the default: no conflicting pair reordered (a compile error names it)
   CompiledModel m;
   Graph g = lower_graph(model, options, m);
   generate_code(g, config, options, m);
