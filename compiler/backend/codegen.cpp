@@ -27,151 +27,6 @@
 
 namespace npu::compiler {
 
-void nhwc_extents(const std::vector<std::int64_t>& s, const AxisOrder& order, std::int64_t& h, std::int64_t& w,
-                  std::int64_t& c) {
-  h = w = c = 1;
-  const AxisOrder o = order_or_identity(order, s.size());
-  if (s.size() == 4 && same_bytes(s, o, nhwc_order())) {
-    h = s[2];
-    w = s[3];
-    c = s[1];
-    return;
-  }
-  const auto p = physical_shape(s, o);
-  if (p.empty()) return;
-  for (std::size_t i = 0; i + 1 < p.size(); ++i) h *= p[i];
-  c = p.back();
-}
-
-namespace {
-
-void describe(const Tensor& t, DdrTensor& d) {
-  d.shape = t.shape;
-  d.order = order_or_identity(t.order, t.shape.size());
-  if (same_bytes(t.shape, d.order, default_order(t.shape.size()))) d.order = default_order(t.shape.size());
-  d.strides = logical_strides(t.shape, d.order);
-  nhwc_extents(t.shape, d.order, d.h, d.w, d.c);
-  d.quant = t.quant;
-}
-
-}  // namespace
-
-CodegenContext::CodegenContext(const Graph& g, const HardwareConfig& c, Precision p, const Int8ParamsCache* cache)
-    : graph(g), config(c), precision(p), int8_params_(cache) {
-  alignment = static_cast<std::uint64_t>(std::max(1, c.sram.alignment_bytes));
-  sram_capacity = std::min<std::uint64_t>(c.sram.capacity_bytes, (1ull << 24)) / alignment * alignment;
-  sram_base = 0;
-  sram_bytes = sram_capacity;
-}
-
-std::shared_ptr<const Int8ConvParams> CodegenContext::conv_params(const Node& node) const {
-  if (int8_params_) return int8_params_->conv(graph, node);
-  return std::make_shared<const Int8ConvParams>(int8_conv_params(graph, node));
-}
-
-std::uint64_t CodegenContext::allocate(std::uint64_t bytes) {
-  std::uint64_t a = next_ddr_;
-  next_ddr_ = (next_ddr_ + bytes + 63) / 64 * 64;
-  if (next_ddr_ > config.ddr.capacity_bytes)
-    throw CompileError(graph.source + ": the program needs " + std::to_string(next_ddr_) +
-                       " bytes of DDR; the config has " + std::to_string(config.ddr.capacity_bytes));
-  return a;
-}
-
-const DdrTensor& CodegenContext::tensor(const std::string& name) {
-  auto it = tensors_.find(name);
-  if (it != tensors_.end()) return it->second;
-  const Tensor& t = graph.tensor(name);
-  DdrTensor d;
-  describe(t, d);
-  d.elem = elem_bytes(t);
-  d.addr = allocate(static_cast<std::uint64_t>(d.bytes()));
-  return tensors_[name] = d;
-}
-
-void CodegenContext::place_inside(const std::string& part, const std::string& whole, std::int64_t offset) {
-  DdrTensor d = tensor(whole);
-  const std::vector<std::int64_t> strides = d.strides;
-  describe(graph.tensor(part), d);
-  d.strides = strides;
-  d.addr += static_cast<std::uint64_t>(offset * d.elem);
-  tensors_[part] = d;
-}
-
-void CodegenContext::alias(const std::string& name, const std::string& same_as) {
-  DdrTensor d = tensor(same_as);
-  describe(graph.tensor(name), d);
-  tensors_[name] = d;
-  alias_of_[name] = same_as;
-}
-
-const std::string& CodegenContext::alias_root(const std::string& name) const {
-  const std::string* n = &name;
-  for (auto it = alias_of_.find(*n); it != alias_of_.end(); it = alias_of_.find(*n)) n = &it->second;
-  return *n;
-}
-
-std::optional<std::uint64_t> CodegenContext::resident(const std::string& name) const {
-  auto it = homes_.find(alias_root(name));
-  if (it == homes_.end() || !it->second.resident) return std::nullopt;
-  return it->second.sram_addr;
-}
-
-bool CodegenContext::in_ddr(const std::string& name) const {
-  auto it = homes_.find(alias_root(name));
-  return it == homes_.end() || it->second.in_ddr;
-}
-
-void throw_tile_too_big(const CodegenContext& ctx, const Node& n, std::uint64_t need) {
-  throw CompileError(ctx.graph.source + ": layer '" + n.name + "' (" + n.op_type + "): the smallest tile needs " +
-                     std::to_string(need) + " bytes of SRAM with double buffers; the scratchpad has " +
-                     std::to_string(ctx.sram_bytes));
-}
-
-const DdrTensor& CodegenContext::constant(const std::string& name, const QuantParams& q, const AxisOrder& order) {
-  return constant(graph.tensor(name), q, order);
-}
-
-const DdrTensor& CodegenContext::constant(const Tensor& t, const QuantParams& q, const AxisOrder& order) {
-  const AxisOrder o = order_or_identity(order, t.shape.size());
-  const bool quantized = int8() && q.valid();  // else fp16 (also the masks of an int8 island)
-  auto key = std::make_tuple(t.name, quantized ? q.scale : 0.0f, quantized ? q.zero_point : 0, o);
-  auto it = constants_.find(key);
-  if (it != constants_.end()) return it->second;
-  DdrTensor d;
-  d.shape = t.shape;
-  d.order = o;
-  d.strides = logical_strides(t.shape, d.order);
-  nhwc_extents(t.shape, d.order, d.h, d.w, d.c);
-  d.elem = quantized ? 1 : 2;
-  d.quant = quantized ? q : QuantParams{};
-  std::vector<float> logical;
-  const std::int64_t n = t.elements();
-  for (std::int64_t i = 0; i < n; ++i)
-    logical.push_back(t.floats.empty() ? static_cast<float>(t.ints.at(static_cast<std::size_t>(i)))
-                                       : t.floats.at(static_cast<std::size_t>(i)));
-  std::vector<std::uint8_t> bytes;
-  for (float v : to_physical(logical, t.shape, d.order)) {
-    if (quantized) {
-      bytes.push_back(static_cast<std::uint8_t>(quantize_value(v, q.scale, q.zero_point)));
-    } else {
-      std::uint16_t h = isa::float_to_half(v);
-      bytes.push_back(static_cast<std::uint8_t>(h & 0xff));
-      bytes.push_back(static_cast<std::uint8_t>(h >> 8));
-    }
-  }
-  d.addr = add_data(std::move(bytes));
-  if (dry_run) return dry_constants_.emplace_back(d);  // a trial: the address is not real, keep none
-  return constants_[key] = d;
-}
-
-std::uint64_t CodegenContext::add_data(std::vector<std::uint8_t> bytes) {
-  if (dry_run) return next_ddr_;  // costed, not kept
-  std::uint64_t a = allocate(bytes.size());
-  program_.data.push_back({a, std::move(bytes)});
-  return a;
-}
-
 namespace {
 
 // A channel concatenation read only as the (first) input of ungrouped convs in this step needs
@@ -273,197 +128,272 @@ void check_within_region(CodegenContext& ctx, const Node& n, const StepLayer& L,
   }
 }
 
-}  // namespace
-
-void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const HardwareConfig& config,
-                      const CompileOptions& options, CompiledModel& model, const Int8ParamsCache* int8_params) {
-  const Precision precision = options.precision;
-  CodegenContext ctx(g, config, precision, int8_params);
-  if (options.quant.weights != WeightOnly::None) {
-    ctx.weight_only.format = options.quant.weights == WeightOnly::Int4 ? isa::WeightFormat::Int4 : isa::WeightFormat::Int8;
-    ctx.weight_only.group = options.quant.weights == WeightOnly::Int4 ? static_cast<std::uint64_t>(options.quant.group_size) : 0;
+// The program of every NPU step, in order, and the records of every layer (compiler/README.md,
+// "Codegen"): per step the scheduler's scratchpad plan, each layer's code in its region, the
+// layers interleaved, a halt, tokens from footprints; then the tensor table.
+class ProgramGenerator {
+ public:
+  ProgramGenerator(const Graph& g, const std::vector<StepNodes>& steps, const HardwareConfig& config,
+                   const CompileOptions& options, CompiledModel& model, const Int8ParamsCache* int8_params)
+      : g_(g), steps_(steps), config_(config), options_(options), model_(model), ctx_(g, config, options.precision, int8_params) {
+    if (options.quant.weights != WeightOnly::None) {
+      ctx_.weight_only.format = options.quant.weights == WeightOnly::Int4 ? isa::WeightFormat::Int4 : isa::WeightFormat::Int8;
+      ctx_.weight_only.group =
+          options.quant.weights == WeightOnly::Int4 ? static_cast<std::uint64_t>(options.quant.group_size) : 0;
+    }
   }
-  isa::Program& program = ctx.program();
-  std::set<std::string> step_inputs, step_outputs;
-  for (std::size_t s = 0; s < steps.size(); ++s) {
-    if (steps[s].device != Node::Device::Npu) {
-      for (int i : steps[s].nodes) {
-        const Node& n = g.nodes[i];
-        LayerRecord rec;
-        rec.name = n.name;
-        rec.op = n.op_type;
-        rec.device = "cpu";
-        rec.macs = node_macs(g, n);
-        rec.fused_nodes = n.fused_nodes;
-        model.layers.push_back(rec);
-      }
-      continue;
+
+  void run() {
+    for (std::size_t s = 0; s < steps_.size(); ++s) {
+      if (steps_[s].device == Node::Device::Npu) generate_npu_step(steps_[s], model_.steps.at(s).npu);
+      else record_cpu_layers(steps_[s]);
     }
-    NpuStep& step = model.steps.at(s).npu;
-    step.first_instruction = static_cast<std::uint32_t>(program.code.size());
-    const std::set<std::string> this_step_inputs(steps[s].inputs.begin(), steps[s].inputs.end());
-    for (int i : steps[s].nodes) {
-      const Node& n = g.nodes[static_cast<std::size_t>(i)];
-      if (!concat_in_place(g, n, this_step_inputs)) continue;
-      ctx.place_inside(n.inputs[0], n.outputs[0], 0);
-      ctx.concat_in_place[n.outputs[0]] = n.inputs[0];
-    }
-    for (const auto& in : steps[s].inputs) {
-      ctx.tensor(in);
-      step_inputs.insert(in);
-    }
-    // The step's layers and values, as the scheduler sees them.
+    fill_tensor_table();
+    describe_weight_only();
+    model_.program = std::move(ctx_.program());
+  }
+
+ private:
+  // One NPU step's layers and values as the step scheduler sees them, and each layer's family.
+  struct StepLayers {
     std::vector<StepLayer> layers;
     std::vector<const NpuOpFamily*> families;
     std::map<std::string, StepValue> values;
-    std::set<std::string> outputs_of_step(steps[s].outputs.begin(), steps[s].outputs.end());
-    for (int i : steps[s].nodes) {
-      const Node& n = g.nodes[i];
-      StepLayer L;
-      const NpuOpFamily& family = family_of(g, n);
-      if (is_view_op(n.op_type)) {
-        ctx.alias(n.outputs[0], n.inputs[0]);  // the layout pass made the output the same bytes
-        L.has_code = false;
-        L.region_aware = true;
-      } else if (concat_read_in_parts(g, n, outputs_of_step)) {
-        ctx.concat_parts[n.outputs[0]] = n.inputs;  // its readers take the parts: no code
-        L.has_code = false;
-        L.region_aware = true;
-      } else {
-        L.region_aware = family.region_aware;
-        L.reads_resident = family.reads_resident;
-        L.writes_resident = family.writes_resident;
-        for (const auto& v : n.inputs) {
-          if (v.empty() || g.is_constant(v)) continue;
-          if (auto parts = ctx.concat_parts.find(v); parts != ctx.concat_parts.end())
-            for (const auto& p : parts->second) L.inputs.push_back(ctx.alias_root(p));
-          else
-            L.inputs.push_back(ctx.alias_root(v));
-        }
-        for (const auto& v : n.outputs) {
-          L.outputs.push_back(v);
-          StepValue& sv = values[v];
-          sv.bytes = ctx.align(static_cast<std::uint64_t>(ctx.tensor(v).bytes()));
-        }
-      }
-      layers.push_back(L);
-      families.push_back(&family);
-    }
-    for (auto& [v, sv] : values) {
-      for (const auto& o : outputs_of_step)
-        if (ctx.alias_root(o) == v) sv.step_output = true;
-    }
-    StepScheduleOptions so;
-    so.capacity = ctx.sram_capacity;
-    so.alignment = ctx.alignment;
-    so.keep_all_in_ddr = options.store_all_values;
-    so.log = options.debug_schedule ? stderr : nullptr;
-    so.ddr_bytes_per_cycle = config.ddr.model == "ideal" ? 1e9 : cost::ddr_bytes_per_cycle(config);
-    DemandFn demand = [&](std::size_t i, const std::map<std::string, ValueHome>& homes,
-                          std::uint64_t budget) -> std::optional<LayerDemand> {
-      const Node& n = g.nodes[static_cast<std::size_t>(steps[s].nodes[i])];
-      // Mixed programs: this layer's precision (quantization_stage.h), the program's otherwise.
-      ctx.precision = runs_in_fp16(n) ? Precision::Fp16 : precision;
-      if (families[i]->demand) {
-        ctx.homes() = homes;
-        return families[i]->demand(ctx, n, budget);
-      }
-      ctx.homes() = homes;
-      // Resident values sit above the trial region where addresses reach (else at 0: the
-      // estimate then only serialises more).
-      const std::uint64_t above = ctx.sram_capacity < (std::uint64_t{1} << 24) ? ctx.sram_capacity : 0;
-      for (auto& [v, h] : ctx.homes()) h.sram_addr = above;
-      return generated_demand(ctx, *families[i], n, budget);
-    };
-    StepSchedule schedule = schedule_step(layers, values, so, demand);
-    ctx.homes() = schedule.homes;
+  };
 
-    std::vector<std::vector<isa::Instruction>> layer_code;
-    for (std::size_t li = 0; li < steps[s].nodes.size(); ++li) {
-      const Node& n = g.nodes[static_cast<std::size_t>(steps[s].nodes[li])];
-      LayerCode code;
-      ctx.precision = runs_in_fp16(n) ? Precision::Fp16 : precision;
-      if (layers[li].has_code) {
-        ctx.set_region(schedule.scratch[li]);
-        ctx.third_weight_slot = !schedule.third_weight_slot.empty() && schedule.third_weight_slot[li];
-        if (options.debug_schedule)
-          std::fprintf(stderr, "%s: region %llu + %llu est %.0f%s\n", n.name.c_str(), (unsigned long long)schedule.scratch[li].base,
-                       (unsigned long long)schedule.scratch[li].bytes, schedule.est_cycles[li],
-                       ctx.third_weight_slot ? " (3 weight buffers)" : "");
-        code = families[li]->generate(ctx, n);
-        if (layers[li].region_aware) check_within_region(ctx, n, layers[li], values, code.code);
-        ctx.previous_region = schedule.scratch[li];
-      }
-      LayerRecord rec;
-      rec.name = n.name;
-      rec.op = n.get_string("pattern", n.op_type);
-      rec.device = "npu";
-      rec.macs = code.macs;
-      rec.planned_ddr_bytes = code.planned_ddr_bytes;
-      if (layers[li].has_code) rec.mapping = code.mapping.describe();
-      rec.fused_nodes = n.fused_nodes;
-      model.layers.push_back(rec);
-      layer_code.push_back(std::move(code.code));
-    }
-    // Each layer's instructions move into its predecessor's code where the cost model says the
-    // step gets faster (layer_interleave.h); the records then name the runs that are theirs.
-    InterleaveOptions io;
-    io.enabled = options.interleave_layers;
-    io.check_order = options.check_interleave;
-    io.log = options.debug_schedule ? stderr : nullptr;
-    InterleavedCode merged = interleave_layers(layer_code, config, io);
-    if (!merged.order_violation.empty()) {
-      auto name = [&](std::uint32_t li) { return g.nodes[static_cast<std::size_t>(steps[s].nodes[li])].name; };
-      throw CompileError(g.source + ": internal: interleaving put an instruction of layer '" + name(merged.order_violation[0]) +
-                         "' before a conflicting one of layer '" + name(merged.order_violation[1]) + "'");
-    }
-    const std::size_t first_record = model.layers.size() - layer_code.size();
-    const auto step_first = static_cast<std::uint32_t>(program.code.size());
-    std::uint32_t previous_end = step_first;  // where the last layer with code ended
-    for (std::size_t li = 0; li < layer_code.size(); ++li) {
-      LayerRecord& rec = model.layers[first_record + li];
-      for (std::uint32_t k = 0; k < merged.owner.size(); ++k) {
-        if (merged.owner[k] != li) continue;
-        const std::uint32_t at = step_first + k;
-        if (rec.runs.empty() || rec.runs.back().end != at) rec.runs.push_back({at, at + 1});
-        else ++rec.runs.back().end;
-      }
-      if (!rec.runs.empty()) {
-        rec.first_instruction = rec.runs.front().first;
-        rec.end_instruction = previous_end = rec.runs.back().end;
-      } else {  // no code: an empty span where its code would have been
-        rec.first_instruction = rec.end_instruction = previous_end;
-      }
-      if (rec.runs.size() == 1) rec.runs.clear();
-    }
-    program.code.insert(program.code.end(), merged.code.begin(), merged.code.end());
-    ctx.precision = precision;
-    program.code.push_back(isa::make_instruction(isa::Opcode::Halt));
-    step.end_instruction = static_cast<std::uint32_t>(program.code.size());
-    // No barriers between layers: each instruction waits for exactly what it depends on.
-    derive_dependency_tokens(program.code, step.first_instruction, step.end_instruction);
-    if (options.debug_schedule) {
-      const auto est = cost::estimate_program(program.code, step.first_instruction, step.end_instruction, config);
-      std::fprintf(stderr, "step estimate %.0f cycles\n", est.cycles);
-      if (!options.debug_estimate_file.empty()) {
-        if (FILE* f = std::fopen(options.debug_estimate_file.c_str(), "w")) {
-          for (std::size_t k = 0; k < est.instructions.size(); ++k)
-            std::fprintf(f, "%zu %.0f %.0f\n", step.first_instruction + k, est.instructions[k].start_cycle, est.instructions[k].end_cycle);
-          std::fclose(f);
-        }
-      }
-    }
-    for (const auto& o : steps[s].outputs) step_outputs.insert(o);
-    ctx.homes().clear();
-    ctx.set_region({0, ctx.sram_capacity});
-    ctx.previous_region = {};
+  void record_cpu_layers(const StepNodes& step);
+  void generate_npu_step(const StepNodes& step, NpuStep& npu);
+  void place_step_inputs(const StepNodes& step);
+  StepLayers describe_step(const StepNodes& step);
+  StepSchedule schedule(const StepNodes& step, const StepLayers& sl);
+  std::vector<std::vector<isa::Instruction>> generate_layers(const StepNodes& step, const StepLayers& sl,
+                                                             const StepSchedule& schedule);
+  void append_interleaved(const StepNodes& step, const std::vector<std::vector<isa::Instruction>>& layer_code);
+  void log_step_estimate(const NpuStep& npu);
+  void fill_tensor_table();
+  void describe_weight_only();
+  // Mixed programs: the layer's precision (quantization_stage.h), the program's otherwise.
+  Precision precision_of(const Node& n) const { return runs_in_fp16(n) ? Precision::Fp16 : options_.precision; }
+
+  const Graph& g_;
+  const std::vector<StepNodes>& steps_;
+  const HardwareConfig& config_;
+  const CompileOptions& options_;
+  CompiledModel& model_;
+  CodegenContext ctx_;
+  std::set<std::string> step_inputs_, step_outputs_;  // of every NPU step so far
+};
+
+void ProgramGenerator::record_cpu_layers(const StepNodes& step) {
+  for (int i : step.nodes) {
+    const Node& n = g_.nodes[i];
+    LayerRecord rec;
+    rec.name = n.name;
+    rec.op = n.op_type;
+    rec.device = "cpu";
+    rec.macs = node_macs(g_, n);
+    rec.fused_nodes = n.fused_nodes;
+    model_.layers.push_back(rec);
   }
-  for (const auto& [name, d] : ctx.placed()) {
-    const Tensor& t = g.tensor(name);
+}
+
+void ProgramGenerator::generate_npu_step(const StepNodes& step, NpuStep& npu) {
+  isa::Program& program = ctx_.program();
+  npu.first_instruction = static_cast<std::uint32_t>(program.code.size());
+  place_step_inputs(step);
+  const StepLayers sl = describe_step(step);
+  const StepSchedule plan = schedule(step, sl);
+  ctx_.homes() = plan.homes;
+  append_interleaved(step, generate_layers(step, sl, plan));
+  ctx_.precision = options_.precision;
+  program.code.push_back(isa::make_instruction(isa::Opcode::Halt));
+  npu.end_instruction = static_cast<std::uint32_t>(program.code.size());
+  // No barriers between layers: each instruction waits for exactly what it depends on.
+  derive_dependency_tokens(program.code, npu.first_instruction, npu.end_instruction);
+  if (options_.debug_schedule) log_step_estimate(npu);
+  for (const auto& o : step.outputs) step_outputs_.insert(o);
+  ctx_.homes().clear();
+  ctx_.set_region({0, ctx_.sram_capacity});
+  ctx_.previous_region = {};
+}
+
+// The step's inputs in DDR: a KV cache's past inside its Concat's output (concat_in_place).
+void ProgramGenerator::place_step_inputs(const StepNodes& step) {
+  const std::set<std::string> this_step_inputs(step.inputs.begin(), step.inputs.end());
+  for (int i : step.nodes) {
+    const Node& n = g_.nodes[static_cast<std::size_t>(i)];
+    if (!concat_in_place(g_, n, this_step_inputs)) continue;
+    ctx_.place_inside(n.inputs[0], n.outputs[0], 0);
+    ctx_.concat_in_place[n.outputs[0]] = n.inputs[0];
+  }
+  for (const auto& in : step.inputs) {
+    ctx_.tensor(in);
+    step_inputs_.insert(in);
+  }
+}
+
+// Views and concatenations read in parts have no code; every other layer reads and writes the
+// values (alias roots) the scheduler may keep on chip.
+ProgramGenerator::StepLayers ProgramGenerator::describe_step(const StepNodes& step) {
+  StepLayers sl;
+  const std::set<std::string> outputs_of_step(step.outputs.begin(), step.outputs.end());
+  for (int i : step.nodes) {
+    const Node& n = g_.nodes[i];
+    StepLayer L;
+    const NpuOpFamily& family = family_of(g_, n);
+    if (is_view_op(n.op_type)) {
+      ctx_.alias(n.outputs[0], n.inputs[0]);  // the layout pass made the output the same bytes
+      L.has_code = false;
+      L.region_aware = true;
+    } else if (concat_read_in_parts(g_, n, outputs_of_step)) {
+      ctx_.concat_parts[n.outputs[0]] = n.inputs;  // its readers take the parts: no code
+      L.has_code = false;
+      L.region_aware = true;
+    } else {
+      L.region_aware = family.region_aware;
+      L.reads_resident = family.reads_resident;
+      L.writes_resident = family.writes_resident;
+      for (const auto& v : n.inputs) {
+        if (v.empty() || g_.is_constant(v)) continue;
+        if (auto parts = ctx_.concat_parts.find(v); parts != ctx_.concat_parts.end())
+          for (const auto& p : parts->second) L.inputs.push_back(ctx_.alias_root(p));
+        else
+          L.inputs.push_back(ctx_.alias_root(v));
+      }
+      for (const auto& v : n.outputs) {
+        L.outputs.push_back(v);
+        StepValue& sv = sl.values[v];
+        sv.bytes = ctx_.align(static_cast<std::uint64_t>(ctx_.tensor(v).bytes()));
+      }
+    }
+    sl.layers.push_back(L);
+    sl.families.push_back(&family);
+  }
+  for (auto& [v, sv] : sl.values) {
+    for (const auto& o : outputs_of_step)
+      if (ctx_.alias_root(o) == v) sv.step_output = true;
+  }
+  return sl;
+}
+
+// The scratchpad plan: which values stay on chip and each layer's region, each layer priced by
+// its family's demand or by timing its generated code.
+StepSchedule ProgramGenerator::schedule(const StepNodes& step, const StepLayers& sl) {
+  StepScheduleOptions so;
+  so.capacity = ctx_.sram_capacity;
+  so.alignment = ctx_.alignment;
+  so.keep_all_in_ddr = options_.store_all_values;
+  so.log = options_.debug_schedule ? stderr : nullptr;
+  so.ddr_bytes_per_cycle = config_.ddr.model == "ideal" ? 1e9 : cost::ddr_bytes_per_cycle(config_);
+  DemandFn demand = [&](std::size_t i, const std::map<std::string, ValueHome>& homes,
+                        std::uint64_t budget) -> std::optional<LayerDemand> {
+    const Node& n = g_.nodes[static_cast<std::size_t>(step.nodes[i])];
+    ctx_.precision = precision_of(n);
+    if (sl.families[i]->demand) {
+      ctx_.homes() = homes;
+      return sl.families[i]->demand(ctx_, n, budget);
+    }
+    ctx_.homes() = homes;
+    // Resident values sit above the trial region where addresses reach (else at 0: the
+    // estimate then only serialises more).
+    const std::uint64_t above = ctx_.sram_capacity < (std::uint64_t{1} << 24) ? ctx_.sram_capacity : 0;
+    for (auto& [v, h] : ctx_.homes()) h.sram_addr = above;
+    return generated_demand(ctx_, *sl.families[i], n, budget);
+  };
+  return schedule_step(sl.layers, sl.values, so, demand);
+}
+
+// Each layer's code in its region (checked against it), and its record.
+std::vector<std::vector<isa::Instruction>> ProgramGenerator::generate_layers(const StepNodes& step, const StepLayers& sl,
+                                                                             const StepSchedule& schedule) {
+  std::vector<std::vector<isa::Instruction>> layer_code;
+  for (std::size_t li = 0; li < step.nodes.size(); ++li) {
+    const Node& n = g_.nodes[static_cast<std::size_t>(step.nodes[li])];
+    const StepLayer& L = sl.layers[li];
+    LayerCode code;
+    ctx_.precision = precision_of(n);
+    if (L.has_code) {
+      ctx_.set_region(schedule.scratch[li]);
+      ctx_.third_weight_slot = !schedule.third_weight_slot.empty() && schedule.third_weight_slot[li];
+      if (options_.debug_schedule)
+        std::fprintf(stderr, "%s: region %llu + %llu est %.0f%s\n", n.name.c_str(), (unsigned long long)schedule.scratch[li].base,
+                     (unsigned long long)schedule.scratch[li].bytes, schedule.est_cycles[li],
+                     ctx_.third_weight_slot ? " (3 weight buffers)" : "");
+      code = sl.families[li]->generate(ctx_, n);
+      if (L.region_aware) check_within_region(ctx_, n, L, sl.values, code.code);
+      ctx_.previous_region = schedule.scratch[li];
+    }
+    LayerRecord rec;
+    rec.name = n.name;
+    rec.op = n.get_string("pattern", n.op_type);
+    rec.device = "npu";
+    rec.macs = code.macs;
+    rec.planned_ddr_bytes = code.planned_ddr_bytes;
+    if (L.has_code) rec.mapping = code.mapping.describe();
+    rec.fused_nodes = n.fused_nodes;
+    model_.layers.push_back(rec);
+    layer_code.push_back(std::move(code.code));
+  }
+  return layer_code;
+}
+
+// Each layer's instructions move into its predecessor's code where the cost model says the
+// step gets faster (layer_interleave.h); the records then name the runs that are theirs.
+void ProgramGenerator::append_interleaved(const StepNodes& step, const std::vector<std::vector<isa::Instruction>>& layer_code) {
+  isa::Program& program = ctx_.program();
+  InterleaveOptions io;
+  io.enabled = options_.interleave_layers;
+  io.check_order = options_.check_interleave;
+  io.log = options_.debug_schedule ? stderr : nullptr;
+  InterleavedCode merged = interleave_layers(layer_code, config_, io);
+  if (!merged.order_violation.empty()) {
+    auto name = [&](std::uint32_t li) { return g_.nodes[static_cast<std::size_t>(step.nodes[li])].name; };
+    throw CompileError(g_.source + ": internal: interleaving put an instruction of layer '" + name(merged.order_violation[0]) +
+                       "' before a conflicting one of layer '" + name(merged.order_violation[1]) + "'");
+  }
+  const std::size_t first_record = model_.layers.size() - layer_code.size();
+  const auto step_first = static_cast<std::uint32_t>(program.code.size());
+  std::uint32_t previous_end = step_first;  // where the last layer with code ended
+  for (std::size_t li = 0; li < layer_code.size(); ++li) {
+    LayerRecord& rec = model_.layers[first_record + li];
+    for (std::uint32_t k = 0; k < merged.owner.size(); ++k) {
+      if (merged.owner[k] != li) continue;
+      const std::uint32_t at = step_first + k;
+      if (rec.runs.empty() || rec.runs.back().end != at) rec.runs.push_back({at, at + 1});
+      else ++rec.runs.back().end;
+    }
+    if (!rec.runs.empty()) {
+      rec.first_instruction = rec.runs.front().first;
+      rec.end_instruction = previous_end = rec.runs.back().end;
+    } else {  // no code: an empty span where its code would have been
+      rec.first_instruction = rec.end_instruction = previous_end;
+    }
+    if (rec.runs.size() == 1) rec.runs.clear();
+  }
+  program.code.insert(program.code.end(), merged.code.begin(), merged.code.end());
+}
+
+// --debug-schedule: the step's estimate, and each instruction's estimated start and end.
+void ProgramGenerator::log_step_estimate(const NpuStep& npu) {
+  const isa::Program& program = ctx_.program();
+  const auto est = cost::estimate_program(program.code, npu.first_instruction, npu.end_instruction, config_);
+  std::fprintf(stderr, "step estimate %.0f cycles\n", est.cycles);
+  if (options_.debug_estimate_file.empty()) return;
+  if (FILE* f = std::fopen(options_.debug_estimate_file.c_str(), "w")) {
+    for (std::size_t k = 0; k < est.instructions.size(); ++k)
+      std::fprintf(f, "%zu %.0f %.0f\n", npu.first_instruction + k, est.instructions[k].start_cycle, est.instructions[k].end_cycle);
+    std::fclose(f);
+  }
+}
+
+// The program's tensor table: every value placed in DDR, its role, encoding and layout.
+void ProgramGenerator::fill_tensor_table() {
+  for (const auto& [name, d] : ctx_.placed()) {
+    const Tensor& t = g_.tensor(name);
     isa::TensorEntry e;
     e.name = name;
-    e.role = step_outputs.count(name) ? isa::TensorRole::Output
-             : step_inputs.count(name) ? isa::TensorRole::Input
+    e.role = step_outputs_.count(name) ? isa::TensorRole::Output
+             : step_inputs_.count(name) ? isa::TensorRole::Input
                                        : isa::TensorRole::Intermediate;
     e.dtype = d.elem == 1 ? isa::DType::Int8 : isa::DType::Fp16;
     // shape in memory order; layout names the order (ND[a,b,...] only for NPU-internal values).
@@ -486,16 +416,25 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
       e.scale = d.quant.scale;
       e.zero_point = d.quant.zero_point;
     }
-    program.tensors.push_back(e);
+    ctx_.program().tensors.push_back(e);
   }
-  if (ctx.weight_only.quantized()) {
-    model.quantization.weights = std::string(weight_only_name(options.quant.weights)) +
-                                 (options.quant.weights == WeightOnly::Int4
-                                      ? " per-group (" + std::to_string(options.quant.group_size) + " weights per fp16 scale)"
+}
+
+void ProgramGenerator::describe_weight_only() {
+  if (ctx_.weight_only.quantized()) {
+    model_.quantization.weights = std::string(weight_only_name(options_.quant.weights)) +
+                                 (options_.quant.weights == WeightOnly::Int4
+                                      ? " per-group (" + std::to_string(options_.quant.group_size) + " weights per fp16 scale)"
                                       : " per-channel (one fp16 scale per output channel)") +
-                                 ", fp16 activations, " + std::to_string(ctx.weight_only_layers) + " MatMul/Gemm layer(s)";
+                                 ", fp16 activations, " + std::to_string(ctx_.weight_only_layers) + " MatMul/Gemm layer(s)";
   }
-  model.program = std::move(program);
+}
+
+}  // namespace
+
+void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const HardwareConfig& config,
+                      const CompileOptions& options, CompiledModel& model, const Int8ParamsCache* int8_params) {
+  ProgramGenerator(g, steps, config, options, model, int8_params).run();
 }
 
 }  // namespace npu::compiler
