@@ -7,26 +7,19 @@
 #include <set>
 
 #include "compiler/backend/codegen_context.h"
-#include "compiler/backend/codegen_move.h"
 #include "compiler/backend/dependency_tokens.h"
-#include "compiler/backend/op_registry.h"
 #include "compiler/backend/layer_interleave.h"
-#include "compiler/backend/precision_converters.h"
-#include "compiler/backend/rowwise_params.h"
+#include "compiler/backend/op_registry.h"
 #include "compiler/backend/step_schedule.h"
 #include "compiler/core/node_work.h"
 #include "compiler/core/npu_ops.h"
-#include "compiler/quant/int8_layer_params.h"
-#include "compiler/quant/quant_math.h"
 #include "compiler/quant/quantization_stage.h"
 #include "costmodel/dma_cost.h"
 #include "costmodel/footprint.h"
 #include "costmodel/program_estimate.h"
-#include "isa/fp16.h"
 #include "isa/instruction_set.h"
 
 namespace npu::compiler {
-
 namespace {
 
 // A channel concatenation read only as the (first) input of ungrouped convs in this step needs
