@@ -1,56 +1,12 @@
 // The compiler's entry point: an ONNX file and a hardware config in, a compiled model (program
 // plus execution plan, container/compiled_model.h) out.
 #pragma once
-#include <cstdint>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
-#include "compiler/quant_options.h"
-#include "container/compiled_model.h"
+#include "compiler/core/compile_options.h"
 #include "hwconfig/hardware_config.h"
 
 namespace npu::compiler {
-
-// The container types the compiler fills, by their plain names inside the compiler.
-using container::CompiledModel;
-using container::CpuStep;
-using container::Fallback;
-using container::LayerRecord;
-using container::NpuStep;
-using container::PassSummary;
-using container::QuantizationRecord;
-using container::Precision;
-using container::Step;
-
-constexpr std::uint64_t kDefaultMaxTensorBytes = std::uint64_t{4} << 30;  // 4 GiB
-
-struct CompileOptions {
-  Precision precision = Precision::Int8;
-  std::string calibration_dir;                // .npy files named <input>.npy or <input>_N.npy
-  std::vector<std::string> input_shapes;      // "name=1x3x224x224" fixes dynamic dims
-  bool strict = false;                        // any CPU fallback is an error naming the node
-  std::string dump_dir;                       // when set, each pass writes <NN>-<pass>.onnx here
-  bool explain = false;                       // collect PassSummary lines
-  QuantOptions quant;                         // calibration, mixed precision, weight-only (quant_options.h)
-  // Every NPU value is also stored to DDR (tests read intermediates back); values the step
-  // scheduler keeps in the scratchpad are still read from there.
-  bool store_all_values = false;
-  // Layers' code moves into their predecessors' where the cost model says it is faster
-  // (layer_interleave.h); false: each layer's code after the one before.
-  bool interleave_layers = true;
-  // Checks that interleaving kept every pair of conflicting instructions in order (an internal
-  // compile error names them; tests; NPUSIM_CHECK_INTERLEAVE=1 turns it on too).
-  bool check_interleave = false;
-  // A tensor larger than this (counted as FP32, the compiler's working type) is an error: a
-  // model must never make the compiler allocate what no NPU's DDR could hold.
-  std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;
-};
-
-// Throws CompileError: one line naming the file, node or tensor and what is wrong.
-struct CompileError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config,
                       const CompileOptions& options);

@@ -34,16 +34,6 @@ std::string cache_key(const std::string& onnx_path, const CompileOptions& option
 
 }  // namespace
 
-std::shared_ptr<const Int8ConvParams> Int8ParamsCache::conv(const Graph& graph, const Node& node) const {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = conv_.find(node.name);
-    if (it != conv_.end()) return it->second;
-  }
-  auto params = std::make_shared<const Int8ConvParams>(int8_conv_params(graph, node));
-  std::lock_guard<std::mutex> lock(mutex_);
-  return conv_.emplace(node.name, std::move(params)).first->second;
-}
 
 std::shared_ptr<const LoweredModel> lower_with_cache(const std::string& onnx_path, const CompileOptions& options,
                                                      const HardwareConfig* config) {

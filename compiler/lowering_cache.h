@@ -4,27 +4,13 @@
 #pragma once
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "compiler/compile.h"
-#include "compiler/graph.h"
-#include "compiler/int8_layer_params.h"
+#include "compiler/core/graph.h"
+#include "compiler/quant/int8_layer_params.h"
 
 namespace npu::compiler {
-
-// The integer parameters of INT8 Conv/Gemm layers (quantised weights, bias, requant), derived
-// once per lowered graph: they read the quantised graph only, never the hardware config, so
-// every config a sweep compiles for reuses them (quantising ResNet-18's weights took about a
-// third of a per-config compile). Thread-safe; entries live as long as the lowered model.
-class Int8ParamsCache {
- public:
-  std::shared_ptr<const Int8ConvParams> conv(const Graph& graph, const Node& node) const;
-
- private:
-  mutable std::mutex mutex_;
-  mutable std::map<std::string, std::shared_ptr<const Int8ConvParams>> conv_;  // by node name
-};
 
 struct LoweredModel {
   Graph graph;

@@ -4,25 +4,21 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "compiler/onnx_io.h"
-#include "compiler/opset_upgrade.h"
-#include "compiler/qdq_import.h"
+#include "compiler/backend/layout.h"
+#include "compiler/backend/partition.h"
+#include "compiler/backend/precision_converters.h"
+#include "compiler/backend/precision_cost.h"
+#include "compiler/frontend/onnx_io.h"
+#include "compiler/frontend/opset_upgrade.h"
+#include "compiler/frontend/passes.h"
+#include "compiler/frontend/shape_inference.h"
 #include "compiler/passes/passes.h"
-#include "compiler/shape_inference.h"
+#include "compiler/quant/qdq_import.h"
+#include "compiler/quant/quant_simulation.h"
+#include "compiler/quant/quantize.h"
 
 namespace npu::compiler {
 
-void PassPipeline::record(const std::string& name, const Graph& graph, std::size_t before,
-                          const std::string& detail) {
-  summaries_.push_back({name, before, graph.nodes.size(), detail});
-  ++index_;
-  if (options_.dump_dir.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(options_.dump_dir, ec);
-  char prefix[8];
-  std::snprintf(prefix, sizeof prefix, "%02d-", index_);
-  write_onnx(graph, (std::filesystem::path(options_.dump_dir) / (prefix + name + ".onnx")).string());
-}
 
 namespace {
 
@@ -107,6 +103,68 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   });
   return g;
 }
+
+NpuQuestions npu_questions(const HardwareConfig* config, const CompileOptions& options) {
+  NpuQuestions npu;
+  npu.fp16_rejection = [](const Graph& g, const Node& n) { return npu_rejection(g, n, Precision::Fp16); };
+  if (config)
+    npu.promotion_cost = [config, options](const Graph& g,
+                                           const std::vector<std::string>& candidates) -> std::unique_ptr<PromotionCost> {
+      try {
+        return std::make_unique<PrecisionCostModel>(g, *config, options, candidates);
+      } catch (const CompileError&) {  // a what-if program that cannot be generated: rank by sensitivity alone
+        return nullptr;
+      }
+    };
+  return npu;
+}
+
+Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model,
+                  const HardwareConfig* config) {
+  model.precision = options.precision;
+  Graph unfused;
+  Graph g = import_and_optimize(onnx_path, options, model.passes, &unfused, &model.warnings);
+  model.model_inputs = g.inputs;
+  model.model_outputs = g.outputs;
+  PassPipeline pipeline(options, model.passes);
+
+  std::size_t before = g.nodes.size();
+  model.fallbacks = assign_devices(g, options.precision, options.strict);
+  pipeline.record("partition", g, before,
+                  std::to_string(g.nodes.size() - model.fallbacks.size()) + " npu, " +
+                      std::to_string(model.fallbacks.size()) + " cpu nodes");
+
+  if (options.precision == Precision::Int8) {
+    before = g.nodes.size();
+    pipeline.record("quantization", g, before, quantize_graph(g, unfused, options, model, npu_questions(config, options)));
+  }
+
+  int transposes = 0;
+  pipeline.run("layout", g, [&](Graph& x) { return convert_layout(x, transposes); });
+  if (!model.quantization.fp16_layers.empty()) pipeline.run("precision-converters", g, insert_precision_converters);
+  return g;
+}
+
+SensitivityReport quantization_sensitivity(const std::string& onnx_path, const CompileOptions& options,
+                                           std::string& scheme, std::vector<std::string>& warnings) {
+  CompileOptions plain = options;
+  plain.precision = Precision::Int8;
+  plain.quant.mixed = false;
+  plain.quant.keep_fp16.clear();
+  CompiledModel model;
+  std::vector<PassSummary> passes;
+  Graph unfused;
+  Graph g = import_and_optimize(onnx_path, plain, passes, &unfused, &model.warnings);
+  model.fallbacks = assign_devices(g, Precision::Int8, plain.strict);
+  quantize_graph(g, unfused, plain, model, npu_questions(nullptr, plain));
+  std::vector<std::string> ignored;
+  const auto samples = calibration_inputs(unfused, plain, ignored);
+  scheme = model.quantization.scheme;
+  warnings = model.warnings;
+  QuantSimulator sim(g);
+  return analyse_sensitivity(sim, samples, npu_questions(nullptr, plain).fp16_rejection);
+}
+
 
 std::string format_summary(const PassSummary& s) {
   return s.pass + ": " + std::to_string(s.nodes_before) + " -> " + std::to_string(s.nodes_after) +

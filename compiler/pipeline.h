@@ -1,34 +1,21 @@
-// The front half of compile(): import and the graph passes, each recorded as a PassSummary and
-// optionally dumped as ONNX. Exposed so tests and tools can stop after any stage.
+// The stages of compile() in order: the front end and the graph passes (import_and_optimize),
+// partitioning, quantisation and layout (lower_graph), then the back end (generate_code,
+// backend/codegen.h). Each pass is recorded as a PassSummary and optionally dumped as ONNX.
+// Exposed so tests and tools can stop after any stage. The only place that joins the stages:
+// quantisation asks the back end its questions through npu_questions.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "compiler/backend/codegen.h"
 #include "compiler/compile.h"
-#include "compiler/graph.h"
+#include "compiler/core/graph.h"
+#include "compiler/frontend/pass_pipeline.h"
+#include "compiler/quant/quant_sensitivity.h"
+#include "compiler/quant/quantization_stage.h"
 
 namespace npu::compiler {
 
-class Int8ParamsCache;
-
-class PassPipeline {
- public:
-  PassPipeline(const CompileOptions& options, std::vector<PassSummary>& summaries)
-      : options_(options), summaries_(summaries), index_(static_cast<int>(summaries.size())) {}
-  // Runs `pass` on the graph, records nodes before/after and its detail, dumps the result.
-  template <typename Pass>
-  void run(const std::string& name, Graph& graph, Pass&& pass) {
-    std::size_t before = graph.nodes.size();
-    std::string detail = pass(graph);
-    record(name, graph, before, detail);
-  }
-  void record(const std::string& name, const Graph& graph, std::size_t before, const std::string& detail);
-
- private:
-  const CompileOptions options_;  // a copy: callers pass temporaries ({})
-  std::vector<PassSummary>& summaries_;
-  int index_;  // continues the numbering of dumps across pipelines
-};
 
 // The front end and the graph passes: import, static shapes (shape inference and constant
 // folding to a fixed point), opset upgrade, dead-node removal, canonicalisation, activation and
@@ -48,9 +35,16 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
 // `config` (optional): the hardware the mixed-precision search weighs promotions on.
 Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model,
                   const HardwareConfig* config = nullptr);
-// `int8_params` (optional): where to find the INT8 layer parameters of `graph` already derived.
-void generate_code(const Graph& graph, const HardwareConfig& config, const CompileOptions& options,
-                   CompiledModel& model, const Int8ParamsCache* int8_params = nullptr);
+
+// The back end's answers to the quantisation stage: fp16 capability by the partitioner's rules
+// and, with `config`, promotion costs from generated programs (backend/precision_cost.h).
+NpuQuestions npu_questions(const HardwareConfig* config, const CompileOptions& options);
+
+// `npusim quant-report`: the model imported, partitioned and quantised as `options` say (without
+// the mixed-precision search), then each NPU layer's sensitivity on the calibration samples.
+// `scheme` and `warnings` receive what the compile summary would say.
+SensitivityReport quantization_sensitivity(const std::string& onnx_path, const CompileOptions& options,
+                                           std::string& scheme, std::vector<std::string>& warnings);
 
 // "fusion: 70 -> 31 nodes (fused 20 layers ...)"
 std::string format_summary(const PassSummary& s);

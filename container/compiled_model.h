@@ -61,9 +61,12 @@ struct LayerRecord {
   std::uint32_t end_instruction = 0;
   std::uint64_t planned_ddr_bytes = 0;   // what the tiler expects to move
   std::vector<std::string> fused_nodes;  // original ONNX node names
-  // When the compiler interleaved its code with its neighbours' (compiler/layer_interleave.h):
+  // When the compiler interleaved its code with its neighbours' (compiler/backend/layer_interleave.h):
   // the runs of the span that are its own, in order. Empty: the whole span is.
   std::vector<InstructionRun> runs;
+  // NPU layers, at compile time only (not stored in the plan): the mapping the compiler chose,
+  // one line (compiler/backend/layer_mapping.h); `npusim compile --explain` prints it.
+  std::string mapping = {};
 };
 
 // The indices of the instructions a layer owns, in order, below code_size.

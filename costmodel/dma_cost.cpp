@@ -155,7 +155,8 @@ int DmaEstimate::dram_groups() const {
 void DmaEstimate::box(std::uint64_t run, std::uint64_t runs, std::uint64_t reps, std::uint64_t stride,
                       std::uint64_t rep_stride, std::uint64_t off, double& cycles, double& bus) const {
   // The instructions codegen emits for this box (split_dma_box: merged runs, split counts).
-  const std::vector<DmaBox> split = split_dma_box({off, 0, run, runs, stride, run, reps, rep_stride, run * runs});
+  const std::vector<DmaBox> split = split_dma_box({off, 0, run, runs, stride, run, reps, rep_stride, run * runs},
+                                                  static_cast<std::uint64_t>(hw_.sram.alignment_bytes));
   if (split.empty()) return;
   if (split.front().run_bytes != run) {  // contiguous runs merged into one
     run = split.front().run_bytes;

@@ -1,6 +1,6 @@
 // Which scratchpad and DDR bytes an instruction reads and writes: the operand extents of
 // isa/ISA.md (the same ones sim/program_plan checks against the capacity). The compiler
-// derives its dependency tokens from these (compiler/dependency_tokens.h). A strided DMA box
+// derives its dependency tokens from these (compiler/backend/dependency_tokens.h). A strided DMA box
 // counts as its whole span, so a footprint may be larger than the bytes moved, never smaller.
 #pragma once
 #include <optional>

@@ -11,6 +11,13 @@ std::string format_passes(const container::CompiledModel& model) {
   return s;
 }
 
+std::string format_mappings(const container::CompiledModel& model) {
+  std::string s;
+  for (const auto& l : model.layers)
+    if (!l.mapping.empty()) s += fmt::format("mapping {}: {}\n", l.name, l.mapping);
+  return s;
+}
+
 std::string format_compile_summary(const container::CompiledModel& model, const std::string& model_path,
                                    const std::string& out_path) {
   std::size_t npu_steps = 0, cpu_steps = 0, npu_layers = 0;

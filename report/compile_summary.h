@@ -9,6 +9,8 @@ namespace npu::report {
 
 // `--explain`: node counts before and after each pass.
 std::string format_passes(const container::CompiledModel& model);
+// Each NPU layer's mapping as the compiler chose it (loop nest, tiles, buffers): compile time only.
+std::string format_mappings(const container::CompiledModel& model);
 // How an int8 program was quantised (calibration, fp16 layers, accuracy reached); empty for fp16.
 std::string format_quantization(const container::QuantizationRecord& q);
 // What was written: instructions, steps, layers, fallbacks with reasons, the quantisation.

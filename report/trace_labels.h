@@ -11,7 +11,7 @@ namespace npu::report {
 
 // One label per instruction of `program`: the layer name and {"index": t}, the tile number
 // within the layer. The compiler issues a layer tile by tile, each tile's stages in pipeline
-// order (load, compute, vector, store: compiler/instruction_stream.cpp), so a new tile starts
+// order (load, compute, vector, store: compiler/backend/instruction_stream.cpp), so a new tile starts
 // where the unit order steps back. Instructions outside every layer get an empty label.
 std::vector<sim::InstructionLabel> instruction_labels(const std::vector<container::LayerRecord>& layers,
                                                       const isa::Program& program);

@@ -28,7 +28,7 @@ class CpuExecutor {
 // bridge, libpython or the package cannot be loaded.
 std::unique_ptr<CpuExecutor> make_onnxruntime_executor();
 
-// The compiler's FP32 evaluator (compiler/float_evaluator.h) for every step whose nodes it
+// The compiler's FP32 evaluator (compiler/reference/float_evaluator.h) for every step whose nodes it
 // all supports and whose computed values are all float32 (integer step inputs are taken when
 // exactly representable); other steps go to `next`. Decided per step, once.
 std::unique_ptr<CpuExecutor> make_float_evaluator_executor(std::unique_ptr<CpuExecutor> next);

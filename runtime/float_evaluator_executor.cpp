@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/float_evaluator.h"
-#include "compiler/onnx_io.h"
+#include "compiler/frontend/onnx_io.h"
+#include "compiler/reference/float_evaluator.h"
 #include "runtime/cpu_executor.h"
 
 namespace npu::runtime {

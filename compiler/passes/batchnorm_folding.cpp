@@ -9,10 +9,10 @@
 #include <cmath>
 #include <utility>
 
+#include "compiler/frontend/pattern_match.h"
 #include "compiler/passes/passes.h"
-#include "compiler/passes/pattern_match.h"
-#include "compiler/shape_inference.h"
-#include "compiler/tensor_kernels.h"
+#include "compiler/reference/node_geometry.h"
+#include "compiler/reference/tensor_kernels.h"
 
 namespace npu::compiler {
 namespace {

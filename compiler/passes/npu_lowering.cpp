@@ -12,8 +12,8 @@
 //   no padding): SpaceToDepth(s) then a 1x1 Conv over the s*s*C channels.
 #include <algorithm>
 
+#include "compiler/frontend/shape_inference.h"
 #include "compiler/passes/passes.h"
-#include "compiler/shape_inference.h"
 #include "isa/field_limits.h"
 
 namespace npu::compiler {

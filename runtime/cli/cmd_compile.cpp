@@ -23,7 +23,13 @@ int run_compile(const std::vector<std::string>& args) {
       ("explain", po::bool_switch(), "print the node counts before and after each pass")
       ("input-shape", po::value<std::vector<std::string>>()->composing(), "NAME=1x3x224x224 fixes dynamic dims (repeatable)")
       ("dump-dir", po::value<std::string>(), "write each pass's graph as ONNX into DIR (view in Netron)")
-      ("quiet,q", po::bool_switch(), "print nothing but errors");
+      ("quiet,q", po::bool_switch(), "print nothing but errors")
+      ("no-interleave", po::bool_switch(), "each layer's code after the one before (no cross-layer interleaving)")
+      ("debug-schedule", po::bool_switch(),
+       "print to stderr each layer's region and estimate, why values stay in DDR, each interleaving decision, "
+       "each step's estimate")
+      ("debug-estimate-file", po::value<std::string>(),
+       "with --debug-schedule: write each instruction's estimated start and end cycle to FILE");
   add_quant_options(opts);
   po::positional_options_description pos;
   pos.add("model", 1);
@@ -42,6 +48,9 @@ int run_compile(const std::vector<std::string>& args) {
   if (vm->count("dump-dir")) options.dump_dir = (*vm)["dump-dir"].as<std::string>();
   options.strict = (*vm)["strict"].as<bool>();
   options.explain = (*vm)["explain"].as<bool>();
+  options.interleave_layers = !(*vm)["no-interleave"].as<bool>();
+  options.debug_schedule = (*vm)["debug-schedule"].as<bool>();
+  if (vm->count("debug-estimate-file")) options.debug_estimate_file = (*vm)["debug-estimate-file"].as<std::string>();
 
   const std::string model_path = (*vm)["model"].as<std::string>();
   bool compiled = false;
@@ -52,7 +61,7 @@ int run_compile(const std::vector<std::string>& args) {
 
   if (!(*vm)["quiet"].as<bool>()) {
     for (const auto& w : model.warnings) fmt::print(stderr, "npusim compile: warning: {}\n", w);
-    if (options.explain) fmt::print("{}", report::format_passes(model));
+    if (options.explain) fmt::print("{}{}", report::format_passes(model), report::format_mappings(model));
     fmt::print("{}", report::format_compile_summary(model, model_path, out));
     // What the fp16 layers cost: the same model all int8 and all fp16, simulated timing-only.
     if (model.precision == container::Precision::Int8 && !model.quantization.fp16_layers.empty())

@@ -1,7 +1,7 @@
 // `npusim quant-report`: which layers lose the accuracy in INT8. Per NPU layer, its output's SQNR
 // and cosine against FP32 with only that layer quantised and with every layer quantised (up to
 // it), and the model outputs' cosine with only that layer quantised; over the calibration data,
-// quantisation simulated in float (compiler/quant_simulation.h).
+// quantisation simulated in float (compiler/quant/quant_simulation.h).
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -10,7 +10,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "compiler/quantization_stage.h"
+#include "compiler/pipeline.h"
 #include "runtime/cli/command.h"
 #include "runtime/cli/options.h"
 #include "runtime/cli/quant_options_cli.h"

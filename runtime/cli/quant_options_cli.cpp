@@ -3,7 +3,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "compiler/quant_spelling.h"
+#include "compiler/quant/quant_spelling.h"
 
 namespace npu::cli {
 namespace {

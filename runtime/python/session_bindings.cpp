@@ -13,7 +13,7 @@
 #include <pybind11/stl.h>
 
 #include "compiler/host_flops.h"
-#include "compiler/quant_spelling.h"
+#include "compiler/quant/quant_spelling.h"
 #include "container/compiled_model.h"
 #include "isa/program.h"
 #include "report/model_report.h"

@@ -5,10 +5,10 @@
 #include <random>
 #include <vector>
 
-#include "compiler/calibration_statistics.h"
 #include "compiler/compile.h"
-#include "compiler/quant_options.h"
-#include "compiler/quantize.h"
+#include "compiler/core/quant_options.h"
+#include "compiler/quant/calibration_statistics.h"
+#include "compiler/quant/quantize.h"
 
 using namespace npu::compiler;
 

@@ -1,4 +1,4 @@
-// The FP32 GEMM behind calibration (compiler/float_gemm.h): exact on integer data over shapes
+// The FP32 GEMM behind calibration (compiler/reference/float_gemm.h): exact on integer data over shapes
 // that cross every blocking edge, and blocking never changes a result's bits.
 #include <catch2/catch.hpp>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "compiler/float_gemm.h"
+#include "compiler/reference/float_gemm.h"
 
 using npu::compiler::gemm_accumulate;
 

@@ -2,7 +2,7 @@
 // trust: an opcode without one serialises the step, a wrong one reorders dependent work.
 #include <catch2/catch.hpp>
 
-#include "compiler/instruction_stream.h"
+#include "compiler/backend/instruction_stream.h"
 #include "costmodel/footprint.h"
 
 using namespace npu;

@@ -3,9 +3,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "compiler/node_parameters.h"
-#include "compiler/onnx_io.h"
-#include "compiler/opset_upgrade.h"
+#include "compiler/core/node_parameters.h"
+#include "compiler/frontend/onnx_io.h"
+#include "compiler/frontend/opset_upgrade.h"
+#include "compiler/frontend/passes.h"
 #include "compiler/passes/passes.h"
 #include "tests/compiler/test_graphs.h"
 

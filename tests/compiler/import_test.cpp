@@ -6,10 +6,11 @@
 #include <iterator>
 #include <set>
 
-#include "compiler/float_evaluator.h"
-#include "compiler/onnx_io.h"
-#include "compiler/opset_upgrade.h"
+#include "compiler/frontend/onnx_io.h"
+#include "compiler/frontend/opset_upgrade.h"
+#include "compiler/frontend/passes.h"
 #include "compiler/passes/passes.h"
+#include "compiler/reference/float_evaluator.h"
 #include "tests/compiler/test_graphs.h"
 
 using namespace npu::compiler;

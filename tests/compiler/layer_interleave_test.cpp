@@ -1,10 +1,10 @@
-// Cross-layer interleaving (compiler/layer_interleave.h) on hand-built layers: what moves, what
+// Cross-layer interleaving (compiler/backend/layer_interleave.h) on hand-built layers: what moves, what
 // may not, and that the cost model decides.
 #include <catch2/catch.hpp>
 
-#include "compiler/dependency_tokens.h"
-#include "compiler/instruction_stream.h"
-#include "compiler/layer_interleave.h"
+#include "compiler/backend/dependency_tokens.h"
+#include "compiler/backend/instruction_stream.h"
+#include "compiler/backend/layer_interleave.h"
 #include "costmodel/program_estimate.h"
 
 using namespace npu;
@@ -38,9 +38,9 @@ constexpr std::uint64_t kRegionB = 512 << 10;
 // A tile of a layer: load its input, conv (twice when compute-bound), store its output.
 void tile(std::vector<isa::Instruction>& code, std::uint64_t slot, std::uint64_t w, std::uint64_t from, std::uint64_t to,
           int convs) {
-  emit_linear_load(code, from, slot, kTile);
+  emit_linear_load(code, from, slot, kTile, 64);
   for (int c = 0; c < convs; ++c) conv_tile(code, slot, w, slot + kTile, slot + 5 * kTile, kPixels);
-  emit_linear_dma(code, Opcode::Store, to, slot + 5 * kTile, kTile);
+  emit_linear_dma(code, Opcode::Store, to, slot + 5 * kTile, kTile, 64);
 }
 
 // Layer A: its weights, then eight compute-bound tiles in the scratchpad's first half, storing
@@ -50,18 +50,18 @@ void tile(std::vector<isa::Instruction>& code, std::uint64_t slot, std::uint64_t
 constexpr int kTiles = 8;
 std::vector<std::vector<isa::Instruction>> two_layers() {
   std::vector<isa::Instruction> a, b;
-  emit_linear_load(a, 8 << 20, 1024, 4096);
+  emit_linear_load(a, 8 << 20, 1024, 4096, 64);
   for (std::uint64_t t = 0; t < kTiles; ++t)
     tile(a, 8192 + (t % 2) * kSlot, 1024, (2 << 20) + t * kTile, (1 << 20) + t * kTile, 2);
-  emit_linear_load(b, (8 << 20) + 4096, kRegionB, 256);
+  emit_linear_load(b, (8 << 20) + 4096, kRegionB, 256, 64);
   for (std::uint64_t t = 0; t < kTiles; ++t) {
     const std::uint64_t slot = kRegionB + 4096 + (t % 2) * kTile;
-    emit_linear_load(b, (1 << 20) + t * kTile, slot, kTile);
+    emit_linear_load(b, (1 << 20) + t * kTile, slot, kTile, 64);
     b.push_back(make(Opcode::Lut, {{Field::dst_addr, static_cast<std::int64_t>(slot)}, {Field::src_addr, static_cast<std::int64_t>(slot)},
                                    {Field::table_addr, static_cast<std::int64_t>(kRegionB)}, {Field::count, static_cast<std::int64_t>(kTile)}}));
     // and a small conv of its first pixels, so B has array work with a drain too
     conv_tile(b, slot, kRegionB + (64 << 10), kRegionB + (128 << 10) + (t % 2) * 4096, kRegionB + (160 << 10) + (t % 2) * 1024, 16);
-    emit_linear_dma(b, Opcode::Store, (4 << 20) + t * kTile, slot, kTile);
+    emit_linear_dma(b, Opcode::Store, (4 << 20) + t * kTile, slot, kTile, 64);
   }
   return {a, b};
 }
@@ -82,7 +82,7 @@ std::size_t position(const InterleavedCode& m, std::uint32_t layer, std::size_t 
 TEST_CASE("a layer's loads move into its compute-bound predecessor and the step gets faster", "[compiler][interleave]") {
   const HardwareConfig config = default_config();
   const auto layers = two_layers();
-  const InterleavedCode apart = interleave_layers(layers, config, false);
+  const InterleavedCode apart = interleave_layers(layers, config, {/*enabled=*/false});
   const InterleavedCode merged = interleave_layers(layers, config);
   REQUIRE(merged.code.size() == layers[0].size() + layers[1].size());
   // Off: one layer after the other.
@@ -137,11 +137,11 @@ TEST_CASE("a move is made only where the cost model finds the step faster", "[co
   std::vector<isa::Instruction> a, b;
   for (std::uint64_t t = 0; t < 8; ++t) {
     const std::uint64_t slot = 8192 + (t % 2) * kSlot;
-    emit_linear_load(a, (2 << 20) + t * kTile, slot, kTile);
+    emit_linear_load(a, (2 << 20) + t * kTile, slot, kTile, 64);
     conv_tile(a, slot, 1024, slot + kTile, slot + 5 * kTile, 4);
-    emit_linear_dma(a, Opcode::Store, (1 << 20) + t * kTile, slot + 5 * kTile, kTile);
+    emit_linear_dma(a, Opcode::Store, (1 << 20) + t * kTile, slot + 5 * kTile, kTile, 64);
   }
-  emit_linear_load(b, 8 << 20, kRegionB, 128 << 10);
+  emit_linear_load(b, 8 << 20, kRegionB, 128 << 10, 64);
   conv_tile(b, kRegionB + (128 << 10), kRegionB, kRegionB + (192 << 10), kRegionB + (320 << 10), 4);
   for (const auto& layers : {std::vector<std::vector<isa::Instruction>>{a, b}, two_layers()}) {
     const InterleavedCode apart = interleave_layers(layers, config, false);

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "compiler/partition.h"
+#include "compiler/backend/partition.h"
+#include "compiler/frontend/passes.h"
 #include "compiler/passes/passes.h"
 #include "compiler/pipeline.h"
 #include "tests/compiler/test_graphs.h"

@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "compiler/partition.h"
+#include "compiler/backend/partition.h"
+#include "compiler/backend/precision_cost.h"
 #include "compiler/pipeline.h"
-#include "compiler/precision_cost.h"
-#include "compiler/quant_simulation.h"
-#include "compiler/quantization_stage.h"
+#include "compiler/quant/quant_simulation.h"
+#include "compiler/quant/quantization_stage.h"
 #include "hwconfig/hardware_config.h"
 
 using namespace npu::compiler;
@@ -31,7 +31,7 @@ Quantised quantised_model() {
   Quantised q;
   q.graph = import_and_optimize(kModel, options, passes, &unfused, &model.warnings);
   model.fallbacks = assign_devices(q.graph, Precision::Int8, false);
-  quantize_graph(q.graph, unfused, options, model);
+  quantize_graph(q.graph, unfused, options, model, npu_questions(nullptr, options));
   for (const auto& n : q.graph.nodes)
     if (n.device == Node::Device::Npu && is_precision_layer(n) && npu_rejection(q.graph, n, Precision::Fp16).empty())
       q.candidates.push_back(n.name);

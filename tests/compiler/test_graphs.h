@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/float_evaluator.h"
-#include "compiler/graph.h"
-#include "compiler/shape_inference.h"
+#include "compiler/core/graph.h"
+#include "compiler/frontend/shape_inference.h"
+#include "compiler/reference/float_evaluator.h"
 
 namespace npu::compiler::testing {
 

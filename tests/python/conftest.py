@@ -6,9 +6,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NPUSIM = pathlib.Path(os.environ.get("NPUSIM", ROOT / "build" / "bin" / "npusim"))
-# Every compile in the tests (CLI and Python module) checks that cross-layer interleaving kept
-# each pair of conflicting instructions in order: a violation is a compile error naming them.
-os.environ.setdefault("NPUSIM_CHECK_INTERLEAVE", "1")
+# Every compile checks that cross-layer interleaving kept each pair of conflicting instructions
+# in order (CompileOptions::check_interleave, on by default): a violation is a compile error.
 
 
 def pytest_configure(config):

@@ -1,6 +1,6 @@
 """Weight-only quantisation (--weights int8|int4, fp16 activations): the NPU's result against a
 numpy reference that quantises and dequantises the weights by the documented rule
-(compiler/weight_only.h, gemm b_format in isa/ISA.md); DDR weight bytes at the packed size and
+(compiler/quant/weight_only.h, gemm b_format in isa/ISA.md); DDR weight bytes at the packed size and
 the cycles of a memory-bound 4096 x 4096 GEMV; bad options refused in one line."""
 import os
 import sys

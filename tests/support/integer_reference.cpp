@@ -4,14 +4,14 @@
 #include <cmath>
 #include <limits>
 
-#include "compiler/codegen_context.h"
-#include "compiler/int8_layer_params.h"
-#include "compiler/matmul_params.h"
-#include "compiler/npu_ops.h"
-#include "compiler/rowwise_params.h"
+#include "compiler/backend/codegen_context.h"
+#include "compiler/backend/matmul_params.h"
+#include "compiler/backend/rowwise_params.h"
+#include "compiler/core/npu_ops.h"
+#include "compiler/core/tensor_layout.h"
+#include "compiler/quant/int8_layer_params.h"
+#include "compiler/reference/node_geometry.h"
 #include "isa/fp16.h"
-#include "compiler/shape_inference.h"
-#include "compiler/tensor_layout.h"
 
 namespace npu::compiler {
 namespace {

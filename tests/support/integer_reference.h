@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/float_evaluator.h"
-#include "compiler/graph.h"
-#include "compiler/tensor_layout.h"
+#include "compiler/core/graph.h"
+#include "compiler/core/tensor_layout.h"
+#include "compiler/reference/float_evaluator.h"
 
 namespace npu::compiler {
 

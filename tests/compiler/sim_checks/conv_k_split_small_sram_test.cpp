@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compiler/onnx_io.h"
+#include "compiler/backend/sram_tiling.h"
+#include "compiler/frontend/onnx_io.h"
 #include "compiler/pipeline.h"
-#include "compiler/sram_tiling.h"
 #include "container/compiled_model.h"
 #include "isa/fp16.h"
 #include "sim/simulator.h"

@@ -33,7 +33,7 @@ TEST_CASE("int8 CNNs at 64x64: simulated NPU equals the integer reference bit fo
 }
 
 // The 40-TOPS preset's bandwidth-bound late layers rotate their weights through three buffers
-// (compile with NPUSIM_DEBUG_SCHEDULE=1: "3 weight buffers" on 8 of ResNet-18's layers).
+// (npusim compile --debug-schedule: "3 weight buffers" on 8 of ResNet-18's layers).
 TEST_CASE("int8 ResNet-18 at 64x64 on npu-40tops-55gbps: bit for bit", "[compiler][sim][int8]") {
   const std::string model = std::string(NPUSIM_SMALL_MODELS_DIR) + "/resnet18.onnx";
   REQUIRE_MODEL(model);

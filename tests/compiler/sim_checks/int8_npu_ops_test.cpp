@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <set>
 
-#include "compiler/onnx_io.h"
+#include "compiler/frontend/onnx_io.h"
 #include "costmodel/footprint.h"
 #include "tests/compiler/sim_checks/sim_check_helpers.h"
 #include "tests/compiler/test_graphs.h"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compiler/onnx_io.h"
+#include "compiler/frontend/onnx_io.h"
 #include "compiler/pipeline.h"
 #include "container/compiled_model.h"
 #include "isa/fp16.h"

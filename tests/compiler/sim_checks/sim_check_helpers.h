@@ -9,15 +9,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "compiler/float_evaluator.h"
 #include "compiler/pipeline.h"
+#include "compiler/reference/float_evaluator.h"
 #include "container/compiled_model.h"
 #include "hwconfig/hardware_config.h"
+#include "isa/fp16.h"
+#include "isa/program.h"
 #include "sim/simulator.h"
 #include "tests/compiler/test_graphs.h"
 #include "tests/support/integer_reference.h"
-#include "isa/fp16.h"
-#include "isa/program.h"
 
 // A model the build generates (tests/compiler/CMakeLists.txt): missing is a failure, not a
 // check skipped.
@@ -87,7 +87,7 @@ inline void check_bit_exact(const std::string& model, const std::string& config_
   CompileOptions options;
   options.precision = Precision::Int8;
   options.store_all_values = true;  // intermediates kept on chip are stored too, to compare them
-  options.check_interleave = true;  // no conflicting pair reordered (a compile error names it)
+  options.check_interleave = true;  // the default: no conflicting pair reordered (a compile error names it)
   CompiledModel m;
   Graph g = lower_graph(model, options, m);
   generate_code(g, config, options, m);

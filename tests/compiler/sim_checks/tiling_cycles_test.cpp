@@ -7,8 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "compiler/onnx_io.h"
-#include "compiler/sram_tiling.h"
+#include "compiler/backend/sram_tiling.h"
+#include "compiler/compile.h"
+#include "compiler/frontend/onnx_io.h"
 #include "container/compiled_model.h"
 #include "sim/simulator.h"
 #include "tests/compiler/test_graphs.h"

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "compiler/float_evaluator.h"
-#include "compiler/onnx_io.h"
-#include "compiler/quant_math.h"
+#include "compiler/frontend/onnx_io.h"
+#include "compiler/quant/quant_math.h"
+#include "compiler/reference/float_evaluator.h"
 #include "container/compiled_model.h"
 #include "isa/fp16.h"
 #include "sim/simulator.h"

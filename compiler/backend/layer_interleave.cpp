@@ -1,0 +1,234 @@
+#include "compiler/backend/layer_interleave.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "compiler/backend/dependency_tokens.h"
+#include "costmodel/footprint.h"
+#include "costmodel/program_estimate.h"
+
+namespace npu::compiler {
+namespace {
+
+using isa::Opcode;
+using isa::Unit;
+
+// Lags tried per pair, in A's tiles after the conflict.
+constexpr int kLags[] = {0, 1, 4};
+// How many of B's own preceding instructions one may overtake (checked for conflicts).
+constexpr std::size_t kOvertake = 16;
+// How many layers before the predecessor a layer's loads may move into.
+constexpr std::size_t kMaxDepth = 4;
+// A move must beat the layers one after another by this much: estimates are not exact.
+constexpr double kMinGain = 0.001;
+// Pairs whose conflict scan would compare more instruction pairs than this stay as they are
+// (compile time on very long layers).
+constexpr std::uint64_t kMaxPairsScanned = 4'000'000;
+
+struct Item {
+  isa::Instruction inst;
+  std::uint32_t owner = 0;
+  cost::Footprint fp;
+};
+
+bool conflict(const Item& x, const Item& y) {
+  if (!x.fp.known || !y.fp.known || x.inst.unit() == Unit::Control || y.inst.unit() == Unit::Control) return true;
+  return cost::first_conflict(x.fp, y.fp).has_value();
+}
+
+bool is_tile_step(const Item& it) { return it.inst.unit() == Unit::Compute || it.inst.unit() == Unit::Vector; }
+
+// Estimated cycles of stream[from, lo) followed by the instructions at `order` (indices into
+// stream), with their own tokens.
+double window_cycles(const std::vector<Item>& stream, std::size_t from, std::size_t lo, const std::vector<std::size_t>& order,
+                     const HardwareConfig& config) {
+  std::vector<isa::Instruction> code;
+  code.reserve(lo - from + order.size());
+  for (std::size_t i = from; i < lo; ++i) code.push_back(stream[i].inst);
+  for (const std::size_t i : order) code.push_back(stream[i].inst);
+  derive_dependency_tokens(code, 0, code.size());
+  return cost::estimate_program(code, config).cycles;
+}
+
+std::vector<std::size_t> identity(std::size_t first, std::size_t end) {
+  std::vector<std::size_t> out(end - first);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = first + i;
+  return out;
+}
+
+// stream[lo, bs) holds the code B may move into (layer `a`'s and later ones', with whatever
+// moved in before); stream[bs, be) is layer B's. after[j]: the position right behind the last
+// instruction before bs that B's instruction j conflicts with (0 if none). Returns the new
+// order of stream[lo, be) with B's instructions moved in with the given lag.
+std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vector<std::size_t>& after, std::size_t lo,
+                               std::size_t bs, std::size_t be, std::uint32_t a, int lag, bool loads_only, std::size_t overtake,
+                               std::size_t max_loads) {
+  std::vector<std::size_t> markers;  // the tiles of the layers B moves into
+  for (std::size_t p = lo; p < bs; ++p)
+    if (stream[p].owner >= a && is_tile_step(stream[p])) markers.push_back(p);
+  // The next compute instruction at or after p, or bs.
+  auto next_compute = [&](std::size_t p) {
+    while (p < bs && stream[p].inst.unit() != Unit::Compute) ++p;
+    return p;
+  };
+  std::vector<std::size_t> pos(be - bs);
+  std::size_t last_compute = bs;  // index (in B) of B's latest compute instruction
+  std::size_t settled = 0, settled_max = 0;  // B's instructions before the overtake window, their latest position
+  std::size_t loads_seen = 0;
+  for (std::size_t j = 0; j < pos.size(); ++j) {
+    const Item& b = stream[bs + j];
+    const bool is_load = b.inst.unit() == Unit::Load;
+    std::size_t req = loads_only && (!is_load || loads_seen >= max_loads) ? bs : std::max(lo, after[j]);
+    if (is_load) ++loads_seen;
+    if (lag > 0) {
+      auto it = std::lower_bound(markers.begin(), markers.end(), req);
+      const auto left = static_cast<std::size_t>(markers.end() - it);
+      req = left >= static_cast<std::size_t>(lag) ? *(it + (lag - 1)) + 1 : bs;
+    }
+    // Behind B's own earlier instructions it conflicts with and, for array work, behind B's
+    // previous one (a drain stays right behind its conv/gemm): a load may overtake B's earlier
+    // loads of other bytes (a weight prefetch past its input's load). Only the last
+    // kOvertake are looked at; anything earlier stays ahead.
+    std::size_t at = std::max(req, lo);
+    const std::size_t window = std::min<std::size_t>(j, overtake);
+    while (settled < j - window) settled_max = std::max(settled_max, pos[settled++]);
+    at = std::max(at, settled_max);
+    for (std::size_t k = j - window; k < j; ++k)
+      if ((b.inst.unit() == Unit::Compute && stream[bs + k].inst.unit() == Unit::Compute) ||
+          conflict(stream[bs + k], b))
+        at = std::max(at, pos[k]);
+    if (b.inst.unit() == Unit::Compute) {
+      // Not between a conv/gemm and the drain of its accumulators.
+      const std::size_t q = next_compute(at);
+      if (q < bs && stream[q].inst.opcode == Opcode::Drain) at = q + 1;
+      if (b.inst.opcode == Opcode::Drain && last_compute < pos.size() && pos[last_compute] < at)
+        for (std::size_t k = last_compute; k < j; ++k) pos[k] = at;  // right behind its own conv/gemm
+      if (b.inst.opcode == Opcode::Drain && last_compute < settled) settled_max = std::max(settled_max, at);
+      last_compute = j;
+    }
+    pos[j] = at;
+  }
+  std::vector<std::size_t> by_pos(pos.size());
+  for (std::size_t k = 0; k < by_pos.size(); ++k) by_pos[k] = k;
+  std::stable_sort(by_pos.begin(), by_pos.end(), [&](std::size_t x, std::size_t y) { return pos[x] < pos[y]; });
+  std::vector<std::size_t> out;
+  out.reserve(be - lo);
+  std::size_t j = 0;
+  for (std::size_t p = lo; p <= bs; ++p) {
+    while (j < by_pos.size() && pos[by_pos[j]] == p) out.push_back(bs + by_pos[j++]);
+    if (p < bs) out.push_back(p);
+  }
+  return out;
+}
+
+std::size_t first_of(const std::vector<Item>& stream, std::uint32_t layer) {
+  for (std::size_t i = 0; i < stream.size(); ++i)
+    if (stream[i].owner == layer) return i;
+  return stream.size();
+}
+
+}  // namespace
+
+InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction>>& layers, const HardwareConfig& config,
+                                  const InterleaveOptions& options) {
+  std::vector<Item> stream;
+  std::vector<std::uint32_t> done;  // the layers with code so far, in order
+  std::vector<std::uint32_t> violation;
+  for (std::uint32_t layer = 0; layer < layers.size(); ++layer) {
+    if (layers[layer].empty()) continue;
+    const std::size_t bs = stream.size();
+    for (const auto& inst : layers[layer]) stream.push_back({inst, layer, cost::footprint(inst)});
+    const std::size_t be = stream.size();
+    if (options.enabled && !done.empty()) {
+      // Into the predecessor (depth 0) with all of B's instructions or only its loads (its
+      // compute and stores then stay behind: a prefetch of its first tiles), and the loads alone
+      // into up to kMaxDepth layers further back, where the scheduler kept B's region clear of
+      // theirs (step_schedule.h). Each choice is timed against the layers apart over the same
+      // window (from the layer before the one moved into); the largest gain wins.
+      double best_gain = 0;
+      std::vector<std::size_t> chosen;
+      std::size_t chosen_lo = 0;
+      // Where each of B's instructions may go at the earliest: behind its last conflict, scanned
+      // back to the earliest instruction of the layers it may move into. (A layer's first
+      // instruction is not always behind its predecessor's: its loads may have moved further
+      // back than the predecessor's.)
+      std::size_t depths = 0, deepest = bs;  // how many depths fit the scan budget
+      while (depths <= kMaxDepth && depths < done.size()) {
+        const std::size_t lo = std::min(deepest, first_of(stream, done[done.size() - 1 - depths]));
+        if (static_cast<std::uint64_t>(bs - lo) * (be - bs) > kMaxPairsScanned) break;
+        deepest = lo;
+        ++depths;
+      }
+      if (depths > 0) {
+        std::vector<std::size_t> after(be - bs, 0);
+        for (std::size_t j = 0; j < after.size(); ++j)
+          for (std::size_t p = bs; p-- > deepest;)
+            if (conflict(stream[p], stream[bs + j])) {
+              after[j] = p + 1;
+              break;
+            }
+        // Deeper windows only change where B's leading loads go (loads only): not worth timing
+        // once none of them can go further back than the last window's start.
+        std::size_t earliest_load = bs, leading_loads = 0;
+        for (std::size_t j = 0; j < after.size() && stream[bs + j].inst.unit() == Unit::Load; ++j, ++leading_loads)
+          earliest_load = std::min(earliest_load, after[j]);
+        std::size_t previous_lo = bs;
+        for (std::size_t depth = 0; depth < depths; ++depth) {
+          const std::size_t lo = first_of(stream, done[done.size() - 1 - depth]);
+          if (depth > 0 && earliest_load >= previous_lo) break;
+          previous_lo = lo;
+          const std::size_t from = depth + 1 < done.size() ? std::min(lo, first_of(stream, done[done.size() - 2 - depth])) : lo;
+          const double apart = window_cycles(stream, from, lo, identity(lo, be), config);
+          // All of B in its own order; its loads in order, or overtaking B's earlier loads; or
+          // only the first half of its leading loads (the rest stay behind A's own loads, which
+          // A's compute may be waiting for).
+          for (const std::size_t mode : {0, 1, 2, 3}) {
+            const bool loads_only = mode > 0;
+            if (depth > 0 && !loads_only) continue;
+            if (mode == 3 && leading_loads < 4) continue;
+            const std::size_t max_loads = mode == 3 ? leading_loads / 2 : be - bs;
+            for (const int lag : kLags) {
+              std::vector<std::size_t> trial = merge(stream, after, lo, bs, be, done[done.size() - 1 - depth], lag,
+                                                     loads_only, mode == 2 ? kOvertake : 0, max_loads);
+              const double gain = apart - window_cycles(stream, from, lo, trial, config);
+              if (gain > apart * kMinGain && gain > best_gain) {
+                best_gain = gain;
+                chosen = std::move(trial);
+                chosen_lo = lo;
+              }
+            }
+          }
+        }
+      }
+      if (options.log)
+        std::fprintf(options.log, "interleave layer %u into %u: %s%.0f cycles\n", layer, done.back(),
+                     chosen.empty() ? "kept apart, " : "saves ", chosen.empty() ? 0.0 : best_gain);
+      // Each instruction the move put ahead of one that was ahead of it must not conflict with it.
+      if (options.check_order && violation.empty())
+        for (std::size_t x = 0; x < chosen.size() && violation.empty(); ++x)
+          for (std::size_t y = x + 1; y < chosen.size(); ++y)
+            if (chosen[y] < chosen[x] && conflict(stream[chosen[y]], stream[chosen[x]])) {
+              violation = {stream[chosen[x]].owner, stream[chosen[y]].owner};
+              break;
+            }
+      if (!chosen.empty()) {
+        std::vector<Item> moved;
+        moved.reserve(chosen.size());
+        for (const std::size_t i : chosen) moved.push_back(std::move(stream[i]));
+        std::move(moved.begin(), moved.end(), stream.begin() + static_cast<std::ptrdiff_t>(chosen_lo));
+      }
+    }
+    done.push_back(layer);
+  }
+  InterleavedCode out;
+  out.order_violation = std::move(violation);
+  out.code.reserve(stream.size());
+  out.owner.reserve(stream.size());
+  for (auto& it : stream) {
+    out.code.push_back(std::move(it.inst));
+    out.owner.push_back(it.owner);
+  }
+  return out;
+}
+
+}  // namespace npu::compiler

@@ -1,0 +1,54 @@
+// The NPU op families the back end lowers, one entry each, defined beside its generator in one
+// file per family (codegen_conv.cpp, codegen_pool.cpp, ...): which nodes it takes, why the NPU
+// refuses one (the partitioner asks), how its mapping and code are made, and how the step
+// scheduler prices it. Adding an op family is one new file and one line in op_registry.cpp; no
+// switch elsewhere names it.
+//
+// The FP32 reference kernels of the same ops stay in reference/ (one table per file, keyed by
+// op type): the front end folds constants and calibration measures values with them before
+// any NPU family exists, and reference/ sits below the back end.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/backend/codegen_context.h"
+#include "compiler/core/graph.h"
+
+namespace npu::compiler {
+
+struct NpuOpFamily {
+  const char* name = "";
+  // Whether `node` belongs to the family (by op type; families do not overlap).
+  bool (*takes)(const Node& node) = nullptr;
+  // After the checks every op shares (partition.cpp): "" when the NPU runs `node` (int8 or
+  // fp16), else one phrase saying why not. Null: the family's nodes are made by the back end
+  // itself after partitioning (precision converters), never asked about.
+  std::string (*rejection)(const Graph& graph, const Node& node, bool int8) = nullptr;
+  // Its mapping and code in the region ctx gives (compiler/README.md, the generator contract).
+  LayerCode (*generate)(CodegenContext& ctx, const Node& node) = nullptr;
+  // What it needs and costs in a region of `budget` bytes, from its own tiler; null: the step
+  // scheduler times its generated code.
+  std::optional<LayerDemand> (*demand)(CodegenContext& ctx, const Node& node, std::uint64_t budget) = nullptr;
+  bool region_aware = false;     // tiles in [ctx.sram_base, +ctx.sram_bytes)
+  bool reads_resident = false;   // reads inputs in place where ctx.resident() says
+  bool writes_resident = false;  // leaves its output in place where ctx.resident() says
+};
+
+// Every family, in lookup order.
+const std::vector<const NpuOpFamily*>& npu_op_families();
+// The family that takes `node`; nullptr when none does.
+const NpuOpFamily* npu_op_family(const Node& node);
+
+// The families, each defined in its own file.
+const NpuOpFamily& conv_family();        // codegen_conv.cpp: FusedConv, FusedGemm
+const NpuOpFamily& pool_family();        // codegen_pool.cpp: MaxPool, AveragePool
+const NpuOpFamily& resize_family();      // codegen_resize.cpp: nearest Resize / Upsample
+const NpuOpFamily& move_family();        // codegen_move_ops.cpp: data movement
+const NpuOpFamily& matmul_family();      // codegen_matmul.cpp: MatMul of two computed tensors
+const NpuOpFamily& rowwise_family();     // codegen_rowwise.cpp: softmax, layer norm, reductions
+const NpuOpFamily& eltwise_family();     // codegen_eltwise.cpp: unary, binary, Where
+const NpuOpFamily& converter_family();   // codegen_convert.cpp: mixed precision's Quantize / Dequantize
+
+}  // namespace npu::compiler

@@ -1,0 +1,145 @@
+#include "compiler/backend/partition.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "compiler/backend/op_registry.h"
+#include "compiler/core/npu_ops.h"
+#include "compiler/core/subgraph_capture.h"
+
+namespace npu::compiler {
+namespace {
+
+bool is_float(int t) { return t == kFloat || t == kFloat16; }
+
+std::string batch_one(const Graph& g, const Node& n) {
+  for (const auto* names : {&n.inputs, &n.outputs})
+    for (const auto& v : *names)
+      if (!v.empty() && !g.is_constant(v) && g.tensor(v).shape.size() == 4 && g.tensor(v).shape[0] != 1)
+        return "batch " + std::to_string(g.tensor(v).shape[0]) + " (the NPU's NHWC images are batch 1)";
+  return "";
+}
+
+}  // namespace
+
+std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
+  const std::string& op = n.op_type;
+  if (!n.domain.empty() && n.domain != "npusim") return "domain '" + n.domain + "' is not an NPU op set";
+  int activations = 0;
+  for (const auto& in : n.inputs) {
+    if (in.empty()) continue;
+    const Tensor& t = g.tensor(in);
+    if (!t.shape_known) return "input '" + in + "' has an unknown shape";
+    if (t.is_constant) continue;  // weights and parameters (shapes, indices, pads) are compiled in
+    if (!is_float(t.elem_type)) return std::string("input '") + in + "' is " + elem_type_name(t.elem_type) + ", the NPU takes float models";
+    ++activations;
+  }
+  for (const auto& out : n.outputs) {
+    if (out.empty()) continue;
+    const Tensor& t = g.tensor(out);
+    if (!t.shape_known) return "output '" + out + "' has an unknown shape";
+    if (!is_float(t.elem_type)) return std::string("output '") + out + "' is " + elem_type_name(t.elem_type);
+    for (auto d : t.shape)
+      if (d == 0) return "empty tensor";
+  }
+  if (n.inputs.empty() || n.inputs[0].empty()) return "no data input";
+  if (activations == 0 && op != "FusedGemm") return "every input is a constant (nothing to run)";
+  const bool int8 = precision == Precision::Int8;
+  if (needs_nhwc(op)) {
+    auto why = batch_one(g, n);
+    if (!why.empty()) return why;
+  }
+  const NpuOpFamily* family = npu_op_family(n);
+  if (!family || !family->rejection) return "op " + op + " has no NPU instruction";
+  return family->rejection(g, n, int8);
+}
+
+std::vector<Fallback> assign_devices(Graph& g, Precision precision, bool strict) {
+  std::vector<Fallback> fallbacks;
+  for (auto& n : g.nodes) {
+    std::string why = npu_rejection(g, n, precision);
+    n.device = why.empty() ? Node::Device::Npu : Node::Device::Cpu;
+    n.fallback_reason = why;
+    if (!why.empty()) {
+      if (strict)
+        throw CompileError(g.source + ": --strict: node '" + n.name + "' (" + n.op_type +
+                           ") would fall back to the CPU: " + why);
+      fallbacks.push_back({n.name, n.op_type, why});
+    }
+  }
+  // Kahn's algorithm preferring the device we are on: fewer NPU<->CPU switches.
+  std::map<std::string, int> producer;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    for (const auto& o : g.nodes[i].outputs) producer[o] = static_cast<int>(i);
+  std::vector<int> pending(g.nodes.size(), 0);
+  std::vector<std::vector<int>> users(g.nodes.size());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    std::set<int> deps;
+    for (const auto& in : values_read(g.nodes[i])) {
+      auto it = producer.find(in);
+      if (it != producer.end() && it->second != static_cast<int>(i)) deps.insert(it->second);
+    }
+    pending[i] = static_cast<int>(deps.size());
+    for (int d : deps) users[d].push_back(static_cast<int>(i));
+  }
+  std::vector<int> ready, order;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (!pending[i]) ready.push_back(static_cast<int>(i));
+  Node::Device current = g.nodes.empty() ? Node::Device::Npu : g.nodes[0].device;
+  while (!ready.empty()) {
+    auto pick = std::find_if(ready.begin(), ready.end(), [&](int i) { return g.nodes[i].device == current; });
+    if (pick == ready.end()) pick = std::min_element(ready.begin(), ready.end());
+    int i = *pick;
+    ready.erase(pick);
+    current = g.nodes[i].device;
+    order.push_back(i);
+    for (int u : users[i])
+      if (--pending[u] == 0) ready.push_back(u);
+  }
+  std::vector<Node> sorted;
+  for (int i : order) sorted.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(sorted);
+  return fallbacks;
+}
+
+std::vector<StepNodes> group_steps(const Graph& g) {
+  std::vector<StepNodes> steps;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    if (steps.empty() || steps.back().device != g.nodes[i].device) {
+      steps.emplace_back();
+      steps.back().device = g.nodes[i].device;
+    }
+    steps.back().nodes.push_back(static_cast<int>(i));
+  }
+  std::vector<std::vector<std::string>> reads(g.nodes.size());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) reads[i] = values_read(g.nodes[i]);
+  for (auto& s : steps) {
+    std::set<int> inside(s.nodes.begin(), s.nodes.end());
+    std::set<std::string> produced, seen;
+    for (int i : s.nodes)
+      for (const auto& o : g.nodes[i].outputs) produced.insert(o);
+    for (int i : s.nodes) {
+      for (const auto& in : reads[i])  // captured outer-scope values included
+        if (!produced.count(in) && !g.is_constant(in) && seen.insert(in).second)
+          s.inputs.push_back(in);
+      for (const auto& o : g.nodes[i].outputs) {
+        if (o.empty()) continue;
+        bool outside = g.is_graph_output(o);
+        for (std::size_t c = 0; c < g.nodes.size() && !outside; ++c)
+          if (!inside.count(static_cast<int>(c)))
+            outside |= std::find(reads[c].begin(), reads[c].end(), o) != reads[c].end();
+        if (outside) s.outputs.push_back(o);
+      }
+    }
+  }
+  return steps;
+}
+
+std::uint32_t count_transitions(const std::vector<StepNodes>& steps) {
+  std::uint32_t t = 0;
+  for (std::size_t i = 1; i < steps.size(); ++i) t += steps[i].device != steps[i - 1].device;
+  return t;
+}
+
+}  // namespace npu::compiler

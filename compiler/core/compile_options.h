@@ -1,0 +1,60 @@
+// What every stage of the compiler reads: the options of one compile and the error it throws.
+// compile.h (the entry point) and each stage include this, never the entry point itself.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compiler/core/quant_options.h"
+#include "container/compiled_model.h"
+#include "hwconfig/hardware_config.h"
+
+namespace npu::compiler {
+
+// The container types the compiler fills, by their plain names inside the compiler.
+using container::CompiledModel;
+using container::CpuStep;
+using container::Fallback;
+using container::LayerRecord;
+using container::NpuStep;
+using container::PassSummary;
+using container::QuantizationRecord;
+using container::Precision;
+using container::Step;
+
+constexpr std::uint64_t kDefaultMaxTensorBytes = std::uint64_t{4} << 30;  // 4 GiB
+
+struct CompileOptions {
+  Precision precision = Precision::Int8;
+  std::string calibration_dir;                // .npy files named <input>.npy or <input>_N.npy
+  std::vector<std::string> input_shapes;      // "name=1x3x224x224" fixes dynamic dims
+  bool strict = false;                        // any CPU fallback is an error naming the node
+  std::string dump_dir;                       // when set, each pass writes <NN>-<pass>.onnx here
+  bool explain = false;                       // collect PassSummary lines
+  QuantOptions quant;                         // calibration, mixed precision, weight-only (quant_options.h)
+  // Every NPU value is also stored to DDR (tests read intermediates back); values the step
+  // scheduler keeps in the scratchpad are still read from there.
+  bool store_all_values = false;
+  // Layers' code moves into their predecessors' where the cost model says it is faster
+  // (layer_interleave.h); false: each layer's code after the one before.
+  bool interleave_layers = true;
+  // Checks that interleaving kept every pair of conflicting instructions in order (an internal
+  // compile error names them). On by default: it costs no measurable compile time.
+  bool check_interleave = true;
+  // Debugging the back end (compiler/README.md, Debugging): prints to stderr each layer's region
+  // and estimate, why each value stays in DDR, each interleaving decision and each step's estimate.
+  bool debug_schedule = false;
+  // With debug_schedule: writes each instruction's estimated start and end cycle to this file.
+  std::string debug_estimate_file;
+  // A tensor larger than this (counted as FP32, the compiler's working type) is an error: a
+  // model must never make the compiler allocate what no NPU's DDR could hold.
+  std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;
+};
+
+// Throws CompileError: one line naming the file, node or tensor and what is wrong.
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace npu::compiler

@@ -1,0 +1,167 @@
+#include "compiler/core/graph.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace npu::compiler {
+
+const char* elem_type_name(int t) {
+  switch (t) {
+    case kFloat: return "float32";
+    case kUint8: return "uint8";
+    case kInt8: return "int8";
+    case kInt32: return "int32";
+    case kInt64: return "int64";
+    case kBool: return "bool";
+    case kFloat16: return "float16";
+    case kDouble: return "float64";
+    default: return "other";
+  }
+}
+
+std::int64_t Tensor::elements() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::int64_t Node::get_int(const std::string& a, std::int64_t fallback) const {
+  auto it = attributes.find(a);
+  return it == attributes.end() ? fallback : it->second.i;
+}
+float Node::get_float(const std::string& a, float fallback) const {
+  auto it = attributes.find(a);
+  return it == attributes.end() ? fallback : it->second.f;
+}
+std::string Node::get_string(const std::string& a, const std::string& fallback) const {
+  auto it = attributes.find(a);
+  return it == attributes.end() ? fallback : it->second.s;
+}
+std::vector<std::int64_t> Node::get_ints(const std::string& a,
+                                         std::vector<std::int64_t> fallback) const {
+  auto it = attributes.find(a);
+  return it == attributes.end() ? fallback : it->second.ints;
+}
+void Node::set_int(const std::string& a, std::int64_t v) {
+  Attribute at;
+  at.kind = Attribute::Kind::Int;
+  at.i = v;
+  attributes[a] = at;
+}
+void Node::set_float(const std::string& a, float v) {
+  Attribute at;
+  at.kind = Attribute::Kind::Float;
+  at.f = v;
+  attributes[a] = at;
+}
+void Node::set_string(const std::string& a, const std::string& v) {
+  Attribute at;
+  at.kind = Attribute::Kind::String;
+  at.s = v;
+  attributes[a] = at;
+}
+void Node::set_ints(const std::string& a, const std::vector<std::int64_t>& v) {
+  Attribute at;
+  at.kind = Attribute::Kind::Ints;
+  at.ints = v;
+  attributes[a] = at;
+}
+
+void Node::set_floats(const std::string& a, const std::vector<float>& v) {
+  Attribute at;
+  at.kind = Attribute::Kind::Floats;
+  at.floats = v;
+  attributes[a] = at;
+}
+
+Tensor& Graph::tensor(const std::string& n) {
+  auto it = tensors.find(n);
+  if (it == tensors.end()) throw CompileError(source + ": unknown tensor '" + n + "'");
+  return it->second;
+}
+const Tensor& Graph::tensor(const std::string& n) const {
+  auto it = tensors.find(n);
+  if (it == tensors.end()) throw CompileError(source + ": unknown tensor '" + n + "'");
+  return it->second;
+}
+bool Graph::is_constant(const std::string& n) const {
+  auto it = tensors.find(n);
+  return it != tensors.end() && it->second.is_constant;
+}
+int Graph::producer(const std::string& t) const {
+  if (t.empty()) return -1;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    for (const auto& o : nodes[i].outputs)
+      if (o == t) return static_cast<int>(i);
+  return -1;
+}
+std::vector<int> Graph::consumers(const std::string& t) const {
+  std::vector<int> out;
+  if (t.empty()) return out;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    for (const auto& in : nodes[i].inputs)
+      if (in == t) {
+        out.push_back(static_cast<int>(i));
+        break;
+      }
+  return out;
+}
+bool Graph::is_graph_output(const std::string& t) const {
+  return std::find(outputs.begin(), outputs.end(), t) != outputs.end();
+}
+Tensor& Graph::add_constant(const std::string& n, std::vector<std::int64_t> shape,
+                            std::vector<float> values) {
+  Tensor& t = tensors[n];
+  t = Tensor{};
+  t.name = n;
+  t.elem_type = kFloat;
+  t.shape = std::move(shape);
+  t.shape_known = true;
+  t.is_constant = true;
+  t.floats = std::move(values);
+  return t;
+}
+std::string Graph::unique_name(const std::string& base) const {
+  std::set<std::string> used;
+  for (const auto& n : nodes) used.insert(n.name);
+  if (!tensors.count(base) && !used.count(base)) return base;
+  for (int i = 1;; ++i) {
+    std::string c = base + "_" + std::to_string(i);
+    if (!tensors.count(c) && !used.count(c)) return c;
+  }
+}
+
+void Graph::sort_topologically() {
+  std::map<std::string, int> producer_of;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    for (const auto& o : nodes[i].outputs)
+      if (!o.empty()) producer_of[o] = static_cast<int>(i);
+  std::vector<int> state(nodes.size(), 0);  // 0 new, 1 visiting, 2 done
+  std::vector<Node> sorted;
+  sorted.reserve(nodes.size());
+  std::function<void(int)> visit = [&](int i) {
+    if (state[i] == 2) return;
+    if (state[i] == 1) throw CompileError(source + ": graph has a cycle at node '" + nodes[i].name + "'");
+    state[i] = 1;
+    for (const auto& in : nodes[i].inputs) {
+      auto it = producer_of.find(in);
+      if (it != producer_of.end()) visit(it->second);
+    }
+    state[i] = 2;
+    sorted.push_back(nodes[i]);
+  };
+  for (std::size_t i = 0; i < nodes.size(); ++i) visit(static_cast<int>(i));
+  nodes = std::move(sorted);
+}
+
+std::string shape_string(const std::vector<std::int64_t>& shape) {
+  std::string s;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += "x";
+    s += std::to_string(shape[i]);
+  }
+  return s.empty() ? "scalar" : s;
+}
+
+}  // namespace npu::compiler

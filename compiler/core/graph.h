@@ -1,0 +1,122 @@
+// The compiler's one graph IR: every pass reads and writes this. Tensors carry shape, element
+// type, layout, quantisation parameters and (for weights) their data; nodes carry an ONNX-style
+// op type with attributes. Fused NPU layers are nodes of domain "npusim" (see fusion.h).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/core/compile_options.h"
+
+namespace npu::compiler {
+
+// ONNX TensorProto element types we care about; other values pass through unchanged.
+enum ElemType : int {
+  kUndefined = 0, kFloat = 1, kUint8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kBool = 9,
+  kFloat16 = 10, kDouble = 11
+};
+const char* elem_type_name(int elem_type);
+
+// real = scale * (q - zero_point). Weights are per output channel (channel_scales), zp 0.
+struct QuantParams {
+  float scale = 0.0f;  // 0: not quantised
+  std::int32_t zero_point = 0;
+  std::vector<float> channel_scales;
+  bool valid() const { return scale > 0.0f || !channel_scales.empty(); }
+};
+
+struct Tensor {
+  std::string name;
+  int elem_type = kFloat;
+  std::vector<std::int64_t> shape;
+  bool shape_known = false;
+  std::vector<std::string> dim_names;  // symbolic names of dynamic dims ("" when fixed)
+  // NPU values: the physical order of the logical axes in DDR, outermost first, set by the
+  // layout pass (tensor_layout.h); empty: row-major logical order.
+  std::vector<int> order;
+  // NPU values the host hands over or reads back: the layout of the host's (ONNX, row-major)
+  // tensor, set by the layout pass: "NCHW" for a 4-D value stored NHWC (the runtime
+  // transposes), "NHWC" for an NHWC image the NPU reads or writes as it is, otherwise the
+  // stored layout's name (tensor_layout.h layout_name()). Empty for values only the NPU sees.
+  std::string host_layout;
+  QuantParams quant;
+  bool is_constant = false;
+  // Constant data: float types in `floats`, integer and bool types in `ints`.
+  std::vector<float> floats;
+  std::vector<std::int64_t> ints;
+
+  std::int64_t elements() const;
+};
+
+struct Attribute {
+  // Tensor: a numeric TensorProto (ConstantOfShape's value, ...), its values in floats or ints.
+  enum class Kind : std::uint8_t { Int, Float, String, Ints, Floats, Strings, Tensor, Opaque };
+  Kind kind = Kind::Int;
+  std::int64_t i = 0;
+  float f = 0.0f;
+  std::string s;
+  std::vector<std::int64_t> ints;
+  std::vector<float> floats;
+  std::vector<std::string> strings;
+  std::vector<std::int64_t> tensor_shape;  // Tensor
+  int tensor_elem_type = 0;                // Tensor
+  // Attributes read from a file keep their serialized onnx::AttributeProto for re-export; passes
+  // that change an attribute replace it whole (Node::set_*), which drops these bytes.
+  std::string onnx_bytes;  // Opaque: a serialized onnx::AttributeProto kept for re-export
+};
+
+struct Node {
+  std::string name;
+  std::string op_type;
+  std::string domain;                  // "" = ONNX, "npusim" = fused NPU layer
+  std::vector<std::string> inputs;     // "" = absent optional input
+  std::vector<std::string> outputs;
+  std::map<std::string, Attribute> attributes;
+  std::vector<std::string> fused_nodes;  // original ONNX node names merged into this one
+  enum class Device : std::uint8_t { Unassigned, Npu, Cpu } device = Device::Unassigned;
+  std::string fallback_reason;
+
+  bool has(const std::string& a) const { return attributes.count(a) != 0; }
+  std::int64_t get_int(const std::string& a, std::int64_t fallback) const;
+  float get_float(const std::string& a, float fallback) const;
+  std::string get_string(const std::string& a, const std::string& fallback) const;
+  std::vector<std::int64_t> get_ints(const std::string& a,
+                                     std::vector<std::int64_t> fallback = {}) const;
+  void set_int(const std::string& a, std::int64_t v);
+  void set_float(const std::string& a, float v);
+  void set_string(const std::string& a, const std::string& v);
+  void set_ints(const std::string& a, const std::vector<std::int64_t>& v);
+  void set_floats(const std::string& a, const std::vector<float>& v);
+};
+
+struct Graph {
+  std::string name;
+  std::string source;  // file it came from, for messages
+  std::int64_t opset = 13;
+  std::map<std::string, Tensor> tensors;
+  std::vector<Node> nodes;  // topological order
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  // Values whose int8 range a QDQ model fixes (qdq_import.h): calibration does not override them.
+  std::map<std::string, std::pair<float, float>> qdq_ranges;
+
+  Tensor& tensor(const std::string& name);  // throws CompileError when unknown
+  const Tensor& tensor(const std::string& name) const;
+  bool has_tensor(const std::string& name) const { return tensors.count(name) != 0; }
+  bool is_constant(const std::string& name) const;
+  // Index of the node producing `tensor`, or -1 (graph input, constant, absent).
+  int producer(const std::string& tensor) const;
+  std::vector<int> consumers(const std::string& tensor) const;
+  bool is_graph_output(const std::string& tensor) const;
+  Tensor& add_constant(const std::string& name, std::vector<std::int64_t> shape,
+                       std::vector<float> values);
+  std::string unique_name(const std::string& base) const;
+  // Re-sorts nodes topologically (passes may append); throws on a cycle.
+  void sort_topologically();
+};
+
+std::string shape_string(const std::vector<std::int64_t>& shape);
+
+}  // namespace npu::compiler

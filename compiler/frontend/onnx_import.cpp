@@ -1,0 +1,355 @@
+// ONNX -> graph IR, with libonnx's protobuf schema and shape inference.
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "compiler/frontend/onnx_io.h"
+#include "compiler/frontend/shape_inference.h"
+#include "isa/fp16.h"
+#include "isa/whole_file.h"
+
+namespace npu::compiler {
+namespace {
+
+template <typename T>
+T read_raw(const std::string& raw, std::size_t i) {
+  T v;
+  std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+// Fills `t` (shape, type, data) from an ONNX TensorProto.
+void read_tensor_proto(const onnx::TensorProto& p, Tensor& t, const std::string& where) {
+  t.elem_type = p.data_type();
+  t.shape.assign(p.dims().begin(), p.dims().end());
+  t.shape_known = true;
+  t.is_constant = true;
+  if (p.data_location() == onnx::TensorProto::EXTERNAL)
+    throw CompileError(where + ": tensor '" + p.name() + "' uses external data, which is not supported");
+  std::int64_t n = t.elements();
+  const std::string& raw = p.raw_data();
+  bool has_raw = p.has_raw_data();
+  auto check_raw = [&](std::size_t elem_bytes) {
+    if (raw.size() != static_cast<std::size_t>(n) * elem_bytes)
+      throw CompileError(where + ": tensor '" + p.name() + "' has " + std::to_string(raw.size()) +
+                         " data bytes, expected " + std::to_string(n * elem_bytes));
+  };
+  auto check_count = [&](int count) {
+    if (count != n)
+      throw CompileError(where + ": tensor '" + p.name() + "' has " + std::to_string(count) +
+                         " values for shape " + shape_string(t.shape));
+  };
+  switch (p.data_type()) {
+    case kFloat:
+      if (has_raw) { check_raw(4); for (std::int64_t i = 0; i < n; ++i) t.floats.push_back(read_raw<float>(raw, i)); }
+      else { check_count(p.float_data_size()); t.floats.assign(p.float_data().begin(), p.float_data().end()); }
+      break;
+    case kDouble:
+      if (has_raw) { check_raw(8); for (std::int64_t i = 0; i < n; ++i) t.floats.push_back(static_cast<float>(read_raw<double>(raw, i))); }
+      else { check_count(p.double_data_size()); for (double d : p.double_data()) t.floats.push_back(static_cast<float>(d)); }
+      break;
+    case kFloat16:
+      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.floats.push_back(isa::half_to_float(read_raw<std::uint16_t>(raw, i))); }
+      else { check_count(p.int32_data_size()); for (int v : p.int32_data()) t.floats.push_back(isa::half_to_float(static_cast<std::uint16_t>(v))); }
+      break;
+    case kInt64:
+      if (has_raw) { check_raw(8); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int64_t>(raw, i)); }
+      else { check_count(p.int64_data_size()); t.ints.assign(p.int64_data().begin(), p.int64_data().end()); }
+      break;
+    case kInt32:
+      if (has_raw) { check_raw(4); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int32_t>(raw, i)); }
+      else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
+      break;
+    case kInt8:
+      if (has_raw) { check_raw(1); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int8_t>(raw, i)); }
+      else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
+      break;
+    case 5:  // int16
+      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int16_t>(raw, i)); }
+      else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
+      break;
+    case 4:  // uint16
+      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint16_t>(raw, i)); }
+      else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
+      break;
+    case 12:  // uint32
+      if (has_raw) { check_raw(4); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint32_t>(raw, i)); }
+      else { check_count(p.uint64_data_size()); t.ints.assign(p.uint64_data().begin(), p.uint64_data().end()); }
+      break;
+    case 13:  // uint64 (held as int64: values above 2^63 wrap)
+      if (has_raw) { check_raw(8); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(static_cast<std::int64_t>(read_raw<std::uint64_t>(raw, i))); }
+      else { check_count(p.uint64_data_size()); for (auto v : p.uint64_data()) t.ints.push_back(static_cast<std::int64_t>(v)); }
+      break;
+    case kUint8:
+    case kBool:
+      if (has_raw) { check_raw(1); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint8_t>(raw, i)); }
+      else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
+      break;
+    default:
+      // Kept as an opaque constant: only CPU steps will see it, and only when it is float.
+      t.is_constant = false;
+      throw CompileError(where + ": tensor '" + p.name() + "' has unsupported element type " +
+                         std::to_string(p.data_type()));
+  }
+}
+
+void read_value_info(const onnx::ValueInfoProto& v, Graph& g) {
+  if (!v.type().has_tensor_type()) return;
+  Tensor& t = g.tensors[v.name()];
+  t.name = v.name();
+  if (t.is_constant) return;
+  const auto& tt = v.type().tensor_type();
+  if (tt.elem_type() != 0) t.elem_type = tt.elem_type();
+  if (!tt.has_shape()) return;
+  t.shape.clear();
+  t.dim_names.clear();
+  bool known = true;
+  for (const auto& d : tt.shape().dim()) {
+    if (d.has_dim_value() && d.dim_value() > 0) {
+      t.shape.push_back(d.dim_value());
+      t.dim_names.push_back("");
+    } else if (d.has_dim_value() && d.dim_value() == 0) {
+      t.shape.push_back(0);
+      t.dim_names.push_back("");
+    } else {
+      t.shape.push_back(-1);
+      t.dim_names.push_back(d.has_dim_param() ? d.dim_param() : "?");
+      known = false;
+    }
+  }
+  t.shape_known = known;
+}
+
+void read_attribute(const onnx::AttributeProto& a, Node& node, Graph& g,
+                    const std::string& where) {
+  Attribute at;
+  switch (a.type()) {
+    case onnx::AttributeProto::INT: at.kind = Attribute::Kind::Int; at.i = a.i(); break;
+    case onnx::AttributeProto::FLOAT: at.kind = Attribute::Kind::Float; at.f = a.f(); break;
+    case onnx::AttributeProto::STRING: at.kind = Attribute::Kind::String; at.s = a.s(); break;
+    case onnx::AttributeProto::INTS: at.kind = Attribute::Kind::Ints; at.ints.assign(a.ints().begin(), a.ints().end()); break;
+    case onnx::AttributeProto::FLOATS: at.kind = Attribute::Kind::Floats; at.floats.assign(a.floats().begin(), a.floats().end()); break;
+    case onnx::AttributeProto::STRINGS: at.kind = Attribute::Kind::Strings; at.strings.assign(a.strings().begin(), a.strings().end()); break;
+    case onnx::AttributeProto::TENSOR: {
+      at.kind = Attribute::Kind::Opaque;
+      Tensor t;
+      try {
+        read_tensor_proto(a.t(), t, where);
+      } catch (const CompileError&) {
+        break;  // a type we do not hold numerically: only re-export needs it
+      }
+      at.kind = Attribute::Kind::Tensor;
+      at.tensor_shape = t.shape;
+      at.tensor_elem_type = t.elem_type;
+      at.floats = std::move(t.floats);
+      at.ints = std::move(t.ints);
+      break;
+    }
+    default: at.kind = Attribute::Kind::Opaque; break;
+  }
+  a.SerializeToString(&at.onnx_bytes);
+  node.attributes[a.name()] = at;
+}
+
+// "name=1x3x224x224" -> (name, dims)
+std::pair<std::string, std::vector<std::int64_t>> parse_input_shape(const std::string& spec,
+                                                                    const std::string& origin) {
+  auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw CompileError(origin + ": input shape '" + spec + "' is not of the form name=1x3x224x224");
+  std::vector<std::int64_t> dims;
+  std::stringstream ss(spec.substr(eq + 1));
+  std::string part;
+  while (std::getline(ss, part, 'x')) {
+    try {
+      std::size_t used = 0;
+      long long v = std::stoll(part, &used);
+      if (used != part.size() || v <= 0) throw std::invalid_argument("bad");
+      dims.push_back(v);
+    } catch (const std::exception&) {
+      throw CompileError(origin + ": input shape '" + spec + "' has a bad dimension '" + part + "'");
+    }
+  }
+  return {spec.substr(0, eq), dims};
+}
+
+void apply_input_shapes(onnx::ModelProto& m, const std::vector<std::string>& specs,
+                        const std::string& origin) {
+  for (const auto& spec : specs) {
+    auto [name, dims] = parse_input_shape(spec, origin);
+    bool found = false;
+    for (auto& in : *m.mutable_graph()->mutable_input()) {
+      if (in.name() != name) continue;
+      found = true;
+      auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+      if (shape->dim_size() != 0 && shape->dim_size() != static_cast<int>(dims.size()))
+        throw CompileError(origin + ": input shape for '" + name + "' has " +
+                           std::to_string(dims.size()) + " dims, the model's input has " +
+                           std::to_string(shape->dim_size()));
+      shape->clear_dim();
+      for (auto d : dims) shape->add_dim()->set_dim_value(d);
+    }
+    if (!found) throw CompileError(origin + ": --input-shape names '" + name + "', which is not a model input");
+  }
+}
+
+}  // namespace
+
+// Checked where shapes come from the file (graph inputs) and again after shape inference,
+// before anything allocates by them.
+static void check_tensor_sizes(const Graph& g, std::uint64_t max_bytes) {
+  for (const auto& [name, t] : g.tensors) {
+    unsigned __int128 bytes = 4;
+    for (auto d : t.shape) {
+      if (d > 0) bytes *= static_cast<std::uint64_t>(d);
+      if (bytes > max_bytes) break;
+    }
+    if (bytes > max_bytes)
+      throw CompileError(g.source + ": tensor '" + name + "' of shape " + shape_string(t.shape) +
+                         " is larger than npusim handles (" + std::to_string(max_bytes >> 20) + " MiB as FP32)");
+  }
+}
+
+Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::string& origin,
+                        const std::vector<std::string>& input_shapes, std::uint64_t max_tensor_bytes) {
+  onnx::ModelProto m;
+  if (bytes.empty() || !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) ||
+      !m.has_graph() || m.ir_version() <= 0)
+    throw CompileError(origin + ": not a valid ONNX model (truncated file or not ONNX protobuf)");
+  Graph g;
+  g.source = origin;
+  g.name = m.graph().name();
+  g.opset = 0;
+  for (const auto& op : m.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = op.version();
+  if (g.opset == 0) g.opset = 1;
+  if (g.opset > 18)
+    throw CompileError(origin + ": opset " + std::to_string(g.opset) + " is newer than this importer knows (up to 18)");
+  apply_input_shapes(m, input_shapes, origin);
+  try {
+    onnx::shape_inference::InferShapes(m);
+  } catch (const std::exception&) {
+    // Partial inference is fine: our own pass fills the op set we compile.
+  }
+  const auto& gp = m.graph();
+  std::set<std::string> initializer_names;
+  for (const auto& init : gp.initializer()) {
+    Tensor& t = g.tensors[init.name()];
+    t.name = init.name();
+    read_tensor_proto(init, t, origin);
+    initializer_names.insert(init.name());
+  }
+  for (const auto& v : gp.input()) {
+    if (initializer_names.count(v.name())) continue;
+    read_value_info(v, g);
+    g.inputs.push_back(v.name());
+  }
+  for (const auto& v : gp.value_info()) read_value_info(v, g);
+  for (const auto& v : gp.output()) {
+    read_value_info(v, g);
+    g.outputs.push_back(v.name());
+  }
+  // ONNX graphs are single-assignment: a value produced twice would leave the passes with two
+  // ideas of its shape.
+  std::map<std::string, std::string> producer;
+  for (const auto& init : initializer_names) producer[init] = "an initializer";
+  for (const auto& in : g.inputs) producer[in] = "a graph input";
+  auto claim = [&](const std::string& value, const std::string& node, const std::string& where) {
+    if (value.empty()) return;
+    const auto [it, fresh] = producer.emplace(value, "node '" + node + "'");
+    if (!fresh) throw CompileError(where + ": output '" + value + "' is already produced by " + it->second);
+  };
+  int index = 0;
+  for (const auto& np : gp.node()) {
+    std::string name = np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name();
+    ++index;
+    std::string where = origin + ": node '" + name + "' (" + np.op_type() + ")";
+    for (const auto& o : np.output()) claim(o, name, where);
+    if (np.op_type() == "Constant" && (np.domain().empty() || np.domain() == "ai.onnx")) {
+      if (np.output_size() != 1) throw CompileError(where + ": Constant needs one output");
+      Tensor& t = g.tensors[np.output(0)];
+      t = Tensor{};
+      t.name = np.output(0);
+      for (const auto& a : np.attribute()) {
+        if (a.name() == "value") {
+          read_tensor_proto(a.t(), t, where);
+        } else if (a.name() == "value_float") {
+          t.elem_type = kFloat; t.shape = {}; t.floats = {a.f()};
+        } else if (a.name() == "value_floats") {
+          t.elem_type = kFloat; t.shape = {a.floats_size()}; t.floats.assign(a.floats().begin(), a.floats().end());
+        } else if (a.name() == "value_int") {
+          t.elem_type = kInt64; t.shape = {}; t.ints = {a.i()};
+        } else if (a.name() == "value_ints") {
+          t.elem_type = kInt64; t.shape = {a.ints_size()}; t.ints.assign(a.ints().begin(), a.ints().end());
+        } else {
+          throw CompileError(where + ": Constant attribute '" + a.name() + "' is not supported");
+        }
+      }
+      t.name = np.output(0);
+      t.is_constant = true;
+      t.shape_known = true;
+      continue;
+    }
+    Node node;
+    node.name = name;
+    node.op_type = np.op_type();
+    node.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+    node.fused_nodes = {name};
+    node.inputs.assign(np.input().begin(), np.input().end());
+    node.outputs.assign(np.output().begin(), np.output().end());
+    for (const auto& a : np.attribute()) read_attribute(a, node, g, where);
+    for (const auto& o : node.outputs)
+      if (!o.empty() && !g.tensors.count(o)) g.tensors[o].name = o;
+    for (const auto& in : node.inputs)
+      if (!in.empty() && !g.tensors.count(in))
+        throw CompileError(where + ": input '" + in + "' is not produced by any node, input or initializer");
+    g.nodes.push_back(std::move(node));
+  }
+  // ONNX's own converter and checker assume this; a dangling output would crash the converter.
+  for (const auto& out : g.outputs)
+    if (!producer.count(out))
+      throw CompileError(origin + ": graph output '" + out + "' is not produced by any node, input or initializer");
+  // Dynamic graph inputs must be fixed before anything else can be planned.
+  for (const auto& in : g.inputs) {
+    const Tensor& t = g.tensor(in);
+    if (t.shape.empty() && t.dim_names.empty() && !t.shape_known)
+      throw CompileError(origin + ": input '" + in + "' has no shape; fix it with --input-shape " + in + "=...");
+    for (std::size_t d = 0; d < t.shape.size(); ++d)
+      if (t.shape[d] < 0)
+        throw CompileError(origin + ": input '" + in + "' dim " + std::to_string(d) + " ('" +
+                           t.dim_names[d] + "') is dynamic; fix it with --input-shape " + in + "=" +
+                           "<dims separated by x>");
+  }
+  check_tensor_sizes(g, max_tensor_bytes);
+  g.sort_topologically();
+  infer_shapes(g);
+  check_tensor_sizes(g, max_tensor_bytes);
+  return g;
+}
+
+Tensor read_tensor_pb(const std::string& path) {
+  const auto bytes = isa::read_whole_file(path);
+  if (!bytes) throw CompileError(path + ": cannot open file: " + std::strerror(errno));
+  onnx::TensorProto p;
+  if (!p.ParseFromArray(bytes->data(), static_cast<int>(bytes->size()))) throw CompileError(path + ": not a serialized ONNX TensorProto");
+  Tensor t;
+  read_tensor_proto(p, t, path);
+  t.name = p.name();
+  return t;
+}
+
+Graph import_onnx(const std::string& path, const std::vector<std::string>& input_shapes,
+                  std::uint64_t max_tensor_bytes) {
+  const auto bytes = isa::read_whole_file(path);
+  if (!bytes) throw CompileError(path + ": cannot open file: " + std::strerror(errno));
+  return import_onnx_bytes(*bytes, path, input_shapes, max_tensor_bytes);
+}
+
+}  // namespace npu::compiler

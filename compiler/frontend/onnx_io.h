@@ -1,0 +1,41 @@
+// Reading ONNX files into the graph IR and writing (parts of) the IR back as ONNX models:
+// the pass dumps (viewable in Netron) and the self-contained CPU fallback steps.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/core/graph.h"
+
+namespace npu::compiler {
+
+// Parses the model, applies `input_shapes` ("name=1x3x224x224"), runs ONNX's own shape
+// inference and fills tensor shapes and types. Initializers and Constant nodes become
+// constant tensors. Throws CompileError naming the file (and node) on any problem.
+// A tensor over `max_tensor_bytes` (as FP32) is an error naming it.
+Graph import_onnx(const std::string& path, const std::vector<std::string>& input_shapes = {},
+                  std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes);
+Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::string& origin,
+                        const std::vector<std::string>& input_shapes = {},
+                        std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes);
+
+// A serialized onnx::TensorProto file (the node tests' test_data_set_*/input_0.pb) as a
+// constant tensor; throws CompileError naming the file.
+Tensor read_tensor_pb(const std::string& path);
+
+// The whole graph as a serialized ModelProto. Fused layers appear as ops of domain "npusim".
+std::vector<std::uint8_t> export_onnx(const Graph& graph);
+void write_onnx(const Graph& graph, const std::string& path);
+
+// A self-contained FP32 model of `node_indices` (in graph order): its inputs are the values it
+// consumes from outside, its outputs the values used outside (or graph outputs), its
+// initializers the constants it reads.
+struct Subgraph {
+  std::vector<std::uint8_t> onnx_model;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+Subgraph export_subgraph(const Graph& graph, const std::vector<int>& node_indices,
+                         const std::string& name);
+
+}  // namespace npu::compiler

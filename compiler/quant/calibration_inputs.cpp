@@ -1,0 +1,183 @@
+// Calibration samples from --calib DIR, checked against the model's inputs (name, shape, element
+// type) with one line naming the file when they do not fit; generated N(0,1) samples without it.
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <regex>
+
+#include "compiler/quant/quantize.h"
+#include "container/npy_file.h"
+#include "isa/fp16.h"
+
+namespace npu::compiler {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kGeneratedSamples = 2;
+constexpr std::size_t kMaxSamples = 256;
+
+bool float_elem(int t) { return t == kFloat || t == kFloat16 || t == kDouble; }
+
+std::string dtype_kind(const std::string& d) {
+  if (d == "f2" || d == "f4" || d == "f8") return "float";
+  if (d == "i1" || d == "i2" || d == "i4" || d == "i8" || d == "u1" || d == "u2" || d == "u4" || d == "u8" || d == "b1")
+    return "integer";
+  return "";
+}
+
+std::vector<float> as_floats(const container::NpyArray& a, const std::string& path) {
+  const std::size_t n = a.element_count();
+  std::vector<float> out(n);
+  auto load = [&](auto sample) {
+    using T = decltype(sample);
+    for (std::size_t i = 0; i < n; ++i) {
+      T v;
+      std::memcpy(&v, a.data.data() + i * sizeof(T), sizeof(T));
+      out[i] = static_cast<float>(v);
+    }
+  };
+  const std::string& d = a.dtype;
+  if (d == "f4") load(float{});
+  else if (d == "f8") load(double{});
+  else if (d == "i8") load(std::int64_t{});
+  else if (d == "i4") load(std::int32_t{});
+  else if (d == "i2") load(std::int16_t{});
+  else if (d == "i1") load(std::int8_t{});
+  else if (d == "u1" || d == "b1") load(std::uint8_t{});
+  else if (d == "u2") load(std::uint16_t{});
+  else if (d == "u4") load(std::uint32_t{});
+  else if (d == "u8") load(std::uint64_t{});
+  else if (d == "f2")
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint16_t h;
+      std::memcpy(&h, a.data.data() + i * 2, 2);
+      out[i] = isa::half_to_float(h);
+    }
+  else
+    throw CompileError(path + ": dtype '" + d + "' is not supported");
+  return out;
+}
+
+// One file as samples of `input`: its exact shape, the shape without the leading batch 1, or
+// [N, ...] with N samples of a batch-1 input.
+std::vector<FloatTensor> read_samples(const fs::path& file, const Tensor& input) {
+  const std::string path = file.string();
+  container::NpyArray a;
+  try {
+    a = container::read_npy(path);
+  } catch (const std::exception& e) {
+    throw CompileError(e.what());
+  }
+  const std::string kind = dtype_kind(a.dtype);
+  const std::string want = float_elem(input.elem_type) ? "float" : "integer";
+  if (kind != want)
+    throw CompileError(path + ": dtype '" + a.dtype + "' does not fit input '" + input.name + "' (" +
+                       elem_type_name(input.elem_type) + "; expected " + want + " data)");
+  const auto& shape = input.shape;
+  std::vector<std::int64_t> inner(shape.begin() + (shape.empty() ? 0 : 1), shape.end());
+  std::size_t samples = 0;
+  if (a.shape == shape) {
+    samples = 1;
+  } else if (!shape.empty() && shape[0] == 1 && a.shape == inner) {
+    samples = 1;
+  } else if (!shape.empty() && shape[0] == 1 && a.shape.size() == shape.size() && a.shape[0] > 1 &&
+             std::equal(a.shape.begin() + 1, a.shape.end(), shape.begin() + 1)) {
+    samples = static_cast<std::size_t>(a.shape[0]);
+  } else {
+    throw CompileError(path + ": shape " + shape_string(a.shape) + " does not fit input '" + input.name + "' of shape " +
+                       shape_string(shape));
+  }
+  std::vector<float> all = as_floats(a, path);
+  std::vector<FloatTensor> out(samples);
+  const std::size_t per = all.size() / samples;
+  for (std::size_t s = 0; s < samples; ++s) {
+    out[s].shape = shape;
+    out[s].data.assign(all.begin() + static_cast<long>(s * per), all.begin() + static_cast<long>((s + 1) * per));
+  }
+  return out;
+}
+
+std::string input_list(const Graph& g) {
+  std::string s;
+  for (const auto& in : g.inputs) s += (s.empty() ? "'" : ", '") + in + "'";
+  return s;
+}
+
+}  // namespace
+
+std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& options,
+                                          std::vector<std::string>& warnings) {
+  std::vector<TensorMap> samples;
+  const std::string& dir = options.calibration_dir;
+  if (!dir.empty()) {
+    if (!fs::is_directory(dir)) throw CompileError(dir + ": calibration directory does not exist");
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".npy") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    if (files.empty())
+      throw CompileError(dir + ": no .npy calibration files (expected <input>.npy or <input>_N.npy for input " +
+                         input_list(g) + ")");
+    // sample key -> input -> tensors (a file may hold several samples)
+    std::map<std::string, std::map<std::string, std::vector<FloatTensor>>> by_key;
+    std::vector<bool> used(files.size(), false);
+    for (const auto& in : g.inputs) {
+      std::regex pattern(std::regex_replace(in, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + R"((_(\d+))?\.npy)");
+      for (std::size_t f = 0; f < files.size(); ++f) {
+        std::smatch m;
+        const std::string name = files[f].filename().string();
+        if (!std::regex_match(name, m, pattern)) continue;
+        by_key[m[2].str()][in] = read_samples(files[f], g.tensor(in));
+        used[f] = true;
+      }
+    }
+    for (std::size_t f = 0; f < files.size(); ++f) {
+      if (used[f]) continue;
+      if (g.inputs.size() != 1)
+        throw CompileError(files[f].string() + ": file name matches no model input (expected <input>.npy or <input>_N.npy for " +
+                           input_list(g) + ")");
+      by_key[files[f].filename().string()][g.inputs[0]] = read_samples(files[f], g.tensor(g.inputs[0]));
+    }
+    for (auto& [key, per_input] : by_key) {
+      std::size_t count = 0;
+      for (const auto& in : g.inputs) {
+        auto it = per_input.find(in);
+        if (it == per_input.end())
+          throw CompileError(dir + ": sample '" + key + "' has no file for input '" + in + "'");
+        if (count && it->second.size() != count)
+          throw CompileError(dir + ": sample '" + key + "' holds " + std::to_string(it->second.size()) + " samples for input '" +
+                             in + "' but " + std::to_string(count) + " for another input");
+        count = it->second.size();
+      }
+      for (std::size_t s = 0; s < count && samples.size() < kMaxSamples; ++s) {
+        TensorMap sample;
+        for (auto& [in, tensors] : per_input) sample[in] = std::move(tensors[s]);
+        samples.push_back(std::move(sample));
+      }
+    }
+    if (samples.size() == kMaxSamples)
+      warnings.push_back(dir + ": calibrated on the first " + std::to_string(kMaxSamples) + " samples");
+    return samples;
+  }
+  warnings.push_back("INT8 calibrated on " + std::to_string(kGeneratedSamples) +
+                     " generated N(0,1) inputs, not real data: pass --calib DIR of .npy files for "
+                     "representative activation ranges");
+  std::mt19937 rng(12345);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  for (int s = 0; s < kGeneratedSamples; ++s) {
+    TensorMap sample;
+    for (const auto& in : g.inputs) {
+      FloatTensor t;
+      t.shape = g.tensor(in).shape;
+      t.data.resize(static_cast<std::size_t>(t.elements()));
+      for (auto& v : t.data) v = dist(rng);
+      sample[in] = std::move(t);
+    }
+    samples.push_back(std::move(sample));
+  }
+  return samples;
+}
+
+}  // namespace npu::compiler

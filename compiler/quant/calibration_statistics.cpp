@@ -1,0 +1,195 @@
+#include "compiler/quant/calibration_statistics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <thread>
+
+namespace npu::compiler {
+
+namespace {
+
+// ceil(log2(a)) for a > 0: the smallest R = 2^e with a <= R.
+int covering_exponent(double a) {
+  int e = 0;
+  const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  return m == 0.5 ? e - 1 : e;
+}
+
+}  // namespace
+
+double ValueHistogram::range() const { return exponent_ == kNoRange ? 0.0 : std::ldexp(1.0, exponent_); }
+
+void ValueHistogram::grow_to(int exponent) {
+  if (exponent_ == kNoRange || counts_.empty()) {  // zeros stay in the middle bin at any R
+    exponent_ = std::max(exponent_, exponent);
+    return;
+  }
+  while (exponent_ < exponent) {  // R doubles: old bin i lands in new bin kBins/4 + i/2
+    std::vector<std::uint64_t> merged(kBins, 0);
+    for (int i = 0; i < kBins; ++i) merged[kBins / 4 + i / 2] += counts_[i];
+    counts_ = std::move(merged);
+    ++exponent_;
+  }
+}
+
+void ValueHistogram::add(const float* data, std::size_t n) {
+  // The range in one branch-free pass over 8 independent lanes (no chain of dependent
+  // compares; it vectorises): a comparison with NaN is false, so NaNs leave lo/hi alone and
+  // are counted apart.
+  constexpr std::size_t kLanes = 8;
+  float lanes_lo[kLanes], lanes_hi[kLanes];
+  std::uint32_t lanes_nan[kLanes] = {};
+  std::fill(lanes_lo, lanes_lo + kLanes, std::numeric_limits<float>::infinity());
+  std::fill(lanes_hi, lanes_hi + kLanes, -std::numeric_limits<float>::infinity());
+  std::size_t at = 0, nans = 0;
+  for (; at + kLanes <= n; at += kLanes)
+    for (std::size_t k = 0; k < kLanes; ++k) {
+      const float v = data[at + k];
+      lanes_lo[k] = v < lanes_lo[k] ? v : lanes_lo[k];
+      lanes_hi[k] = v > lanes_hi[k] ? v : lanes_hi[k];
+      lanes_nan[k] += v != v;
+    }
+  for (; at < n; ++at) {
+    const float v = data[at];
+    lanes_lo[0] = v < lanes_lo[0] ? v : lanes_lo[0];
+    lanes_hi[0] = v > lanes_hi[0] ? v : lanes_hi[0];
+    lanes_nan[0] += v != v;
+  }
+  float lo = lanes_lo[0], hi = lanes_hi[0];
+  for (std::size_t k = 0; k < kLanes; ++k) {
+    lo = std::min(lo, lanes_lo[k]);
+    hi = std::max(hi, lanes_hi[k]);
+    nans += lanes_nan[k];
+  }
+  if (nans) nan_ = true;
+  const std::size_t counted = n - nans;
+  if (!counted) return;
+  const bool all_finite = std::isfinite(lo) && std::isfinite(hi);
+  float finite_lo = lo, finite_hi = hi;
+  std::size_t finite = counted;
+  if (!all_finite) {  // rare: infinities, counted in min/max but not in the bins
+    finite_lo = std::numeric_limits<float>::infinity(), finite_hi = -finite_lo;
+    finite = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const float v = data[i];
+      if (!std::isfinite(v)) continue;
+      finite_lo = std::min(finite_lo, v);
+      finite_hi = std::max(finite_hi, v);
+      ++finite;
+    }
+  }
+  min_ = seen_ ? std::min(min_, lo) : lo;
+  max_ = seen_ ? std::max(max_, hi) : hi;
+  seen_ = true;
+  total_ += finite;
+  if (!finite) return;
+  const double magnitude =
+      std::max(std::fabs(static_cast<double>(finite_lo)), std::fabs(static_cast<double>(finite_hi)));
+  if (magnitude > 0.0) grow_to(covering_exponent(magnitude));
+  if (counts_.empty()) return;  // min/max only
+  const double r = range();
+  if (!(r > 0.0)) {
+    counts_[kBins / 2] += finite;
+    return;
+  }
+  const double inv = kBins / (2.0 * r);
+  // Bin indices in blocks (branch-free arithmetic that vectorises: every finite value lies in
+  // [-R, R], so only R itself needs clamping), then counted into four interleaved tables: a run
+  // of equal bins (a ReLU's zeros) would otherwise wait on its own increments.
+  constexpr std::size_t kBlock = 1024, kTables = 4;
+  std::int32_t bins[kBlock];
+  std::vector<std::uint32_t> table(kTables * kBins, 0);
+  std::uint32_t* t0 = table.data();
+  std::uint32_t* t1 = t0 + kBins;
+  std::uint32_t* t2 = t1 + kBins;
+  std::uint32_t* t3 = t2 + kBins;
+  for (std::size_t first = 0; first < n; first += kBlock) {
+    const std::size_t m = std::min(kBlock, n - first);
+    const float* block = data + first;
+    if (all_finite && !nans) {
+      for (std::size_t i = 0; i < m; ++i) {
+        const auto b = static_cast<std::int32_t>((static_cast<double>(block[i]) + r) * inv);
+        bins[i] = b < kBins - 1 ? b : kBins - 1;
+      }
+      std::size_t i = 0;
+      for (; i + kTables <= m; i += kTables) {
+        ++t0[bins[i]];
+        ++t1[bins[i + 1]];
+        ++t2[bins[i + 2]];
+        ++t3[bins[i + 3]];
+      }
+      for (; i < m; ++i) ++t0[bins[i]];
+    } else {
+      for (std::size_t i = 0; i < m; ++i)
+        if (std::isfinite(block[i])) {
+          const auto b = static_cast<std::int32_t>((static_cast<double>(block[i]) + r) * inv);
+          ++t0[std::clamp<std::int32_t>(b, 0, kBins - 1)];
+        }
+    }
+  }
+  for (int i = 0; i < kBins; ++i) counts_[i] += std::uint64_t{t0[i]} + t1[i] + t2[i] + t3[i];
+}
+
+void ValueHistogram::merge(const ValueHistogram& other) {
+  nan_ = nan_ || other.nan_;
+  if (!other.seen_) return;
+  if (!seen_) {
+    const bool histogram = !counts_.empty();
+    const bool nan = nan_;
+    *this = other;
+    nan_ = nan;
+    if (histogram && counts_.empty()) counts_.assign(kBins, 0);
+    return;
+  }
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  total_ += other.total_;
+  ValueHistogram o = other;
+  const int e = std::max(exponent_, o.exponent_);
+  if (e != kNoRange) {
+    grow_to(e);
+    o.grow_to(e);
+  }
+  if (!counts_.empty() && !o.counts_.empty())
+    for (int i = 0; i < kBins; ++i) counts_[i] += o.counts_[i];
+}
+
+CalibrationStatistics collect_statistics(const Graph& g, const std::vector<TensorMap>& inputs, bool histograms) {
+  const TensorMap constants = graph_constants(g);
+  // Samples are independent: up to one thread per core, each with its own statistics, merged
+  // after (exactly: see calibration_statistics.h).
+  const std::size_t threads =
+      std::max<std::size_t>(1, std::min<std::size_t>(inputs.size(), std::thread::hardware_concurrency()));
+  std::vector<CalibrationStatistics> partial(threads);
+  std::vector<std::exception_ptr> errors(threads);
+  auto work = [&](std::size_t t) {
+    try {
+      for (std::size_t s = t; s < inputs.size(); s += threads)
+        evaluate_graph_visiting(g, inputs[s], constants, [&](const std::string& name, const FloatTensor& v) {
+          if (v.data.empty()) return;
+          auto [it, fresh] = partial[t].try_emplace(name);
+          if (fresh && histograms) it->second = ValueHistogram::with_bins();
+          it->second.add(v.data.data(), v.data.size());
+        });
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  CalibrationStatistics stats = std::move(partial[0]);
+  for (std::size_t t = 1; t < threads; ++t)
+    for (const auto& [name, h] : partial[t]) {
+      auto [it, fresh] = stats.try_emplace(name, h);
+      if (!fresh) it->second.merge(h);
+    }
+  return stats;
+}
+
+}  // namespace npu::compiler

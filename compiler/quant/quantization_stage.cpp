@@ -1,0 +1,109 @@
+#include "compiler/quant/quantization_stage.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "compiler/quant/calibration_statistics.h"
+#include "compiler/quant/mixed_precision.h"
+#include "compiler/quant/quantize.h"
+
+namespace npu::compiler {
+
+namespace {
+
+// Zero point 0 and the scale that covers the same magnitude: lo..hi -> -t..t.
+QuantParams symmetric(QuantParams q) {
+  const double lo = q.scale * (-128.0 - q.zero_point), hi = q.scale * (127.0 - q.zero_point);
+  const double t = std::max(std::fabs(lo), std::fabs(hi));
+  q.scale = static_cast<float>(std::max(t, 1e-6) / 127.0);
+  q.zero_point = 0;
+  return q;
+}
+
+void make_symmetric(Graph& g) {
+  for (auto& [name, t] : g.tensors)
+    if (!t.is_constant && t.quant.scale > 0.0f) t.quant = symmetric(t.quant);
+  for (auto& n : g.nodes)
+    for (const std::string prefix : {"acc", "act"}) {
+      if (!n.has(prefix + "_scale")) continue;
+      QuantParams q;
+      q.scale = n.get_float(prefix + "_scale", 1.0f);
+      q.zero_point = static_cast<std::int32_t>(n.get_int(prefix + "_zero_point", 0));
+      q = symmetric(q);
+      n.set_float(prefix + "_scale", q.scale);
+      n.set_int(prefix + "_zero_point", q.zero_point);
+    }
+}
+
+// A QDQ model's own ranges (qdq_import.h) stand; calibration fills the values it leaves out.
+ValueRanges ranges_by_method(const CalibrationStatistics& stats, const QuantOptions& q, const Graph& g) {
+  ValueRanges ranges;
+  for (const auto& [name, h] : stats)
+    ranges[name] = clipping_range(h, q.method, q.percentile, q.symmetric_activations);
+  for (const auto& [name, r] : g.qdq_ranges) ranges[name] = r;
+  return ranges;
+}
+
+}  // namespace
+
+bool runs_in_fp16(const Node& n) { return n.get_string("precision", "") == "fp16"; }
+
+std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions& options, CompiledModel& model,
+                           const NpuQuestions& npu) {
+  const QuantOptions& q = options.quant;
+  auto samples = calibration_inputs(unfused, options, model.warnings);
+  const auto stats = collect_statistics(unfused, samples, q.method != CalibrationMethod::MinMax);
+  const ValueRanges ranges = ranges_by_method(stats, q, unfused);
+  auto moved = assign_quantization(g, ranges);
+  for (const auto& name : moved)
+    for (const auto& n : g.nodes)
+      if (n.name == name) {
+        if (options.strict)
+          throw CompileError(g.source + ": --strict: node '" + n.name + "' (" + n.op_type +
+                             ") would fall back to the CPU: " + n.fallback_reason);
+        model.fallbacks.push_back({n.name, n.op_type, n.fallback_reason});
+      }
+  if (!moved.empty()) assign_quantization(g, ranges);
+  if (q.symmetric_activations) make_symmetric(g);
+
+  QuantizationRecord& record = model.quantization;
+  record.scheme = describe_quant_options(q);
+  if (!unfused.qdq_ranges.empty())
+    record.scheme = "the model's QDQ parameters for " + std::to_string(unfused.qdq_ranges.size()) + " values, " + record.scheme +
+                    " for the rest";
+  record.calibration_samples = static_cast<std::uint32_t>(samples.size());
+  std::string detail = record.scheme + " from " + std::to_string(samples.size()) + " calibration samples";
+  const auto forced = resolve_fp16_names(g, q.keep_fp16, npu.fp16_rejection);
+  if (!q.mixed && forced.empty()) return detail;
+
+  AccuracyTarget target = q.target;
+  if (q.mixed && !target.set()) target = parse_accuracy_target("cosine=0.99");
+  CostModelFactory cost_model;
+  if (npu.promotion_cost && q.mixed)
+    cost_model = [&](const std::vector<std::string>& candidates) { return npu.promotion_cost(g, candidates); };
+  MixedPrecisionChoice choice =
+      choose_fp16_layers(g, samples, q.mixed ? target : AccuracyTarget{}, forced, npu.fp16_rejection, cost_model);
+  record.fp16_layers = choice.forced;
+  record.fp16_layers.insert(record.fp16_layers.end(), choice.promoted.begin(), choice.promoted.end());
+  record.forced_fp16 = static_cast<std::uint32_t>(choice.forced.size());
+  record.accuracy_target = q.mixed ? accuracy_target_text(target) : "";
+  record.all_int8_cosine = choice.all_int8.cosine;
+  record.all_int8_sqnr_db = choice.all_int8.sqnr_db;
+  record.reached_cosine = choice.reached.cosine;
+  record.reached_sqnr_db = choice.reached.sqnr_db;
+  for (auto& n : g.nodes)
+    if (std::find(record.fp16_layers.begin(), record.fp16_layers.end(), n.name) != record.fp16_layers.end())
+      n.set_string("precision", "fp16");
+  detail += "; " + std::to_string(record.fp16_layers.size()) + " layer(s) in fp16";
+  if (choice.estimated_int8_cycles > 0) {
+    char cost[96];
+    std::snprintf(cost, sizeof cost, " (cost model: %+.1f %% NPU cycles against all int8, %zu evaluations)",
+                  100.0 * (choice.estimated_cycles / choice.estimated_int8_cycles - 1.0), choice.evaluations);
+    detail += cost;
+  }
+  return detail;
+}
+
+}  // namespace npu::compiler

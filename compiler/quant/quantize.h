@@ -1,0 +1,42 @@
+// INT8 post-training quantisation: calibration of activation ranges with the FP32 reference
+// interpreter, per-tensor activation parameters, per-output-channel symmetric weights.
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/core/graph.h"
+#include "compiler/reference/float_evaluator.h"
+
+namespace npu::compiler {
+
+using ValueRanges = std::map<std::string, std::pair<float, float>>;  // min, max
+
+// Calibration inputs: <input>.npy / <input>_N.npy in options.calibration_dir (or, for a
+// one-input model, every .npy there); without a directory, generated N(0,1) inputs and a
+// warning appended to `warnings`.
+std::vector<TensorMap> calibration_inputs(const Graph& graph, const CompileOptions& options,
+                                          std::vector<std::string>& warnings);
+
+// Min/max of every value the graph computes, over all calibration inputs.
+ValueRanges measure_ranges(const Graph& graph, const std::vector<TensorMap>& inputs);
+
+// Asymmetric int8 parameters covering [lo, hi] (always including 0).
+QuantParams activation_params(float lo, float hi);
+
+// Sets Tensor::quant for every activation an NPU node reads or writes; values that must share
+// parameters (pool, concat, resize, reshape, relu in/out) get the union of their ranges. Fused
+// nodes get acc_/act_ scale and zero point attributes for their epilogue's inner steps.
+// NPU nodes whose values have no range are moved to the CPU; returns their names.
+std::vector<std::string> assign_quantization(Graph& graph, const ValueRanges& ranges);
+
+struct QuantizedWeights {
+  std::vector<std::int8_t> values;    // same order as the float weights
+  std::vector<float> channel_scales;  // one per output channel
+};
+// Symmetric per-output-channel: channel c of `channels` holds the elements with
+// (index / inner) % channels == c.
+QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t channels, std::int64_t inner);
+
+}  // namespace npu::compiler
