@@ -171,15 +171,19 @@ TEST_CASE("bad fields of the new instructions are one-line errors", "[errors][ve
   red.set(Field::dtype, 3);
   red.set(Field::length, 0);
   CHECK(error_of(red) == "instruction #0 (reduce): length = 0 must be >= 1");
-  // Three 24-bit dimensions would overflow 64 bits: rejected by size, not wrapped.
+  // Three 24-bit dimensions would overflow 64 bits: rejected by the operand's size rule, not wrapped.
   red.set(Field::length, 0xFFFFFF);
   red.set(Field::outer, 0xFFFFFF);
   red.set(Field::inner, 0xFFFFFF);
-  CHECK(error_of(red) == "instruction #0 (reduce): outer x length x inner = 16777215 x 16777215 x 16777215 elements "
-                         "of 4 bytes exceed scratchpad capacity 1048576");
+  CHECK(error_of(red) == "instruction #0 (reduce): src_addr spans outer * length * inner * element_size(dtype) bytes, "
+                         "beyond 2^64 (outer = 16777215, length = 16777215, inner = 16777215, dtype = fp32)");
+  red.set(Field::length, 0x1000);
+  red.set(Field::outer, 0x1000);
+  red.set(Field::inner, 1);
+  CHECK(error_of(red) == "instruction #0 (reduce): src_addr 0x0 + 67108864 bytes exceeds scratchpad capacity 1048576");
   auto big = with(Opcode::Transpose, {{Field::batch, 0xFFFFFF}, {Field::rows, 0xFFFFFF}, {Field::cols, 0xFFFFFF}});
-  CHECK(error_of(big) == "instruction #0 (transpose): batch x rows x cols = 16777215 x 16777215 x 16777215 elements "
-                         "of 1 bytes exceed scratchpad capacity 1048576");
+  CHECK(error_of(big) == "instruction #0 (transpose): src_addr spans batch * rows * cols * element_size(dtype) bytes, "
+                         "beyond 2^64 (batch = 16777215, rows = 16777215, cols = 16777215, dtype = int8)");
   // int8 sum writes int32: in place would overwrite inputs not yet read.
   red = with(Opcode::Reduce, {{Field::dtype, 0}, {Field::function, 0}, {Field::length, 8}});
   CHECK(error_of(red) == "instruction #0 (reduce): dst_addr [0x0, 0x4) overlaps src_addr [0x0, 0x8)");
