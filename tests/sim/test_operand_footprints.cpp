@@ -313,6 +313,14 @@ std::vector<Case> cases() {
       {with(Opcode::Requantize, {{Field::src_addr, 0}, {Field::param_addr, 0x4000}, {Field::dst_addr, 0x8000},
                                  {Field::count, 45}, {Field::channels, 6}, {Field::clamp_min, -128}, {Field::clamp_max, 127}})},
       {{{0, Field::src_addr}, Kind::Int32Small}, {{0, Field::param_addr}, Kind::RequantParams}});
+  add("requant in place (narrowing: each int8 lands on bytes already read)",
+      {with(Opcode::Requantize, {{Field::src_addr, 0x40}, {Field::param_addr, 0x4000}, {Field::dst_addr, 0x40},
+                                 {Field::count, 45}, {Field::channels, 6}, {Field::clamp_min, -128}, {Field::clamp_max, 127}})},
+      {{{0, Field::src_addr}, Kind::Int32Small}, {{0, Field::param_addr}, Kind::RequantParams}});
+  add("bias int32 in place",
+      {with(Opcode::BiasAdd, {{Field::dtype, kInt32}, {Field::src_addr, 0x80}, {Field::param_addr, 0x4000},
+                              {Field::dst_addr, 0x80}, {Field::count, 24}, {Field::channels, 8}})},
+      {{{0, Field::src_addr}, Kind::Int32Small}, {{0, Field::param_addr}, Kind::Int32Small}});
   add("cast int8 -> fp16", {with(Opcode::Cast, {{Field::src_dtype, kInt8}, {Field::dst_dtype, kFp16}, {Field::src_addr, 0},
                                                 {Field::dst_addr, 0x8000}, {Field::count, 33}})});
   add("cast fp32 -> int32", {with(Opcode::Cast, {{Field::src_dtype, kFp32}, {Field::dst_dtype, kInt32}, {Field::src_addr, 0},

@@ -212,3 +212,24 @@ TEST_CASE("bad fields of the new instructions are one-line errors", "[errors][ve
   g.set(Field::b_zero_point, 3);
   CHECK(error_of(g) == "instruction #0 (gemm): a_zero_point = 0, b_zero_point = 3: zero points need mac_dtype int8");
 }
+
+TEST_CASE("outputs overlap inputs only as the ISA table's operand rules allow", "[errors][operands]") {
+  // Element-wise instructions may run in place (same address), not shifted over their input.
+  auto bias = with(Opcode::BiasAdd, {{Field::dtype, 1}, {Field::count, 32}, {Field::channels, 8},
+                                     {Field::param_addr, 0x1000}});
+  CHECK(error_of(bias) == "no error");
+  bias.set(Field::dst_addr, 0x40);
+  CHECK(error_of(bias) == "instruction #0 (bias): dst_addr [0x40, 0xc0) overlaps src_addr [0x0, 0x80) "
+                          "(only the same address is allowed: in place)");
+  bias.set(Field::dst_addr, 0x1000);  // over its own parameters
+  CHECK(error_of(bias) == "instruction #0 (bias): dst_addr [0x1000, 0x1080) overlaps param_addr [0x1000, 0x1020)");
+  // Pooling reads windows of its input while it writes: never over it.
+  auto pool = with(Opcode::Pool, {{Field::in_h, 4}, {Field::in_w, 4}, {Field::channels, 8}, {Field::kernel_h, 2},
+                                  {Field::kernel_w, 2}, {Field::stride_h, 2}, {Field::stride_w, 2}});
+  CHECK(error_of(pool) == "instruction #0 (pool): dst_addr [0x0, 0x20) overlaps src_addr [0x0, 0x80)");
+  // The array streams A and B while its accumulators fill.
+  auto g = gemm(0, 0x1000, 0x1000, 4, 4, 4);
+  CHECK(error_of(g) == "instruction #0 (gemm): c_addr [0x1000, 0x1040) overlaps b_addr [0x1000, 0x1010)");
+  g.set(Field::c_addr, 0x2000);
+  CHECK(error_of(g) == "no error");
+}
