@@ -1,7 +1,8 @@
-// Which scratchpad and DDR bytes an instruction reads and writes: the operand extents of
-// isa/ISA.md (the same ones sim/program_plan checks against the capacity). The compiler
-// derives its dependency tokens from these (compiler/backend/dependency_tokens.h). A strided DMA box
-// counts as its whole span, so a footprint may be larger than the bytes moved, never smaller.
+// Which scratchpad and DDR bytes an instruction reads and writes: its operands as the ISA
+// table defines them (isa/operands.h; the Operands sections of isa/ISA.md), the same spans
+// costmodel/program_plan checks against the capacity. The compiler derives its dependency tokens
+// from these (compiler/backend/dependency_tokens.h). A strided DMA box or broadcast operand counts as
+// its whole span, so a footprint may be larger than the bytes moved, never smaller.
 #pragma once
 #include <optional>
 #include <cstdint>
@@ -17,7 +18,7 @@ struct ByteRange {
 
 struct Footprint {
   std::vector<ByteRange> sram_read, sram_write, ddr_read, ddr_write;
-  // False for an opcode this table does not know: treat it as touching the whole scratchpad.
+  // False for an opcode the ISA does not know: treat it as touching the whole scratchpad.
   bool known = true;
 };
 

@@ -6,9 +6,7 @@ using isa::Field;
 
 std::uint64_t window_out_dim(std::uint64_t in, std::uint64_t pads, std::uint64_t kernel, std::uint64_t dilation,
                              std::uint64_t stride) {
-  if (kernel == 0 || dilation == 0 || stride == 0) return 0;
-  const std::uint64_t span = dilation * (kernel - 1) + 1;
-  return in + pads < span ? 0 : (in + pads - span) / stride + 1;
+  return isa::window_out(in, pads, kernel, dilation, stride);
 }
 
 GemmShape GemmShape::of(const isa::Instruction& in) {

@@ -4,11 +4,12 @@
 #include <cstdint>
 
 #include "isa/instruction.h"
+#include "isa/operands.h"
 
 namespace npu::cost {
 
 // Output size of a window sweep: (in + pads - dilation*(kernel-1) - 1) / stride + 1, or 0 when
-// the dilated window does not fit the padded input.
+// the dilated window does not fit the padded input (the ISA table's window_out).
 std::uint64_t window_out_dim(std::uint64_t in, std::uint64_t pads, std::uint64_t kernel, std::uint64_t dilation,
                              std::uint64_t stride);
 
@@ -19,20 +20,23 @@ struct ArrayMapping {
 };
 
 // How gemm's B is stored (fields b_format, b_group): as A's type, or int8 / packed int4 with
-// fp16 scales per column and group of rows. The one place the packed sizes are computed: the
-// simulator's checks and traffic, the compiler's tiler and its weight blocks all call it.
+// fp16 scales per column and group of rows. The packed sizes are the ISA table's size rules
+// (isa/operands.h: weight_bytes, weight_scale_bytes); the MAC array's traffic, the compiler's
+// tiler and its weight blocks ask for them here.
 struct WeightStorage {
   isa::WeightFormat format = isa::WeightFormat::Same;
   std::uint64_t group = 0;  // rows of B per scale row; 0: all k rows (one scale per column)
   bool quantized() const { return format != isa::WeightFormat::Same; }
-  std::uint64_t group_rows(std::uint64_t k) const { return group == 0 || group > k ? k : group; }
+  std::uint64_t group_rows(std::uint64_t k) const { return isa::weight_group_rows(group, k); }
   std::uint64_t scale_rows(std::uint64_t k) const { return quantized() ? (k + group_rows(k) - 1) / group_rows(k) : 0; }
-  // Bytes of the k x n values (int4: two per byte, the last byte half used when k*n is odd).
+  // Bytes of the k x n values (int4: two per byte, the last byte half used when k*n is odd);
+  // elem_bytes 2 is fp16 A, 1 int8.
   std::uint64_t value_bytes(std::uint64_t k, std::uint64_t n, std::uint64_t elem_bytes) const {
-    if (format == isa::WeightFormat::Int4) return (k * n + 1) / 2;
-    return k * n * (format == isa::WeightFormat::Int8 ? 1 : elem_bytes);
+    return isa::weight_bytes(format, k, n, elem_bytes == 2 ? isa::MacDType::Fp16 : isa::MacDType::Int8);
   }
-  std::uint64_t scale_bytes(std::uint64_t k, std::uint64_t n) const { return scale_rows(k) * n * 2; }  // fp16
+  std::uint64_t scale_bytes(std::uint64_t k, std::uint64_t n) const {
+    return quantized() ? isa::weight_scale_bytes(group, k, n) : 0;
+  }
 };
 
 struct GemmShape {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -11,6 +10,7 @@
 #include "costmodel/mac_shapes.h"
 #include "costmodel/timing_error.h"
 #include "costmodel/vector_cost.h"
+#include "isa/operands.h"
 
 namespace npu::cost {
 
@@ -25,15 +25,13 @@ std::string instruction_label(std::uint64_t index, Opcode op) {
 
 namespace {
 
-std::uint64_t esize(std::int64_t dtype) { return isa::dtype_bytes(static_cast<DType>(dtype)); }
-
 // Checks one instruction's fields and operand ranges; accumulates SRAM traffic and peak.
 class Checker {
  public:
   Checker(const HardwareConfig& c, std::uint64_t index, const isa::Instruction& in, PlannedOp& op,
           std::uint64_t& peak, bool trial)
       : c_(c), index_(index), in_(in), op_(op), peak_(peak), trial_(trial) {}
-  // PlanOptions::trial: operands outside the memories are timed, not refused.
+  // PlanOptions::trial: operands outside the memories, or overlapping, are timed, not refused.
   bool trial() const { return trial_; }
 
   template <typename... Args>
@@ -56,24 +54,6 @@ class Checker {
     fail("{} = {} ({}) is not supported here", isa::field_info(f).name, in_.get(f), isa::dtype_name(t));
   }
 
-  // Bytes of a tensor whose shape is the product of `dims` (each >= 1) with `es`-byte
-  // elements. Three 24-bit dimensions can overflow 64 bits, so a product beyond the
-  // scratchpad is an error here, before it could wrap.
-  std::uint64_t shape_bytes(std::initializer_list<Field> dims, std::uint64_t es) const {
-    std::uint64_t bytes = es;
-    bool too_big = false;
-    std::string names, values;
-    for (Field f : dims) {
-      const std::uint64_t v = at_least(f, 1);
-      too_big = too_big || __builtin_mul_overflow(bytes, v, &bytes) || bytes > c_.sram.capacity_bytes;
-      names += fmt::format("{}{}", names.empty() ? "" : " x ", isa::field_info(f).name);
-      values += fmt::format("{}{}", values.empty() ? "" : " x ", v);
-    }
-    if (too_big)
-      fail("{} = {} elements of {} bytes exceed scratchpad capacity {}", names, values, es, c_.sram.capacity_bytes);
-    return bytes;
-  }
-
   // Every enum field holds one of its enum's values.
   void enums() const {
     const isa::OpcodeInfo& info = isa::opcode_info(in_.opcode);
@@ -90,20 +70,37 @@ class Checker {
   // The spelling of an enum field's value ("gelu").
   std::string_view name_of(Field f) const { return isa::enum_value_name(isa::field_enum(in_.opcode, f), in_.get(f)); }
 
-  // A scratchpad operand: base aligned, whole range inside the capacity.
-  void sram(Field f, std::uint64_t bytes, bool write) { sram_at(f, u(f), bytes, write); }
-  void sram_at(Field f, std::uint64_t addr, std::uint64_t bytes, bool write) { sram_span(f, addr, bytes, bytes, write); }
-  // An operand that spans `span_bytes` but moves `traffic_bytes` (broadcast operands).
-  void sram_span(Field f, std::uint64_t addr, std::uint64_t span_bytes, std::uint64_t traffic_bytes, bool write) {
-    const auto align = static_cast<std::uint64_t>(c_.sram.alignment_bytes);
-    if (!trial_ && addr % align != 0)
-      fail("{} {:#x} is not a multiple of sram.alignment_bytes ({})", isa::field_info(f).name, addr, align);
-    if (!trial_ && addr + span_bytes > c_.sram.capacity_bytes)
-      fail("{} {:#x} + {} bytes exceeds scratchpad capacity {}", isa::field_info(f).name, addr, span_bytes,
-           c_.sram.capacity_bytes);
-    peak_ = std::max(peak_, addr + span_bytes);
-    (write ? op_.sram_write_bytes : op_.sram_read_bytes) += traffic_bytes;
-    add_range(addr, span_bytes);
+  // The instruction's operands as the ISA table defines them (isa/operands.h): each inside
+  // its memory, a scratchpad one at an aligned address, and what the instruction writes
+  // overlapping what it reads only as the table allows. Counts the scratchpad operands' bytes
+  // moved as traffic, their spans for the peak and as ranges for the banks. Returns them.
+  isa::Operands check_operands() {
+    const isa::Operands operands = isa::operands(in_);
+    for (const isa::Operand& o : operands) {
+      const std::string_view name = isa::field_info(o.address()).name;
+      if (o.overflow)
+        fail("{} spans {} bytes, beyond 2^64 ({})", name, o.rule->bytes,
+             isa::rule_field_values(in_, o.rule->bytes));
+      if (o.memory() == isa::Memory::Ddr) {
+        if (!trial_ && o.end() > c_.ddr.capacity_bytes)
+          fail("{} {:#x} + {} bytes exceeds DDR capacity {}", name, o.addr, o.bytes, c_.ddr.capacity_bytes);
+        continue;
+      }
+      const auto align = static_cast<std::uint64_t>(c_.sram.alignment_bytes);
+      if (!trial_ && o.addr % align != 0)
+        fail("{} {:#x} is not a multiple of sram.alignment_bytes ({})", name, o.addr, align);
+      if (!trial_ && o.end() > c_.sram.capacity_bytes)
+        fail("{} {:#x} + {} bytes exceeds scratchpad capacity {}", name, o.addr, o.bytes, c_.sram.capacity_bytes);
+      peak_ = std::max(peak_, o.end());
+      (o.access() == isa::Access::Write ? op_.sram_write_bytes : op_.sram_read_bytes) += o.moved;
+      add_range(o.addr, o.bytes);
+    }
+    for (const isa::Operand& written : operands) {
+      if (trial_ || written.access() != isa::Access::Write) continue;
+      for (const isa::Operand& read : operands)
+        if (read.access() == isa::Access::Read && read.memory() == written.memory()) no_overlap(written, read);
+    }
+    return operands;
   }
 
   // Remembers an operand's scratchpad range for bank conflicts (PlannedOp::ranges).
@@ -121,14 +118,15 @@ class Checker {
     op_.ranges[op_.range_count++] = {static_cast<std::uint32_t>(addr), static_cast<std::uint32_t>(bytes)};
   }
 
-  // dst [u(dst), +dst_bytes) and src [u(src), +src_bytes) may only overlap as allowed.
-  enum class Overlap { Never, SameAddress };
-  void no_overlap(Field dst, std::uint64_t dst_bytes, Field src, std::uint64_t src_bytes, Overlap allowed) const {
-    const std::uint64_t d = u(dst), s = u(src);
-    if (d < s + src_bytes && s < d + dst_bytes && !(allowed == Overlap::SameAddress && d == s))
-      fail("{} [{:#x}, {:#x}) overlaps {} [{:#x}, {:#x}){}", isa::field_info(dst).name, d, d + dst_bytes,
-           isa::field_info(src).name, s, s + src_bytes,
-           allowed == Overlap::SameAddress ? " (only the same address is allowed: in place)" : "");
+  // What the instruction writes may overlap a read operand only as the read operand's rule allows.
+  void no_overlap(const isa::Operand& written, const isa::Operand& read) const {
+    if (read.overlap == isa::Overlap::Unchecked) return;
+    const bool overlapping = written.addr < read.end() && read.addr < written.end();
+    const bool in_place = read.overlap == isa::Overlap::InPlace && written.addr == read.addr;
+    if (overlapping && !in_place)
+      fail("{} [{:#x}, {:#x}) overlaps {} [{:#x}, {:#x}){}", isa::field_info(written.address()).name, written.addr,
+           written.end(), isa::field_info(read.address()).name, read.addr, read.end(),
+           read.overlap == isa::Overlap::InPlace ? " (only the same address is allowed: in place)" : "");
   }
 
  private:
@@ -199,15 +197,7 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
   if (t.bytes > room && !ck.trial())
     ck.fail("moves {} bytes (len0 {} x count1 {} x count2 {} x count3 {}), more than the {} it writes holds ({} bytes)",
             t.bytes, t.len0, t.count1, t.count2, t.count3, t.store ? "DDR" : "scratchpad", room);
-
-  // Highest byte touched on each side (strides are unsigned, so the last run is the farthest).
-  const std::uint64_t sram_span = (t.count3 - 1) * t.sram_stride3 + (t.count2 - 1) * t.sram_stride2 +
-                                  (t.count1 - 1) * t.sram_stride1 + t.len0;
-  const std::uint64_t ddr_span = (t.count3 - 1) * t.ddr_stride3 + (t.count2 - 1) * t.ddr_stride2 +
-                                 (t.count1 - 1) * t.ddr_stride1 + t.len0;
-  ck.sram_at(Field::sram_addr, t.sram_addr, sram_span, false);
-  if (t.ddr_addr + ddr_span > c.ddr.capacity_bytes && !ck.trial())
-    ck.fail("ddr_addr {:#x} + {} bytes exceeds DDR capacity {}", t.ddr_addr, ddr_span, c.ddr.capacity_bytes);
+  ck.check_operands();  // both spans inside their memories; the bytes moved are the traffic
 
   t.bus_bytes = bus_bytes(t, static_cast<std::uint64_t>(c.ddr.burst_bytes));
   // Any run whose DDR address is below the DMA's alignment goes through the bounce buffer.
@@ -216,38 +206,35 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
   return t;
 }
 
-// The checks above counted each operand once; the array streams some of them several times.
+// The checks counted each operand once; the array streams some of them several times.
 void set_traffic(PlannedOp& op, const SramTraffic& t) {
   op.sram_read_bytes = t.read;
   op.sram_write_bytes = t.written;
 }
 
-// The int32 accumulators the last int8 gemm/conv on the compute unit wrote: what a drain may
-// read (it runs in the array's output stage as they leave the array).
+// The int32 accumulators the last int8 gemm/conv on the compute unit wrote (its written
+// operand): what a drain may read (it runs in the array's output stage as they leave the array).
 struct Accumulators {
   bool valid = false;
   std::uint64_t addr = 0, bytes = 0;
   std::uint32_t index = 0;
 };
 
-Accumulators accumulators_of(const isa::Instruction& in, std::uint32_t index) {
+Accumulators accumulators_of(const isa::Instruction& in, const isa::Operands& operands, std::uint32_t index) {
   Accumulators a;
   a.valid = in.get(Field::mac_dtype) == static_cast<std::int64_t>(isa::MacDType::Int8);
   a.index = index;
-  if (in.opcode == Opcode::Gemm) {
-    const GemmShape s = GemmShape::of(in);
-    a.addr = static_cast<std::uint64_t>(in.get(Field::c_addr));
-    a.bytes = s.m * s.n * 4;
-  } else {
-    const ConvShape s = ConvShape::of(in);
-    a.addr = static_cast<std::uint64_t>(in.get(Field::out_addr));
-    a.bytes = s.out_h * s.out_w * s.out_c * 4;
-  }
+  for (const isa::Operand& o : operands)
+    if (o.access() == isa::Access::Write) {
+      a.addr = o.addr;
+      a.bytes = o.bytes;
+    }
   return a;
 }
 
 void plan_drain(Checker& ck, const isa::Instruction& in, const MacArrayCost& mac, const Accumulators& acc, PlannedOp& op) {
-  const std::uint64_t n = ck.at_least(Field::count, 1), ch = ck.at_least(Field::channels, 1);
+  const std::uint64_t n = ck.at_least(Field::count, 1);
+  ck.at_least(Field::channels, 1);
   if (in.get(Field::clamp_min) > in.get(Field::clamp_max))
     ck.fail("clamp_min {} > clamp_max {}", in.get(Field::clamp_min), in.get(Field::clamp_max));
   if (!acc.valid && !ck.trial())
@@ -255,16 +242,13 @@ void plan_drain(Checker& ck, const isa::Instruction& in, const MacArrayCost& mac
   if (!ck.trial() && (ck.u(Field::src_addr) != acc.addr || n * 4 != acc.bytes))
     ck.fail("src_addr {:#x} + {} int32 is not the accumulator block of instruction #{} ({:#x} + {} bytes), the compute "
             "instruction just before it", ck.u(Field::src_addr), n, acc.index, acc.addr, acc.bytes);
-  ck.sram(Field::src_addr, n * 4, false);
-  ck.sram(Field::param_addr, ch * 4, false);
-  ck.sram(Field::requant_addr, ch * 8, false);
-  ck.no_overlap(Field::dst_addr, n, Field::src_addr, n * 4, Checker::Overlap::Never);
-  ck.sram(Field::dst_addr, n, true);
+  ck.check_operands();
   op.cycles = mac.drain_cycles();
   op.vector_elements = n;
 }
 
-void plan_compute(Checker& ck, const isa::Instruction& in, const MacArrayCost& mac, PlannedOp& op) {
+// Returns the instruction's operands (a drain after it reads its accumulators).
+isa::Operands plan_compute(Checker& ck, const isa::Instruction& in, const MacArrayCost& mac, PlannedOp& op) {
   if (in.opcode == Opcode::Gemm) {
     const GemmShape s = GemmShape::of(in);
     if (s.swap && !mac.flexible()) ck.fail("swap = 1 needs mac_array.mapping: flexible (this config's array is fixed)");
@@ -273,19 +257,14 @@ void plan_compute(Checker& ck, const isa::Instruction& in, const MacArrayCost& m
     ck.at_least(Field::m, 1);
     ck.at_least(Field::n, 1);
     ck.at_least(Field::k, 1);
-    const std::uint64_t es = s.fp16 ? 2 : 1;
     const WeightStorage& w = s.b_storage;
     if (w.quantized() && !s.fp16) ck.fail("b_format {} needs mac_dtype fp16 (weight-only quantisation)", isa::enum_name(w.format));
-    ck.sram(Field::a_addr, s.m * s.k * es, false);
-    ck.sram(Field::b_addr, w.value_bytes(s.k, s.n, es), false);
-    if (w.quantized()) ck.sram(Field::b_scale_addr, w.scale_bytes(s.k, s.n), false);
-    if (s.accumulate) ck.sram(Field::c_addr, s.m * s.n * 4, false);
-    ck.sram(Field::c_addr, s.m * s.n * 4, true);
+    const isa::Operands operands = ck.check_operands();
     op.cycles = mac.cycles(s);
     op.macs = s.m * s.n * s.k;
     op.fp16 = s.fp16;
     set_traffic(op, mac.traffic(s));
-    return;
+    return operands;
   }
   const ConvShape s = ConvShape::of(in);
   for (Field f : {Field::in_h, Field::in_w, Field::in_c, Field::out_c, Field::kernel_h, Field::kernel_w,
@@ -302,102 +281,42 @@ void plan_compute(Checker& ck, const isa::Instruction& in, const MacArrayCost& m
   if (s.mapping.depthwise && (s.groups != s.in_c || s.groups != s.out_c))
     ck.fail("depthwise = 1 needs groups = in_c = out_c (got groups {}, in_c {}, out_c {})", s.groups, s.in_c, s.out_c);
   if (s.in_stride != 0 && s.in_stride < s.in_c) ck.fail("in_stride = {} is below in_c = {}", s.in_stride, s.in_c);
-  const std::uint64_t es = s.fp16 ? 2 : 1;
-  ck.sram(Field::in_addr, s.in_span() * es, false);
-  ck.sram(Field::w_addr, s.kernel_h * s.kernel_w * s.in_c_per_group() * s.out_c * es, false);
-  if (s.accumulate) ck.sram(Field::out_addr, s.out_h * s.out_w * s.out_c * 4, false);
-  ck.sram(Field::out_addr, s.out_h * s.out_w * s.out_c * 4, true);
+  const isa::Operands operands = ck.check_operands();
   op.cycles = mac.cycles(s);
   op.macs = s.macs();
   op.fp16 = s.fp16;
   set_traffic(op, mac.traffic(s));
+  return operands;
 }
 
-// binary and qbinary: rows x cols with per-operand element strides (0 broadcasts).
-void plan_binary(Checker& ck, const isa::Instruction& in) {
-  const bool quantized = in.opcode == Opcode::QuantizedBinary;
-  const std::uint64_t es = quantized ? 1 : esize(in.get(Field::dtype));
-  if (!quantized) {
-    const auto t = static_cast<DType>(in.get(Field::dtype));
-    const auto fn = static_cast<isa::BinaryFunction>(in.get(Field::function));
-    const bool integer = t == DType::Int8 || t == DType::Int32;
-    if (integer && (fn == isa::BinaryFunction::Div || fn == isa::BinaryFunction::Pow || fn == isa::BinaryFunction::Prelu))
-      ck.fail("function = {} needs a float dtype (dtype = {})", ck.name_of(Field::function), isa::dtype_name(t));
-  } else {
-    if (in.get(Field::clamp_min) > in.get(Field::clamp_max))
-      ck.fail("clamp_min {} > clamp_max {}", in.get(Field::clamp_min), in.get(Field::clamp_max));
-    if (ck.u(Field::shift) > 62) ck.fail("shift = {} must be 0..62", ck.u(Field::shift));
-  }
-  const std::uint64_t rows = ck.at_least(Field::rows, 1), cols = ck.at_least(Field::cols, 1);
-  struct Operand {
-    Field addr, row_stride, col_stride;
-  };
-  for (const Operand& o : {Operand{Field::a_addr, Field::a_row_stride, Field::a_col_stride},
-                           Operand{Field::b_addr, Field::b_row_stride, Field::b_col_stride}}) {
-    const std::uint64_t rs = ck.u(o.row_stride), cs = ck.u(o.col_stride);
-    const std::uint64_t span = ((rows - 1) * rs + (cols - 1) * cs + 1) * es;
-    const std::uint64_t distinct = (rs ? rows : 1) * (cs ? cols : 1) * es;  // a broadcast value is read once
-    ck.sram_span(o.addr, ck.u(o.addr), span, distinct, false);
-    // In place only element for element: a broadcast or strided operand would be overwritten
-    // before all its uses.
-    const bool dense = cs == 1 && (rows == 1 || rs == cols);
-    ck.no_overlap(Field::dst_addr, rows * cols * es, o.addr, span,
-                  dense ? Checker::Overlap::SameAddress : Checker::Overlap::Never);
-  }
-  ck.sram(Field::dst_addr, rows * cols * es, true);
-}
-
-void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& c, PlannedOp& op) {
+// What the vector instructions' fields must hold beyond their width; the operands (sizes,
+// placement, overlaps) follow from the ISA table.
+void check_vector_fields(Checker& ck, const isa::Instruction& in) {
   const std::initializer_list<DType> any = {DType::Int8, DType::Int32, DType::Fp16, DType::Fp32};
   const std::initializer_list<DType> floats = {DType::Fp16, DType::Fp32};
+  auto clamps = [&] {
+    if (in.get(Field::clamp_min) > in.get(Field::clamp_max))
+      ck.fail("clamp_min {} > clamp_max {}", in.get(Field::clamp_min), in.get(Field::clamp_max));
+  };
   switch (in.opcode) {
-    case Opcode::BiasAdd: {
+    case Opcode::BiasAdd:
       ck.dtype_in(Field::dtype, {DType::Int32, DType::Fp32});
-      const std::uint64_t n = ck.at_least(Field::count, 1), ch = ck.at_least(Field::channels, 1);
-      ck.sram(Field::src_addr, n * 4, false);
-      ck.sram(Field::param_addr, ch * 4, false);
-      ck.sram(Field::dst_addr, n * 4, true);
+      ck.at_least(Field::count, 1);
+      ck.at_least(Field::channels, 1);
       break;
-    }
-    case Opcode::Requantize: {
-      const std::uint64_t n = ck.at_least(Field::count, 1), ch = ck.at_least(Field::channels, 1);
-      if (in.get(Field::clamp_min) > in.get(Field::clamp_max))
-        ck.fail("clamp_min {} > clamp_max {}", in.get(Field::clamp_min), in.get(Field::clamp_max));
-      ck.sram(Field::src_addr, n * 4, false);
-      ck.sram(Field::param_addr, ch * 8, false);
-      ck.sram(Field::dst_addr, n, true);
+    case Opcode::Requantize:
+      ck.at_least(Field::count, 1);
+      ck.at_least(Field::channels, 1);
+      clamps();
       break;
-    }
-    case Opcode::Cast: {
-      const std::uint64_t n = ck.at_least(Field::count, 1);
-      ck.sram(Field::src_addr, n * esize(in.get(Field::src_dtype)), false);
-      ck.sram(Field::dst_addr, n * esize(in.get(Field::dst_dtype)), true);
-      break;
-    }
-    case Opcode::Clip: {
+    case Opcode::Clip:
       ck.dtype_in(Field::dtype, any);
-      const std::uint64_t n = ck.at_least(Field::count, 1);
-      ck.sram(Field::src_addr, n * esize(in.get(Field::dtype)), false);
-      ck.sram(Field::dst_addr, n * esize(in.get(Field::dtype)), true);
+      ck.at_least(Field::count, 1);
       break;
-    }
-    case Opcode::Add:
-    case Opcode::Mul: {
-      const std::uint64_t n = ck.at_least(Field::count, 1), b = n * esize(in.get(Field::dtype));
-      ck.sram(Field::a_addr, b, false);
-      ck.sram(Field::b_addr, b, false);
-      ck.sram(Field::dst_addr, b, true);
+    case Opcode::QuantizedAdd:
+      ck.at_least(Field::count, 1);
+      clamps();
       break;
-    }
-    case Opcode::QuantizedAdd: {
-      const std::uint64_t n = ck.at_least(Field::count, 1);
-      if (in.get(Field::clamp_min) > in.get(Field::clamp_max))
-        ck.fail("clamp_min {} > clamp_max {}", in.get(Field::clamp_min), in.get(Field::clamp_max));
-      ck.sram(Field::a_addr, n, false);
-      ck.sram(Field::b_addr, n, false);
-      ck.sram(Field::dst_addr, n, true);
-      break;
-    }
     case Opcode::Pool: {
       for (Field f : {Field::in_h, Field::in_w, Field::channels, Field::kernel_h, Field::kernel_w,
                       Field::stride_h, Field::stride_w})
@@ -406,91 +325,68 @@ void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& 
       if (s.out_h == 0 || s.out_w == 0)
         ck.fail("the {}x{} window does not fit the padded {}x{} input", s.kernel_h, s.kernel_w,
                 s.in_h + s.pad_top + s.pad_bottom, s.in_w + s.pad_left + s.pad_right);
-      const std::uint64_t es = esize(in.get(Field::dtype));
-      ck.sram(Field::src_addr, s.in_h * s.in_w * s.channels * es, false);
-      ck.sram(Field::dst_addr, s.out_h * s.out_w * s.channels * es, true);
       break;
     }
-    case Opcode::Lut: {
-      const std::uint64_t n = ck.at_least(Field::count, 1);
-      ck.sram(Field::src_addr, n, false);
-      ck.sram(Field::table_addr, 256, false);
-      ck.sram(Field::dst_addr, n, true);
-      break;
-    }
-    case Opcode::Activation: {
+    case Opcode::Activation:
       ck.dtype_in(Field::dtype, floats);
-      const std::uint64_t n = ck.at_least(Field::count, 1), b = n * esize(in.get(Field::dtype));
-      ck.sram(Field::src_addr, b, false);
-      ck.sram(Field::dst_addr, b, true);
+      ck.at_least(Field::count, 1);
       break;
-    }
-    case Opcode::Softmax: {
+    case Opcode::Softmax:
       ck.dtype_in(Field::dtype, floats);
-      const std::uint64_t b = ck.at_least(Field::rows, 1) * ck.at_least(Field::cols, 1) *
-                              ck.at_least(Field::inner, 1) * esize(in.get(Field::dtype));
-      ck.sram(Field::src_addr, b, false);
-      ck.sram(Field::dst_addr, b, true);
-      ck.no_overlap(Field::dst_addr, b, Field::src_addr, b, Checker::Overlap::SameAddress);
+      for (Field f : {Field::rows, Field::cols, Field::inner}) ck.at_least(f, 1);
       break;
-    }
     case Opcode::Binary:
-    case Opcode::QuantizedBinary: plan_binary(ck, in); break;
+    case Opcode::QuantizedBinary:
+      if (in.opcode == Opcode::Binary) {
+        const auto t = static_cast<DType>(in.get(Field::dtype));
+        const auto fn = static_cast<isa::BinaryFunction>(in.get(Field::function));
+        const bool integer = t == DType::Int8 || t == DType::Int32;
+        if (integer && (fn == isa::BinaryFunction::Div || fn == isa::BinaryFunction::Pow || fn == isa::BinaryFunction::Prelu))
+          ck.fail("function = {} needs a float dtype (dtype = {})", ck.name_of(Field::function), isa::dtype_name(t));
+      } else {
+        clamps();
+        if (ck.u(Field::shift) > 62) ck.fail("shift = {} must be 0..62", ck.u(Field::shift));
+      }
+      ck.at_least(Field::rows, 1);
+      ck.at_least(Field::cols, 1);
+      break;
     case Opcode::Reduce: {
       const auto t = static_cast<DType>(in.get(Field::dtype));
       const auto fn = static_cast<isa::ReduceFunction>(in.get(Field::function));
       if (t == DType::Int32) ck.fail("dtype = int32 is not supported here (int8, fp16, fp32)");
       if (t == DType::Int8 && fn == isa::ReduceFunction::SumSquare)
         ck.fail("function = sum_square needs a float dtype (dtype = int8)");
-      const std::uint64_t es = esize(in.get(Field::dtype));
-      const std::uint64_t out_es = t == DType::Int8 && fn == isa::ReduceFunction::Sum ? 4 : es;
-      const std::uint64_t src_bytes = ck.shape_bytes({Field::outer, Field::length, Field::inner}, es);
-      const std::uint64_t dst_bytes = ck.shape_bytes({Field::outer, Field::inner}, out_es);
-      ck.sram(Field::src_addr, src_bytes, false);
-      ck.sram(Field::dst_addr, dst_bytes, true);
-      ck.no_overlap(Field::dst_addr, dst_bytes, Field::src_addr, src_bytes,
-                    out_es == es ? Checker::Overlap::SameAddress : Checker::Overlap::Never);
+      for (Field f : {Field::outer, Field::length, Field::inner}) ck.at_least(f, 1);
       break;
     }
     case Opcode::LayerNorm: {
       ck.dtype_in(Field::dtype, floats);
-      const std::uint64_t cols = ck.at_least(Field::cols, 1);
-      const std::uint64_t b = ck.at_least(Field::rows, 1) * cols * esize(in.get(Field::dtype));
+      ck.at_least(Field::cols, 1);
+      ck.at_least(Field::rows, 1);
       const float eps = in.get_float(Field::epsilon);
       if (!(eps >= 0.0f) || std::isinf(eps)) ck.fail("epsilon = {} must be finite and >= 0", eps);
-      ck.sram(Field::src_addr, b, false);
-      ck.sram(Field::param_addr, 2 * cols * 4, false);
-      ck.sram(Field::dst_addr, b, true);
-      ck.no_overlap(Field::dst_addr, b, Field::src_addr, b, Checker::Overlap::SameAddress);
-      ck.no_overlap(Field::dst_addr, b, Field::param_addr, 2 * cols * 4, Checker::Overlap::Never);
       break;
     }
-    case Opcode::Transpose: {
-      const std::uint64_t b = ck.shape_bytes({Field::batch, Field::rows, Field::cols}, esize(in.get(Field::dtype)));
-      ck.sram(Field::src_addr, b, false);
-      ck.sram(Field::dst_addr, b, true);
-      ck.no_overlap(Field::dst_addr, b, Field::src_addr, b, Checker::Overlap::Never);
-      break;
-    }
-    case Opcode::Fill:
-      ck.sram(Field::dst_addr, ck.at_least(Field::count, 1) * esize(in.get(Field::dtype)), true);
+    case Opcode::Transpose:
+      for (Field f : {Field::batch, Field::rows, Field::cols}) ck.at_least(f, 1);
       break;
     case Opcode::Quantize:
     case Opcode::Dequantize: {
       ck.dtype_in(Field::dtype, floats);
       const float scale = in.get_float(Field::scale);
       if (!(scale > 0.0f) || std::isinf(scale)) ck.fail("scale = {} must be positive and finite", scale);
-      const std::uint64_t n = ck.at_least(Field::count, 1), fb = n * esize(in.get(Field::dtype));
-      const bool q = in.opcode == Opcode::Quantize;
-      ck.sram(Field::src_addr, q ? fb : n, false);
-      ck.sram(Field::dst_addr, q ? n : fb, true);
-      // Quantize narrows, so in place is safe; dequantize widens and would overwrite its input.
-      ck.no_overlap(Field::dst_addr, q ? n : fb, Field::src_addr, q ? fb : n,
-                    q ? Checker::Overlap::SameAddress : Checker::Overlap::Never);
+      ck.at_least(Field::count, 1);
       break;
     }
-    default: break;
+    default:  // cast, add, mul, lut, fill
+      ck.at_least(Field::count, 1);
+      break;
   }
+}
+
+void plan_vector(Checker& ck, const isa::Instruction& in, const HardwareConfig& c, PlannedOp& op) {
+  check_vector_fields(ck, in);
+  ck.check_operands();
   op.cycles = vector_cycles(in, c.vector);
   op.vector_elements = vector_elements(in);
   // dtype codes of the ISA table: 2 fp16, 3 fp32 (a conversion is float if either side is).
@@ -541,12 +437,7 @@ ProgramPlan plan_program(const std::vector<isa::Instruction>& code, std::size_t 
       case Unit::Store:
         op.transfer = static_cast<std::uint32_t>(plan.transfers.size());
         plan.transfers.push_back(plan_dma(ck, config, in, op.index));
-        {
-          const DmaTransfer& t = plan.transfers.back();
-          op.sram_read_bytes = t.store ? t.bytes : 0;  // bytes moved, not the strided span
-          op.sram_write_bytes = t.store ? 0 : t.bytes;
-          op.cycles = 0;
-        }
+        op.cycles = 0;
         break;
       case Unit::Compute:
         if (in.opcode == Opcode::Drain) {
@@ -554,8 +445,7 @@ ProgramPlan plan_program(const std::vector<isa::Instruction>& code, std::size_t 
           accumulators.valid = false;
           break;
         }
-        plan_compute(ck, in, mac, op);
-        accumulators = accumulators_of(in, op.index);
+        accumulators = accumulators_of(in, plan_compute(ck, in, mac, op), op.index);
         break;
       case Unit::Vector: plan_vector(ck, in, config, op); break;
       case Unit::Control:

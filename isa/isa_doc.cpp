@@ -3,6 +3,7 @@
 
 #include "isa/asm_common.h"
 #include "isa/assembler.h"
+#include "isa/operands.h"
 
 namespace npu::isa {
 namespace {
@@ -20,6 +21,78 @@ std::string md(std::string_view s) {
 std::string lower(std::string_view s) {
   std::string out;
   for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// An expression as inline code inside a table cell (a '|' would end the cell).
+std::string code(std::string_view s) {
+  std::string out = "`";
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out + "`";
+}
+
+// "(auto rows, auto cols)" -> "(rows, cols)"
+std::string parameter_names(std::string_view parameters) {
+  std::string out(parameters);
+  for (std::size_t at; (at = out.find("auto ")) != std::string::npos;) out.erase(at, 5);
+  return out;
+}
+
+const char* const kOperands = R"(
+## Operands
+
+An instruction's operands are lines of the table too (`NPU_OPERAND`): the address field that
+names each one, the memory it lies in, whether the instruction reads or writes it, when it is
+there, and how many bytes from the address it spans — an expression of the instruction's
+fields in unsigned 64-bit arithmetic (a difference below 0 is 0, a quotient by 0 is 0). From
+these lines come the simulator's checks before a program runs, the scratchpad traffic it
+counts, and the footprints from which the compiler derives dependency tokens (and which
+`npusim sim --check-hazards` checks a run against). The first operand that breaks a rule is a
+one-line error naming the instruction, its mnemonic and the operand:
+
+- a scratchpad operand starts at a multiple of `sram.alignment_bytes` and ends within
+  `sram.capacity_bytes` (`instruction #0 (gemm): a_addr 0x21 is not a multiple of
+  sram.alignment_bytes (64)`); a DDR operand ends within `ddr.capacity_bytes`;
+- a size past 2^64 is rejected, not wrapped (`instruction #0 (reduce): src_addr spans outer *
+  length * inner * element_size(dtype) bytes, beyond 2^64 (outer = 16777215, ...)`);
+- what an instruction writes may overlap a read operand in the same memory only as that
+  operand's overlap rule allows: `in_place`, only starting at the same address (element for
+  element in place); `disjoint`, not at all; the rule is left out of the tables below when the
+  overlap is not checked.
+
+An operand whose condition does not hold is not there. **moves** is the bytes an operand
+actually transfers when that differs from its span (a strided DMA run, a broadcast operand):
+the scratchpad traffic counts those (the MAC array's operands as often as its dataflow
+streams them, sim/README.md "Energy").
+
+The sizes use these functions (`NPU_SIZE_FUNCTION`):
+
+| function | value | meaning |
+|---|---|---|
+| `element_size(dtype)` | the bytes column of [Data types](#data-types) | bytes of one element of a DType |
+)";
+
+std::string operand_section(Opcode op) {
+  const OperandRules rules = operand_rules(op);
+  if (rules.size() == 0) return "";
+  std::string out = "\n**Operands** ([rules](#operands)):\n\n| address | memory | access | bytes | notes |\n|---|---|---|---|---|\n";
+  for (const OperandRule& r : rules) {
+    std::string access = r.access == Access::Read ? "read" : "written";
+    if (r.when != "always") access += " when " + code(r.when);
+    std::string notes;
+    if (r.moved != "bytes") notes = "moves " + code(r.moved);
+    if (r.overlap != "unchecked") {
+      const std::string rule = r.overlap == "in_place"   ? std::string("in place only (the output may start at its address, not overlap it otherwise)")
+                               : r.overlap == "disjoint" ? std::string("the output must not overlap it")
+                                                         : "overlap with the output: " + code(r.overlap);
+      notes += (notes.empty() ? "" : "; ") + rule;
+    }
+    out += fmt::format("| `{}` | {} | {} | {} | {} |\n", field_info(r.address).name,
+                       r.memory == Memory::Sram ? "scratchpad" : "DDR", access, code(r.bytes), notes);
+  }
   return out;
 }
 
@@ -181,6 +254,10 @@ formulas multiply by it.
     }
   }
 
+  out += kOperands;
+  for (const SizeFunctionInfo& f : size_functions())
+    out += fmt::format("| `{}{}` | {} | {} |\n", f.name, parameter_names(f.parameters), code(f.expression), md(f.doc));
+
   out += "\n## Instructions\n\n| opcode | mnemonic | unit | field bits used |\n|---|---|---|---|\n";
   for (int o = 0; o < static_cast<int>(Opcode::kCount); ++o) {
     const OpcodeInfo& info = opcode_info(static_cast<Opcode>(o));
@@ -211,6 +288,7 @@ formulas multiply by it.
                          s.offset_bits + s.width_bits - 1, s.width_bits, kind, def, doc);
     }
     out += fmt::format("\nBits {}..255 are zero.\n", info.used_bits);
+    out += operand_section(static_cast<Opcode>(o));
   }
   out += kSyntax;
   Instruction example = make_instruction(Opcode::Gemm);

@@ -144,7 +144,7 @@ TEST_CASE("a move is made only where the cost model finds the step faster", "[co
   emit_linear_load(b, 8 << 20, kRegionB, 128 << 10, 64);
   conv_tile(b, kRegionB + (128 << 10), kRegionB, kRegionB + (192 << 10), kRegionB + (320 << 10), 4);
   for (const auto& layers : {std::vector<std::vector<isa::Instruction>>{a, b}, two_layers()}) {
-    const InterleavedCode apart = interleave_layers(layers, config, false);
+    const InterleavedCode apart = interleave_layers(layers, config, {/*enabled=*/false});
     const InterleavedCode merged = interleave_layers(layers, config);
     const bool moved = merged.owner != apart.owner;
     if (moved) CHECK(cycles(merged.code, config) < cycles(apart.code, config) * (1 - 0.001));
@@ -153,9 +153,9 @@ TEST_CASE("a move is made only where the cost model finds the step faster", "[co
   // The same B behind a layer that already keeps the bus and the array busy gains nothing: an
   // A of one long load and a long conv on it leaves no gap B's weights could fill earlier.
   std::vector<isa::Instruction> busy;
-  emit_linear_load(busy, 2 << 20, 8192, 256 << 10);
+  emit_linear_load(busy, 2 << 20, 8192, 256 << 10, 64);
   conv_tile(busy, 8192, 1024, 8192 + (256 << 10), 8192 + (320 << 10), 64);
   const InterleavedCode kept = interleave_layers({busy, b}, config);
-  const InterleavedCode apart = interleave_layers({busy, b}, config, false);
+  const InterleavedCode apart = interleave_layers({busy, b}, config, {/*enabled=*/false});
   if (kept.owner != apart.owner) CHECK(cycles(kept.code, config) < cycles(apart.code, config) * (1 - 0.001));
 }

@@ -157,7 +157,7 @@ TEST_CASE("strided runs at any DDR offset: whole bursts per run, and no more byt
   // 2 x 4 runs of 40 B, ddr_addr 8, ddr_stride1 100, ddr_stride2 1000 (64 B bursts). Runs start
   // at 8, 108, 208, 308 (mod 64: 8, 44, 16, 52 -> 1, 2, 1, 2 bursts) and 1008, 1108, 1208, 1308
   // (mod 64: 48, 20, 56, 28 -> 2, 1, 2, 2): 13 bursts. The DDR model counts them piece by
-  // piece; the channel's attribution (sim/program_plan.cpp) counts runs per offset: both 832.
+  // piece; the channel's attribution (costmodel/program_plan.cpp) counts runs per offset: both 832.
   auto strided = load(8, 0, 40);
   strided.set(Field::count1, 4);
   strided.set(Field::ddr_stride1, 100);

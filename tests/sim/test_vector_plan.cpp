@@ -171,15 +171,19 @@ TEST_CASE("bad fields of the new instructions are one-line errors", "[errors][ve
   red.set(Field::dtype, 3);
   red.set(Field::length, 0);
   CHECK(error_of(red) == "instruction #0 (reduce): length = 0 must be >= 1");
-  // Three 24-bit dimensions would overflow 64 bits: rejected by size, not wrapped.
+  // Three 24-bit dimensions would overflow 64 bits: rejected by the operand's size rule, not wrapped.
   red.set(Field::length, 0xFFFFFF);
   red.set(Field::outer, 0xFFFFFF);
   red.set(Field::inner, 0xFFFFFF);
-  CHECK(error_of(red) == "instruction #0 (reduce): outer x length x inner = 16777215 x 16777215 x 16777215 elements "
-                         "of 4 bytes exceed scratchpad capacity 1048576");
+  CHECK(error_of(red) == "instruction #0 (reduce): src_addr spans outer * length * inner * element_size(dtype) bytes, "
+                         "beyond 2^64 (outer = 16777215, length = 16777215, inner = 16777215, dtype = fp32)");
+  red.set(Field::length, 0x1000);
+  red.set(Field::outer, 0x1000);
+  red.set(Field::inner, 1);
+  CHECK(error_of(red) == "instruction #0 (reduce): src_addr 0x0 + 67108864 bytes exceeds scratchpad capacity 1048576");
   auto big = with(Opcode::Transpose, {{Field::batch, 0xFFFFFF}, {Field::rows, 0xFFFFFF}, {Field::cols, 0xFFFFFF}});
-  CHECK(error_of(big) == "instruction #0 (transpose): batch x rows x cols = 16777215 x 16777215 x 16777215 elements "
-                         "of 1 bytes exceed scratchpad capacity 1048576");
+  CHECK(error_of(big) == "instruction #0 (transpose): src_addr spans batch * rows * cols * element_size(dtype) bytes, "
+                         "beyond 2^64 (batch = 16777215, rows = 16777215, cols = 16777215, dtype = int8)");
   // int8 sum writes int32: in place would overwrite inputs not yet read.
   red = with(Opcode::Reduce, {{Field::dtype, 0}, {Field::function, 0}, {Field::length, 8}});
   CHECK(error_of(red) == "instruction #0 (reduce): dst_addr [0x0, 0x4) overlaps src_addr [0x0, 0x8)");
@@ -207,4 +211,25 @@ TEST_CASE("bad fields of the new instructions are one-line errors", "[errors][ve
   auto g = gemm(0, 8192, 16384, 8, 8, 8, /*fp16=*/true);
   g.set(Field::b_zero_point, 3);
   CHECK(error_of(g) == "instruction #0 (gemm): a_zero_point = 0, b_zero_point = 3: zero points need mac_dtype int8");
+}
+
+TEST_CASE("outputs overlap inputs only as the ISA table's operand rules allow", "[errors][operands]") {
+  // Element-wise instructions may run in place (same address), not shifted over their input.
+  auto bias = with(Opcode::BiasAdd, {{Field::dtype, 1}, {Field::count, 32}, {Field::channels, 8},
+                                     {Field::param_addr, 0x1000}});
+  CHECK(error_of(bias) == "no error");
+  bias.set(Field::dst_addr, 0x40);
+  CHECK(error_of(bias) == "instruction #0 (bias): dst_addr [0x40, 0xc0) overlaps src_addr [0x0, 0x80) "
+                          "(only the same address is allowed: in place)");
+  bias.set(Field::dst_addr, 0x1000);  // over its own parameters
+  CHECK(error_of(bias) == "instruction #0 (bias): dst_addr [0x1000, 0x1080) overlaps param_addr [0x1000, 0x1020)");
+  // Pooling reads windows of its input while it writes: never over it.
+  auto pool = with(Opcode::Pool, {{Field::in_h, 4}, {Field::in_w, 4}, {Field::channels, 8}, {Field::kernel_h, 2},
+                                  {Field::kernel_w, 2}, {Field::stride_h, 2}, {Field::stride_w, 2}});
+  CHECK(error_of(pool) == "instruction #0 (pool): dst_addr [0x0, 0x20) overlaps src_addr [0x0, 0x80)");
+  // The array streams A and B while its accumulators fill.
+  auto g = gemm(0, 0x1000, 0x1000, 4, 4, 4);
+  CHECK(error_of(g) == "instruction #0 (gemm): c_addr [0x1000, 0x1040) overlaps b_addr [0x1000, 0x1010)");
+  g.set(Field::c_addr, 0x2000);
+  CHECK(error_of(g) == "no error");
 }
