@@ -388,7 +388,7 @@ void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const
     so.capacity = ctx.sram_capacity;
     so.alignment = ctx.alignment;
     so.keep_all_in_ddr = options.store_all_values;
-    so.ddr_bytes_per_cycle = config.ddr.model == "ideal" ? 1e9 : cost::ddr_bytes_per_cycle(config);
+    so.ddr_bytes_per_cycle = config.ddr.model == DdrModel::Ideal ? 1e9 : cost::ddr_bytes_per_cycle(config);
     DemandFn demand = [&](std::size_t i, const std::map<std::string, ValueHome>& homes,
                           std::uint64_t budget) -> std::optional<LayerDemand> {
       const Node& n = g.nodes[static_cast<std::size_t>(steps[s].nodes[i])];

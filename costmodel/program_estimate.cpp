@@ -150,7 +150,7 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
   const std::size_t channels = static_cast<std::size_t>(std::max(1, hw.dma.channels));
   const double bytes_per_cycle = dma.ideal() ? 0.0 : dma.bytes_per_cycle();
   const double latency = dma.latency_cycles();
-  const bool shared_bus = hw.dma.arbitration == "round_robin";
+  const bool shared_bus = hw.dma.arbitration == DmaArbitration::RoundRobin;
 
   double vt = 0;           // the controller's dispatch clock
   double all_done = 0;     // latest end of anything dispatched (barrier/halt wait for it)
@@ -160,7 +160,7 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
   std::vector<Timeline> channel(channels);
   // dma.channel_queue pipelined: per channel, when the last transfer made its first request (the
   // next one's setup may start) and when its data was through (the next one may request).
-  const bool pipelined = hw.dma.channel_queue == "pipelined";
+  const bool pipelined = hw.dma.channel_queue == DmaChannelQueue::Pipelined;
   std::vector<double> requested(channels, 0.0), granted(channels, 0.0);
   // Tokens in flight per (producer, consumer): the times they were given, oldest first.
   std::array<std::array<std::deque<double>, isa::kQueueCount>, isa::kQueueCount> tokens;

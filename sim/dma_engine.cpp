@@ -165,15 +165,15 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const HardwareConfig& config,
       config_(config),
       ddr_timing_(ddr_timing),
       banks_(banks),
-      bus_("bus", config.dma.channels, config.dma.arbitration == "channel_priority"),
-      port_("sram_port", config.dma.channels, config.dma.arbitration == "channel_priority") {
+      bus_("bus", config.dma.channels, config.dma.arbitration == DmaArbitration::ChannelPriority),
+      port_("sram_port", config.dma.channels, config.dma.arbitration == DmaArbitration::ChannelPriority) {
   for (int i = 0; i < config.dma.channels; ++i) {
     channels_.push_back(std::make_unique<Channel>());
     sc_core::sc_spawn_options opts;
     opts.set_stack_size(256 * 1024);
     sc_core::sc_spawn([this, i] { run_channel(static_cast<std::size_t>(i)); },
                       fmt::format("channel{}", i).c_str(), &opts);
-    if (config.dma.channel_queue == "pipelined")
+    if (config.dma.channel_queue == DmaChannelQueue::Pipelined)
       sc_core::sc_spawn([this, i] { finish_channel(static_cast<std::size_t>(i)); },
                         fmt::format("channel{}_finish", i).c_str(), &opts);
   }
@@ -233,7 +233,7 @@ void DmaEngine::move_data(Channel& ch, const DmaTransfer& t, std::uint64_t ddr, 
 void DmaEngine::run_channel(std::size_t index) {
   Channel& ch = *channels_[index];
   const auto setup = static_cast<std::uint64_t>(config_.dma.setup_cycles);
-  const bool pipelined = config_.dma.channel_queue == "pipelined";
+  const bool pipelined = config_.dma.channel_queue == DmaChannelQueue::Pipelined;
   if (!pipelined) return run_serial_channel(index);
   run_thread_body([&] {
     for (;;) {
