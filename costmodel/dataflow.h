@@ -21,7 +21,8 @@ struct OperandPasses {
 class DataflowModel {
  public:
   virtual ~DataflowModel() = default;
-  virtual const char* name() const = 0;
+  virtual Dataflow kind() const = 0;
+  const char* name() const { return choice_name(kind()); }  // "ws", as YAML writes it
   // Cycles of one int8 gemm C[m x n] += A[m x k] * B[k x n]; m, n, k >= 1.
   virtual std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const = 0;
   // How many blocks of the array's size the gemm runs as (each pays the fill and drain).
@@ -31,7 +32,9 @@ class DataflowModel {
 
 inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
-// Picks the implementation for config.dataflow (one file each: dataflow_ws/os/is.cpp).
+// Picks the implementation registered for config.dataflow in dataflow.cpp (one file each:
+// dataflow_ws/os/is.cpp). A new dataflow: its value in hwconfig/config_choices.def, its file, and
+// one line in dataflow.cpp's registry.
 std::unique_ptr<DataflowModel> make_dataflow(const MacArrayConfig& config);
 std::unique_ptr<DataflowModel> make_weight_stationary(int rows, int cols);
 std::unique_ptr<DataflowModel> make_output_stationary(int rows, int cols);

@@ -9,7 +9,7 @@ namespace {
 class InputStationary : public DataflowModel {
  public:
   InputStationary(int rows, int cols) : r_(rows), c_(cols) {}
-  const char* name() const override { return "is"; }
+  Dataflow kind() const override { return Dataflow::InputStationary; }
   std::uint64_t folds(std::uint64_t m, std::uint64_t, std::uint64_t k) const override {
     return ceil_div(k, r_) * ceil_div(m, c_);
   }

@@ -10,7 +10,7 @@ namespace {
 class OutputStationary : public DataflowModel {
  public:
   OutputStationary(int rows, int cols) : r_(rows), c_(cols) {}
-  const char* name() const override { return "os"; }
+  Dataflow kind() const override { return Dataflow::OutputStationary; }
   std::uint64_t folds(std::uint64_t m, std::uint64_t n, std::uint64_t) const override {
     return ceil_div(m, r_) * ceil_div(n, c_);
   }

@@ -10,7 +10,7 @@ namespace {
 class WeightStationary : public DataflowModel {
  public:
   WeightStationary(int rows, int cols) : r_(rows), c_(cols) {}
-  const char* name() const override { return "ws"; }
+  Dataflow kind() const override { return Dataflow::WeightStationary; }
   std::uint64_t folds(std::uint64_t, std::uint64_t n, std::uint64_t k) const override {
     return ceil_div(k, r_) * ceil_div(n, c_);
   }

@@ -4,21 +4,11 @@
 
 namespace npu::cost {
 
-namespace {
-
-DdrMapping mapping_of(const std::string& name) {
-  if (name == "row_column_bank") return DdrMapping::RowColumnBank;
-  if (name == "row_bank_column_bankgroup") return DdrMapping::RowBankColumnBankGroup;
-  return DdrMapping::RowBankColumn;
-}
-
-}  // namespace
-
 DdrAddressMap::DdrAddressMap(const DdrConfig& ddr)
     : DdrAddressMap(ddr, ddr.banks, 1, ddr.row_bytes, ddr.burst_bytes) {}
 
 DdrAddressMap::DdrAddressMap(const DdrConfig& ddr, int banks, int bank_groups, int row_bytes, int burst_bytes)
-    : mapping_(mapping_of(ddr.address_mapping)),
+    : mapping_(ddr.address_mapping),
       interleave_(static_cast<std::uint64_t>(std::max(1, ddr.interleave_bytes))),
       channels_(static_cast<std::uint64_t>(std::max(1, ddr.channels))),
       row_bytes_(static_cast<std::uint64_t>(std::max(1, row_bytes))),
@@ -34,9 +24,9 @@ DdrLocation DdrAddressMap::locate(std::uint64_t addr) const {
   const std::uint64_t burst = local / burst_bytes_;
   at.row = local / (row_bytes_ * banks_);
   switch (mapping_) {
-    case DdrMapping::RowBankColumn: at.bank = static_cast<std::uint32_t>((local / row_bytes_) % banks_); break;
-    case DdrMapping::RowColumnBank: at.bank = static_cast<std::uint32_t>(burst % banks_); break;
-    case DdrMapping::RowBankColumnBankGroup: {
+    case DdrAddressMapping::RowBankColumn: at.bank = static_cast<std::uint32_t>((local / row_bytes_) % banks_); break;
+    case DdrAddressMapping::RowColumnBank: at.bank = static_cast<std::uint32_t>(burst % banks_); break;
+    case DdrAddressMapping::RowBankColumnBankGroup: {
       const std::uint64_t group = burst % groups_;
       const std::uint64_t in_group = (burst / groups_ / bursts_per_row_) % (banks_ / groups_);
       at.bank = static_cast<std::uint32_t>(in_group * groups_ + group);

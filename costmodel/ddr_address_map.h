@@ -30,8 +30,6 @@ struct DdrLocation {
   std::uint64_t row = 0;
 };
 
-enum class DdrMapping { RowBankColumn, RowColumnBank, RowBankColumnBankGroup };
-
 class DdrAddressMap {
  public:
   // The banked model's geometry: ddr.banks, one bank group, ddr.row_bytes, ddr.burst_bytes.
@@ -50,7 +48,7 @@ class DdrAddressMap {
   std::uint32_t channels() const { return channels_; }
 
  private:
-  DdrMapping mapping_;
+  DdrAddressMapping mapping_;
   std::uint64_t interleave_, channels_, row_bytes_, burst_bytes_, bursts_per_row_;
   std::uint32_t banks_, groups_;
 };

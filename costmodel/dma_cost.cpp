@@ -55,14 +55,13 @@ namespace {
 // the bandwidth refresh leaves (1 - tRFC / tREFI of the peak).
 DdrConfig walked_ddr(const HardwareConfig& h) {
   DdrConfig d = h.ddr;
-  if (d.model != "dram") return d;
-  if (const DramStandard* s = find_dram_standard(h.dram.standard)) {
-    d.banks = s->banks;
-    d.row_bytes = s->row_bytes;
-    d.burst_bytes = s->burst_bytes();
-    d.row_miss_ns = s->tRP + s->tRCD;
-    d.bandwidth_gbps = s->channel_gbps() * d.channels * (1.0 - s->tRFC / s->tREFI);
-  }
+  if (d.model != DdrModel::Dram) return d;
+  const DramStandard& s = dram_standard(h.dram.standard);
+  d.banks = s.banks;
+  d.row_bytes = s.row_bytes;
+  d.burst_bytes = s.burst_bytes();
+  d.row_miss_ns = s.tRP + s.tRCD;
+  d.bandwidth_gbps = s.channel_gbps() * d.channels * (1.0 - s.tRFC / s.tREFI);
   return d;
 }
 
@@ -70,12 +69,22 @@ DdrConfig walked_ddr(const HardwareConfig& h) {
 
 DmaEstimate::DmaEstimate(const HardwareConfig& h) : hw_(h), ddr_(walked_ddr(h)) {
   const double ghz = h.clock.frequency_mhz / 1000.0;
-  ideal_ = h.ddr.model == "ideal";
-  banked_ = h.ddr.model == "banked" || h.ddr.model == "dram";
-  bw_bytes_per_cycle_ = ddr_bytes_per_cycle(h);
+  // Every model says how the estimate walks it: a model added without a case here is a -Wswitch
+  // warning, not an estimate that silently walks it as `simple`.
+  ideal_ = banked_ = false;
   double latency_ns = h.ddr.latency_ns;
-  if (h.ddr.model == "dram")
-    if (const DramStandard* s = find_dram_standard(h.dram.standard)) latency_ns += s->tCL + s->tBURST();
+  switch (h.ddr.model) {
+    case DdrModel::Ideal: ideal_ = true; break;
+    case DdrModel::Simple: break;
+    case DdrModel::Banked: banked_ = true; break;
+    case DdrModel::Dram: {
+      banked_ = true;
+      const DramStandard& s = dram_standard(h.dram.standard);
+      latency_ns += s.tCL + s.tBURST();
+      break;
+    }
+  }
+  bw_bytes_per_cycle_ = ddr_bytes_per_cycle(h);
   latency_cycles_ = ideal_ ? 0.0 : latency_ns * ghz;
 }
 
@@ -107,7 +116,7 @@ DmaEstimate::Walk DmaEstimate::walk(std::uint64_t run, std::uint64_t runs, std::
   auto it = memo_.find(key);
   if (it == memo_.end()) {
     DdrBurstTimer timer(ddr_, banked_,
-                        hw_.ddr.model == "dram"
+                        hw_.ddr.model == DdrModel::Dram
                             ? DdrAddressMap(ddr_, ddr_.banks, dram_groups(), ddr_.row_bytes, ddr_.burst_bytes)
                             : DdrAddressMap(ddr_));
     Sample sm;
@@ -148,8 +157,7 @@ DmaEstimate::Walk DmaEstimate::walk(std::uint64_t run, std::uint64_t runs, std::
 }
 
 int DmaEstimate::dram_groups() const {
-  const DramStandard* s = find_dram_standard(hw_.dram.standard);
-  return s ? s->bank_groups : 1;
+  return dram_standard(hw_.dram.standard).bank_groups;
 }
 
 void DmaEstimate::box(std::uint64_t run, std::uint64_t runs, std::uint64_t reps, std::uint64_t stride,

@@ -6,7 +6,7 @@
 
 namespace npu::cost {
 
-bool flexible_mapping(const MacArrayConfig& config) { return config.mapping == "flexible"; }
+bool flexible_mapping(const MacArrayConfig& config) { return config.mapping == MacArrayMapping::Flexible; }
 
 MacArrayCost::MacArrayCost(const MacArrayConfig& config, int sram_access_cycles, int drain_latency_cycles)
     : dataflow_(make_dataflow(config)),

@@ -144,7 +144,10 @@ void derived_costs(const HardwareConfig& c, DesignCosts& d) {
 }  // namespace
 
 int sram_access_cycles(const HardwareConfig& c) {
-  if (c.sram.timing != "derived") return c.sram.access_cycles;
+  switch (c.sram.timing) {
+    case SramTiming::Explicit: return c.sram.access_cycles;
+    case SramTiming::Derived: break;
+  }
   const EnergyConfig& e = *c.energy;  // validate(): derived timing needs derived energy
   static std::mutex mutex;
   static std::map<std::string, int> memo;

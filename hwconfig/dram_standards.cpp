@@ -23,6 +23,10 @@
 // two-cycle commands, PRE one.
 #include "hwconfig/dram_standards.h"
 
+#include <iterator>
+#include <stdexcept>
+#include <string>
+
 namespace npu {
 namespace {
 
@@ -30,8 +34,9 @@ constexpr double kLp4Ck = 2000.0 / 4266.0;  // ns
 constexpr double kLp5Ck = 8000.0 / 8533.0;  // CK is 1/8 of the data rate (WCK:CK = 4:1)
 constexpr double kDdr5Ck = 2000.0 / 5600.0;
 
-const DramStandard kStandards[] = {
-    {"lpddr4x-4266", 4266, kLp4Ck, 2, 16, 8, 1, 2048,
+// One per DramStandardId, in its order (config_choices.def).
+constexpr DramStandard kStandards[] = {
+    {DramStandardId::Lpddr4x_4266, 4266, kLp4Ck, 2, 16, 8, 1, 2048,
      /*tRCD*/ 39 * kLp4Ck, /*tRP*/ 39 * kLp4Ck, /*tRAS*/ 90 * kLp4Ck, /*tRC*/ 129 * kLp4Ck,
      /*tCL*/ 36 * kLp4Ck, /*tCWL*/ 18 * kLp4Ck,
      /*tCCD_S*/ 8 * kLp4Ck, /*tCCD_L*/ 8 * kLp4Ck,
@@ -43,7 +48,7 @@ const DramStandard kStandards[] = {
      /*tWR*/ 39 * kLp4Ck, /*tRTP*/ 17 * kLp4Ck,
      /*tRFC*/ 812 * kLp4Ck, /*tREFI*/ 8341 * kLp4Ck,
      /*cmd act, cas, pre*/ 4 * kLp4Ck, 4 * kLp4Ck, 2 * kLp4Ck},
-    {"lpddr5x-8533", 8533, kLp5Ck, 2, 16, 16, 4, 2048,
+    {DramStandardId::Lpddr5x_8533, 8533, kLp5Ck, 2, 16, 16, 4, 2048,
      18.0, 18.0, 42.0, 60.0,
      20 * kLp5Ck, 11 * kLp5Ck,
      2 * kLp5Ck, 4 * kLp5Ck,
@@ -54,7 +59,7 @@ const DramStandard kStandards[] = {
      34.0, 7.5,
      280.0, 3906.0,
      2 * kLp5Ck, 1 * kLp5Ck, 1 * kLp5Ck},
-    {"ddr5-5600", 5600, kDdr5Ck, 4, 16, 32, 8, 4096,
+    {DramStandardId::Ddr5_5600, 5600, kDdr5Ck, 4, 16, 32, 8, 4096,
      45 * kDdr5Ck, 45 * kDdr5Ck, 32.0, 32.0 + 45 * kDdr5Ck,
      46 * kDdr5Ck, 44 * kDdr5Ck,
      8 * kDdr5Ck, 14 * kDdr5Ck,
@@ -67,18 +72,22 @@ const DramStandard kStandards[] = {
      2 * kDdr5Ck, 2 * kDdr5Ck, 1 * kDdr5Ck},
 };
 
+constexpr bool one_per_standard() {
+  if (std::size(kStandards) != choice_count<DramStandardId>()) return false;
+  for (std::size_t i = 0; i < std::size(kStandards); ++i)
+    if (static_cast<std::size_t>(kStandards[i].id) != i) return false;
+  return true;
+}
+static_assert(one_per_standard(), "one timing set per dram.standard value, in config_choices.def's order");
+
 }  // namespace
 
-const DramStandard* find_dram_standard(const std::string& name) {
-  for (const auto& s : kStandards)
-    if (name == s.name) return &s;
-  return nullptr;
-}
-
-std::vector<std::string> dram_standard_names() {
-  std::vector<std::string> names;
-  for (const auto& s : kStandards) names.emplace_back(s.name);
-  return names;
+const DramStandard& dram_standard(DramStandardId id) {
+  const auto i = static_cast<std::size_t>(id);
+  if (i >= std::size(kStandards))
+    throw std::invalid_argument("dram.standard " + std::to_string(i) + " is not one of " +
+                                choice_list<DramStandardId>().names());
+  return kStandards[i];
 }
 
 }  // namespace npu

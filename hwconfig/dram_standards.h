@@ -4,8 +4,7 @@
 // config validator checks ddr.bandwidth_gbps and ddr.burst_bytes against them. Every figure
 // and its source is listed in dram_standards.cpp.
 #pragma once
-#include <string>
-#include <vector>
+#include "hwconfig/config_choices.h"
 
 namespace npu {
 
@@ -13,7 +12,7 @@ namespace npu {
 // converted with tck_ns); a channel is what has its own command bus (a DDR5 DIMM's 32-bit
 // sub-channel, an LPDDR 16-bit channel).
 struct DramStandard {
-  const char* name;          // the dram.standard value
+  DramStandardId id;         // the dram.standard value
   double data_rate_mtps;     // transfers per second per data pin, millions
   double tck_ns;             // command clock period
   int channel_bytes;         // data bus width of one channel
@@ -35,10 +34,10 @@ struct DramStandard {
   int burst_bytes() const { return channel_bytes * burst_length; }
   double tBURST() const { return burst_length * 1000.0 / data_rate_mtps; }  // ns on the data bus
   double channel_gbps() const { return data_rate_mtps * channel_bytes / 1000.0; }
+  const char* name() const { return choice_name(id); }
 };
 
-// nullptr when `name` is not a known standard.
-const DramStandard* find_dram_standard(const std::string& name);
-std::vector<std::string> dram_standard_names();
+// The timing set of one dram.standard value (every value has one).
+const DramStandard& dram_standard(DramStandardId id);
 
 }  // namespace npu

@@ -10,21 +10,27 @@
 
 namespace npu {
 
-const char* dataflow_name(Dataflow d) {
-  switch (d) {
-    case Dataflow::WeightStationary: return "ws";
-    case Dataflow::OutputStationary: return "os";
-    case Dataflow::InputStationary: return "is";
-  }
-  return "?";
+// Every section's defaults are the schema's (config_schema.cpp).
+ClockConfig::ClockConfig() : ClockConfig(schema::defaults().clock) {}
+DdrConfig::DdrConfig() : DdrConfig(schema::defaults().ddr) {}
+SramConfig::SramConfig() : SramConfig(schema::defaults().sram) {}
+DmaConfig::DmaConfig() : DmaConfig(schema::defaults().dma) {}
+DramConfig::DramConfig() : DramConfig(schema::defaults().dram) {}
+MacArrayConfig::MacArrayConfig() : MacArrayConfig(schema::defaults().mac_array) {}
+VectorConfig::VectorConfig() : VectorConfig(schema::defaults().vector) {}
+ControllerConfig::ControllerConfig() : ControllerConfig(schema::defaults().controller) {}
+HostConfig::HostConfig() : HostConfig(schema::defaults().host) {}
+EnergyConfig::EnergyConfig() : EnergyConfig(*schema::defaults().energy) {}
+AreaConfig::AreaConfig() : AreaConfig(*schema::defaults().area) {}
+
+HardwareConfig::HardwareConfig() : HardwareConfig(schema::defaults()) {
+  energy.reset();
+  area.reset();
 }
 
-std::optional<Dataflow> dataflow_from_name(const std::string& name) {
-  if (name == "ws") return Dataflow::WeightStationary;
-  if (name == "os") return Dataflow::OutputStationary;
-  if (name == "is") return Dataflow::InputStationary;
-  return std::nullopt;
-}
+HardwareConfig::HardwareConfig(BlankConfig blank)
+    : clock(blank), ddr(blank), sram(blank), dma(blank), dram(blank), mac_array(blank), vector(blank),
+      controller(blank), host(blank) {}
 
 namespace detail {
 
@@ -61,30 +67,6 @@ std::string quote(const std::string& s, std::size_t max_len) {
     }
   }
   return out + "\"";
-}
-
-std::string choices_list(const schema::Field& f) {
-  std::string out = f.choices;
-  for (auto& c : out)
-    if (c == '|') c = ',';
-  std::string spaced;
-  for (char c : out) {
-    spaced += c;
-    if (c == ',') spaced += ' ';
-  }
-  return spaced;
-}
-
-bool is_choice(const schema::Field& f, const std::string& value) {
-  std::string all = f.choices;
-  std::size_t start = 0;
-  while (start <= all.size()) {
-    std::size_t bar = all.find('|', start);
-    if (bar == std::string::npos) bar = all.size();
-    if (all.compare(start, bar - start, value) == 0 && bar - start == value.size()) return true;
-    start = bar + 1;
-  }
-  return false;
 }
 
 std::optional<std::string> range_problem(const schema::Field& f, double v) {
@@ -126,15 +108,11 @@ void check_field(const Field& f, const HardwareConfig& c, const std::string& fil
   schema::Slot slot = schema::slot_of(f, c);
   if (std::holds_alternative<std::monostate>(slot)) return;  // optional section absent
   const std::string path = f.path();
-  if (auto* s = std::get_if<std::string*>(&slot)) {
-    if (f.kind == Kind::Choice && !detail::is_choice(f, **s))
-      detail::fail(file, path, "must be one of " + detail::choices_list(f), detail::quote(**s));
-    return;
-  }
-  if (auto* d = std::get_if<Dataflow*>(&slot)) {
-    if (!dataflow_from_name(dataflow_name(**d)))
-      detail::fail(file, path, "must be one of " + detail::choices_list(f),
-                   std::to_string(static_cast<int>(**d)));
+  if (std::holds_alternative<std::string*>(slot)) return;
+  if (auto* choice = std::get_if<schema::ChoiceRef>(&slot)) {
+    // Only a value cast from an integer can be outside its enum.
+    if (!choice->valid())
+      detail::fail(file, path, "must be one of " + f.choices.names(), std::to_string(choice->index()));
     return;
   }
   double v = 0;
@@ -171,21 +149,21 @@ void validate(const HardwareConfig& c) {
     detail::fail(file, "dma.arbitration_bytes",
                  "must be >= ddr.burst_bytes (" + std::to_string(c.ddr.burst_bytes) + ")",
                  std::to_string(c.dma.arbitration_bytes));
-  if (c.ddr.model == "dram") {
+  if (c.ddr.model == DdrModel::Dram) {
     // The DRAM model takes the burst and the peak from the standard; the keys every other
     // reader uses (bus-byte counts, roofline, the compiler) must say the same.
-    const DramStandard* d = find_dram_standard(c.dram.standard);
-    if (d && c.ddr.burst_bytes != d->burst_bytes())
+    const DramStandard& d = dram_standard(c.dram.standard);
+    if (c.ddr.burst_bytes != d.burst_bytes())
       detail::fail(file, "ddr.burst_bytes",
-                   "must be " + std::to_string(d->burst_bytes()) + " with ddr.model dram and dram.standard " +
-                       d->name + " (channel width x burst length)",
+                   "must be " + std::to_string(d.burst_bytes()) + " with ddr.model dram and dram.standard " +
+                       d.name() + " (channel width x burst length)",
                    std::to_string(c.ddr.burst_bytes));
-    const double peak = d ? d->channel_gbps() * c.ddr.channels : 0.0;
-    if (d && std::fabs(c.ddr.bandwidth_gbps - peak) > 0.005 * peak)
+    const double peak = d.channel_gbps() * c.ddr.channels;
+    if (std::fabs(c.ddr.bandwidth_gbps - peak) > 0.005 * peak)
       detail::fail(file, "ddr.bandwidth_gbps",
                    "must be " + detail::format_number(std::round(peak * 1000.0) / 1000.0) +
-                       " with ddr.model dram: " + std::to_string(c.ddr.channels) + " channels of " + d->name +
-                       " at " + detail::format_number(d->channel_gbps()) + " GB/s",
+                       " with ddr.model dram: " + std::to_string(c.ddr.channels) + " channels of " + d.name() +
+                       " at " + detail::format_number(d.channel_gbps()) + " GB/s",
                    detail::format_number(c.ddr.bandwidth_gbps));
   }
   if (c.sram.capacity_bytes % static_cast<std::uint64_t>(c.sram.alignment_bytes) != 0)
@@ -193,7 +171,7 @@ void validate(const HardwareConfig& c) {
                  "must be a multiple of sram.alignment_bytes (" +
                      std::to_string(c.sram.alignment_bytes) + " bytes)",
                  detail::format_number(static_cast<double>(c.sram.capacity_bytes) / 1024.0));
-  if (c.sram.timing == "derived") {
+  if (c.sram.timing == SramTiming::Derived) {
     if (!c.energy || !c.energy->derived())
       detail::fail(file, "sram.timing",
                    "derived needs energy.model: derived (its technology table gives the access time; this config has " +
@@ -219,6 +197,8 @@ bool operator==(const HardwareConfig& a, const HardwareConfig& b) {
           using P = decltype(p);
           if constexpr (std::is_same_v<P, std::monostate>) {
             return std::holds_alternative<std::monostate>(y);
+          } else if constexpr (std::is_same_v<P, schema::ChoiceRef>) {
+            return p.index() == std::get<P>(y).index();
           } else {
             return *p == *std::get<P>(y);
           }

@@ -356,69 +356,12 @@ const char* expected(const Field& f) {
 
 // Converts one YAML value into its struct field, checking type and range.
 void set_field(const Field& f, HardwareConfig& c, const Leaf& leaf) {
-  const std::string path = f.path();
   const YAML::Node& n = leaf.node;
   if (!n.IsScalar()) {
-    if (f.kind == Kind::Choice)
-      fail(leaf.file, path, "must be one of " + detail::choices_list(f), describe(n));
-    fail(leaf.file, path, expected(f), describe(n));
+    if (f.kind == Kind::Choice) fail(leaf.file, f.path(), "must be one of " + f.choices.names(), describe(n));
+    fail(leaf.file, f.path(), expected(f), describe(n));
   }
-  const std::string& text = n.Scalar();
-  const bool quoted = n.Tag() == "!";  // "64" is a string, not a number
-  schema::Slot slot = f.slot(c);
-
-  switch (f.kind) {
-    case Kind::Text:
-      *std::get<std::string*>(slot) = text;
-      return;
-    case Kind::Path: {
-      // Relative to the file that wrote it (a base file's path stays the base file's); a config
-      // given as text (a Python dict, a sweep point) has none: relative to the working directory.
-      fs::path value(text);
-      if (!text.empty() && value.is_relative()) {
-        std::error_code ec;
-        const fs::path dir = fs::is_regular_file(leaf.file, ec) ? fs::path(leaf.file).parent_path() : fs::path();
-        value = fs::absolute(dir / value, ec).lexically_normal();
-      }
-      *std::get<std::string*>(slot) = value.string();
-      return;
-    }
-    case Kind::Choice:
-      if (!detail::is_choice(f, text))
-        fail(leaf.file, path, "must be one of " + detail::choices_list(f), quote(text));
-      if (auto* d = std::get_if<Dataflow*>(&slot))
-        **d = *dataflow_from_name(text);
-      else
-        *std::get<std::string*>(slot) = text;
-      return;
-    case Kind::Integer:
-    case Kind::KiB:
-    case Kind::MiB: {
-      long long v = 0;
-      NumParse r = quoted ? NumParse::NotANumber : parse_integer(text, v);
-      if (r == NumParse::NotANumber) fail(leaf.file, path, expected(f), quote(text));
-      // Beyond long long is beyond every limit: report it against the bound it breaks.
-      double as_double = r == NumParse::OutOfRange ? (text[0] == '-' ? -1e300 : 1e300)
-                                                   : static_cast<double>(v);
-      if (auto problem = detail::range_problem(f, as_double)) fail(leaf.file, path, *problem, text);
-      if (f.kind == Kind::Integer) {
-        *std::get<int*>(slot) = static_cast<int>(v);
-      } else {
-        std::uint64_t unit = f.kind == Kind::MiB ? (1ull << 20) : 1024ull;
-        *std::get<std::uint64_t*>(slot) = static_cast<std::uint64_t>(v) * unit;
-      }
-      return;
-    }
-    case Kind::Number: {
-      double v = 0;
-      NumParse r = quoted ? NumParse::NotANumber : parse_number(text, v);
-      if (r == NumParse::NotANumber) fail(leaf.file, path, expected(f), quote(text));
-      if (r == NumParse::OutOfRange) v = text[0] == '-' ? -HUGE_VAL : HUGE_VAL;
-      if (auto problem = detail::range_problem(f, v)) fail(leaf.file, path, *problem, text);
-      *std::get<double*>(slot) = v;
-      return;
-    }
-  }
+  detail::set_field_text(f, c, n.Scalar(), n.Tag() == "!", leaf.file);
 }
 
 HardwareConfig build(const YAML::Node& root, const std::string& origin,
@@ -460,6 +403,63 @@ HardwareConfig guarded(const std::string& origin, F&& body) {
 
 }  // namespace
 
+void detail::set_field_text(const Field& f, HardwareConfig& c, const std::string& text, bool quoted,
+                            const std::string& file) {
+  const std::string path = f.path();
+  schema::Slot slot = f.slot(c);
+
+  switch (f.kind) {
+    case Kind::Text:
+      *std::get<std::string*>(slot) = text;
+      return;
+    case Kind::Path: {
+      // Relative to the file that wrote it (a base file's path stays the base file's); a config
+      // given as text (a Python dict, a sweep point) has none: relative to the working directory.
+      fs::path value(text);
+      if (!text.empty() && value.is_relative()) {
+        std::error_code ec;
+        const fs::path dir = fs::is_regular_file(file, ec) ? fs::path(file).parent_path() : fs::path();
+        value = fs::absolute(dir / value, ec).lexically_normal();
+      }
+      *std::get<std::string*>(slot) = value.string();
+      return;
+    }
+    case Kind::Choice: {
+      const auto index = f.choices.index_of(text);
+      if (!index) fail(file, path, "must be one of " + f.choices.names(), quote(text));
+      std::get<schema::ChoiceRef>(slot).set_index(*index);
+      return;
+    }
+    case Kind::Integer:
+    case Kind::KiB:
+    case Kind::MiB: {
+      long long v = 0;
+      NumParse r = quoted ? NumParse::NotANumber : parse_integer(text, v);
+      if (r == NumParse::NotANumber) fail(file, path, expected(f), quote(text));
+      // Beyond long long is beyond every limit: report it against the bound it breaks.
+      double as_double = r == NumParse::OutOfRange ? (text[0] == '-' ? -1e300 : 1e300)
+                                                   : static_cast<double>(v);
+      if (auto problem = detail::range_problem(f, as_double)) fail(file, path, *problem, text);
+      if (f.kind == Kind::Integer) {
+        *std::get<int*>(slot) = static_cast<int>(v);
+      } else {
+        std::uint64_t unit = f.kind == Kind::MiB ? (1ull << 20) : 1024ull;
+        *std::get<std::uint64_t*>(slot) = static_cast<std::uint64_t>(v) * unit;
+      }
+      return;
+    }
+    case Kind::Number: {
+      double v = 0;
+      NumParse r = quoted ? NumParse::NotANumber : parse_number(text, v);
+      if (r == NumParse::NotANumber) fail(file, path, expected(f), quote(text));
+      if (r == NumParse::OutOfRange) v = text[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+      if (auto problem = detail::range_problem(f, v)) fail(file, path, *problem, text);
+      *std::get<double*>(slot) = v;
+      return;
+    }
+  }
+}
+
 HardwareConfig load_hardware_config(const std::string& path) {
   return guarded(path, [&] {
     const std::string text = read_text(path, "", "");
@@ -479,9 +479,9 @@ std::string config_value_text(const HardwareConfig& c, const schema::Field& f) {
   schema::Slot slot = schema::slot_of(f, c);
   std::string value;
   if (auto* s = std::get_if<std::string*>(&slot))
-    value = f.kind == Kind::Choice && detail::is_choice(f, **s) ? **s : quote(**s, SIZE_MAX);
-  else if (auto* d = std::get_if<Dataflow*>(&slot))
-    value = dataflow_name(**d);
+    value = quote(**s, SIZE_MAX);
+  else if (auto* choice = std::get_if<schema::ChoiceRef>(&slot))
+    value = choice->name();
   else if (auto* i = std::get_if<int*>(&slot))
     value = std::to_string(**i);
   else if (auto* x = std::get_if<double*>(&slot))

@@ -67,7 +67,7 @@ void add_design_cost_json(nlohmann::json& j, const sim::SimResult& r, const Hard
   } else {
     j["leakage"] = nullptr;
   }
-  j["cost_model"] = {{"model", c.derived ? "derived" : "explicit"},
+  j["cost_model"] = {{"model", choice_name(c.derived ? EnergyModel::Derived : EnergyModel::Explicit)},
                      {"tech_nm", c.derived ? nlohmann::json(c.tech_nm) : nlohmann::json(nullptr)},
                      {"tech_table", c.tech_table},
                      {"notes", c.notes}};

@@ -97,7 +97,7 @@ std::string format_sim_report(const sim::SimResult& r, const HardwareConfig& con
   auto line = [&](auto&&... args) { s += fmt::format(std::forward<decltype(args)>(args)...); s += '\n'; };
   const Roofline roof = roofline_of(config);
   line("config            {} ({}x{} MACs {}, {:.0f} MHz)", config.name, config.mac_array.rows,
-       config.mac_array.cols, dataflow_name(config.mac_array.dataflow), r.clock_mhz);
+       config.mac_array.cols, choice_name(config.mac_array.dataflow), r.clock_mhz);
   line("latency           {} cycles = {:.3f} us", r.cycles, r.latency_us);
   line("TOPS              {:.3f} achieved of {:.3f} peak ({:.1f}% MAC utilization)", r.achieved_tops,
        r.peak_tops, 100.0 * r.mac_utilization);

@@ -277,7 +277,7 @@ StepSchedule ProgramGenerator::schedule(const StepNodes& step, const StepLayers&
   so.alignment = ctx_.alignment;
   so.keep_all_in_ddr = options_.store_all_values;
   so.log = options_.debug_schedule ? stderr : nullptr;
-  so.ddr_bytes_per_cycle = config_.ddr.model == "ideal" ? 1e9 : cost::ddr_bytes_per_cycle(config_);
+  so.ddr_bytes_per_cycle = config_.ddr.model == DdrModel::Ideal ? 1e9 : cost::ddr_bytes_per_cycle(config_);
   DemandFn demand = [&](std::size_t i, const std::map<std::string, ValueHome>& homes,
                         std::uint64_t budget) -> std::optional<LayerDemand> {
     const Node& n = g_.nodes[static_cast<std::size_t>(step.nodes[i])];

@@ -2,23 +2,9 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 namespace npu::cost {
 
-namespace {
-
-const DramStandard& standard_of(const DramConfig& dram) {
-  const DramStandard* s = find_dram_standard(dram.standard);
-  if (!s)
-    throw TimingError(fmt::format("dram.standard '{}' is unknown (known: {})", dram.standard,
-                               fmt::join(dram_standard_names(), ", ")));
-  return *s;
-}
-
-}  // namespace
-
-DramDdr::DramDdr(const DdrConfig& ddr, const DramConfig& dram) : DramDdr(ddr, dram, standard_of(dram)) {}
+DramDdr::DramDdr(const DdrConfig& ddr, const DramConfig& dram) : DramDdr(ddr, dram, dram_standard(dram.standard)) {}
 
 DramDdr::DramDdr(const DdrConfig& ddr, const DramConfig& dram, const DramStandard& standard)
     : standard_(standard),

@@ -21,7 +21,7 @@ DramChannel::DramChannel(const DramStandard& standard, const DramConfig& config,
                          double host_share, DdrCounters& counters, DramLedger& ledger)
     : s_(standard),
       scheduler_(scheduler),
-      closed_page_(config.page_policy == "closed"),
+      closed_page_(config.page_policy == DramPagePolicy::Closed),
       depth_(static_cast<std::size_t>(std::max(1, config.queue_depth))),
       host_stretch_(standard.tBURST() * host_share / (1.0 - host_share)),
       counters_(counters),

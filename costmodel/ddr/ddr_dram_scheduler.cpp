@@ -1,8 +1,6 @@
 #include "costmodel/ddr/ddr_dram_scheduler.h"
 
-#include <fmt/format.h>
-
-#include "costmodel/timing_error.h"
+#include <algorithm>
 
 namespace npu::cost {
 namespace {
@@ -34,12 +32,22 @@ class Fcfs : public DramScheduler {
   bool reorders() const override { return false; }
 };
 
+template <typename Policy>
+std::unique_ptr<DramScheduler> make() {
+  return std::make_unique<Policy>();
+}
+
+using SchedulerFactory = std::unique_ptr<DramScheduler> (*)();
+constexpr ChoiceImpl<DramSchedulerPolicy, SchedulerFactory> kSchedulers[] = {
+    {DramSchedulerPolicy::FrFcfs, make<FrFcfs>},
+    {DramSchedulerPolicy::Fcfs, make<Fcfs>},
+};
+static_assert(covers_every_choice(kSchedulers), "one scheduler per dram.scheduler value, in config_choices.def's order");
+
 }  // namespace
 
-std::unique_ptr<DramScheduler> make_dram_scheduler(const std::string& name) {
-  if (name == "frfcfs") return std::make_unique<FrFcfs>();
-  if (name == "fcfs") return std::make_unique<Fcfs>();
-  throw TimingError(fmt::format("dram.scheduler '{}' is unknown (known: frfcfs, fcfs)", name));
+std::unique_ptr<DramScheduler> make_dram_scheduler(DramSchedulerPolicy policy) {
+  return implementation_of(kSchedulers, policy)();
 }
 
 }  // namespace npu::cost

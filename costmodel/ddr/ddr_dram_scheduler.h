@@ -1,5 +1,5 @@
 // Which queued request the DRAM channel serves next (dram.scheduler), DRAMSys-style: a small
-// interface, each policy beside it, picked by name.
+// interface, each policy beside it, registered by dram.scheduler value.
 //   frfcfs  first-ready, first-come first-served (Rixner et al., ISCA 2000): among the
 //           commands that can issue earliest, a row hit's RD/WR before anything else, then
 //           the oldest request.
@@ -7,8 +7,9 @@
 #pragma once
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <vector>
+
+#include "hwconfig/config_choices.h"
 
 namespace npu::cost {
 
@@ -28,7 +29,6 @@ class DramScheduler {
   virtual bool reorders() const = 0;
 };
 
-// Throws TimingError for an unknown name.
-std::unique_ptr<DramScheduler> make_dram_scheduler(const std::string& name);
+std::unique_ptr<DramScheduler> make_dram_scheduler(DramSchedulerPolicy policy);
 
 }  // namespace npu::cost

@@ -1,8 +1,9 @@
-// DDR timing models, picked by name from DdrConfig::model (Ramulator-style): the timing core's
-// DDR bus arbiter (costmodel/machine/chunk_arbiter.h) hands a model one chunk of a DMA transfer
-// at a time, in the order it granted them, and the model says when the bus can take the next
-// chunk and when this one's last byte has arrived. A new model is one new file plus one line in
-// ddr_model_registry.cpp.
+// DDR timing models, registered by ddr.model value (Ramulator-style): the timing core's DDR
+// bus arbiter (costmodel/machine/chunk_arbiter.h) hands a model one chunk of a DMA transfer at
+// a time, in the order it granted them, and the model says when the bus can take the next
+// chunk and when this one's last byte has arrived. A new model is its name in
+// hwconfig/config_choices.def, one new file and one line in ddr_model_registry.cpp (which does
+// not compile without it).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -57,9 +58,8 @@ class DdrTimingModel {
 
 using DdrModelFactory = std::unique_ptr<DdrTimingModel> (*)(const DdrConfig&, const DramConfig&);
 
-// Throws TimingError naming the known models when `ddr.model` is unknown.
+// The model registered for ddr.model.
 std::unique_ptr<DdrTimingModel> make_ddr_model(const DdrConfig& ddr, const DramConfig& dram);
-std::vector<std::string> ddr_model_names();
 
 // Implementations (each in its own file).
 std::unique_ptr<DdrTimingModel> make_simple_ddr(const DdrConfig& ddr, const DramConfig& dram);

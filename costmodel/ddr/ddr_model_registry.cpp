@@ -1,38 +1,24 @@
-// Name -> DDR model. An explicit table rather than self-registering statics: npusim_sim is
-// a static library, and the linker drops object files nothing refers to, which would
-// silently unregister a model.
-#include <fmt/format.h>
-
+// ddr.model value -> DDR model. An explicit table rather than self-registering statics:
+// npusim_sim is a static library, and the linker drops object files nothing refers to, which
+// would silently unregister a model. The names are ddr.model's (hwconfig/config_choices.def);
+// the loader rejects any other name, listing these.
 #include "costmodel/ddr/ddr_model.h"
-#include "costmodel/timing_error.h"
 
 namespace npu::cost {
 namespace {
 
-struct Entry {
-  const char* name;
-  DdrModelFactory make;
+constexpr ChoiceImpl<DdrModel, DdrModelFactory> kModels[] = {
+    {DdrModel::Simple, make_simple_ddr},
+    {DdrModel::Banked, make_banked_ddr},
+    {DdrModel::Dram, make_dram_ddr},
+    {DdrModel::Ideal, make_ideal_ddr},
 };
-constexpr Entry kModels[] = {
-    {"simple", make_simple_ddr},
-    {"banked", make_banked_ddr},
-    {"dram", make_dram_ddr},
-    {"ideal", make_ideal_ddr},
-};
+static_assert(covers_every_choice(kModels), "one DDR model per ddr.model value, in config_choices.def's order");
 
 }  // namespace
 
-std::vector<std::string> ddr_model_names() {
-  std::vector<std::string> names;
-  for (const auto& e : kModels) names.emplace_back(e.name);
-  return names;
-}
-
 std::unique_ptr<DdrTimingModel> make_ddr_model(const DdrConfig& ddr, const DramConfig& dram) {
-  for (const auto& e : kModels)
-    if (ddr.model == e.name) return e.make(ddr, dram);
-  throw TimingError(fmt::format("ddr.model '{}' is unknown (known: {})", ddr.model,
-                             fmt::join(ddr_model_names(), ", ")));
+  return implementation_of(kModels, ddr.model)(ddr, dram);
 }
 
 }  // namespace npu::cost

@@ -63,10 +63,11 @@ Probe probe(const DdrConfig& ddr, const DramConfig& dram, double burst_ns) {
 Probe cached_probe(const DdrConfig& ddr, const DramConfig& dram, double burst_ns) {
   static std::mutex mutex;
   static std::map<std::string, Probe> cache;
-  const std::string key = fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {} {} {}", ddr.model, ddr.bandwidth_gbps,
+  const std::string key = fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {} {} {}", choice_name(ddr.model), ddr.bandwidth_gbps,
                                       ddr.latency_ns, ddr.channels, ddr.burst_bytes, ddr.interleave_bytes, ddr.banks,
-                                      ddr.row_bytes, ddr.row_miss_ns, ddr.address_mapping, ddr.other_agents_share,
-                                      dram.standard, dram.page_policy, dram.scheduler, dram.queue_depth);
+                                      ddr.row_bytes, ddr.row_miss_ns, choice_name(ddr.address_mapping), ddr.other_agents_share,
+                                      choice_name(dram.standard), choice_name(dram.page_policy),
+                                      choice_name(dram.scheduler), dram.queue_depth);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it == cache.end()) it = cache.emplace(key, probe(ddr, dram, burst_ns)).first;
@@ -104,7 +105,7 @@ class StreamingDdr : public DdrTimingModel {
 }  // namespace
 
 std::unique_ptr<DdrTimingModel> make_streaming_ddr(const DdrConfig& ddr, const DramConfig& dram) {
-  if (ddr.model == "ideal") return make_ideal_ddr(ddr, dram);  // nothing to approximate
+  if (ddr.model == DdrModel::Ideal) return make_ideal_ddr(ddr, dram);  // nothing to approximate
   return std::make_unique<StreamingDdr>(ddr, dram);
 }
 

@@ -129,8 +129,8 @@ DmaChannels::DmaChannels(const HardwareConfig& config, const std::vector<Planned
       bus_(bus),
       bus_base_(bus_base),
       banks_(banks),
-      port_(config.dma.channels, config.dma.arbitration == "channel_priority"),
-      pipelined_(config.dma.channel_queue == "pipelined"),
+      port_(config.dma.channels, config.dma.arbitration == DmaArbitration::ChannelPriority),
+      pipelined_(config.dma.channel_queue == DmaChannelQueue::Pipelined),
       retire_(std::move(retire)) {
   for (int i = 0; i < config.dma.channels; ++i) channels_.push_back(std::make_unique<Channel>());
 }

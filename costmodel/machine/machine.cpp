@@ -117,7 +117,7 @@ struct Machine::State {
         recorder(listener ? *listener : silent, options.record_instructions ? plan.code_size : 0),
         listener(recorder),
         ddr(options.streaming_ddr ? make_streaming_ddr(config.ddr, config.dram) : make_ddr_model(config.ddr, config.dram)),
-        bus(config.dma.channels, config.dma.arbitration == "channel_priority"),
+        bus(config.dma.channels, config.dma.arbitration == DmaArbitration::ChannelPriority),
         banks(config.sram),
         channels(config, plan.ops, options.streaming_ddr, this->listener, *ddr, bus, 0, banks,
                  [this](const DmaTransfer& t) { retired(t); }),

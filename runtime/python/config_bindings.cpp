@@ -25,7 +25,8 @@ const char* kind_name(schema::Kind k) {
   return "?";
 }
 
-// The schema table as plain dicts: the sweep checks axis keys and value types against it.
+// The schema table as plain dicts: the sweep checks axis keys and value types against it. A
+// choice's names (and what each means) come from its name table (hwconfig/config_choices.def).
 py::list config_keys() {
   py::list keys;
   for (const auto& f : schema::fields()) {
@@ -39,8 +40,13 @@ py::list config_keys() {
     d["min_exclusive"] = f.min_exclusive;
     d["max"] = f.max;
     d["power_of_two"] = f.power_of_two;
-    d["choices"] = std::string(f.choices);
+    d["choices"] = f.choices.names("|");
+    py::dict descriptions;
+    for (const ChoiceEntry& e : f.choices) descriptions[e.name] = std::string(e.description);
+    d["choice_descriptions"] = descriptions;
+    d["default"] = std::string(f.default_value);
     d["unit"] = std::string(f.unit);
+    d["meaning"] = std::string(f.meaning);
     keys.append(d);
   }
   return keys;
@@ -51,7 +57,7 @@ py::list config_keys() {
 py::dict costs_of(const HardwareConfig& c) {
   const DesignCosts d = design_costs(c);
   py::dict out;
-  out["model"] = d.derived ? "derived" : "explicit";
+  out["model"] = choice_name(d.derived ? EnergyModel::Derived : EnergyModel::Explicit);
   out["tech_nm"] = d.derived ? py::object(py::int_(d.tech_nm)) : py::object(py::none());
   out["tech_table"] = d.tech_table;
   out["area_mm2"] = d.has_area ? py::object(py::float_(d.area_mm2)) : py::object(py::none());

@@ -229,8 +229,8 @@ TEST_CASE("validate() re-checks a config edited in code", "[hwconfig][errors]") 
   d.mac_array.dataflow = static_cast<npu::Dataflow>(7);
   CHECK(error(d) == "configs/x.yaml: mac_array.dataflow: must be one of ws, os, is (got 7)");
   d = c;
-  d.ddr.model = "fancy";
-  CHECK(error(d) == "configs/x.yaml: ddr.model: must be one of simple, banked, dram, ideal (got \"fancy\")");
+  d.ddr.model = static_cast<npu::DdrModel>(4);
+  CHECK(error(d) == "configs/x.yaml: ddr.model: must be one of simple, banked, dram, ideal (got 4)");
   d = c;
   d.ddr.burst_bytes = 96;
   CHECK(error(d) == "configs/x.yaml: ddr.burst_bytes: must be a power of two (got 96)");

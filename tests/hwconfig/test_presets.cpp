@@ -54,7 +54,7 @@ TEST_CASE("the named presets are the promised machines", "[hwconfig][presets]") 
   CHECK(tiny.macs() == 64);
   CHECK(tiny.sram.capacity_bytes == 64 * 1024);
   CHECK(tiny.clock.frequency_mhz == 200.0);
-  CHECK(tiny.ddr.model == "simple");
+  CHECK(tiny.ddr.model == npu::DdrModel::Simple);
 
   auto seed = npu::load_hardware_config(preset("seed-5.7tops.yaml"));
   CHECK(seed.macs() == 2048);
@@ -66,7 +66,7 @@ TEST_CASE("the named presets are the promised machines", "[hwconfig][presets]") 
   CHECK(big.ddr.bandwidth_gbps == 55.0);
 
   auto ws = npu::load_hardware_config(preset("ideal-32x32-ws.yaml"));
-  CHECK(ws.ddr.model == "ideal");
+  CHECK(ws.ddr.model == npu::DdrModel::Ideal);
   CHECK(ws.dma.setup_cycles == 0);
   CHECK(ws.sram.capacity_bytes == 16u << 20);
   CHECK(ws.macs() == 1024);
@@ -128,7 +128,7 @@ TEST_CASE("round trip keeps awkward doubles and names bit-exact", "[hwconfig][ro
   c.energy = npu::EnergyConfig{};
   c.energy->ddr_byte_pj = 123456789.123456789;
   c.mac_array.dataflow = npu::Dataflow::InputStationary;
-  c.ddr.model = "banked";
+  c.ddr.model = npu::DdrModel::Banked;
   c.ddr.capacity_bytes = 1ull << 40;
   REQUIRE_NOTHROW(npu::validate(c));
   auto again = npu::parse_hardware_config(npu::dump_hardware_config(c), "x.yaml");
@@ -164,12 +164,44 @@ TEST_CASE("sizes are converted from KiB and MiB to bytes", "[hwconfig]") {
   CHECK(c.ddr.capacity_bytes == 3u * 1024u * 1024u);
 }
 
-TEST_CASE("dataflow names", "[hwconfig]") {
-  CHECK(std::string(npu::dataflow_name(npu::Dataflow::WeightStationary)) == "ws");
-  CHECK(std::string(npu::dataflow_name(npu::Dataflow::OutputStationary)) == "os");
-  CHECK(std::string(npu::dataflow_name(npu::Dataflow::InputStationary)) == "is");
-  CHECK(npu::dataflow_from_name("os") == npu::Dataflow::OutputStationary);
-  CHECK_FALSE(npu::dataflow_from_name("WS").has_value());
+TEST_CASE("choice names", "[hwconfig]") {
+  CHECK(std::string(npu::choice_name(npu::Dataflow::WeightStationary)) == "ws");
+  CHECK(std::string(npu::choice_name(npu::Dataflow::OutputStationary)) == "os");
+  CHECK(std::string(npu::choice_name(npu::Dataflow::InputStationary)) == "is");
+  CHECK(npu::choice_from_name<npu::Dataflow>("os") == npu::Dataflow::OutputStationary);
+  CHECK_FALSE(npu::choice_from_name<npu::Dataflow>("WS").has_value());
+  CHECK(std::string(npu::choice_name(npu::DdrModel::Dram)) == "dram");
+  CHECK(std::string(npu::choice_name(npu::DramStandardId::Ddr5_5600)) == "ddr5-5600");
+  CHECK(npu::choice_from_name<npu::DmaChannelQueue>("pipelined") == npu::DmaChannelQueue::Pipelined);
+  CHECK(std::string(npu::choice_name(static_cast<npu::DdrModel>(9))) == "?");
+  CHECK(npu::choice_list<npu::DdrModel>().names() == "simple, banked, dram, ideal");
+  CHECK(npu::choice_list<npu::SramTiming>().names("|") == "explicit|derived");
+}
+
+TEST_CASE("every choice key of the schema names its member's table", "[hwconfig]") {
+  // Each Choice row's name table is the one its slot reads and writes (defaults() refuses a
+  // row whose table is another enum's); and every value round-trips through YAML.
+  npu::HardwareConfig c = npu::schema::defaults();
+  for (const auto& f : npu::schema::fields()) {
+    if (f.kind != npu::schema::Kind::Choice) continue;
+    INFO(f.path());
+    const auto slot = f.slot(c);
+    const auto& ref = std::get<npu::schema::ChoiceRef>(slot);
+    CHECK(ref.list.entries == f.choices.entries);
+    for (std::size_t i = 0; i < f.choices.count; ++i) {
+      ref.set_index(i);
+      const std::string name = npu::config_value_text(c, f);
+      CHECK(name == f.choices.entries[i].name);
+      // Some values need other keys to match (ddr.model: dram, sram.timing: derived): those are
+      // refused by a relation, never as an unknown name.
+      const std::string yaml = minimal_yaml({{f.path(), name}});
+      const std::string error = error_of(yaml);
+      CHECK(error.find("must be one of") == std::string::npos);
+      if (error != "<no error>") continue;
+      auto again = npu::parse_hardware_config(yaml, "x.yaml");
+      CHECK(std::get<npu::schema::ChoiceRef>(f.slot(again)).index() == i);
+    }
+  }
 }
 
 TEST_CASE("configs/README.md documents every key and every preset", "[hwconfig][docs]") {

@@ -88,6 +88,22 @@ def test_config_from_dict_edits_and_pickle():
     assert pickle.loads(pickle.dumps(bigger)) == bigger
 
 
+def test_config_keys_give_choice_names_defaults_and_meanings():
+    # From the C++ schema and its name tables (hwconfig/config_schema.cpp, config_choices.def).
+    keys = {k["path"]: k for k in npusim.config_keys()}
+    model = keys["ddr.model"]
+    assert model["kind"] == "choice" and model["choices"] == "simple|banked|dram|ideal"
+    assert model["default"] == "simple" and model["meaning"] == "timing model"
+    assert model["choice_descriptions"]["ideal"] == "zero latency, infinite bandwidth: memory never stalls"
+    assert keys["dma.channel_queue"]["choices"] == "serial|pipelined"
+    assert keys["ddr.bandwidth_gbps"]["default"] == "25.6" and keys["ddr.bandwidth_gbps"]["choice_descriptions"] == {}
+    # A sweep value is a name, as in YAML.
+    piped = npusim.with_values(npusim.load_config(ROOT / "configs" / "default.yaml"), {"dma.channel_queue": "pipelined"})
+    assert "channel_queue: pipelined" in piped.yaml()
+    with pytest.raises(npusim.ConfigError, match=r"dma.channel_queue: must be one of serial, pipelined \(got \"fifo\"\)"):
+        npusim.with_values(piped, {"dma.channel_queue": "fifo"})
+
+
 def test_errors_carry_the_cli_line(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text((ROOT / "configs" / "default.yaml").read_text().replace("capacity_kib: 1024", "capacity_kib: -4"))

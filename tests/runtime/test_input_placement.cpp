@@ -39,7 +39,7 @@ container::CompiledModel clip_model() {
 // Memory that costs nothing, so that the bounce copy is the only difference.
 HardwareConfig config_with_alignment(int min_alignment_bytes) {
   auto c = load_hardware_config(std::string(NPUSIM_SOURCE_DIR) + "/configs/default.yaml");
-  c.ddr.model = "ideal";
+  c.ddr.model = npu::DdrModel::Ideal;
   c.dma.min_alignment_bytes = min_alignment_bytes;
   validate(c);
   return c;

@@ -26,7 +26,7 @@ inline npu::HardwareConfig config() {
   npu::HardwareConfig c;
   c.name = "test";
   c.clock.frequency_mhz = 1000.0;
-  c.ddr.model = "simple";
+  c.ddr.model = npu::DdrModel::Simple;
   c.ddr.bandwidth_gbps = 25.6;
   c.ddr.latency_ns = 100.0;
   c.ddr.channels = 2;

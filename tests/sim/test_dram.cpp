@@ -10,29 +10,32 @@
 
 using namespace simtest;
 using npu::DramStandard;
+using npu::DramStandardId;
 using npu::cost::DdrChunk;
 using npu::cost::DdrPiece;
 using npu::cost::DramDdr;
 
 namespace {
 
-const char* kStandards[] = {"lpddr4x-4266", "lpddr5x-8533", "ddr5-5600"};
+const DramStandardId kStandards[] = {DramStandardId::Lpddr4x_4266, DramStandardId::Lpddr5x_8533,
+                                     DramStandardId::Ddr5_5600};
 
 // What each standard streams best with: LPDDR4X has no bank groups; LPDDR5X and DDR5 need
 // consecutive bursts in different bank groups to issue at tCCD_S.
-const char* mapping_for(const std::string& standard) {
-  return standard == "lpddr4x-4266" ? "row_bank_column" : "row_bank_column_bankgroup";
+npu::DdrAddressMapping mapping_for(DramStandardId standard) {
+  return standard == DramStandardId::Lpddr4x_4266 ? npu::DdrAddressMapping::RowBankColumn
+                                                  : npu::DdrAddressMapping::RowBankColumnBankGroup;
 }
 
 npu::DdrConfig one_channel(const DramStandard& s) {
   npu::DdrConfig d;
-  d.model = "dram";
+  d.model = npu::DdrModel::Dram;
   d.channels = 1;
   d.bandwidth_gbps = s.channel_gbps();
   d.burst_bytes = s.burst_bytes();
   d.interleave_bytes = 256;
   d.latency_ns = 0;
-  d.address_mapping = mapping_for(s.name);
+  d.address_mapping = mapping_for(s.id);
   return d;
 }
 
@@ -73,9 +76,9 @@ TEST_CASE("dram: a sequential read stream reaches 85-95% of peak", "[dram]") {
   // channel, so the fraction of peak is at most 1 - tRFC / tREFI (LPDDR4X 380.8 / 3910.5 ns:
   // 0.903; LPDDR5X 280 / 3906: 0.928; DDR5 295 / 3900: 0.924) and row changes cost a little
   // more (within 3 points).
-  for (const char* name : kStandards) {
-    INFO(name);
-    const DramStandard& s = *npu::find_dram_standard(name);
+  for (const DramStandardId name : kStandards) {
+    INFO(npu::choice_name(name));
+    const DramStandard& s = npu::dram_standard(name);
     auto c = config();
     c.ddr = one_channel(s);
     c.dram.standard = name;
@@ -111,9 +114,9 @@ TEST_CASE("dram: random 64-byte reads reach the activate-limited bandwidth", "[d
   //   DDR5:    min(64 / max(2.86, 2.86, 1.50), 22.4) = 22.4 GB/s * 0.924 = 20.7 GB/s (92.4%)
   // Random banks sometimes collide in the queue (a bank still busy with its previous row):
   // the measured rate is within 15% below the bound.
-  for (const char* name : kStandards) {
-    INFO(name);
-    const DramStandard& s = *npu::find_dram_standard(name);
+  for (const DramStandardId name : kStandards) {
+    INFO(npu::choice_name(name));
+    const DramStandard& s = npu::dram_standard(name);
     npu::DramConfig dram;
     dram.standard = name;
     DramDdr m(one_channel(s), dram);
@@ -122,7 +125,7 @@ TEST_CASE("dram: random 64-byte reads reach the activate-limited bandwidth", "[d
     for (int i = 0; i < 20000; ++i) pieces.push_back({(rng() % (1ull << 30)) / 64 * 64, 64});
     const double done = serve_stream(m, pieces, false, 64, 1);
     const double gbps = 64.0 * static_cast<double>(pieces.size()) / done;
-    const int acts = std::string(name) == "lpddr5x-8533" ? 2 : 1;
+    const int acts = name == DramStandardId::Lpddr5x_8533 ? 2 : 1;
     const double act_gap = acts * std::max({s.tRRD_S, s.tFAW / 4, s.tRC / s.banks});
     const double bus_gap = 64.0 / s.burst_bytes() * s.tBURST();
     const double bound = 64.0 / std::max(act_gap, bus_gap) * (1.0 - s.tRFC / s.tREFI);
@@ -139,10 +142,10 @@ TEST_CASE("dram: reads and writes alternating pay the bus turnaround", "[dram]")
   //     6 nCK lost.
   //   WR -> RD: the RD waits tWTR (23 nCK) after the write data ends (tCWL + tBURST = 26 nCK
   //     after the WR) where tCCD (8 nCK) would do: 26 + 23 - 8 = 41 nCK lost.
-  DramStandard s = *npu::find_dram_standard("lpddr4x-4266");
+  DramStandard s = npu::dram_standard(DramStandardId::Lpddr4x_4266);
   s.tREFI = 1e15;
   npu::DramConfig dram;
-  dram.standard = s.name;
+  dram.standard = s.id;
   DramDdr m(one_channel(s), dram, s);
   double grant = 0;
   const int pairs = 50;
@@ -172,9 +175,9 @@ TEST_CASE("dram: refresh costs about tRFC / tREFI of the time", "[dram]") {
   // refresh costs around it: the open row is precharged first (tRP), reopened after (tRCD),
   // and the read pipeline refills (tCL + tBURST). So the share lies between tRFC / tREFI and
   // (tRFC + tRP + tRCD + tCL + tBURST) / tREFI (LPDDR4X 11.2%, LPDDR5X 8.6%, DDR5 8.9%).
-  for (const char* name : kStandards) {
-    INFO(name);
-    DramStandard s = *npu::find_dram_standard(name);
+  for (const DramStandardId name : kStandards) {
+    INFO(npu::choice_name(name));
+    DramStandard s = npu::dram_standard(name);
     npu::DramConfig dram;
     dram.standard = name;
     DramDdr with(one_channel(s), dram, s);
@@ -182,7 +185,7 @@ TEST_CASE("dram: refresh costs about tRFC / tREFI of the time", "[dram]") {
     s.tREFI = 1e15;
     DramDdr without(one_channel(s), dram, s);
     const double t_without = serve_stream(without, sequential(8 << 20), false, 1, 1);
-    const DramStandard& real = *npu::find_dram_standard(name);
+    const DramStandard& real = npu::dram_standard(name);
     const double share = (t_with - t_without) / t_with;
     CHECK(share >= real.tRFC / real.tREFI);
     CHECK(share <= (real.tRFC + real.tRP + real.tRCD + real.tCL + real.tBURST()) / real.tREFI);
@@ -195,11 +198,11 @@ TEST_CASE("dram: closed page saves the precharge of a row conflict, FR-FCFS serv
   // LPDDR4X, one channel, no refresh. One read of bank 0 row 0, then, long after, one of
   // bank 0 row 1 (channel-local 2048 * 8 = 16384: row_bank_column puts the next row of a bank
   // banks * row_bytes further on).
-  DramStandard s = *npu::find_dram_standard("lpddr4x-4266");
+  DramStandard s = npu::dram_standard(DramStandardId::Lpddr4x_4266);
   s.tREFI = 1e15;
-  auto second_read_ns = [&](const char* policy, npu::cost::DdrCounters& counters) {
+  auto second_read_ns = [&](npu::DramPagePolicy policy, npu::cost::DdrCounters& counters) {
     npu::DramConfig dram;
-    dram.standard = s.name;
+    dram.standard = s.id;
     dram.page_policy = policy;
     DramDdr m(one_channel(s), dram, s);
     serve_stream(m, {{0, 32}}, false, 1, 1);
@@ -210,8 +213,8 @@ TEST_CASE("dram: closed page saves the precharge of a row conflict, FR-FCFS serv
   // Open page: row 0 is still open, so PRE (tRP), ACT (tRCD), RD (tCL + tBURST).
   // Closed page: the first read auto-precharged, the bank is ready: ACT, RD.
   npu::cost::DdrCounters open_counters, closed_counters;
-  const double open_ns = second_read_ns("open", open_counters);
-  const double closed_ns = second_read_ns("closed", closed_counters);
+  const double open_ns = second_read_ns(npu::DramPagePolicy::Open, open_counters);
+  const double closed_ns = second_read_ns(npu::DramPagePolicy::Closed, closed_counters);
   CHECK(open_ns == Approx(s.tRP + s.tRCD + s.tCL + s.tBURST()));
   CHECK(closed_ns == Approx(s.tRCD + s.tCL + s.tBURST()));
   CHECK(open_counters.row_conflicts == 1);
@@ -219,14 +222,14 @@ TEST_CASE("dram: closed page saves the precharge of a row conflict, FR-FCFS serv
 
   // Three requests in one chunk, bank 0: row 0, row 1, row 0. FR-FCFS serves the second row-0
   // request while row 0 is open (one conflict: row 0 -> row 1); FCFS goes in order (two).
-  auto conflicts = [&](const char* scheduler) {
+  auto conflicts = [&](npu::DramSchedulerPolicy scheduler) {
     npu::DramConfig dram;
-    dram.standard = s.name;
+    dram.standard = s.id;
     dram.scheduler = scheduler;
     DramDdr m(one_channel(s), dram, s);
     serve_stream(m, {{0, 32}, {16384, 32}, {32, 32}}, false, 3, 1);
     return m.counters().row_conflicts;
   };
-  CHECK(conflicts("frfcfs") == 1);
-  CHECK(conflicts("fcfs") == 2);
+  CHECK(conflicts(npu::DramSchedulerPolicy::FrFcfs) == 1);
+  CHECK(conflicts(npu::DramSchedulerPolicy::Fcfs) == 2);
 }

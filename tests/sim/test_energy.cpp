@@ -147,7 +147,7 @@ TEST_CASE("DMA bus bytes per channel add up to the DDR model's count", "[energy]
 TEST_CASE("derived energy: every part from the design's costs, reads and writes apart", "[energy][derived]") {
   auto c = config();
   c.energy = npu::EnergyConfig{};
-  c.energy->model = "derived";
+  c.energy->model = npu::EnergyModel::Derived;
   c.energy->dram_technology = "LPDDR4";
   c.energy->uncore_mw = 3;
   const npu::DesignCosts d = npu::design_costs(c);

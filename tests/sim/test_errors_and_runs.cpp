@@ -68,7 +68,7 @@ TEST_CASE("swap and depthwise need a flexible array; depthwise needs one channel
   auto g = gemm(0, 0x1000, 0x2000, 4, 4, 4);
   g.set(Field::swap, 1);
   auto fixed = config();
-  fixed.mac_array.mapping = "fixed";
+  fixed.mac_array.mapping = npu::MacArrayMapping::Fixed;
   CHECK_THROWS_WITH(run(program({g, halt()}), fixed),
                     Catch::Contains("instruction #0 (gemm): swap = 1 needs mac_array.mapping: flexible"));
   auto c = make(Opcode::Conv);
@@ -155,24 +155,26 @@ TEST_CASE("a requant whose output overlaps its parameters is refused, and the ke
   for (int i = 0; i < 8; ++i) CHECK(static_cast<int>(static_cast<std::int8_t>(sram[64 + i])) == expected[i]);
 }
 
-TEST_CASE("unknown DDR model and bad config are SimErrors", "[errors]") {
+TEST_CASE("a DDR model outside the enum and bad config are SimErrors", "[errors]") {
+  // Names are checked by the loader; a value cast from an integer is caught by validate().
   auto c = config();
-  c.ddr.model = "hbm9";
-  CHECK_THAT(error_of(program({halt()}), c), Contains("hbm9"));
+  c.ddr.model = static_cast<npu::DdrModel>(9);
+  CHECK_THAT(error_of(program({halt()}), c),
+             Contains("ddr.model: must be one of simple, banked, dram, ideal (got 9)"));
 }
 
 TEST_CASE("timing-only and functional runs give identical timing", "[runs]") {
-  for (auto model : {"simple", "banked", "dram", "ideal"})
+  for (auto model : {npu::DdrModel::Simple, npu::DdrModel::Banked, npu::DdrModel::Dram, npu::DdrModel::Ideal})
     for (auto df : {npu::Dataflow::WeightStationary, npu::Dataflow::OutputStationary, npu::Dataflow::InputStationary}) {
       auto c = config();
       c.ddr.model = model;
-      if (c.ddr.model == "dram") {  // three LPDDR4X-4266 channels: 3 x 8.532 GB/s, 32 B bursts
+      if (c.ddr.model == npu::DdrModel::Dram) {  // three LPDDR4X-4266 channels: 3 x 8.532 GB/s, 32 B bursts
         c.ddr.channels = 3;
         c.ddr.bandwidth_gbps = 25.596;
         c.ddr.burst_bytes = 32;
       }
       // Interleaved scratchpad banks: every access meets every other one (bank conflicts).
-      if (df == npu::Dataflow::OutputStationary) c.sram.bank_mapping = "interleaved";
+      if (df == npu::Dataflow::OutputStationary) c.sram.bank_mapping = npu::SramBankMapping::Interleaved;
       c.mac_array.dataflow = df;
       c.dma.channels = 3;
       const Program p = mixed_program(12);
@@ -189,7 +191,7 @@ TEST_CASE("timing-only and functional runs give identical timing", "[runs]") {
 
 TEST_CASE("200 simulate() calls in one process give identical results", "[runs]") {
   auto c = config();
-  c.ddr.model = "banked";
+  c.ddr.model = npu::DdrModel::Banked;
   const Program p = mixed_program(6);
   npu::sim::DdrImage first_ddr;
   const auto first = npu::sim::simulate(p, c, first_ddr, {});

@@ -44,7 +44,7 @@ TEST_CASE("a store issued during a long load shares the bus chunk by chunk", "[m
 
   // channel_priority: channel 0 goes first whenever it has a chunk waiting, so the load runs
   // [33, 2593] (ends 2693) and the store gets the bus only after it: [2593, 2753], ends 2853.
-  c.dma.arbitration = "channel_priority";
+  c.dma.arbitration = npu::DmaArbitration::ChannelPriority;
   auto p = run(program({big_dma(Opcode::Load, 0, 0, 65536, 0), store(0x100000, 0x20000, 4096, 1), halt()}), c);
   CHECK(p.instructions[0].end_cycle == 2693);
   CHECK(p.instructions[1].end_cycle == 2853);
@@ -54,7 +54,7 @@ TEST_CASE("a store issued during a long load shares the bus chunk by chunk", "[m
   // bursts, 20 ns) ahead. Channel 1's first burst is granted after channel 0's four, 10 ns
   // later, so it finishes 10 ns after channel 0: 1 + 32 + 10 + 2560 + 100 = 2703 (4 KiB
   // chunks: 2693).
-  c.dma.arbitration = "round_robin";
+  c.dma.arbitration = npu::DmaArbitration::RoundRobin;
   c.dma.arbitration_bytes = 64;
   CHECK(run(program({big_dma(Opcode::Load, 0, 0, 65536, 0), halt()}), c).cycles == 2703);
 
@@ -78,7 +78,7 @@ TEST_CASE("a pipelined channel overlaps its next transfer's setup and latency wi
   CHECK(s.instructions[0].end_cycle == 2693);
   CHECK(s.instructions[1].start_cycle == 2693);
   CHECK(s.instructions[1].end_cycle == 5385);
-  c.dma.channel_queue = "pipelined";
+  c.dma.channel_queue = npu::DmaChannelQueue::Pipelined;
   auto p = run(two_loads(), c);
   CHECK(p.instructions[0].end_cycle == 2693);
   CHECK(p.instructions[1].start_cycle == 33);
@@ -102,7 +102,7 @@ TEST_CASE("DMA channels share one scratchpad port", "[memory][arbitration]") {
 
 TEST_CASE("banked DDR opens rows per channel and bank and overlaps activates", "[memory][ddr]") {
   auto c = config();
-  c.ddr.model = "banked";
+  c.ddr.model = npu::DdrModel::Banked;
   c.ddr.row_miss_ns = 30;  // banks 8, row 2 KiB, row_bank_column (the defaults)
   // A channel's local address L = (addr / 512) * 256 + addr % 256; bank = (L / 2048) % 8,
   // row = L / 16384.
@@ -132,7 +132,7 @@ TEST_CASE("banked DDR opens rows per channel and bank and overlaps activates", "
 
 TEST_CASE("banked DDR: a sequential stream at the bandwidth its rows allow", "[memory][ddr]") {
   auto c = config();
-  c.ddr.model = "banked";
+  c.ddr.model = npu::DdrModel::Banked;
   c.ddr.row_miss_ns = 30;
   // 64 KiB: 32 KiB per channel = 16 rows of 2 KiB in banks 0..7 twice. With 8 banks each row's
   // activate starts at the request and is done long before its bursts are due (a bank reopens
@@ -155,7 +155,7 @@ TEST_CASE("DMA and the MAC array on the same scratchpad bank", "[memory][sram]")
   // (32 KiB at 16384), all in bank 0: 512*16 + 16*16 + 4*512*16 = 41216 B in 558 cycles, more
   // than the bank's 64 B/cycle, so it keeps bank 0 busy every cycle (fraction 1).
   auto c = config();
-  c.ddr.model = "ideal";
+  c.ddr.model = npu::DdrModel::Ideal;
   const auto g = gemm(0, 8192, 16384, 512, 16, 16);
   // The gemm runs [1, 559). The load (ready 2, requests at 34) writes 4 KiB: 64 port cycles
   // into bank 0, also every cycle: each of its cycles collides, it waits 64 more:
@@ -187,8 +187,8 @@ TEST_CASE("DMA and the MAC array on the same scratchpad bank", "[memory][sram]")
   // Collisions per cycle: (12 * 0.07168 + 4 * 0.07348) / 16 = 0.07213; stall
   // ceil(64 * 0.07213) = ceil(4.62) = 5.
   c = config();
-  c.ddr.model = "ideal";
-  c.sram.bank_mapping = "interleaved";
+  c.ddr.model = npu::DdrModel::Ideal;
+  c.sram.bank_mapping = npu::SramBankMapping::Interleaved;
   auto spread = run(program({g, load(0, 0x30000, 4096), halt()}), c);
   CHECK(spread.load.bank_conflict_cycles == 5);
   CHECK(spread.instructions[1].end_cycle == 98 + 5);
@@ -200,12 +200,12 @@ TEST_CASE("the compiler's DMA estimate follows the simulator's DDR rules", "[mem
   // (2 runs of 32 KiB) agrees to the cycle; dram is estimated with the banked rules on the
   // standard's geometry and its average refresh share, so it is compared on 1 MiB (about ten
   // refresh intervals): within 5 %.
-  for (const char* model : {"simple", "banked", "dram"}) {
-    INFO(model);
+  for (const auto model : {npu::DdrModel::Simple, npu::DdrModel::Banked, npu::DdrModel::Dram}) {
+    INFO(npu::choice_name(model));
     auto c = config();
     c.ddr.model = model;
     std::uint64_t bytes = 65536;
-    if (c.ddr.model == "dram") {
+    if (c.ddr.model == npu::DdrModel::Dram) {
       c.ddr.channels = 3;
       c.ddr.bandwidth_gbps = 25.596;
       c.ddr.burst_bytes = 32;
@@ -217,7 +217,7 @@ TEST_CASE("the compiler's DMA estimate follows the simulator's DDR rules", "[mem
     const auto r = run(program({big_dma(Opcode::Load, 0, 0, bytes, 0), halt()}), c);
     const double simulated = static_cast<double>(r.instructions[0].end_cycle - r.instructions[0].start_cycle);
     CHECK(bus == Approx(static_cast<double>(r.ddr_bus_bytes)));
-    if (c.ddr.model == "dram")
+    if (c.ddr.model == npu::DdrModel::Dram)
       CHECK(cycles == Approx(simulated).epsilon(0.05));
     else
       CHECK(cycles == Approx(simulated).margin(1.0));

@@ -118,7 +118,7 @@ TEST_CASE("a DMA-bound load costs setup + latency + bytes / bandwidth", "[timing
 
   // Ideal DDR: only setup and the SRAM port remain.
   auto ideal = config();
-  ideal.ddr.model = "ideal";
+  ideal.ddr.model = npu::DdrModel::Ideal;
   CHECK(run(program({contiguous_load(65536, 2), halt()}), ideal).cycles == 1 + 32 + 1024);
 }
 
@@ -289,7 +289,7 @@ TEST_CASE("banked DDR pays row misses once per row and bank", "[timing][ddr]") {
   // (Before rows were per channel, row = addr / 2048 counted rows 0 and 1 on each channel:
   // 4 misses, ends 353 and 645.)
   auto c = config();
-  c.ddr.model = "banked";
+  c.ddr.model = npu::DdrModel::Banked;
   auto r = run(program({load(0, 0, 4096), load(0, 0, 4096), halt()}), c);
   CHECK(r.instructions[0].end_cycle == 323);
   CHECK(r.instructions[1].end_cycle == 615);

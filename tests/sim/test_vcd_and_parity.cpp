@@ -78,10 +78,10 @@ TEST_CASE("VCD: busy signals of units and DMA channels", "[vcd]") {
 }
 
 TEST_CASE("trace, energy and VCD leave timing and counters unchanged", "[runs][energy][trace][vcd]") {
-  for (auto model : {"simple", "banked", "dram"}) {
+  for (auto model : {npu::DdrModel::Simple, npu::DdrModel::Banked, npu::DdrModel::Dram}) {
     auto c = config();
     c.ddr.model = model;
-    if (c.ddr.model == "dram") {
+    if (c.ddr.model == npu::DdrModel::Dram) {
       c.ddr.channels = 3;
       c.ddr.bandwidth_gbps = 25.596;
       c.ddr.burst_bytes = 32;

@@ -73,5 +73,6 @@ def with_values(config, values, origin="<edited>"):
 
 
 def config_keys():
-    """The schema table: one dict per key (path, kind, min, max, choices, unit, ...)."""
+    """The schema table: one dict per key (path, kind, min, max, default, unit, meaning; for a
+    choice its names as "a|b" and choice_descriptions {name: meaning}, ...)."""
     return _core.config_keys()
