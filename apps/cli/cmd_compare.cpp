@@ -25,7 +25,7 @@ int run_compare(const std::vector<std::string>& args) {
       ("strict", po::bool_switch(), "fail when any node falls back to the CPU, naming it")
       ("json", po::value<std::string>(), "write everything as JSON to this file")
       ("input,i", po::value<std::vector<std::string>>()->composing(), "NAME=FILE.npy (repeatable); others are random")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed for random inputs")
+      ("seed", po::value<std::uint64_t>()->default_value(runtime::kDefaultInputSeed), "seed for random inputs")
       ("precision", po::value<std::string>()->default_value("int8"), "what the simulated NPU runs: int8 or fp16")
       ("timing-only", po::bool_switch(), "simulate cycles only (faster; no simulated outputs to compare)")
       ("per-layer", po::bool_switch(),

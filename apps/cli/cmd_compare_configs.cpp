@@ -5,10 +5,9 @@
 #include "hwconfig/hardware_config.h"
 #include "report/compare_configs.h"
 #include "report/model_report.h"
-#include "report/run_for_report.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
-#include "runtime/compiled_model_io.h"
+#include "runtime/engine.h"
 
 namespace npu::cli {
 namespace {
@@ -37,8 +36,9 @@ int run_compare_configs(const std::vector<std::string>& args) {
   for (const auto& path : paths) {
     const auto config = load_hardware_config(path);
     // Each config gets its own compile: tiling depends on SRAM size and array shape.
-    const auto run = report::run_for_report((*vm)["model"].as<std::string>(), config, compile_options);
-    reports.push_back(report::model_report_json(run.report, config));
+    auto run = runtime::compile_and_run((*vm)["model"].as<std::string>(), config, compile_options);
+    reports.push_back(report::model_report_json(
+        report::build_model_report(*run.model.compiled, config, std::move(run.result.record)), config));
   }
   fmt::print("{} (timing only; ratios are each config over A)\n", (*vm)["model"].as<std::string>());
   fmt::print("{}", report::format_compare(reports));

@@ -8,6 +8,7 @@
 #include "apps/cli/options.h"
 #include "apps/cli/quant_options_cli.h"
 #include "runtime/compiled_model_io.h"
+#include "runtime/precision_times.h"
 
 namespace npu::cli {
 namespace {
@@ -56,7 +57,7 @@ int run_compile(const std::vector<std::string>& args) {
     fmt::print("{}", report::format_compile_summary(model, model_path, out));
     // What the fp16 layers cost: the same model all int8 and all fp16, simulated timing-only.
     if (model.precision == container::Precision::Int8 && !model.quantization.fp16_layers.empty())
-      fmt::print("{}", report::format_precision_times(report::compare_precisions(model, model_path, config, options)));
+      fmt::print("{}", report::format_precision_times(runtime::compare_precisions(model, model_path, config, options)));
     const auto placement = report::summarize_placement(model, config);
     fmt::print("{}", report::format_placement(placement));
     if (options.explain) fmt::print("{}", report::format_placement_by_op(placement));

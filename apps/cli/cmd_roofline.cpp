@@ -5,11 +5,11 @@
 #include <fmt/core.h>
 
 #include "hwconfig/hardware_config.h"
+#include "report/model_report.h"
 #include "report/roofline_report.h"
-#include "report/run_for_report.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
-#include "runtime/compiled_model_io.h"
+#include "runtime/engine.h"
 
 namespace npu::cli {
 namespace {
@@ -52,15 +52,16 @@ int run_roofline(const std::vector<std::string>& args) {
   compiler::CompileOptions compile_options;
   compile_options.precision = container::parse_precision((*vm)["precision"].as<std::string>());
   if (vm->count("input-shape")) compile_options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
-  const auto run = report::run_for_report((*vm)["model"].as<std::string>(), config, compile_options);
-  fmt::print("{}", report::format_roofline(run.report, config));
+  auto run = runtime::compile_and_run((*vm)["model"].as<std::string>(), config, compile_options);
+  const auto model_report = report::build_model_report(*run.model.compiled, config, std::move(run.result.record));
+  fmt::print("{}", report::format_roofline(model_report, config));
 
   std::string json_path;
   if (vm->count("json")) json_path = (*vm)["json"].as<std::string>();
   else if (vm->count("output")) json_path = fs::path((*vm)["output"].as<std::string>()).replace_extension(".json").string();
   if (!json_path.empty()) {
     std::ofstream out(json_path);
-    if (!(out << report::roofline_json(run.report, config).dump(2) << "\n"))
+    if (!(out << report::roofline_json(model_report, config).dump(2) << "\n"))
       throw std::runtime_error(json_path + ": cannot write file");
     fmt::print("roofline JSON     {}\n", json_path);
   }

@@ -9,14 +9,11 @@
 #include "report/layer_table.h"
 #include "report/model_report.h"
 #include "report/trace_labels.h"
-#include "report/vcd.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
 #include "apps/cli/quant_options_cli.h"
-#include "runtime/compiled_model_io.h"
-#include "runtime/input_check.h"
-#include "runtime/onnx_model_info.h"
-#include "runtime/session.h"
+#include "runtime/engine.h"
+#include "runtime/step_vcd.h"
 #include "runtime/tensor_file.h"
 #include "sim/trace_writer.h"
 
@@ -78,7 +75,7 @@ int run_model(const std::vector<std::string>& args) {
       ("misalign-inputs", po::value<std::uint64_t>()->default_value(0),
        "place every model input BYTES past a 4 KiB boundary in DDR, as a pre-processing buffer might be "
        "(reads below dma.min_alignment_bytes go through the bounce buffer); 0: where the compiler put it")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed for generated inputs")
+      ("seed", po::value<std::uint64_t>()->default_value(runtime::kDefaultInputSeed), "seed for generated inputs")
       ("quiet,q", po::bool_switch(), "print nothing but errors");
   add_quant_options(opts, "when compiling ONNX: ");
   po::positional_options_description pos;
@@ -97,39 +94,28 @@ int run_model(const std::vector<std::string>& args) {
     compile_options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
   compile_options.strict = (*vm)["strict"].as<bool>();
 
-  runtime::SessionOptions session_options;
-  session_options.device = (*vm)["device"].as<std::string>();
-  session_options.timing_only = (*vm)["timing-only"].as<bool>();
-  session_options.record_trace = vm->count("trace") > 0;
-  session_options.input_misalignment_bytes = (*vm)["misalign-inputs"].as<std::uint64_t>();
-  if (session_options.timing_only && vm->count("save-outputs"))
+  runtime::PlaceOptions place;
+  place.device = (*vm)["device"].as<std::string>();
+  place.input_misalignment_bytes = (*vm)["misalign-inputs"].as<std::uint64_t>();
+  runtime::RunRequest request;
+  request.timing_only = (*vm)["timing-only"].as<bool>();
+  request.record_trace = vm->count("trace") > 0;
+  if (request.timing_only && vm->count("save-outputs"))
     throw std::runtime_error("--save-outputs needs a functional run (drop --timing-only)");
 
   const std::string model_path = (*vm)["model"].as<std::string>();
   auto given = read_inputs(vm->count("input") ? (*vm)["input"].as<std::vector<std::string>>()
                                               : std::vector<std::string>{});
-  bool compiled = false;
-  auto model = runtime::load_or_compile(model_path, config, compile_options, &compiled);
-  runtime::Session session(std::move(model), config, session_options, model_path);
-  if (compiled) session.declare_boundary(runtime::read_onnx_model_file_info(model_path));
-
-  std::vector<std::string> notes;
-  if (given.tensors.empty()) {
-    // No inputs at all: a timing or smoke run. Partial inputs are an error (check_inputs).
-    const auto seed = (*vm)["seed"].as<std::uint64_t>();
-    for (std::size_t i = 0; i < session.inputs().size(); ++i) {
-      const auto& desc = session.inputs()[i];
-      given.tensors[desc.name] = runtime::random_input(desc, seed + i);
-      notes.push_back(fmt::format("input {}: random {} (seed {}; give --input {}=FILE for real data)", desc.name,
-                                  runtime::describe(desc), seed + i, desc.name));
-    }
-  } else {
-    for (const auto& [name, path] : given.files) notes.push_back(fmt::format("input {}: from {}", name, path));
-  }
-
-  auto result = session.run(given.tensors, given.files);
-  result.record.notes.insert(result.record.notes.begin(), notes.begin(), notes.end());
-  auto model_report = report::build_model_report(session.model(), config, std::move(result.record));
+  runtime::Engine engine(runtime::compile_model(model_path, config, compile_options), config, place);
+  // No inputs at all: a timing or smoke run on generated ones. Partial inputs are an error.
+  request.inputs = std::move(given.tensors);
+  request.input_files = std::move(given.files);
+  request.seed = (*vm)["seed"].as<std::uint64_t>();
+  request.notes.how_to_give = [](const std::string& input) {
+    return fmt::format("give --input {}=FILE for real data", input);
+  };
+  auto result = engine.run(request);
+  auto model_report = report::build_model_report(engine.compiled(), config, std::move(result.record));
 
   report::ReportFormat format;
   format.top = (*vm)["top"].as<std::size_t>();
@@ -139,13 +125,13 @@ int run_model(const std::vector<std::string>& args) {
   if (vm->count("csv")) write_text((*vm)["csv"].as<std::string>(), report::layers_csv(model_report.layers, config));
   if (vm->count("trace")) {
     report::label_trace(model_report.npu.trace,
-                         report::instruction_labels(session.model().layers, session.model().program));
+                         report::instruction_labels(engine.compiled().layers, engine.compiled().program));
     std::ofstream out((*vm)["trace"].as<std::string>());
     sim::write_chrome_trace(model_report.npu, config, out);
     if (!out) throw std::runtime_error((*vm)["trace"].as<std::string>() + ": cannot write file");
   }
   if (vm->count("vcd")) {
-    const auto files = report::write_step_vcds(session.model(), config, (*vm)["vcd"].as<std::string>());
+    const auto files = runtime::write_step_vcds(engine.compiled(), config, (*vm)["vcd"].as<std::string>());
     if (!(*vm)["quiet"].as<bool>())
       for (const auto& f : files) fmt::print("vcd               {}\n", f);
   }

@@ -8,6 +8,7 @@
 #include "report/sim_summary.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
+#include "runtime/input_check.h"
 #include "runtime/program_io.h"
 #include "isa/instruction_set.h"
 #include "sim/hazard_check.h"
@@ -29,7 +30,7 @@ int run_sim(const std::vector<std::string>& args) {
       ("config,c", po::value<std::string>()->required(), "hardware config YAML (configs/*.yaml)")
       ("timing-only", po::bool_switch(), "skip the arithmetic; cycles are identical")
       ("input,i", po::value<std::vector<std::string>>()->composing(), "NAME=FILE.npy for an input tensor (repeatable)")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed for inputs not given as files")
+      ("seed", po::value<std::uint64_t>()->default_value(runtime::kDefaultInputSeed), "seed for inputs not given as files")
       ("save-outputs", po::value<std::string>(), "write each output tensor to DIR/<name>.npy")
       ("json", po::value<std::string>(), "write the report as JSON")
       ("trace", po::value<std::string>(), "write a Chrome/Perfetto trace (open in ui.perfetto.dev)")

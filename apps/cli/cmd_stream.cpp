@@ -6,11 +6,7 @@
 #include "report/stream_report.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
-#include "runtime/compiled_model_io.h"
-#include "runtime/input_check.h"
-#include "runtime/onnx_model_info.h"
-#include "runtime/session.h"
-#include "runtime/stream.h"
+#include "runtime/engine.h"
 
 namespace npu::cli {
 namespace {
@@ -54,7 +50,7 @@ int stream_model(const std::vector<std::string>& args) {
       ("misalign-inputs", po::value<std::uint64_t>()->default_value(0),
        "place the model inputs BYTES past a 4 KiB boundary in DDR (see npusim run --help)")
       ("device", po::value<std::string>()->default_value("sim"), "NPU back end")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed for the generated inputs")
+      ("seed", po::value<std::uint64_t>()->default_value(runtime::kDefaultInputSeed), "seed for the generated inputs")
       ("quiet,q", po::bool_switch(), "print nothing but errors");
   po::positional_options_description pos;
   pos.add("model", 1);
@@ -79,35 +75,23 @@ int stream_model(const std::vector<std::string>& args) {
   if (vm->count("input-shape")) compile_options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
   compile_options.strict = (*vm)["strict"].as<bool>();
 
-  // Timing only: every frame's inference takes the cycles of one simulated run.
-  runtime::SessionOptions session_options;
-  session_options.device = (*vm)["device"].as<std::string>();
-  session_options.timing_only = true;
-  session_options.record_trace = vm->count("trace") > 0;
-  session_options.input_misalignment_bytes = (*vm)["misalign-inputs"].as<std::uint64_t>();
-
-  const std::string model_path = (*vm)["model"].as<std::string>();
-  bool compiled = false;
-  auto model = runtime::load_or_compile(model_path, config, compile_options, &compiled);
-  runtime::Session session(std::move(model), config, session_options, model_path);
-  if (compiled) session.declare_boundary(runtime::read_onnx_model_file_info(model_path));
-
-  std::map<std::string, runtime::HostTensor> inputs;
+  // Timing only (Engine::stream): every frame's inference takes the cycles of one simulated run.
+  runtime::PlaceOptions place;
+  place.device = (*vm)["device"].as<std::string>();
+  place.input_misalignment_bytes = (*vm)["misalign-inputs"].as<std::uint64_t>();
+  runtime::Engine engine(runtime::compile_model((*vm)["model"].as<std::string>(), config, compile_options), config, place);
   const auto seed = (*vm)["seed"].as<std::uint64_t>();
-  for (std::size_t i = 0; i < session.inputs().size(); ++i)
-    inputs[session.inputs()[i].name] = runtime::random_input(session.inputs()[i], seed + i);
-
-  auto result = runtime::run_stream(session, inputs, stream);
+  auto result = engine.stream(stream, seed, vm->count("trace") > 0);
   result.inference.notes.push_back(fmt::format(
       "inputs: generated (seed {}); the stream runs timing only, every frame takes the cycles of one simulated "
       "inference", seed));
   if (!(*vm)["quiet"].as<bool>()) fmt::print("{}", report::format_stream_report(result, config));
   if (vm->count("json"))
     write_text((*vm)["json"].as<std::string>(),
-               report::stream_report_json(result, session.model(), config).dump(2) + "\n");
+               report::stream_report_json(result, engine.compiled(), config).dump(2) + "\n");
   if (vm->count("trace")) {
     std::ofstream out((*vm)["trace"].as<std::string>());
-    report::write_stream_trace(result, session.model(), config, out);
+    report::write_stream_trace(result, engine.compiled(), config, out);
     if (!out) throw std::runtime_error((*vm)["trace"].as<std::string>() + ": cannot write file");
   }
   return kExitOk;

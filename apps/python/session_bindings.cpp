@@ -18,13 +18,9 @@
 #include "isa/program.h"
 #include "report/model_report.h"
 #include "report/stream_report.h"
-#include "runtime/compiled_model_io.h"
-#include "runtime/host_time_model.h"
-#include "runtime/input_check.h"
-#include "runtime/onnx_model_info.h"
 #include "apps/python/bindings.h"
-#include "runtime/session.h"
-#include "runtime/stream.h"
+#include "runtime/engine.h"
+#include "runtime/host_time_model.h"
 
 namespace py = pybind11;
 
@@ -93,6 +89,8 @@ runtime::HostTensor host_tensor_from(const std::string& name, const std::string&
   return t;
 }
 
+// A placed model (runtime::Engine) as Python sees it: numpy-ready outputs and the report as
+// JSON text.
 class PySession {
  public:
   // `declared`: the ONNX file's own input/output declarations, which refine the boundary as
@@ -101,55 +99,50 @@ class PySession {
   PySession(std::shared_ptr<CompiledModel> model, HardwareConfig config, std::string model_path,
             std::shared_ptr<runtime::OnnxModelInfo> declared, std::string device,
             std::uint64_t input_misalignment_bytes)
-      : model_(std::move(model)), config_(std::move(config)), model_path_(std::move(model_path)),
-        device_(std::move(device)), declared_(std::move(declared)),
-        input_misalignment_bytes_(input_misalignment_bytes) {}
+      : model_(model), engine_(loaded(model, std::move(model_path), std::move(declared)), std::move(config),
+                               place(std::move(device), input_misalignment_bytes)) {}
 
-  const HardwareConfig& config() const { return config_; }
+  const HardwareConfig& config() const { return engine_.config(); }
   const std::shared_ptr<CompiledModel>& model() const { return model_; }
 
   py::list inputs() {
     py::list out;
-    for (const auto& d : any_session().inputs()) out.append(describe_tensor(d));
+    for (const auto& d : engine_.inputs()) out.append(describe_tensor(d));
     return out;
   }
   py::list outputs() {
     py::list out;
-    for (const auto& d : any_session().outputs()) out.append(describe_tensor(d));
+    for (const auto& d : engine_.outputs()) out.append(describe_tensor(d));
     return out;
   }
 
   // Returns ([(name, dtype, shape, TensorBuffer)], report JSON text).
   py::tuple run(const py::list& inputs, bool timing_only, std::uint64_t seed) {
-    std::map<std::string, runtime::HostTensor> given;
+    runtime::RunRequest request;
+    request.timing_only = timing_only;
+    request.seed = seed;
+    request.notes.given_from = "a numpy array";
+    request.notes.how_to_give = [](const std::string& input) {
+      return fmt::format("pass inputs={{'{}': array}} for real data", input);
+    };
     for (const auto& item : inputs) {
       const auto t = item.cast<py::tuple>();
       const auto name = t[0].cast<std::string>();
-      if (given.count(name)) throw std::runtime_error(fmt::format("input {}: given twice", name));
-      given[name] = host_tensor_from(name, t[1].cast<std::string>(), t[2].cast<std::vector<std::int64_t>>(),
-                                     t[3].cast<py::buffer>());
+      if (request.inputs.count(name)) throw std::runtime_error(fmt::format("input {}: given twice", name));
+      request.inputs[name] = host_tensor_from(name, t[1].cast<std::string>(), t[2].cast<std::vector<std::int64_t>>(),
+                                              t[3].cast<py::buffer>());
     }
     runtime::RunResult result;
     std::string report;
     {
       py::gil_scoped_release release;  // ONNX Runtime steps take the GIL back themselves
       std::lock_guard<std::mutex> lock(simulation_mutex());
-      runtime::Session& s = session(timing_only);
-      std::vector<std::string> notes;
-      if (given.empty()) {
-        // No inputs: a timing or smoke run, with the CLI's deterministic random inputs.
-        for (std::size_t i = 0; i < s.inputs().size(); ++i) {
-          const auto& desc = s.inputs()[i];
-          given[desc.name] = runtime::random_input(desc, seed + i);
-          notes.push_back(fmt::format("input {}: random {} (seed {}; pass inputs={{'{}': array}} for real data)",
-                                      desc.name, runtime::describe(desc), seed + i, desc.name));
-        }
-      } else {
-        for (const auto& entry : given) notes.push_back(fmt::format("input {}: from a numpy array", entry.first));
-      }
-      result = s.run(given);
-      result.record.notes.insert(result.record.notes.begin(), notes.begin(), notes.end());
-      report = report_json(report::build_model_report(*model_, config_, std::move(result.record))).dump();
+      result = engine_.run(request);
+      // The CLI's JSON (energy, area and leakage included).
+      report = report::model_report_json(report::build_model_report(engine_.compiled(), engine_.config(),
+                                                                    std::move(result.record)),
+                                         engine_.config())
+                   .dump();
     }
     py::list outputs;
     for (auto& [name, tensor] : result.outputs) {
@@ -170,7 +163,7 @@ class PySession {
     options.frames = frames;
     options.depth = depth;
     auto stage = [&](const std::string& name, double us, const std::string& path) {
-      if (!path.empty()) return runtime::host_stage_from_model(name, path, config_, {});
+      if (!path.empty()) return runtime::host_stage_from_model(name, path, engine_.config(), {});
       runtime::HostStage h;
       h.name = name;
       h.us = us;
@@ -178,53 +171,32 @@ class PySession {
     };
     options.pre = stage("pre", pre_us, pre_model);
     options.post = stage("post", post_us, post_model);
-    runtime::SessionOptions session_options;
-    session_options.device = device_;
-    session_options.timing_only = true;
-    session_options.record_trace = !trace_path.empty();
-    session_options.input_misalignment_bytes = input_misalignment_bytes_;
-    runtime::Session s(*model_, config_, session_options, model_path_);
-    if (declared_) s.declare_boundary(*declared_);
-    std::map<std::string, runtime::HostTensor> inputs;
-    for (std::size_t i = 0; i < s.inputs().size(); ++i)
-      inputs[s.inputs()[i].name] = runtime::random_input(s.inputs()[i], seed + i);
-    const auto result = runtime::run_stream(s, inputs, options);
+    const auto result = engine_.stream(options, seed, !trace_path.empty());
     if (!trace_path.empty()) {
       std::ofstream out(trace_path);
-      report::write_stream_trace(result, *model_, config_, out);
+      report::write_stream_trace(result, engine_.compiled(), engine_.config(), out);
       if (!out) throw std::runtime_error(trace_path + ": cannot write file");
     }
-    return report::stream_report_json(result, *model_, config_).dump();
+    return report::stream_report_json(result, engine_.compiled(), engine_.config()).dump();
   }
 
  private:
-  std::shared_ptr<CompiledModel> model_;
-  HardwareConfig config_;
-  std::string model_path_;
-  std::string device_;
-  std::shared_ptr<runtime::OnnxModelInfo> declared_;  // null: none
-  std::uint64_t input_misalignment_bytes_ = 0;
-  std::unique_ptr<runtime::Session> sessions_[2];  // [timing_only]
+  std::shared_ptr<CompiledModel> model_;  // as Python handed it over (Session.compiled gives it back)
+  runtime::Engine engine_;
 
-  // The CLI's JSON (energy, area and leakage included).
-  nlohmann::json report_json(const report::ModelReport& r) const { return report::model_report_json(r, config_); }
-
-  // Either variant describes the same boundary; building one copies the program and loads
-  // the device, so a timing-only sweep point builds only the timing-only one.
-  runtime::Session& any_session() { return sessions_[1] ? *sessions_[1] : session(false); }
-
-  // Timing-only is a session option in the runtime; the two variants are built on demand.
-  runtime::Session& session(bool timing_only) {
-    auto& s = sessions_[timing_only ? 1 : 0];
-    if (!s) {
-      runtime::SessionOptions options;
-      options.device = device_;
-      options.timing_only = timing_only;
-      options.input_misalignment_bytes = input_misalignment_bytes_;
-      s = std::make_unique<runtime::Session>(*model_, config_, options, model_path_);
-      if (declared_) s->declare_boundary(*declared_);
-    }
-    return *s;
+  static runtime::LoadedModel loaded(std::shared_ptr<CompiledModel> model, std::string path,
+                                     std::shared_ptr<runtime::OnnxModelInfo> declared) {
+    runtime::LoadedModel m;
+    m.path = std::move(path);
+    m.compiled = std::move(model);
+    m.declared = std::move(declared);
+    return m;
+  }
+  static runtime::PlaceOptions place(std::string device, std::uint64_t input_misalignment_bytes) {
+    runtime::PlaceOptions p;
+    p.device = std::move(device);
+    p.input_misalignment_bytes = input_misalignment_bytes;
+    return p;
   }
 };
 

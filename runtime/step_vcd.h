@@ -1,5 +1,6 @@
 // VCD (GTKWave) of a model's unit and DMA-channel busy signals. The simulator writes one VCD
 // per simulate() call, and a model runs one call per NPU step, so each step gets its file.
+// Here rather than in report/: it runs the simulator again, and report/ only formats.
 #pragma once
 #include <string>
 #include <vector>
@@ -7,7 +8,7 @@
 #include "container/compiled_model.h"
 #include "hwconfig/hardware_config.h"
 
-namespace npu::report {
+namespace npu::runtime {
 
 // Re-simulates each NPU step timing-only (same cycles as any run: sim/README.md "Data") with
 // SimOptions::vcd_path: `path` itself for a single step, else `<stem>.step<K>.vcd`. Returns
@@ -15,4 +16,4 @@ namespace npu::report {
 std::vector<std::string> write_step_vcds(const container::CompiledModel& model, const HardwareConfig& config,
                                          const std::string& path);
 
-}  // namespace npu::report
+}  // namespace npu::runtime

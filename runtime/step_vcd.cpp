@@ -1,10 +1,10 @@
-#include "report/vcd.h"
+#include "runtime/step_vcd.h"
 
 #include <fmt/format.h>
 
 #include "sim/simulator.h"
 
-namespace npu::report {
+namespace npu::runtime {
 
 std::vector<std::string> write_step_vcds(const container::CompiledModel& model, const HardwareConfig& config,
                                          const std::string& path) {
@@ -30,4 +30,4 @@ std::vector<std::string> write_step_vcds(const container::CompiledModel& model, 
   return files;
 }
 
-}  // namespace npu::report
+}  // namespace npu::runtime
