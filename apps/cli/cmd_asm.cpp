@@ -4,10 +4,10 @@
 
 #include <fmt/core.h>
 
-#include "container/program_file.h"
-#include "isa/assembler.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
+#include "container/program_file.h"
+#include "isa/assembler.h"
 
 namespace npu::cli {
 namespace {

@@ -3,10 +3,10 @@
 
 #include <fmt/core.h>
 
-#include "calibrate/calibration.h"
-#include "hwconfig/hardware_config.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
+#include "calibrate/calibration.h"
+#include "hwconfig/hardware_config.h"
 
 namespace npu::cli {
 namespace {

@@ -3,11 +3,11 @@
 
 #include <fmt/core.h>
 
+#include "apps/cli/command.h"
+#include "apps/cli/options.h"
 #include "backends/device_comparison.h"
 #include "calibrate/layer_match.h"
 #include "hwconfig/hardware_config.h"
-#include "apps/cli/command.h"
-#include "apps/cli/options.h"
 #include "runtime/tensor_file.h"
 
 namespace npu::cli {

@@ -2,11 +2,11 @@
 
 #include <fmt/core.h>
 
+#include "apps/cli/command.h"
+#include "apps/cli/options.h"
 #include "hwconfig/hardware_config.h"
 #include "report/compare_configs.h"
 #include "report/model_report.h"
-#include "apps/cli/command.h"
-#include "apps/cli/options.h"
 #include "runtime/engine.h"
 
 namespace npu::cli {

@@ -1,12 +1,12 @@
 #include <fmt/core.h>
 
+#include "apps/cli/command.h"
+#include "apps/cli/options.h"
+#include "apps/cli/quant_options_cli.h"
 #include "hwconfig/hardware_config.h"
 #include "report/compile_summary.h"
 #include "report/model_report.h"
 #include "report/precision_comparison.h"
-#include "apps/cli/command.h"
-#include "apps/cli/options.h"
-#include "apps/cli/quant_options_cli.h"
 #include "runtime/compiled_model_io.h"
 #include "runtime/precision_times.h"
 

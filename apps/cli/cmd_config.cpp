@@ -7,10 +7,10 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "hwconfig/config_schema.h"
-#include "hwconfig/hardware_config.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
+#include "hwconfig/config_schema.h"
+#include "hwconfig/hardware_config.h"
 
 namespace npu::cli {
 namespace {

@@ -2,10 +2,10 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "backends/inference_backend.h"
-#include "hwconfig/hardware_config.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
+#include "backends/inference_backend.h"
+#include "hwconfig/hardware_config.h"
 
 namespace npu::cli {
 namespace {

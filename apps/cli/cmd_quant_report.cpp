@@ -10,10 +10,10 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "compiler/quantization_stage.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
 #include "apps/cli/quant_options_cli.h"
+#include "compiler/quantization_stage.h"
 
 namespace npu::cli {
 namespace {

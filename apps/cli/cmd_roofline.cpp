@@ -4,11 +4,11 @@
 
 #include <fmt/core.h>
 
+#include "apps/cli/command.h"
+#include "apps/cli/options.h"
 #include "hwconfig/hardware_config.h"
 #include "report/model_report.h"
 #include "report/roofline_report.h"
-#include "apps/cli/command.h"
-#include "apps/cli/options.h"
 #include "runtime/engine.h"
 
 namespace npu::cli {

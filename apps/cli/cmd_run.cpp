@@ -4,14 +4,14 @@
 
 #include <fmt/core.h>
 
+#include "apps/cli/command.h"
+#include "apps/cli/options.h"
+#include "apps/cli/quant_options_cli.h"
 #include "hwconfig/hardware_config.h"
 #include "report/compile_summary.h"
 #include "report/layer_table.h"
 #include "report/model_report.h"
 #include "report/trace_labels.h"
-#include "apps/cli/command.h"
-#include "apps/cli/options.h"
-#include "apps/cli/quant_options_cli.h"
 #include "runtime/engine.h"
 #include "runtime/step_vcd.h"
 #include "runtime/tensor_file.h"

@@ -3,14 +3,14 @@
 
 #include <fmt/core.h>
 
-#include "container/program_file.h"
-#include "hwconfig/hardware_config.h"
-#include "report/sim_summary.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
+#include "container/program_file.h"
+#include "hwconfig/hardware_config.h"
+#include "isa/instruction_set.h"
+#include "report/sim_summary.h"
 #include "runtime/input_check.h"
 #include "runtime/program_io.h"
-#include "isa/instruction_set.h"
 #include "sim/hazard_check.h"
 #include "sim/simulator.h"
 #include "sim/trace_writer.h"

@@ -2,10 +2,10 @@
 
 #include <fmt/core.h>
 
-#include "hwconfig/hardware_config.h"
-#include "report/stream_report.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
+#include "hwconfig/hardware_config.h"
+#include "report/stream_report.h"
 #include "runtime/engine.h"
 
 namespace npu::cli {

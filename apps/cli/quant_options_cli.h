@@ -2,8 +2,8 @@
 // --precision int8|fp16|mixed, --calib-method, --calib-percentile, --activations,
 // --accuracy-target, --keep-fp16, --weights, --group-size. One place parses them.
 #pragma once
-#include "compiler/compile.h"
 #include "apps/cli/options.h"
+#include "compiler/compile.h"
 
 namespace npu::cli {
 

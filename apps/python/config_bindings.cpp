@@ -2,10 +2,10 @@
 // dict or edited by a sweep is checked by the same rules, with the same messages, as a file.
 #include <pybind11/stl.h>
 
+#include "apps/python/bindings.h"
 #include "hwconfig/config_schema.h"
 #include "hwconfig/design_costs.h"
 #include "hwconfig/hardware_config.h"
-#include "apps/python/bindings.h"
 
 namespace py = pybind11;
 

@@ -4,10 +4,10 @@
 #include <exception>
 #include <stdexcept>
 
+#include "apps/python/bindings.h"
 #include "compiler/compile.h"
 #include "container/compiled_model.h"
 #include "hwconfig/hardware_config.h"
-#include "apps/python/bindings.h"
 
 namespace py = pybind11;
 

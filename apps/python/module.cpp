@@ -1,8 +1,8 @@
 // npusim._core: the C++ runtime as a Python extension. The Python package around it
 // (apps/python/npusim) adds numpy conversion, the report dict and the sweep tools.
 #include "apps/python/bindings.h"
-#include "runtime/python_bridge.h"
 #include "backends/python_bridge/bridge.h"
+#include "runtime/python_bridge.h"
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "npusim C++ core: hardware configs, the compiler and simulation sessions";

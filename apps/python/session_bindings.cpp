@@ -12,13 +12,13 @@
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
+#include "apps/python/bindings.h"
 #include "compiler/host_flops.h"
 #include "compiler/quant_spelling.h"
 #include "container/compiled_model.h"
 #include "isa/program.h"
 #include "report/model_report.h"
 #include "report/stream_report.h"
-#include "apps/python/bindings.h"
 #include "runtime/engine.h"
 #include "runtime/host_time_model.h"
 

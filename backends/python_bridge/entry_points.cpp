@@ -4,8 +4,8 @@
 #include <type_traits>
 
 #include "backends/python_backends.h"
-#include "runtime/python_bridge.h"
 #include "backends/python_bridge/bridge.h"
+#include "runtime/python_bridge.h"
 
 using namespace npu;
 
