@@ -37,7 +37,7 @@ namespace npu::runtime {
 
 // What compile gives and place takes.
 struct LoadedModel {
-  std::string path;  // the model file: run records name it, CPU steps read their ONNX nodes from it
+  std::string path;  // the model file, as run records name it
   std::shared_ptr<const container::CompiledModel> compiled;
   // The ONNX file's own input/output declarations (exact dtypes and ranks); they refine the
   // compiled boundary of every session placed from this model. Null for a .npuprog.
