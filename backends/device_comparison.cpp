@@ -19,22 +19,25 @@ namespace {
 using NamedTensors = std::vector<std::pair<std::string, runtime::HostTensor>>;
 
 NamedTensors model_inputs(const std::string& model_path, const CompareOptions& options, std::vector<std::string>* notes) {
-  const auto info = runtime::read_onnx_model_file_info(model_path);
+  auto declared = runtime::read_onnx_model_file_info(model_path).inputs;
+  for (auto& desc : declared)
+    for (auto& d : desc.shape)
+      if (d < 0) d = 1;  // dynamic dims: batch 1, the common case; give --input for others
+  // The engine's inputs for this seed, as every back end gets the same ones.
+  auto generated = runtime::generate_inputs(declared, options.seed);
   NamedTensors inputs;
-  for (std::size_t i = 0; i < info.inputs.size(); ++i) {
-    auto desc = info.inputs[i];
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    const auto& desc = declared[i];
     if (auto it = options.inputs.find(desc.name); it != options.inputs.end()) {
       inputs.emplace_back(desc.name, it->second);
       notes->push_back(fmt::format("input {}: given", desc.name));
       continue;
     }
-    for (auto& d : desc.shape)
-      if (d < 0) d = 1;  // dynamic dims: batch 1, the common case; give --input for others
-    inputs.emplace_back(desc.name, runtime::random_input(desc, options.seed + i));
+    inputs.emplace_back(desc.name, std::move(generated.at(desc.name)));
     notes->push_back(fmt::format("input {}: random {} (seed {})", desc.name, runtime::describe(desc), options.seed + i));
   }
   for (const auto& given : options.inputs)  // not a structured binding: lambdas capture it (clang 14)
-    if (std::none_of(info.inputs.begin(), info.inputs.end(), [&](const auto& d) { return d.name == given.first; }))
+    if (std::none_of(declared.begin(), declared.end(), [&](const auto& d) { return d.name == given.first; }))
       throw std::runtime_error(fmt::format("--input {}: the model has no such input", given.first));
   return inputs;
 }

@@ -12,6 +12,7 @@
 #include "backends/inference_backend.h"
 #include "backends/output_match.h"
 #include "hwconfig/hardware_config.h"
+#include "runtime/input_check.h"
 
 namespace npu::backends {
 
@@ -23,7 +24,7 @@ struct CompareOptions {
   bool sim_timing_only = false;      // simulate cycles only: no simulated outputs to compare
   std::string sim_precision = "int8";
   int layer_runs = 0;                // > 0: profile each real device this many runs for per-node times
-  std::uint64_t seed = 1;            // for inputs not given
+  std::uint64_t seed = runtime::kDefaultInputSeed;  // for inputs not given
   std::map<std::string, runtime::HostTensor> inputs;  // given inputs by name
 };
 

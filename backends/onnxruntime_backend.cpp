@@ -1,4 +1,4 @@
-// ort:cpu, ort:qnn, ort:openvino: implemented in the Python bridge (runtime/python_bridge/
+// ort:cpu, ort:qnn, ort:openvino: implemented in the Python bridge (backends/python_bridge/
 // onnxruntime_backend.cpp explains why through Python), which is loaded here on first use.
 // When the bridge cannot load, the back end is still listed, as not available and why.
 #include <stdexcept>

@@ -1,14 +1,12 @@
 // "sim": npusim's own path — compile the ONNX model for the hardware config, run it on the
-// SystemC model through a runtime Session. Its latency is simulated (the report's end-to-end
+// SystemC model through the runtime's engine (runtime/engine.h), as `npusim run` does. Its latency is simulated (the report's end-to-end
 // latency: NPU steps plus the host model's CPU steps and transitions), not measured.
 #include <map>
 
 #include <fmt/format.h>
 
 #include "backends/backend_factories.h"
-#include "runtime/compiled_model_io.h"
-#include "runtime/onnx_model_info.h"
-#include "runtime/session.h"
+#include "runtime/engine.h"
 
 namespace npu::backends {
 
@@ -33,16 +31,15 @@ class SimulatorBackend : public InferenceBackend {
     compile.precision = container::parse_precision(options.sim_precision);
     compile.strict = options.strict;  // a CPU fallback step is an error naming the node
     precision_ = options.sim_precision;
-    auto model = runtime::load_or_compile(onnx_path, config_, compile);
-    runtime::SessionOptions session;
-    session.timing_only = options.timing_only;
-    session_ = std::make_unique<runtime::Session>(std::move(model), config_, session, onnx_path);
-    session_->declare_boundary(runtime::read_onnx_model_file_info(onnx_path));
+    timing_only_ = options.timing_only;
+    engine_ = std::make_unique<runtime::Engine>(runtime::compile_model(onnx_path, config_, compile), config_);
   }
 
   BackendRun run(const std::vector<std::pair<std::string, runtime::HostTensor>>& inputs) override {
-    std::map<std::string, runtime::HostTensor> given(inputs.begin(), inputs.end());
-    auto result = session_->run(given);
+    runtime::RunRequest request;
+    request.timing_only = timing_only_;
+    request.inputs.insert(inputs.begin(), inputs.end());
+    auto result = engine_->run(request);
     BackendRun out;
     out.outputs = std::move(result.outputs);
     out.latency_us = result.record.latency_us();
@@ -51,8 +48,8 @@ class SimulatorBackend : public InferenceBackend {
 
   std::vector<NodePlacement> placement() override {
     std::vector<NodePlacement> out;
-    if (!session_) return out;
-    for (const auto& layer : session_->model().layers) {
+    if (!engine_) return out;
+    for (const auto& layer : engine_->compiled().layers) {
       NodePlacement p;
       p.node = layer.name;
       p.op_type = layer.op;
@@ -68,7 +65,8 @@ class SimulatorBackend : public InferenceBackend {
  private:
   HardwareConfig config_;
   std::string precision_;
-  std::unique_ptr<runtime::Session> session_;
+  bool timing_only_ = false;
+  std::unique_ptr<runtime::Engine> engine_;
 };
 
 }  // namespace

@@ -8,9 +8,7 @@
 #include "compiler/compile.h"
 #include "isa/program.h"
 #include "report/model_report.h"
-#include "runtime/input_check.h"
 #include "runtime/onnx_model_info.h"
-#include "runtime/session.h"
 
 namespace npu::calibrate {
 
@@ -41,7 +39,8 @@ compiler::CompileOptions compile_options(const ModelCase& c) {
 
 }  // namespace
 
-SimulatedLatency::SimulatedLatency(std::vector<ModelCase> cases) : cases_(std::move(cases)) {}
+SimulatedLatency::SimulatedLatency(std::vector<ModelCase> cases)
+    : cases_(std::move(cases)), declared_(cases_.size()) {}
 
 std::size_t SimulatedLatency::compile(const HardwareConfig& config) {
   std::vector<Program> programs;
@@ -51,13 +50,14 @@ std::size_t SimulatedLatency::compile(const HardwareConfig& config) {
     const std::string where = c.origins.empty() ? c.model_path : c.origins.front();
     Program p;
     try {
-      p.model = compiler::compile(c.model_path, config, compile_options(c));
+      p.model = runtime::compile_model(c.model_path, config, compile_options(c), declared_[i]);
     } catch (const std::exception& e) {
       throw std::runtime_error(fmt::format("{}: model {} does not compile for {}: {}", where, c.model_path, config.name,
                                            e.what()));
     }
     ++compilations_;
-    p.fingerprint = fingerprint(p.model.program);
+    declared_[i] = p.model.declared;  // read once per case: it parses every weight of the file
+    p.fingerprint = fingerprint(p.model.compiled->program);
     if (programs_.size() != cases_.size() || programs_[i].fingerprint != p.fingerprint) ++changed;
     programs.push_back(std::move(p));
   }
@@ -66,20 +66,14 @@ std::size_t SimulatedLatency::compile(const HardwareConfig& config) {
 }
 
 SimulatedCase SimulatedLatency::simulate(std::size_t index, const HardwareConfig& config, bool with_layers) {
-  const auto& c = cases_.at(index);
+  // As `npusim run --timing-only` runs it: the same engine, inputs from the default seed.
   const auto& model = programs_.at(index).model;
-  runtime::SessionOptions options;
-  options.timing_only = true;
-  runtime::Session session(model, config, options, c.model_path);
-  std::map<std::string, runtime::HostTensor> inputs;
-  for (std::size_t i = 0; i < session.inputs().size(); ++i)
-    inputs[session.inputs()[i].name] = runtime::random_input(session.inputs()[i], 1 + i);
-  auto run = session.run(inputs);
+  auto run = runtime::Engine(model, config).run(runtime::timing_only_run());
   ++simulations_;
   SimulatedCase out;
   out.latency_us = run.record.latency_us();
   if (with_layers) {
-    const auto report = report::build_model_report(model, config, std::move(run.record));
+    const auto report = report::build_model_report(*model.compiled, config, std::move(run.record));
     for (const auto& l : report.layers)
       out.layer_us[l.name] = l.device == "npu" ? static_cast<double>(l.cycles) / config.clock.frequency_mhz : l.host_us;
   }

@@ -13,6 +13,7 @@
 #include "calibrate/measurements.h"
 #include "container/compiled_model.h"
 #include "hwconfig/hardware_config.h"
+#include "runtime/engine.h"
 
 namespace npu::calibrate {
 
@@ -30,21 +31,23 @@ class SimulatedLatency {
   // before (all of them the first time). Throws one line naming the measurement and the
   // compiler's message when a model does not compile.
   std::size_t compile(const HardwareConfig& config);
-  // Simulates case `index` with its held program on `config`.
+  // Simulates case `index` with its held program on `config`, timing-only through the engine
+  // (runtime/engine.h), so its latency is `npusim run --timing-only`'s.
   SimulatedCase simulate(std::size_t index, const HardwareConfig& config, bool with_layers = false);
 
   // The compiled model's layers (names, fused ONNX nodes) for matching measured layer names.
-  const container::CompiledModel& compiled(std::size_t index) const { return programs_.at(index).model; }
+  const container::CompiledModel& compiled(std::size_t index) const { return *programs_.at(index).model.compiled; }
 
   std::size_t compilations() const { return compilations_; }
   std::size_t simulations() const { return simulations_; }
 
  private:
   struct Program {
-    container::CompiledModel model;
+    runtime::LoadedModel model;
     std::size_t fingerprint = 0;
   };
   std::vector<ModelCase> cases_;
+  std::vector<std::shared_ptr<const runtime::OnnxModelInfo>> declared_;  // per case, once read
   std::vector<Program> programs_;
   std::size_t compilations_ = 0, simulations_ = 0;
 };

@@ -76,4 +76,10 @@ HostTensor random_input(const TensorDesc& desc, std::uint64_t seed) {
   return t;
 }
 
+std::map<std::string, HostTensor> generate_inputs(const std::vector<TensorDesc>& inputs, std::uint64_t seed) {
+  std::map<std::string, HostTensor> out;
+  for (std::size_t i = 0; i < inputs.size(); ++i) out[inputs[i].name] = random_input(inputs[i], seed + i);
+  return out;
+}
+
 }  // namespace npu::runtime

@@ -19,4 +19,11 @@ void check_inputs(const std::vector<TensorDesc>& expected, const std::map<std::s
 // [0, 4) (small enough to be valid indices and counts), bools 0/1.
 HostTensor random_input(const TensorDesc& desc, std::uint64_t seed);
 
+// Inputs nobody gives are drawn from this seed, in every app (the CLI, Python, the back ends,
+// calibrate): the same seed gives the same inputs whichever of them runs the model.
+constexpr std::uint64_t kDefaultInputSeed = 1;
+
+// Input i of `inputs` drawn with random_input(inputs[i], seed + i).
+std::map<std::string, HostTensor> generate_inputs(const std::vector<TensorDesc>& inputs, std::uint64_t seed);
+
 }  // namespace npu::runtime

@@ -1,6 +1,6 @@
 // Everything in npusim that calls Python (ONNX Runtime for CPU steps our FP32 evaluator does
 // not cover, the ort:* back ends, finding the openvino wheel) lives in one shared library,
-// libnpusim_python_bridge.so (runtime/python_bridge/). The runtime loads it with dlopen the
+// libnpusim_python_bridge.so (backends/python_bridge/). The runtime loads it with dlopen the
 // first time something needs it, so a run that needs no Python never loads libpython. The
 // Python extension module carries the bridge itself and hands it over with
 // provide_python_bridge: it runs inside the host interpreter and loads no second libpython.

@@ -84,7 +84,7 @@ std::string LayerMapping::describe() const {
   std::string s;
   switch (unit) {
     case TileUnit::Array:
-      s = std::string("array ") + dataflow_name(dataflow);
+      s = std::string("array ") + choice_name(dataflow);
       if (depthwise) s += " depthwise";
       if (swapped_tiles > 0) s += ", " + std::to_string(swapped_tiles) + " of " + std::to_string(tiles()) + " tiles swapped";
       break;

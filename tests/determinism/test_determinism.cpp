@@ -9,11 +9,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "compiler/compile.h"
 #include "report/model_report.h"
 #include "report/trace_labels.h"
-#include "runtime/input_check.h"
-#include "runtime/session.h"
+#include "runtime/engine.h"
 #include "sim/trace_writer.h"
 
 using namespace npu;
@@ -45,19 +43,17 @@ Observed compile_and_run(const std::string& path, const HardwareConfig& config, 
                          container::Precision precision = container::Precision::Int8) {
   compiler::CompileOptions options;
   options.precision = precision;
-  runtime::SessionOptions session_options;
-  session_options.timing_only = timing_only;
-  session_options.record_trace = true;
-  runtime::Session session(compiler::compile(path, config, options), config, session_options, path);
-  std::map<std::string, runtime::HostTensor> inputs;
-  for (std::size_t i = 0; i < session.inputs().size(); ++i)
-    inputs[session.inputs()[i].name] = runtime::random_input(session.inputs()[i], 1 + i);
-  auto result = session.run(inputs);
-  auto report = report::build_model_report(session.model(), config, std::move(result.record));
-  report::label_trace(report.npu.trace, report::instruction_labels(session.model().layers, session.model().program));
+  // The engine's run, as every app makes it (runtime/engine.h): default seed, declared boundary.
+  runtime::RunRequest request;
+  request.timing_only = timing_only;
+  request.record_trace = true;
+  auto run = runtime::compile_and_run(path, config, options, request);
+  const auto& model = *run.model.compiled;
+  auto report = report::build_model_report(model, config, std::move(run.result.record));
+  report::label_trace(report.npu.trace, report::instruction_labels(model.layers, model.program));
   Observed seen;
   seen.cycles = report.npu.cycles;
-  seen.outputs = std::move(result.outputs);
+  seen.outputs = std::move(run.result.outputs);
   seen.report_json = report::model_report_json(report, config).dump();
   std::ostringstream trace;
   sim::write_chrome_trace(report.npu, config, trace);

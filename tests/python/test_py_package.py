@@ -1,5 +1,5 @@
 """The package as users get it: pyproject.toml is valid and names real entry points (the
-full `pip install .` is checked by hand, see runtime/python/README.md: it would compile the
+full `pip install .` is checked by hand, see apps/python/README.md: it would compile the
 tree a second time), `python3 -m npusim` dispatches, the module exports sc_main."""
 import importlib
 import os
@@ -24,7 +24,7 @@ def test_pyproject_names_real_entry_points():
     for name, target in project["project"]["scripts"].items():
         module, func = target.split(":")
         assert callable(getattr(importlib.import_module(module), func)), name
-    cmake = (ROOT / "runtime" / "python" / "CMakeLists.txt").read_text()
+    cmake = (ROOT / "apps" / "python" / "CMakeLists.txt").read_text()
     assert "COMPONENT python" in cmake and "pybind11_add_module(_core" in cmake
 
 
