@@ -2,15 +2,35 @@
 #include "compiler/compile.h"
 
 #include "compiler/lowering_cache.h"
+#include "costmodel/program_estimate.h"
 #include "compiler/pipeline.h"
 
 namespace npu::compiler {
+
+// Each NPU step timed by the timing core as the simulator will run it (cost::estimate_program,
+// exact). That plans the step with the simulator's own checks too: a program this compiler
+// emits must pass them, so one that does not is the compiler's error, named here.
+void time_npu_steps(const HardwareConfig& config, CompiledModel& model) {
+  for (auto& step : model.steps) {
+    if (step.kind != container::Step::Kind::Npu) continue;
+    try {
+      step.npu.estimated_cycles = static_cast<std::uint64_t>(
+          cost::estimate_program(model.program.code, step.npu.first_instruction, step.npu.end_instruction, config,
+                                 cost::EstimateDetail::exact)
+              .cycles);
+    } catch (const std::exception& e) {
+      throw CompileError(std::string("compiler error: the program for NPU step at instruction ") +
+                         std::to_string(step.npu.first_instruction) + " fails the simulator's check: " + e.what());
+    }
+  }
+}
 
 CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config,
                       const CompileOptions& options) {
   const auto lowered = lower_with_cache(onnx_path, options, &config);
   CompiledModel model = lowered->model;
   generate_code(lowered->graph, config, options, model, &lowered->int8_params);
+  time_npu_steps(config, model);
   return model;
 }
 

@@ -29,6 +29,9 @@ struct NpuStep {
   std::uint32_t end_instruction = 0;
   std::vector<std::string> inputs;      // names in program.tensors, filled by the runtime
   std::vector<std::string> outputs;     // names in program.tensors, read back by the runtime
+  // The timing core's cycles for the step (cost::estimate_program, exact): what a timing-only
+  // simulation of it gives. Set by compile(); not stored in .npuprog files (0 after loading).
+  std::uint64_t estimated_cycles = 0;
 };
 
 // Nodes the NPU does not take, as a self-contained ONNX model (FP32, NCHW, ONNX semantics).

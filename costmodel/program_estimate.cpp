@@ -8,8 +8,10 @@ namespace npu::cost {
 ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std::size_t first, std::size_t end,
                                  const HardwareConfig& config, EstimateDetail detail) {
   PlanOptions options;
-  options.unmatched_pops_satisfied = true;
-  options.trial = true;
+  // The simulation's own run plans (and checks) the program as the simulator does; a trial
+  // range is a piece of a program being searched for.
+  options.unmatched_pops_satisfied = detail == EstimateDetail::trial;
+  options.trial = detail == EstimateDetail::trial;
   const ProgramPlan plan = plan_program(code, first, end, config, options);
   MachineOptions machine_options;
   machine_options.streaming_ddr = detail == EstimateDetail::trial;

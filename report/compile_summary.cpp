@@ -33,6 +33,50 @@ std::string format_compile_summary(const container::CompiledModel& model, const 
   return s;
 }
 
+nlohmann::json compile_summary_json(const container::CompiledModel& model, const PlacementSummary& placement,
+                                    const HardwareConfig& config, const std::string& model_path,
+                                    const std::string& out_path) {
+  std::uint64_t cycles = 0;
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& step : model.steps) {
+    if (step.kind == container::Step::Kind::Npu) {
+      cycles += step.npu.estimated_cycles;
+      steps.push_back({{"kind", "npu"},
+                       {"first_instruction", step.npu.first_instruction},
+                       {"end_instruction", step.npu.end_instruction},
+                       {"estimated_cycles", step.npu.estimated_cycles}});
+    } else {
+      steps.push_back({{"kind", "cpu"}, {"nodes", step.cpu.node_names}, {"flops", step.cpu.flops}});
+    }
+  }
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& l : model.layers)
+    layers.push_back({{"name", l.name}, {"op", l.op}, {"device", l.device}, {"macs", l.macs}, {"mapping", l.mapping}});
+  nlohmann::json fallbacks = nlohmann::json::array();
+  for (const auto& f : model.fallbacks) fallbacks.push_back({{"node", f.node}, {"op", f.op}, {"reason", f.reason}});
+  return {{"model", model_path},
+          {"program", out_path},
+          {"config", config.name},
+          {"precision", container::precision_name(model.precision)},
+          {"instructions", model.program.code.size()},
+          {"estimated_cycles", cycles},
+          {"estimated_npu_us", static_cast<double>(cycles) * config.cycle_ns() / 1000.0},
+          {"steps", steps},
+          {"placement",
+           {{"layers", placement.layers},
+            {"npu_layers", placement.npu_layers},
+            {"mac_percent", placement.mac_percent()},
+            {"npu_time_percent", placement.npu_time_percent()},
+            {"npu_us", placement.npu_us},
+            {"cpu_us", placement.cpu_us},
+            {"transition_us", placement.transition_us},
+            {"transfer_us", placement.transfer_us},
+            {"cpu_islands", placement.cpu_islands},
+            {"transitions", placement.transitions}}},
+          {"layers", layers},
+          {"fallbacks", fallbacks}};
+}
+
 std::string format_quantization(const container::QuantizationRecord& q) {
   if (!q.present()) return "";
   std::string s;

@@ -2,6 +2,8 @@
 #pragma once
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "container/compiled_model.h"
 #include "report/placement_summary.h"
 
@@ -16,6 +18,12 @@ std::string format_quantization(const container::QuantizationRecord& q);
 // What was written: instructions, steps, layers, fallbacks with reasons, the quantisation.
 std::string format_compile_summary(const container::CompiledModel& model, const std::string& model_path,
                                    const std::string& out_path);
+
+// `npusim compile --json`: the summary for scripts. `estimated_cycles` is the sum of the NPU
+// steps' timing-core cycles, which `npusim run --timing-only` of the program reports as its cycles.
+nlohmann::json compile_summary_json(const container::CompiledModel& model, const PlacementSummary& placement,
+                                    const HardwareConfig& config, const std::string& model_path,
+                                    const std::string& out_path);
 
 // One line: "N of M layers, X % of MACs, Y % of simulated time on the NPU, K CPU islands,
 // T transitions" (placement_summary.h says how the time is estimated).

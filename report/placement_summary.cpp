@@ -1,46 +1,10 @@
 #include "report/placement_summary.h"
 
 #include <algorithm>
-#include <cmath>
 
-#include "costmodel/dma_cost.h"
 #include "runtime/host_time_model.h"
-#include "costmodel/program_plan.h"
 
 namespace npu::report {
-namespace {
-
-// Cycles of each NPU instruction (index -> unit and cycles), step by step: plan_program plans
-// up to the first halt, so each step's code is planned on its own.
-struct InstructionTime {
-  isa::Unit unit = isa::Unit::Control;
-  double cycles = 0;
-};
-
-std::vector<InstructionTime> instruction_times(const container::CompiledModel& m, const HardwareConfig& hw) {
-  std::vector<InstructionTime> times(m.program.code.size());
-  const double bytes_per_cycle = cost::ddr_bytes_per_cycle(hw);
-  for (const auto& step : m.steps) {
-    if (step.kind != container::Step::Kind::Npu || step.npu.end_instruction <= step.npu.first_instruction) continue;
-    const cost::ProgramPlan plan =
-        cost::plan_program(m.program.code, step.npu.first_instruction, step.npu.end_instruction, hw);
-    for (const auto& op : plan.ops) {
-      const std::size_t at = step.npu.first_instruction + op.index;
-      if (at >= times.size()) continue;
-      times[at].unit = op.unit;
-      if (op.unit == isa::Unit::Load || op.unit == isa::Unit::Store) {
-        const auto& t = plan.transfers.at(op.transfer);
-        const auto ddr = static_cast<std::uint64_t>(bytes_per_cycle > 0 ? std::ceil(t.bus_bytes / bytes_per_cycle) : 0);
-        times[at].cycles = static_cast<double>(cost::dma_transfer_cycles(ddr, cost::sram_port_cycles(t.bytes, hw.sram), t.bounce_cycles, hw.dma));
-      } else {
-        times[at].cycles = static_cast<double>(op.cycles);
-      }
-    }
-  }
-  return times;
-}
-
-}  // namespace
 
 std::string base_op(const std::string& op) {
   std::string base = op.substr(0, op.find('+'));
@@ -52,7 +16,6 @@ std::string base_op(const std::string& op) {
 
 PlacementSummary summarize_placement(const container::CompiledModel& m, const HardwareConfig& hw) {
   PlacementSummary s;
-  const auto times = instruction_times(m, hw);
   std::map<std::string, std::string> reason_of;
   for (const auto& f : m.fallbacks) reason_of[f.node] = f.reason;
   std::map<std::string, OpPlacement> by_op;
@@ -67,15 +30,6 @@ PlacementSummary summarize_placement(const container::CompiledModel& m, const Ha
       ++s.npu_layers;
       s.npu_macs += layer.macs;
       ++p.npu;
-      // the units overlap: the layer takes as long as its busiest one
-      double dma = 0, compute = 0, vector = 0;
-      for (const std::uint32_t i : container::owned_instructions(layer, times.size())) {
-        const auto& t = times[i];
-        if (t.unit == isa::Unit::Compute) compute += t.cycles;
-        else if (t.unit == isa::Unit::Vector) vector += t.cycles;
-        else if (t.unit == isa::Unit::Load || t.unit == isa::Unit::Store) dma += t.cycles;
-      }
-      s.npu_us += std::max({dma, compute, vector}) * hw.cycle_ns() / 1000.0;
     } else {
       ++p.cpu;
       auto r = reason_of.find(layer.name);
@@ -84,9 +38,11 @@ PlacementSummary summarize_placement(const container::CompiledModel& m, const Ha
     }
     in_island = !npu;
   }
-  std::uint64_t cpu_flops = 0;
+  std::uint64_t cpu_flops = 0, npu_cycles = 0;
   for (const auto& step : m.steps)
     if (step.kind == container::Step::Kind::Cpu) cpu_flops += step.cpu.flops;
+    else npu_cycles += step.npu.estimated_cycles;
+  s.npu_us = static_cast<double>(npu_cycles) * hw.cycle_ns() / 1000.0;
   s.cpu_us = runtime::cpu_compute_us(cpu_flops, hw.host);
   s.transitions = m.npu_cpu_transitions;
   s.transition_us = s.transitions * hw.host.transition_us;

@@ -2,15 +2,12 @@
 // and MACs the NPU takes, an estimate of the share of time it spends there, how the CPU
 // fallback splits the model (islands, transitions), and per op type what went where and why.
 //
-// Time estimate (what `npusim run` would simulate, without running it):
-//   NPU layers: their instructions timed with the simulator's own cost model
-//     (sim::plan_program: compute and vector cycles as the simulator charges them; DMA as whole
-//     DDR bursts at the NPU's DDR share plus setup, cost::dma_transfer_cycles), the units
-//     assumed to overlap (the layer takes as long as its busiest unit: DMA, compute or vector);
+// Time (what `npusim run` would report, without running it):
+//   NPU steps: each step's estimated_cycles, the timing core's exact figure that compile()
+//     records (cost::estimate_program; a timing-only simulation gives the same cycles);
 //   CPU layers: the host model (runtime/host_time_model.h: each CPU step's flops at
 //     host.gflops), plus host.transition_us per NPU<->CPU transition and the NPU tensors that
 //     cross to or from a CPU step at host.memcpy_gbps (each once, at its NPU size).
-// It ignores DDR contention between overlapping units and latencies between instructions.
 #pragma once
 #include <cstdint>
 #include <map>

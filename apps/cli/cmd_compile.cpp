@@ -1,3 +1,5 @@
+#include <fstream>
+
 #include <fmt/core.h>
 
 #include "apps/cli/command.h"
@@ -25,6 +27,7 @@ int run_compile(const std::vector<std::string>& args) {
       ("input-shape", po::value<std::vector<std::string>>()->composing(), "NAME=1x3x224x224 fixes dynamic dims (repeatable)")
       ("dump-dir", po::value<std::string>(), "write each pass's graph as ONNX into DIR (view in Netron)")
       ("quiet,q", po::bool_switch(), "print nothing but errors")
+      ("json", po::value<std::string>(), "write the summary as JSON to FILE: estimated_cycles (equal to a timing-only run's), steps, placement, layers")
       ("no-interleave", po::bool_switch(), "each layer's code after the one before (no cross-layer interleaving)")
       ("debug-schedule", po::bool_switch(),
        "print to stderr each layer's region and estimate, why values stay in DDR, each interleaving decision, "
@@ -37,7 +40,7 @@ int run_compile(const std::vector<std::string>& args) {
   auto vm = parse_command_line(
       "npusim compile MODEL.onnx --config CFG -o MODEL.npuprog [--precision int8|fp16|mixed] [--calib DIR] "
       "[--calib-method M] [--accuracy-target cosine=X] [--keep-fp16 NODE,...] [--weights int8|int4 [--group-size N]] [--strict] "
-      "[--explain] [--input-shape NAME=1x3x224x224] [--dump-dir DIR]",
+      "[--explain] [--input-shape NAME=1x3x224x224] [--dump-dir DIR] [--json OUT]",
       opts, pos, args);
   if (!vm) return kExitOk;
 
@@ -60,6 +63,13 @@ int run_compile(const std::vector<std::string>& args) {
   const std::string out = (*vm)["output"].as<std::string>();
   runtime::save_compiled_model(model, out);
 
+  const auto placement = report::summarize_placement(model, config);
+  if (vm->count("json")) {
+    const std::string json_path = (*vm)["json"].as<std::string>();
+    std::ofstream f(json_path);
+    if (!f) throw std::runtime_error(json_path + ": cannot write the JSON summary");
+    f << report::compile_summary_json(model, placement, config, model_path, out).dump(2) << "\n";
+  }
   if (!(*vm)["quiet"].as<bool>()) {
     for (const auto& w : model.warnings) fmt::print(stderr, "npusim compile: warning: {}\n", w);
     if (options.explain) fmt::print("{}{}", report::format_passes(model), report::format_mappings(model));
@@ -67,7 +77,6 @@ int run_compile(const std::vector<std::string>& args) {
     // What the fp16 layers cost: the same model all int8 and all fp16, simulated timing-only.
     if (model.precision == container::Precision::Int8 && !model.quantization.fp16_layers.empty())
       fmt::print("{}", report::format_precision_times(runtime::compare_precisions(model, model_path, config, options)));
-    const auto placement = report::summarize_placement(model, config);
     fmt::print("{}", report::format_placement(placement));
     if (options.explain) fmt::print("{}", report::format_placement_by_op(placement));
   }
