@@ -14,10 +14,8 @@ void time_npu_steps(const HardwareConfig& config, CompiledModel& model) {
   for (auto& step : model.steps) {
     if (step.kind != container::Step::Kind::Npu) continue;
     try {
-      step.npu.estimated_cycles = static_cast<std::uint64_t>(
-          cost::estimate_program(model.program.code, step.npu.first_instruction, step.npu.end_instruction, config,
-                                 cost::EstimateDetail::exact)
-              .cycles);
+      step.npu.estimated_cycles =
+          static_cast<std::uint64_t>(cost::estimate_engines(container::step_program(model.program, step.npu), config));
     } catch (const std::exception& e) {
       throw CompileError(std::string("compiler error: the program for NPU step at instruction ") +
                          std::to_string(step.npu.first_instruction) + " fails the simulator's check: " + e.what());

@@ -29,6 +29,9 @@ struct NpuStep {
   std::uint32_t end_instruction = 0;
   std::vector<std::string> inputs;      // names in program.tensors, filled by the runtime
   std::vector<std::string> outputs;     // names in program.tensors, read back by the runtime
+  // Several engines: engine e runs [engine_starts[e], engine_starts[e + 1]) (the last to
+  // end_instruction), each stream ending with its halt; empty: one engine runs the step.
+  std::vector<std::uint32_t> engine_starts;
   // The timing core's cycles for the step (cost::estimate_program, exact): what a timing-only
   // simulation of it gives. Set by compile(); not stored in .npuprog files (0 after loading).
   std::uint64_t estimated_cycles = 0;
@@ -73,6 +76,14 @@ struct LayerRecord {
 };
 
 // The indices of the instructions a layer owns, in order, below code_size.
+// An NPU step's code [first, end) as a program of its own, as the simulator runs it: the tensor
+// table and, for several engines, the engine starts (absolute indices) made relative.
+isa::Program step_program(const isa::Program& program, std::uint32_t first, std::uint32_t end,
+                          const std::vector<std::uint32_t>& engine_starts);
+inline isa::Program step_program(const isa::Program& program, const NpuStep& step) {
+  return step_program(program, step.first_instruction, step.end_instruction, step.engine_starts);
+}
+
 std::vector<std::uint32_t> owned_instructions(const LayerRecord& layer, std::size_t code_size);
 
 struct Fallback {

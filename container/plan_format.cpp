@@ -10,8 +10,9 @@ namespace npu::container {
 namespace {
 
 constexpr std::uint32_t kPlanMagic = 0x4e4c5050;  // "PPLN"
-// Version 2 added each layer's instruction runs (interleaved layers); version 1 still reads.
-constexpr std::uint32_t kPlanVersion = 2;
+// Version 2 added each layer's instruction runs (interleaved layers), version 3 each NPU step's
+// engine streams; versions 1 and 2 still read.
+constexpr std::uint32_t kPlanVersion = 3;
 
 }  // namespace
 
@@ -66,6 +67,10 @@ void attach_plan(CompiledModel& m) {
     w.u64(p.nodes_after);
     w.str(p.detail);
   }
+  for (const auto& s : m.steps) {
+    w.u32(static_cast<std::uint32_t>(s.npu.engine_starts.size()));
+    for (std::uint32_t start : s.npu.engine_starts) w.u32(start);
+  }
   auto& extra = m.program.extra;
   extra.erase(std::remove_if(extra.begin(), extra.end(), [](const isa::OpaqueSection& s) { return s.kind == kPlanSectionKind; }),
               extra.end());
@@ -92,7 +97,7 @@ CompiledModel plan_from_program(isa::Program program, const std::string& origin)
   ByteReader r(section->bytes, origin, "execution plan");
   if (r.u32() != kPlanMagic) throw ModelFileError(origin + ": execution plan has a bad magic number");
   std::uint32_t version = r.u32();
-  if (version != kPlanVersion && version != 1)
+  if (version < 1 || version > kPlanVersion)
     throw ModelFileError(origin + ": execution plan version " + std::to_string(version) + " is not supported");
   m.precision = r.u8() == 0 ? Precision::Int8 : Precision::Fp16;
   m.npu_cpu_transitions = r.u32();
@@ -151,10 +156,29 @@ CompiledModel plan_from_program(isa::Program program, const std::string& origin)
     p.detail = r.str();
     m.passes.push_back(std::move(p));
   }
+  if (version >= 3)
+    for (std::size_t i = 0; i < m.steps.size(); ++i) {
+      NpuStep& npu = m.steps[i].npu;
+      for (std::uint32_t k = 0, n = r.count(); k < n; ++k) npu.engine_starts.push_back(r.u32());
+      const bool ok = npu.engine_starts.empty() ||
+                      (npu.engine_starts.front() == npu.first_instruction &&
+                       std::is_sorted(npu.engine_starts.begin(), npu.engine_starts.end()) &&
+                       npu.engine_starts.back() < npu.end_instruction);
+      if (!ok) throw ModelFileError(origin + ": execution plan step " + std::to_string(i) + "'s engine streams lie outside it");
+    }
   if (!r.done()) throw ModelFileError(origin + ": execution plan has trailing bytes");
   m.program = std::move(program);
   read_quant_record(m, origin);
   return m;
+}
+
+isa::Program step_program(const isa::Program& program, std::uint32_t first, std::uint32_t end,
+                          const std::vector<std::uint32_t>& engine_starts) {
+  isa::Program step;
+  step.code.assign(program.code.begin() + first, program.code.begin() + end);
+  step.tensors = program.tensors;
+  for (std::uint32_t start : engine_starts) step.engine_starts.push_back(start - first);
+  return step;
 }
 
 const char* precision_name(Precision p) { return p == Precision::Int8 ? "int8" : "fp16"; }

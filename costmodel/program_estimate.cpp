@@ -26,4 +26,15 @@ ProgramEstimate estimate_program(const std::vector<isa::Instruction>& code, std:
   return out;
 }
 
+double estimate_engines(const isa::Program& program, const HardwareConfig& config) {
+  const std::vector<ProgramPlan> plans = plan_engines(program, config);
+  std::vector<const ProgramPlan*> pointers;
+  for (const ProgramPlan& p : plans) pointers.push_back(&p);
+  MachineOptions options;
+  options.record_instructions = false;
+  Machine machine(pointers, config, nullptr, options);
+  machine.run();
+  return static_cast<double>(machine.end_cycle());
+}
+
 }  // namespace npu::cost

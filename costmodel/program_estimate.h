@@ -7,6 +7,7 @@
 
 #include "hwconfig/hardware_config.h"
 #include "isa/instruction.h"
+#include "isa/program.h"
 
 namespace npu::cost {
 
@@ -37,5 +38,10 @@ inline ProgramEstimate estimate_program(const std::vector<isa::Instruction>& cod
                                         EstimateDetail detail = EstimateDetail::trial) {
   return estimate_program(code, 0, code.size(), config, detail);
 }
+
+// A whole program, every engine stream of it (Program::engine_starts) on its engine: the
+// simulation's own run, planned and checked as the simulator does. Returns the cycles of the
+// last engine's halt; throws as above.
+double estimate_engines(const isa::Program& program, const HardwareConfig& config);
 
 }  // namespace npu::cost

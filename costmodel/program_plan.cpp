@@ -11,6 +11,7 @@
 #include "costmodel/timing_error.h"
 #include "costmodel/vector_cost.h"
 #include "isa/operands.h"
+#include "isa/program.h"
 
 namespace npu::cost {
 
@@ -412,13 +413,14 @@ ProgramPlan plan_program(const std::vector<isa::Instruction>& code, std::size_t 
   for (std::size_t i = 0; i < end - first; ++i) {
     const isa::Instruction& in = code[first + i];
     if (static_cast<int>(in.opcode) >= static_cast<int>(Opcode::kCount))
-      throw TimingError(fmt::format("instruction #{}: unknown opcode {}", i, static_cast<int>(in.opcode)));
+      throw TimingError(fmt::format("instruction #{}: unknown opcode {}", options.index_base + i, static_cast<int>(in.opcode)));
     PlannedOp op;
     op.opcode = in.opcode;
     op.unit = in.unit();
     op.pop = in.pop & 0xf;
     op.push = in.push & 0xf;
-    op.index = static_cast<std::uint32_t>(i);
+    op.index = options.index_base + static_cast<std::uint32_t>(i);
+    op.engine = options.engine;
     if (options.unmatched_pops_satisfied && op.unit != Unit::Control) {
       const int u = static_cast<int>(op.unit);
       for (int src = 0; src < isa::kQueueCount; ++src) {
@@ -437,6 +439,7 @@ ProgramPlan plan_program(const std::vector<isa::Instruction>& code, std::size_t 
       case Unit::Store:
         op.transfer = static_cast<std::uint32_t>(plan.transfers.size());
         plan.transfers.push_back(plan_dma(ck, config, in, op.index));
+        plan.transfers.back().engine = options.engine;
         op.cycles = 0;
         break;
       case Unit::Compute:
@@ -456,9 +459,37 @@ ProgramPlan plan_program(const std::vector<isa::Instruction>& code, std::size_t 
     if (op.opcode == Opcode::Halt) return plan;
   }
   PlannedOp halt;  // a program without halt ends as if it had one
-  halt.index = plan.code_size;
+  halt.index = options.index_base + plan.code_size;
+  halt.engine = options.engine;
   plan.ops.push_back(halt);
   return plan;
+}
+
+std::vector<ProgramPlan> plan_engines(const isa::Program& program, const HardwareConfig& config) {
+  if (!program.engine_starts.empty()) isa::check_engine_starts(program.engine_starts, program.code.size(), "program");
+  const std::size_t engines = program.engine_count();
+  if (engines > static_cast<std::size_t>(config.engines.count))
+    throw TimingError(fmt::format("the program has {} engine streams, the config {} engine(s) (engines.count)", engines,
+                                  config.engines.count));
+  std::vector<ProgramPlan> plans;
+  std::vector<std::size_t> syncs;
+  for (std::size_t e = 0; e < engines; ++e) {
+    const auto [first, end] = program.engine_range(e);
+    PlanOptions options;
+    options.index_base = static_cast<std::uint32_t>(first);
+    options.engine = static_cast<std::uint8_t>(e);
+    plans.push_back(plan_program(program.code, first, end, config, options));
+    const ProgramPlan& plan = plans.back();
+    if (engines > 1 && (plan.ops.back().index != end - 1 || plan.ops.size() != end - first))
+      throw TimingError(fmt::format("engine {}'s stream [{}, {}) must end with its halt, and only there", e, first, end));
+    syncs.push_back(static_cast<std::size_t>(std::count_if(plan.ops.begin(), plan.ops.end(), [](const PlannedOp& op) {
+      return op.opcode == Opcode::Sync;
+    })));
+    if (syncs.back() != syncs.front())
+      throw TimingError(fmt::format("engine {} has {} sync(s), engine 0 {}: every stream must meet the others at each",
+                                    e, syncs.back(), syncs.front()));
+  }
+  return plans;
 }
 
 }  // namespace npu::cost

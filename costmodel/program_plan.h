@@ -25,6 +25,7 @@ struct DmaTransfer {
   std::uint64_t bounce_cycles = 0;  // bounce_setup + ceil(bytes / bounce_bytes_per_cycle), or 0
   std::uint64_t bus_bytes = 0;      // whole DDR bursts of all runs (what the DDR models count)
   std::uint8_t push = 0;            // tokens given when the transfer completes
+  std::uint8_t engine = 0;          // the engine whose channel runs it
 };
 
 struct PlannedOp {
@@ -32,6 +33,7 @@ struct PlannedOp {
   isa::Unit unit = isa::Unit::Control;
   std::uint8_t pop = 0, push = 0;
   std::uint32_t index = 0;     // instruction index (== code.size() for the implicit halt)
+  std::uint8_t engine = 0;     // the engine whose stream holds it
   std::uint32_t transfer = 0;  // DMA: index into ProgramPlan::transfers
   std::uint64_t cycles = 0;    // compute and vector: execution cycles
   std::uint64_t macs = 0;
@@ -66,15 +68,20 @@ struct PlanOptions {
   // The compiler's trial placements may put operands outside the memories while it searches:
   // time them instead of refusing them (the scratchpad's banks wrap around past its capacity).
   bool trial = false;
+  // A stream of a multi-engine program: instruction indices count from `index_base` (the
+  // stream's start in the program), and the ops belong to `engine`.
+  std::uint32_t index_base = 0;
+  std::uint8_t engine = 0;
 };
 
 // Plans code[first, end) (instruction indices relative to `first`). Throws TimingError
 // "instruction #12 (conv): ..." for the first invalid instruction.
 ProgramPlan plan_program(const std::vector<isa::Instruction>& code, std::size_t first, std::size_t end,
                          const HardwareConfig& config, const PlanOptions& options = {});
-inline ProgramPlan plan_program(const isa::Program& program, const HardwareConfig& config) {
-  return plan_program(program.code, 0, program.code.size(), config);
-}
+// One plan per engine stream of `program` (Program::engine_starts; one for a one-engine program),
+// indices counted from the program's start. Throws TimingError when the program has more streams
+// than the config has engines, a stream does not end in halt or the streams' syncs disagree.
+std::vector<ProgramPlan> plan_engines(const isa::Program& program, const HardwareConfig& config);
 
 // "instruction #12 (conv)"
 std::string instruction_label(std::uint64_t index, isa::Opcode op);

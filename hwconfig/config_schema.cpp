@@ -14,7 +14,7 @@ std::string Field::path() const {
 const std::vector<Section>& sections() {
   static const std::vector<Section> s = {
       {"clock", false},   {"ddr", false},  {"dram", false}, {"sram", false},   {"dma", false},
-      {"mac_array", false}, {"vector", false}, {"controller", false}, {"host", false},
+      {"mac_array", false}, {"vector", false}, {"controller", false}, {"engines", false}, {"host", false},
       {"energy", true},   {"area", true},
   };
   return s;
@@ -224,6 +224,12 @@ const std::vector<Field>& fields() {
           .def("8").doc("instructions waiting per unit queue (load, compute, vector, store)"),
       integer("controller", "dispatch_cycles", SLOT(controller.dispatch_cycles)).range(0, 1e6).unit("cycles")
           .fit(0, 1000).def("1").doc("fetch + decode + dispatch per instruction"),
+
+      integer("engines", "count", SLOT(engines.count)).range(1, 64).unit("engines").def("1")
+          .doc("copies of {controller, MAC array, vector unit, scratchpad, DMA channels}, sharing the DDR; every other "
+               "section describes one engine"),
+      integer("engines", "sync_cycles", SLOT(engines.sync_cycles)).range(0, 1e6).unit("cycles").fit(0, 10000)
+          .def("16").doc("a sync's cost once the last engine has arrived: the signal crossing between engines"),
 
       number("host", "gflops", SLOT(host.gflops)).above(0, 1e7).unit("GFLOP/s").fit(1, 1e5).def("50")
           .doc("throughput of CPU fallback kernels"),

@@ -68,8 +68,9 @@ void explicit_costs(const HardwareConfig& c, DesignCosts& d) {
   }
   if (c.area) {
     const AreaConfig& a = *c.area;
-    add_part(d, "sram", a.mm2_per_sram_kib * static_cast<double>(c.sram.capacity_bytes) / 1024.0, 0);
-    add_part(d, "mac_array", a.mm2_per_mac * c.macs(), 0);
+    const double engines = c.engines.count;
+    add_part(d, "sram", engines * a.mm2_per_sram_kib * static_cast<double>(c.sram.capacity_bytes) / 1024.0, 0);
+    add_part(d, "mac_array", engines * a.mm2_per_mac * c.macs(), 0);
     add_part(d, "fixed", a.fixed_mm2, 0);
   }
 }
@@ -94,15 +95,17 @@ void derived_costs(const HardwareConfig& c, DesignCosts& d) {
   d.sram_access_ns = sram.access_ns;
   d.sram_read_pj_per_byte = sram.read_pj_per_byte;
   d.sram_write_pj_per_byte = sram.write_pj_per_byte;
-  add_part(d, "sram", sram.area_mm2, sram.leakage_mw);
+  // Every engine has its own scratchpad, array, vector lanes and DMA channels.
+  const double engines = c.engines.count;
+  add_part(d, "sram", engines * sram.area_mm2, engines * sram.leakage_mw);
 
-  const double macs = c.macs();
+  const double macs = static_cast<double>(c.total_macs());
   d.int8_mac_pj = t.mac_int8.energy_pj + t.pe_registers.energy_pj;
   d.fp16_mac_pj = t.mac_fp16.energy_pj + t.pe_registers.energy_pj;
   add_part(d, "mac_array", macs * (t.mac_int8.area_um2 + t.pe_registers.area_um2) / kUm2PerMm2,
            macs * (uw(t.mac_int8.leakage_uw) + uw(t.pe_registers.leakage_uw)) / kUwPerMw);
 
-  const double lanes = c.vector.lanes;
+  const double lanes = engines * c.vector.lanes;
   d.vector_int_pj_per_element = t.vector_int_lane.energy_pj;
   d.vector_fp_pj_per_element = t.vector_fp_lane.energy_pj;
   add_part(d, "vector", lanes * (t.vector_int_lane.area_um2 + t.vector_fp_lane.area_um2) / kUm2PerMm2,
@@ -111,7 +114,8 @@ void derived_costs(const HardwareConfig& c, DesignCosts& d) {
 
   const tech::DmaChannel& dma = tech::dma_channel_for(t, c.sram.port_bytes_per_cycle);
   d.dma_pj_per_byte = dma.energy_pj_per_byte;
-  add_part(d, "dma", c.dma.channels * dma.area_um2 / kUm2PerMm2, c.dma.channels * uw(dma.leakage_uw) / kUwPerMw);
+  const double channels = engines * c.dma.channels;
+  add_part(d, "dma", channels * dma.area_um2 / kUm2PerMm2, channels * uw(dma.leakage_uw) / kUwPerMw);
 
   add_part(d, "fixed", c.area ? c.area->fixed_mm2 : 0.0, 0);
 
@@ -135,7 +139,7 @@ void derived_costs(const HardwareConfig& c, DesignCosts& d) {
   // scales it (0 = fully gated). pJ per cycle x MHz x 1e-3 = mW.
   d.clocked_bits = static_cast<std::uint64_t>(macs) * kBitsPerPe +
                    static_cast<std::uint64_t>(lanes) * kBitsPerVectorLane +
-                   static_cast<std::uint64_t>(c.dma.channels) * (8ull * static_cast<unsigned>(dma.width_bytes) + kDmaAddressBits);
+                   static_cast<std::uint64_t>(channels) * (8ull * static_cast<unsigned>(dma.width_bytes) + kDmaAddressBits);
   const double pj_per_bit_cycle = t.register_32b.energy_pj / 64.0;
   d.clock_mw = e.clock_scale * static_cast<double>(d.clocked_bits) * pj_per_bit_cycle * c.clock.frequency_mhz * 1e-3;
   d.uncore_mw = e.uncore_mw;

@@ -19,6 +19,7 @@ DramConfig::DramConfig() : DramConfig(schema::defaults().dram) {}
 MacArrayConfig::MacArrayConfig() : MacArrayConfig(schema::defaults().mac_array) {}
 VectorConfig::VectorConfig() : VectorConfig(schema::defaults().vector) {}
 ControllerConfig::ControllerConfig() : ControllerConfig(schema::defaults().controller) {}
+EnginesConfig::EnginesConfig() : EnginesConfig(schema::defaults().engines) {}
 HostConfig::HostConfig() : HostConfig(schema::defaults().host) {}
 EnergyConfig::EnergyConfig() : EnergyConfig(*schema::defaults().energy) {}
 AreaConfig::AreaConfig() : AreaConfig(*schema::defaults().area) {}
@@ -30,7 +31,7 @@ HardwareConfig::HardwareConfig() : HardwareConfig(schema::defaults()) {
 
 HardwareConfig::HardwareConfig(BlankConfig blank)
     : clock(blank), ddr(blank), sram(blank), dma(blank), dram(blank), mac_array(blank), vector(blank),
-      controller(blank), host(blank) {}
+      controller(blank), engines(blank), host(blank) {}
 
 namespace detail {
 

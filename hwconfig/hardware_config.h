@@ -125,6 +125,16 @@ struct ControllerConfig {
   int dispatch_cycles{};  // fetch + decode + dispatch per instruction
 };
 
+// Several copies of {controller, MAC array, vector unit, scratchpad, DMA channels} on one NPU,
+// sharing the DDR (its bandwidth, channels and arbitration). Every other section describes one
+// engine.
+struct EnginesConfig {
+  EnginesConfig();
+  explicit EnginesConfig(BlankConfig) {}
+  int count{};        // engines, each with everything above
+  int sync_cycles{};  // a sync's cost once the last engine has arrived (cross-engine signalling)
+};
+
 // The host CPU that runs fallback segments and moves data to and from the NPU.
 struct HostConfig {
   HostConfig();
@@ -181,14 +191,16 @@ struct HardwareConfig {
   MacArrayConfig mac_array;
   VectorConfig vector;
   ControllerConfig controller;
+  EnginesConfig engines;
   HostConfig host;
   std::optional<EnergyConfig> energy;  // absent: reports say energy is unknown
   std::optional<AreaConfig> area;
   // Key path ("ddr.bandwidth_gbps") -> where its value comes from (YAML `provenance:`).
   std::map<std::string, KeyProvenance> provenance;
 
-  int macs() const { return mac_array.rows * mac_array.cols; }
-  double peak_tops() const { return 2.0 * macs() * clock.frequency_mhz * 1e6 / 1e12; }
+  int macs() const { return mac_array.rows * mac_array.cols; }  // one engine's array
+  std::int64_t total_macs() const { return static_cast<std::int64_t>(macs()) * engines.count; }  // every engine's
+  double peak_tops() const { return 2.0 * static_cast<double>(total_macs()) * clock.frequency_mhz * 1e6 / 1e12; }
   double cycle_ns() const { return 1000.0 / clock.frequency_mhz; }
 };
 

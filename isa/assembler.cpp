@@ -124,6 +124,8 @@ Program Assembler::run(const std::string& text) {
       instruction(toks, i);
     }
   }
+  if (prog_.engine_starts.size() > 1 && prog_.code.size() == prog_.engine_starts.back())
+    ctx_.fail(0, fmt::format("engine {} has no instructions", prog_.engine_starts.size() - 1));
   return std::move(prog_);
 }
 
@@ -193,6 +195,17 @@ void Assembler::directive(const std::vector<Token>& toks) {
     if (!ok) ctx_.fail(toks[1].col, fmt::format("'{}' is not a symbol name", name));
     if (syms_.count(name)) ctx_.fail(toks[1].col, fmt::format("symbol '{}' already defined", name));
     syms_[name] = expr(toks[2].text, toks[2].col);
+  } else if (d == ".engine") {
+    // .engine N: engine N's stream starts here (N = 0, 1, 2, ... in order; 0 at the top).
+    if (toks.size() != 2) ctx_.fail(toks[0].col, ".engine takes the engine's number: .engine N");
+    const std::int64_t n = expr(toks[1].text, toks[1].col);
+    const auto expected = static_cast<std::int64_t>(prog_.engine_starts.size());
+    if (n != expected) ctx_.fail(toks[1].col, fmt::format(".engine {}: engines are numbered in order, {} comes next", n, expected));
+    if (n == 0 && !prog_.code.empty()) ctx_.fail(toks[0].col, ".engine 0 must come before the first instruction");
+    if (n > 0 && prog_.code.size() == prog_.engine_starts.back())
+      ctx_.fail(toks[0].col, fmt::format("engine {} has no instructions", n - 1));
+    if (n >= static_cast<std::int64_t>(kMaxEngines)) ctx_.fail(toks[1].col, fmt::format("at most {} engines", kMaxEngines));
+    prog_.engine_starts.push_back(static_cast<std::uint32_t>(prog_.code.size()));
   } else if (d == ".tensor") {
     tensor(toks);
   } else if (d == ".data" || d == ".section") {
@@ -223,7 +236,7 @@ void Assembler::directive(const std::vector<Token>& toks) {
     if (!hex_target_) ctx_.fail(toks[0].col, ".hex continues a .data or .section; there is none before it");
     for (std::size_t i = 1; i < toks.size(); ++i) append_hex(toks[i].text, toks[i].col, *hex_target_);
   } else {
-    ctx_.fail(toks[0].col, fmt::format("unknown directive '{}' (.equ, .tensor, .data, .section, .hex)", d));
+    ctx_.fail(toks[0].col, fmt::format("unknown directive '{}' (.equ, .engine, .tensor, .data, .section, .hex)", d));
   }
 }
 

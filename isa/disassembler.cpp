@@ -83,7 +83,10 @@ std::string disassemble(const Program& p) {
   std::stable_sort(labels.begin(), labels.end(),
                    [](const Label& a, const Label& b) { return a.instruction_index < b.instruction_index; });
   std::size_t next = 0;
+  std::size_t next_engine = 0;
   for (std::size_t i = 0; i <= p.code.size(); ++i) {
+    for (; next_engine < p.engine_starts.size() && p.engine_starts[next_engine] <= i; ++next_engine)
+      out += fmt::format(".engine {}\n", next_engine);
     for (; next < labels.size() && labels[next].instruction_index <= i; ++next)
       out += label_text(labels[next].name) + "\n";
     if (i < p.code.size()) out += "  " + disassemble(p.code[i]) + "\n";

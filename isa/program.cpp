@@ -19,7 +19,7 @@ namespace {
 constexpr char kMagic[8] = {'N', 'P', 'U', 'P', 'R', 'O', 'G', '\0'};
 constexpr std::size_t kFixedHeader = 32;
 constexpr std::size_t kSectionEntry = 20;
-enum SectionKind : std::uint32_t { kCode = 1, kData = 2, kTensors = 3, kLabels = 4 };
+enum SectionKind : std::uint32_t { kCode = 1, kData = 2, kTensors = 3, kLabels = 4, kEngines = 5 };
 
 std::uint64_t fnv1a64(const std::uint8_t* p, std::size_t n, std::uint64_t h = 0xcbf29ce484222325ull) {
   for (std::size_t i = 0; i < n; ++i) {
@@ -186,6 +186,14 @@ std::vector<std::uint8_t> serialize(const Program& program) {
   }
   secs.emplace_back(kLabels, std::move(labels.out));
 
+  if (!program.engine_starts.empty()) {
+    check_engine_starts(program.engine_starts, program.code.size(), "serialize");
+    Writer engines;
+    engines.u32(static_cast<std::uint32_t>(program.engine_starts.size()));
+    for (std::uint32_t start : program.engine_starts) engines.u32(start);
+    secs.emplace_back(kEngines, std::move(engines.out));
+  }
+
   for (const OpaqueSection& s : program.extra) {
     if (s.kind < kFirstOpaqueSectionKind)
       throw IsaError(fmt::format("serialize: extra section kind {} is reserved (use >= {})", s.kind,
@@ -312,10 +320,16 @@ Program deserialize(const std::uint8_t* bytes, std::size_t size, const std::stri
         prog.labels.push_back(std::move(l));
       }
       r.expect_end();
+    } else if (kind == kEngines) {
+      std::uint32_t n = r.u32("engine count");
+      if (n == 0 || n > kMaxEngines) fail(fmt::format("engines: {} engines (1..{})", n, kMaxEngines));
+      for (std::uint32_t i = 0; i < n; ++i) prog.engine_starts.push_back(r.u32("engine start"));
+      r.expect_end();
     } else if (kind >= kFirstOpaqueSectionKind) {
       prog.extra.push_back(OpaqueSection{kind, std::vector<std::uint8_t>(bytes + off, bytes + off + len)});
     }  // other kinds below 100: a later minor revision's section; skipped
   }
+  if (!prog.engine_starts.empty()) check_engine_starts(prog.engine_starts, prog.code.size(), origin + ": engines");
   for (const Label& l : prog.labels)
     if (l.instruction_index > prog.code.size())
       fail(fmt::format("labels: '{}' points at instruction {} but the program has {}", l.name,
@@ -336,6 +350,18 @@ Program load_program(const std::string& path) {
   const auto bytes = read_whole_file(path);
   if (!bytes) throw IsaError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   return deserialize(bytes->data(), bytes->size(), path);
+}
+
+void check_engine_starts(const std::vector<std::uint32_t>& starts, std::size_t code_size, const std::string& where) {
+  if (starts.size() > kMaxEngines)
+    throw IsaError(fmt::format("{}: {} engines (at most {})", where, starts.size(), kMaxEngines));
+  for (std::size_t e = 0; e < starts.size(); ++e) {
+    const bool ok = e == 0 ? starts[0] == 0 : starts[e] > starts[e - 1];
+    if (!ok || starts[e] >= std::max<std::size_t>(code_size, 1))
+      throw IsaError(fmt::format("{}: engine {} starts at instruction {}: starts must be 0, then rising, each below "
+                                 "the {} instructions",
+                                 where, e, starts[e], code_size));
+  }
 }
 
 }  // namespace npu::isa

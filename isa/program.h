@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "isa/instruction.h"
@@ -63,10 +64,25 @@ struct Program {
   std::vector<TensorEntry> tensors;
   std::vector<OpaqueSection> extra;  // kind >= kFirstOpaqueSectionKind, kept verbatim
   std::vector<Label> labels;
+  // Several engines: engine e runs code[engine_starts[e], engine_starts[e + 1]) (the last to the
+  // end), each stream ending with its halt. Empty (or {0}): one engine runs all of code.
+  std::vector<std::uint32_t> engine_starts;
+  std::size_t engine_count() const { return engine_starts.empty() ? 1 : engine_starts.size(); }
+  // [first, end) of engine e's stream.
+  std::pair<std::size_t, std::size_t> engine_range(std::size_t e) const {
+    if (engine_starts.empty()) return {0, code.size()};
+    return {engine_starts[e], e + 1 < engine_starts.size() ? engine_starts[e + 1] : code.size()};
+  }
 };
 
 // Section kinds below this are the isa library's own; from it upwards, other libraries'.
 constexpr std::uint32_t kFirstOpaqueSectionKind = 100;
+
+// The most engines one program may use (hwconfig's engines.count has the same bound).
+constexpr std::uint32_t kMaxEngines = 64;
+// Engine starts must begin at 0, rise strictly, stay within the code and number at most
+// kMaxEngines; throws IsaError "<where>: ..." otherwise.
+void check_engine_starts(const std::vector<std::uint32_t>& starts, std::size_t code_size, const std::string& where);
 
 // "strided[s0,s1,...]" for element strides per axis, and back (nothing for any other layout).
 std::string strided_layout_name(const std::vector<std::int64_t>& strides);

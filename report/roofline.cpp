@@ -15,7 +15,7 @@ double Roofline::attainable_tops(double macs_per_byte) const {
 
 Roofline roofline_of(const HardwareConfig& config) {
   Roofline r;
-  r.peak_macs_per_cycle = static_cast<double>(config.macs());
+  r.peak_macs_per_cycle = static_cast<double>(config.total_macs());
   r.clock_mhz = config.clock.frequency_mhz;
   r.ddr_gbps = config.ddr.bandwidth_gbps * (1.0 - config.ddr.other_agents_share);
   r.ddr_bytes_per_cycle = r.ddr_gbps * 1e3 / r.clock_mhz;  // GB/s = 1e3 bytes/us; / cycles per us

@@ -1,5 +1,7 @@
 #include "report/sim_summary.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "report/design_cost_report.h"
@@ -88,6 +90,27 @@ nlohmann::json sim_report_json(const sim::SimResult& r, const HardwareConfig& co
         {"ddr_gbps", roof.ddr_gbps},
         {"ridge_macs_per_byte", roof.ridge_macs_per_byte()}}},
   };
+  nlohmann::json engines = nlohmann::json::array();
+  for (const auto& e : r.engines) {
+    nlohmann::json channels = nlohmann::json::array();
+    for (const auto& c : e.dma_channels)
+      channels.push_back({{"transfers", c.transfers}, {"bytes", c.bytes}, {"bus_bytes", c.bus_bytes},
+                          {"busy_cycles", c.busy_cycles}, {"bounce_copies", c.bounce_copies}});
+    const auto idle = [&](const sim::UnitStats& u) { return r.cycles - std::min<std::uint64_t>(r.cycles, u.busy_cycles); };
+    engines.push_back({{"macs", e.macs},
+                       {"ddr_bytes_read", e.ddr_bytes_read},
+                       {"ddr_bytes_written", e.ddr_bytes_written},
+                       {"end_cycle", e.end_cycle},
+                       {"load", unit_json(e.load)},
+                       {"compute", unit_json(e.compute)},
+                       {"vector", unit_json(e.vector)},
+                       {"store", unit_json(e.store)},
+                       {"idle_cycles",
+                        {{"load", idle(e.load)}, {"compute", idle(e.compute)}, {"vector", idle(e.vector)},
+                         {"store", idle(e.store)}}},
+                       {"dma_channels", channels}});
+  }
+  j["engines"] = engines;
   add_design_cost_json(j, r, config, design_costs(config));
   return j;
 }
@@ -128,13 +151,27 @@ std::string format_sim_report(const sim::SimResult& r, const HardwareConfig& con
   }
   line("DMA               {}", channels.empty() ? "no transfers" : channels);
   s += format_design_costs(r, config, design_costs(config));
-  line("{:<8} {:>12} {:>12} {:>7} {:>12} {:>12} {:>12}", "unit", "instructions", "busy cycles", "busy",
-       "stall cycles", "channel wait", "bank stall");
-  const std::pair<const char*, const sim::UnitStats*> units[] = {
-      {"load", &r.load}, {"compute", &r.compute}, {"vector", &r.vector}, {"store", &r.store}};
-  for (const auto& [name, u] : units)
-    line("{:<8} {:>12} {:>12} {:>6.1f}% {:>12} {:>12} {:>12}", name, u->instructions, u->busy_cycles,
-         percent(u->busy_cycles, r.cycles), u->stall_cycles, u->channel_wait_cycles, u->bank_conflict_cycles);
+  // One engine: its units; several: each engine's (busy % of the run), then nothing summed.
+  const bool several = r.engines.size() > 1;
+  line("{:<{}} {:>12} {:>12} {:>7} {:>12} {:>12} {:>12}", several ? "engine unit" : "unit", several ? 11 : 8,
+       "instructions", "busy cycles", "busy", "stall cycles", "channel wait", "bank stall");
+  auto unit_rows = [&](const std::string& prefix, const sim::UnitStats& load, const sim::UnitStats& compute,
+                       const sim::UnitStats& vector, const sim::UnitStats& store) {
+    const std::pair<const char*, const sim::UnitStats*> units[] = {
+        {"load", &load}, {"compute", &compute}, {"vector", &vector}, {"store", &store}};
+    for (const auto& [name, u] : units)
+      line("{:<{}} {:>12} {:>12} {:>6.1f}% {:>12} {:>12} {:>12}", prefix + name, several ? 11 : 8, u->instructions,
+           u->busy_cycles, percent(u->busy_cycles, r.cycles), u->stall_cycles, u->channel_wait_cycles,
+           u->bank_conflict_cycles);
+  };
+  if (!several) {
+    unit_rows("", r.load, r.compute, r.vector, r.store);
+  } else {
+    for (std::size_t e = 0; e < r.engines.size(); ++e) {
+      const auto& en = r.engines[e];
+      unit_rows(fmt::format("{} ", e), en.load, en.compute, en.vector, en.store);
+    }
+  }
   return s;
 }
 

@@ -21,6 +21,9 @@ struct ExecutorAvailability {
 struct StepRunOptions {
   bool timing_only = false;
   bool record_trace = false;
+  // Several engines: where each engine's stream starts (absolute instruction indices,
+  // container::NpuStep::engine_starts); empty: one engine.
+  std::vector<std::uint32_t> engine_starts;
 };
 
 class NpuStepExecutor {

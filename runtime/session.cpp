@@ -36,7 +36,7 @@ class Run {
     switch_to(StepKind::Npu);
     for (const auto& name : step.inputs) place_on_npu(index, name);
     const auto result = device_.run(step.first_instruction, step.end_instruction,
-                                    {options_.timing_only, options_.record_trace});
+                                    {options_.timing_only, options_.record_trace, step.engine_starts});
     add_step(report_.npu, result, step.first_instruction, timeline_cycle_);
 
     StepReport row{"npu", step.first_instruction, step.end_instruction, {}, result.cycles, 0.0, timeline_us()};

@@ -1,5 +1,7 @@
 #include "runtime/sim_step_executor.h"
 
+#include "container/compiled_model.h"
+
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -30,9 +32,7 @@ sim::SimResult SimStepExecutor::run(std::uint32_t first, std::uint32_t end, cons
     throw std::runtime_error(fmt::format("NPU step [{}, {}) is outside the program's {} instructions", first, end,
                                          program_.code.size()));
   // The step as a program of its own: its code only; data is already in the DDR image.
-  isa::Program step;
-  step.code.assign(program_.code.begin() + first, program_.code.begin() + end);
-  step.tensors = program_.tensors;
+  const isa::Program step = container::step_program(program_, first, end, options.engine_starts);
   sim::SimOptions sim_options;
   sim_options.timing_only = options.timing_only;
   sim_options.record_trace = options.record_trace;

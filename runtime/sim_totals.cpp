@@ -75,6 +75,21 @@ void add_step(sim::SimResult& total, const sim::SimResult& step, std::uint32_t f
   add_unit(total.store, step.store);
   if (total.dma_channels.size() < step.dma_channels.size()) total.dma_channels.resize(step.dma_channels.size());
   for (std::size_t i = 0; i < step.dma_channels.size(); ++i) add_channel(total.dma_channels[i], step.dma_channels[i]);
+  if (total.engines.size() < step.engines.size()) total.engines.resize(step.engines.size());
+  for (std::size_t e = 0; e < step.engines.size(); ++e) {
+    sim::SimResult::Engine& a = total.engines[e];
+    const sim::SimResult::Engine& b = step.engines[e];
+    add_unit(a.load, b.load);
+    add_unit(a.compute, b.compute);
+    add_unit(a.vector, b.vector);
+    add_unit(a.store, b.store);
+    if (a.dma_channels.size() < b.dma_channels.size()) a.dma_channels.resize(b.dma_channels.size());
+    for (std::size_t i = 0; i < b.dma_channels.size(); ++i) add_channel(a.dma_channels[i], b.dma_channels[i]);
+    a.macs += b.macs;
+    a.ddr_bytes_read += b.ddr_bytes_read;
+    a.ddr_bytes_written += b.ddr_bytes_written;
+    a.end_cycle = timeline_cycle + b.end_cycle;
+  }
   if (total.instructions.size() < first_instruction + step.instructions.size())
     total.instructions.resize(first_instruction + step.instructions.size());
   for (std::size_t i = 0; i < step.instructions.size(); ++i) {
@@ -96,7 +111,7 @@ void finish_totals(sim::SimResult& total, const HardwareConfig& config) {
   total.latency_us = static_cast<double>(total.cycles) / config.clock.frequency_mhz;
   total.peak_tops = config.peak_tops();
   total.achieved_tops = total.latency_us > 0 ? 2.0 * static_cast<double>(total.macs) / (total.latency_us * 1e6) : 0.0;
-  const double slots = static_cast<double>(config.macs()) * static_cast<double>(total.cycles);
+  const double slots = static_cast<double>(config.total_macs()) * static_cast<double>(total.cycles);
   total.mac_utilization = slots > 0 ? static_cast<double>(total.macs) / slots : 0.0;
   if (config.energy) total.energy = sim::energy_of(total, design_costs(config));
   else total.energy.reset();

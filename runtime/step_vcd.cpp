@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "container/compiled_model.h"
 #include "sim/simulator.h"
 
 namespace npu::runtime {
@@ -15,10 +16,7 @@ std::vector<std::string> write_step_vcds(const container::CompiledModel& model, 
   if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".vcd") == 0) stem.resize(stem.size() - 4);
   std::vector<std::string> files;
   for (std::size_t k = 0; k < steps.size(); ++k) {
-    isa::Program program;  // the step as a program of its own, as the sim device runs it
-    program.code.assign(model.program.code.begin() + steps[k]->first_instruction,
-                        model.program.code.begin() + steps[k]->end_instruction);
-    program.tensors = model.program.tensors;
+    const isa::Program program = container::step_program(model.program, *steps[k]);
     sim::SimOptions options;
     options.timing_only = true;
     options.record_instructions = false;

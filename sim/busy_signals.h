@@ -18,11 +18,13 @@ namespace npu::sim {
 class BusySignals : public sc_core::sc_module {
  public:
   // `path` as in SimOptions::vcd_path. The file is opened when the simulation starts.
-  BusySignals(sc_core::sc_module_name name, int dma_channels, const std::string& path);
+  // One line per unit and DMA channel of each engine ("compute", "dma0"; with several engines
+  // "e1_compute", "e1_dma0", ...).
+  BusySignals(sc_core::sc_module_name name, int engines, int dma_channels, const std::string& path);
   ~BusySignals() override;  // closes the VCD file
 
-  void unit(isa::Unit u, bool begin);
-  void channel(std::uint32_t channel, bool begin);
+  void unit(int engine, isa::Unit u, bool begin);
+  void channel(int engine, std::uint32_t channel, bool begin);
 
  private:
   // Load/store are driven from every DMA channel's thread: several writers by design.
@@ -33,7 +35,8 @@ class BusySignals : public sc_core::sc_module {
   };
   static void change(Line& line, bool begin);
 
-  std::vector<Line> units_, channels_;
+  std::vector<Line> units_, channels_;  // engine-major
+  int dma_channels_;
   sc_core::sc_trace_file* file_ = nullptr;
 };
 

@@ -12,7 +12,7 @@ DdrTarget::DdrTarget(sc_core::sc_module_name name, const HardwareConfig& config,
   socket.register_b_transport(this, &DdrTarget::b_transport);
 }
 
-void DdrTarget::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time&) {
+void DdrTarget::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time&) {
   const std::uint64_t addr = p.get_address(), len = p.get_data_length();
   if (addr > capacity_ || len > capacity_ - addr) {
     p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);

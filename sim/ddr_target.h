@@ -8,7 +8,7 @@
 #pragma once
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "hwconfig/hardware_config.h"
 
@@ -18,7 +18,8 @@ class DdrImage;
 
 class DdrTarget : public sc_core::sc_module {
  public:
-  tlm_utils::simple_target_socket<DdrTarget> socket;
+  // Every engine's DMA engine binds here.
+  tlm_utils::multi_passthrough_target_socket<DdrTarget> socket;
 
   DdrTarget(sc_core::sc_module_name name, const HardwareConfig& config, DdrImage& image);
 
@@ -26,7 +27,7 @@ class DdrTarget : public sc_core::sc_module {
   std::uint64_t bytes_written() const { return bytes_written_; }
 
  private:
-  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  void b_transport(int id, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
 
   DdrImage& image_;
   std::uint64_t capacity_;

@@ -10,11 +10,16 @@ namespace npu::sim {
 DmaEngine::DmaEngine(sc_core::sc_module_name name)
     : sc_module(name), ddr_socket("ddr_socket"), sram_socket("sram_socket") {}
 
-void DmaEngine::move(const cost::DmaTransfer& t, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) {
+std::uint8_t* DmaEngine::scratchpad() {
   if (!sram_asked_) {
     sram_ = scratchpad_pointer(sram_socket);
     sram_asked_ = true;
   }
+  return sram_;
+}
+
+void DmaEngine::move(const cost::DmaTransfer& t, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) {
+  scratchpad();
   tlm::tlm_generic_payload& p = payload_;
   p.set_command(t.store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   p.set_address(ddr);

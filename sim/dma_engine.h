@@ -22,6 +22,9 @@ class DmaEngine : public sc_core::sc_module {
   explicit DmaEngine(sc_core::sc_module_name name);
   // `bytes` of transfer `t` between DDR `ddr` and scratchpad `sram`; SimError if the DDR refuses.
   void move(const cost::DmaTransfer& t, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes);
+  // Its engine's scratchpad bytes (DMI), which the MAC array and vector unit work on; null in
+  // timing-only runs.
+  std::uint8_t* scratchpad();
 
  private:
   tlm::tlm_generic_payload payload_;

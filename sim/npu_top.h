@@ -1,17 +1,16 @@
 // The NPU as SystemC/TLM-2.0 modules around the timing core (costmodel/machine): the DDR
-// target, the scratchpad, the DMA engine's data path, the MAC array and vector unit kernels,
-// and one thread that advances SystemC time to each cycle the core names and moves the data of
-// what happens then. Wiring:
-//   DmaEngine.ddr_socket  -> DdrTarget
-//   DmaEngine.sram_socket -> Scratchpad (DMI)
-//   NpuTop.sram_socket    -> Scratchpad (DMI for the MAC array and the vector unit)
+// target, and per engine its scratchpad, its DMA engine's data path and its MAC array and
+// vector unit kernels; one thread advances simulated time to each cycle the core names and
+// moves the data of what happens then. Wiring, per engine e:
+//   DmaEngine e .ddr_socket  -> DdrTarget (shared)
+//   DmaEngine e .sram_socket -> Scratchpad e (DMI; the MAC array and vector unit of e use it too)
 // Timing-only runs move no data and give the same cycles: the core's timing never looks at it.
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <systemc>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "costmodel/machine/machine.h"
 #include "sim/busy_signals.h"
@@ -25,9 +24,8 @@ namespace npu::sim {
 
 class NpuTop : public sc_core::sc_module, private cost::MachineListener {
  public:
-  tlm_utils::simple_initiator_socket<NpuTop> sram_socket;
-
-  NpuTop(sc_core::sc_module_name name, const isa::Program& program, const cost::ProgramPlan& plan,
+  // `plans`: one per engine (cost::plan_engines).
+  NpuTop(sc_core::sc_module_name name, const isa::Program& program, const std::vector<cost::ProgramPlan>& plans,
          const HardwareConfig& config, const SimOptions& options, DdrImage& ddr_image);
 
   const DdrTarget& ddr() const { return ddr_; }
@@ -46,17 +44,17 @@ class NpuTop : public sc_core::sc_module, private cost::MachineListener {
                          const cost::DmaOutcome& outcome) override;
   void control(const cost::PlannedOp& op, std::uint64_t start, std::uint64_t end) override;
   void piece_granted(const cost::DmaTransfer& t, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) override;
+  static std::vector<const cost::ProgramPlan*> pointers(const std::vector<cost::ProgramPlan>& plans);
 
   const isa::Program& program_;
   const SimOptions& options_;
   const MacArray mac_;
   DdrTarget ddr_;
-  Scratchpad sram_;
-  DmaEngine dma_;
+  std::vector<std::unique_ptr<Scratchpad>> sram_;  // per engine
+  std::vector<std::unique_ptr<DmaEngine>> dma_;    // per engine
   Statistics stats_;
   std::unique_ptr<BusySignals> signals_;  // VCD only
   cost::Machine machine_;
-  std::uint8_t* sram_data_ = nullptr;  // DMI pointer for compute and vector; null in timing-only runs
   std::string error_;
 };
 

@@ -26,9 +26,9 @@ void check_config(const HardwareConfig& c) {
 
 SimResult simulate(const isa::Program& program, const HardwareConfig& config, DdrImage& ddr, const SimOptions& options) {
   check_config(config);
-  cost::ProgramPlan plan;
+  std::vector<cost::ProgramPlan> plans;
   try {
-    plan = cost::plan_program(program, config);
+    plans = cost::plan_engines(program, config);
   } catch (const cost::TimingError& e) {
     throw SimError(e.what());
   }
@@ -38,7 +38,7 @@ SimResult simulate(const isa::Program& program, const HardwareConfig& config, Dd
   {
     std::unique_ptr<NpuTop> top;
     try {
-      top = std::make_unique<NpuTop>("npu", program, plan, config, options, ddr);
+      top = std::make_unique<NpuTop>("npu", program, plans, config, options, ddr);
       sc_core::sc_start();
     } catch (const SimError&) {
       throw;
@@ -50,7 +50,9 @@ SimResult simulate(const isa::Program& program, const HardwareConfig& config, Dd
     if (!top->error().empty()) throw SimError(top->error());
     cost::Machine& machine = top->machine();
     if (!machine.halted()) throw SimError(machine.deadlock_message());
-    top->stats().fill(result, machine.end_cycle());
+    std::vector<std::uint64_t> engine_ends;
+    for (std::size_t e = 0; e < machine.engine_count(); ++e) engine_ends.push_back(machine.engine_end_cycle(e));
+    top->stats().fill(result, machine.end_cycle(), engine_ends);
     result.instructions = machine.take_instruction_timings();
     result.ddr_bytes_read = top->ddr().bytes_read();
     result.ddr_bytes_written = top->ddr().bytes_written();

@@ -75,6 +75,7 @@ using cost::InstructionTiming;
 using cost::DdrCounters;
 
 struct TraceEvent {
+  int engine = 0;      // whose unit or channel (a multi-engine program: one group of tracks each)
   std::string track;   // "load", "compute", "vector", "store", "control", "dma0", ...
   std::string name;    // mnemonic; "load"/"store" on the load/store unit tracks (busy spans)
   std::uint64_t start_cycle = 0;
@@ -129,8 +130,18 @@ struct SimResult {
   std::uint64_t sram_peak_bytes = 0;     // highest scratchpad address touched + 1
   std::uint64_t vector_int_elements = 0;    // elements the vector unit processed, integer types
   std::uint64_t vector_float_elements = 0;  // fp16/fp32 types
+  // Summed over the engines (busy cycles too: engine-cycles); one engine: that engine's.
   UnitStats load, compute, vector, store;
-  std::vector<DmaChannelStats> dma_channels;
+  std::vector<DmaChannelStats> dma_channels;  // engine 0's channels, then engine 1's, ...
+  // Per engine (one entry for a one-engine program).
+  struct Engine {
+    UnitStats load, compute, vector, store;
+    std::vector<DmaChannelStats> dma_channels;
+    std::uint64_t macs = 0;
+    std::uint64_t ddr_bytes_read = 0, ddr_bytes_written = 0;  // its transfers' bytes
+    std::uint64_t end_cycle = 0;                               // its halt
+  };
+  std::vector<Engine> engines;
   std::vector<InstructionTiming> instructions;
   std::vector<TraceEvent> trace;
   std::vector<CounterSample> ddr_bandwidth;  // record_trace only; see sim/README.md "Trace"

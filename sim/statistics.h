@@ -1,6 +1,6 @@
-// Counters behind every number the report shows, from the timing core's events: per-unit busy
-// time (union of intervals with at least one instruction of the unit running), token stalls and
-// DMA-channel waits, per-unit scratchpad traffic, per-DMA-channel traffic, MACs, and
+// Counters behind every number the report shows, from the timing core's events: per engine and
+// unit the busy time (union of intervals with at least one instruction of the unit running),
+// token stalls and DMA-channel waits, scratchpad traffic, per-DMA-channel traffic, MACs, and
 // (record_trace only) the trace events. The per-instruction timing is the core's own record.
 #pragma once
 #include <cstdint>
@@ -37,7 +37,8 @@ class BusyTracker {
 
 class Statistics {
  public:
-  Statistics(const isa::Program& program, const ProgramPlan& plan, const HardwareConfig& config,
+  // `plans`: one per engine (cost::plan_engines).
+  Statistics(const isa::Program& program, const std::vector<ProgramPlan>& plans, const HardwareConfig& config,
              const SimOptions& options);
 
   // A compute or vector instruction ran [start, end) after waiting `stall` for tokens; the
@@ -49,29 +50,36 @@ class Statistics {
   void dma_issued(const PlannedOp& op, std::uint64_t stall, std::uint64_t channel_wait);
   void transfer_started(const DmaTransfer& t, std::uint64_t start);
   void transfer_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t end, const cost::DmaOutcome& outcome);
-  // Barrier or halt: the controller waited [start, end) for the queues to drain.
+  // Barrier, sync or halt: the controller waited [start, end) for the queues to drain (and the
+  // other engines).
   void control(const PlannedOp& op, std::uint64_t start, std::uint64_t end);
 
   // Everything except the DDR counters and the per-instruction timing; moves the trace out.
-  void fill(SimResult& result, std::uint64_t end_cycle);
+  // `engine_ends`: each engine's halt.
+  void fill(SimResult& result, std::uint64_t end_cycle, const std::vector<std::uint64_t>& engine_ends);
 
  private:
-  UnitStats& unit(isa::Unit u) { return units_[static_cast<int>(u)]; }
+  struct PerEngine {
+    UnitStats units[isa::kQueueCount];
+    BusyTracker busy[isa::kQueueCount];
+    std::vector<DmaChannelStats> channels;
+    std::vector<std::uint64_t> channel_busy_until;  // pipelined channels overlap their transfers: count time once
+    std::uint64_t int8_macs = 0, fp16_macs = 0;
+    std::uint64_t ddr_read = 0, ddr_written = 0;
+    // The load/store busy span being traced: transfers, bytes, first instruction.
+    struct Span {
+      std::uint64_t transfers = 0, bytes = 0;
+      std::uint32_t first = 0;
+    } span[2];
+  };
+  UnitStats& unit(const PlannedOp& op) { return engines_[op.engine].units[static_cast<int>(op.unit)]; }
+  const PlannedOp& op_of(const DmaTransfer& t) const;
 
-  const ProgramPlan& plan_;
+  const std::vector<ProgramPlan>& plans_;
   const HardwareConfig& config_;
-  UnitStats units_[isa::kQueueCount];
-  BusyTracker busy_[isa::kQueueCount];
-  std::vector<DmaChannelStats> channels_;
-  std::vector<std::uint64_t> channel_busy_until_;  // pipelined channels overlap their transfers: count time once
-  std::uint64_t int8_macs_ = 0, fp16_macs_ = 0;
+  std::vector<PerEngine> engines_;
   std::uint64_t vector_int_elements_ = 0, vector_float_elements_ = 0;
   std::unique_ptr<TraceRecorder> trace_;  // record_trace only
-  // The load/store busy span being traced: transfers, bytes, first instruction.
-  struct Span {
-    std::uint64_t transfers = 0, bytes = 0;
-    std::uint32_t first = 0;
-  } span_[2];
 };
 
 }  // namespace npu::sim

@@ -19,15 +19,21 @@ namespace {
 std::int64_t i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 }  // namespace
 
-TraceRecorder::TraceRecorder(const isa::Program& program, const ProgramPlan& plan, const HardwareConfig& config,
-                             const std::vector<InstructionLabel>& labels)
-    : program_(program), plan_(plan), config_(config), labels_(labels) {
-  events_.reserve(plan.ops.size() + plan.transfers.size());
-  transfers_.reserve(plan.transfers.size());
+TraceRecorder::TraceRecorder(const isa::Program& program, const std::vector<ProgramPlan>& plans,
+                             const HardwareConfig& config, const std::vector<InstructionLabel>& labels)
+    : program_(program), plans_(plans), config_(config), labels_(labels) {
+  std::size_t ops = 0, transfers = 0;
+  for (const ProgramPlan& p : plans) {
+    ops += p.ops.size();
+    transfers += p.transfers.size();
+  }
+  events_.reserve(ops + transfers);
+  transfers_.reserve(transfers);
 }
 
 TraceEvent& TraceRecorder::add(const PlannedOp& op, const char* track, std::uint64_t start, std::uint64_t end) {
   TraceEvent& e = events_.emplace_back();
+  e.engine = op.engine;
   e.track = track;
   e.name = std::string(isa::opcode_info(op.opcode).mnemonic);
   e.start_cycle = start;
@@ -46,21 +52,23 @@ void TraceRecorder::instruction(const PlannedOp& op, const char* track, std::uin
 }
 
 void TraceRecorder::transfer(const DmaTransfer& t, std::uint64_t start, std::uint64_t end) {
-  const PlannedOp& op = plan_.ops[t.index];
+  const ProgramPlan& plan = plans_[t.engine];
+  const PlannedOp& op = plan.ops[t.index - plan.ops.front().index];
   // A pipelined channel starts a transfer before the one before ends: overlapping transfers go
   // on a second lane of the channel, so each track's slices follow one another.
   std::string track = "dma" + std::to_string(t.channel);
-  for (int lane = 2; lane_end_[track] > start; ++lane) track = fmt::format("dma{} ({})", t.channel, lane);
-  lane_end_[track] = end;
+  for (int lane = 2; lane_end_[{t.engine, track}] > start; ++lane) track = fmt::format("dma{} ({})", t.channel, lane);
+  lane_end_[{t.engine, track}] = end;
   TraceEvent& e = add(op, track.c_str(), start, end);
   e.args["channel"] = t.channel;
   describe(op, e);
   transfers_.push_back({start, end, t.bus_bytes});
 }
 
-void TraceRecorder::span(bool store, std::uint64_t start, std::uint64_t end, std::uint64_t transfers,
+void TraceRecorder::span(int engine, bool store, std::uint64_t start, std::uint64_t end, std::uint64_t transfers,
                          std::uint64_t bytes, std::uint32_t first) {
   TraceEvent& e = events_.emplace_back();
+  e.engine = engine;
   e.track = e.name = store ? "store" : "load";
   e.start_cycle = start;
   e.duration_cycles = end - start;
@@ -76,7 +84,7 @@ void TraceRecorder::describe(const PlannedOp& op, TraceEvent& e) const {
   switch (op.unit) {
     case isa::Unit::Load:
     case isa::Unit::Store: {
-      const DmaTransfer& t = plan_.transfers[op.transfer];
+      const DmaTransfer& t = plans_[op.engine].transfers[op.transfer];
       a["bytes"] = i64(t.bytes);
       a["bus_bytes"] = i64(t.bus_bytes);
       a["ddr_addr"] = i64(t.ddr_addr);

@@ -24,14 +24,15 @@ using cost::ProgramPlan;
 
 class TraceRecorder {
  public:
-  TraceRecorder(const isa::Program& program, const ProgramPlan& plan, const HardwareConfig& config,
+  // `plans`: one per engine.
+  TraceRecorder(const isa::Program& program, const std::vector<ProgramPlan>& plans, const HardwareConfig& config,
                 const std::vector<InstructionLabel>& labels);
 
   void instruction(const PlannedOp& op, const char* track, std::uint64_t start, std::uint64_t end);
   void transfer(const DmaTransfer& t, std::uint64_t start, std::uint64_t end);
   // A busy span of the load or store unit: `transfers` transfers moving `bytes` in total,
   // the first of them instruction `first`.
-  void span(bool store, std::uint64_t start, std::uint64_t end, std::uint64_t transfers, std::uint64_t bytes,
+  void span(int engine, bool store, std::uint64_t start, std::uint64_t end, std::uint64_t transfers, std::uint64_t bytes,
             std::uint32_t first);
 
   void take(SimResult& result);  // moves the events out; computes the bandwidth steps
@@ -45,12 +46,12 @@ class TraceRecorder {
     std::uint64_t start, end, bus_bytes;
   };
   const isa::Program& program_;
-  const ProgramPlan& plan_;
+  const std::vector<ProgramPlan>& plans_;
   const HardwareConfig& config_;
   const std::vector<InstructionLabel>& labels_;
   std::vector<TraceEvent> events_;
   std::vector<Interval> transfers_;
-  std::map<std::string, std::uint64_t> lane_end_;  // per DMA track: end of its latest transfer
+  std::map<std::pair<int, std::string>, std::uint64_t> lane_end_;  // per engine and DMA track: end of its latest transfer
 };
 
 }  // namespace npu::sim

@@ -1,5 +1,6 @@
 #include "sim/trace_writer.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -45,22 +46,31 @@ int track_id(const std::string& track, std::map<std::string, int>& extra) {
 
 void write_chrome_trace(const SimResult& result, const HardwareConfig& config, std::ostream& out) {
   const double us_per_cycle = 1.0 / config.clock.frequency_mhz;
+  // One process (a group of tracks) per engine; a one-engine run keeps pid 1 and its old name.
+  const int engines = std::max<int>(1, static_cast<int>(result.engines.size()));
   std::map<std::string, int> extra;
-  std::map<int, std::string> names;
-  // Every unit and DMA channel gets its track, even when idle in this run.
-  for (const char* unit : {"load", "compute", "vector", "store"}) names.emplace(track_id(unit, extra), unit);
-  for (int c = 0; c < config.dma.channels; ++c) {
-    const std::string track = "dma" + std::to_string(c);
-    names.emplace(track_id(track, extra), track);
+  std::map<std::pair<int, int>, std::string> names;  // (pid, tid) -> track name
+  for (int e = 0; e < engines; ++e) {
+    // Every unit and DMA channel gets its track, even when idle in this run.
+    for (const char* unit : {"load", "compute", "vector", "store"}) names.emplace(std::make_pair(1 + e, track_id(unit, extra)), unit);
+    for (int c = 0; c < config.dma.channels; ++c) {
+      const std::string track = "dma" + std::to_string(c);
+      names.emplace(std::make_pair(1 + e, track_id(track, extra)), track);
+    }
   }
   out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-  out << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":"
-      << json_string("npusim " + config.name) << "}}";
+  for (int e = 0; e < engines; ++e) {
+    const std::string process = engines > 1 ? fmt::format("npusim {} engine {}", config.name, e) : "npusim " + config.name;
+    out << (e ? ",\n" : "")
+        << fmt::format("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":{}}}}}", 1 + e,
+                       json_string(process));
+  }
   for (const TraceEvent& e : result.trace) {
     const int tid = track_id(e.track, extra);
-    names.emplace(tid, e.track);
-    out << fmt::format(",\n{{\"name\":{},\"cat\":{},\"ph\":\"X\",\"pid\":1,\"tid\":{},\"ts\":{},\"dur\":{},\"args\":{{",
-                       json_string(e.name), json_string(e.track), tid,
+    const int pid = 1 + e.engine;
+    names.emplace(std::make_pair(pid, tid), e.track);
+    out << fmt::format(",\n{{\"name\":{},\"cat\":{},\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},\"args\":{{",
+                       json_string(e.name), json_string(e.track), pid, tid,
                        static_cast<double>(e.start_cycle) * us_per_cycle,
                        static_cast<double>(e.duration_cycles) * us_per_cycle);
     out << "\"instruction\":" << e.instruction_index << ",\"start_cycle\":" << e.start_cycle
@@ -69,15 +79,17 @@ void write_chrome_trace(const SimResult& result, const HardwareConfig& config, s
     for (const auto& [key, value] : e.args) out << "," << json_string(key) << ":" << value;
     out << "}}";
   }
-  // Counter track: Perfetto draws each sample's value until the next one.
+  // Counter track (the shared DDR, on engine 0's group): Perfetto draws each sample's value
+  // until the next one.
   for (const CounterSample& s : result.ddr_bandwidth)
     out << fmt::format(",\n{{\"name\":\"DDR bandwidth\",\"ph\":\"C\",\"pid\":1,\"ts\":{},\"args\":{{\"GB/s\":{}}}}}",
                        static_cast<double>(s.cycle) * us_per_cycle, s.gbps);
-  for (const auto& [tid, name] : names) {
-    out << fmt::format(",\n{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":{},\"args\":{{\"name\":{}}}}}",
-                       tid, json_string(name));
-    out << fmt::format(",\n{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
-                       tid, tid);
+  for (const auto& [where, name] : names) {
+    const auto [pid, tid] = where;
+    out << fmt::format(",\n{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}",
+                       pid, tid, json_string(name));
+    out << fmt::format(",\n{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
+                       pid, tid, tid);
   }
   out << "\n]}\n";
 }

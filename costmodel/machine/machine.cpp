@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -109,38 +110,32 @@ void fill_bank_access(const PlannedOp& op, ScratchpadBanks::Access& access) {
 }  // namespace
 
 // One engine: controller, four in-order units with their queues and tokens, DMA channels,
-// scratchpad banks.
-struct Machine::State {
-  State(const ProgramPlan& plan, const HardwareConfig& config, MachineListener* listener, const MachineOptions& options)
-      : plan(plan),
+// scratchpad banks. The engines share the DDR model and the bus arbiter (Machine::State).
+struct Engine {
+  Engine(int id, const ProgramPlan& plan, const HardwareConfig& config, MachineListener& listener, DdrTimingModel& ddr,
+         ChunkArbiter& bus, bool streaming)
+      : id(id),
+        plan(plan),
         config(config),
-        recorder(listener ? *listener : silent, options.record_instructions ? plan.code_size : 0),
-        listener(recorder),
-        ddr(options.streaming_ddr ? make_streaming_ddr(config.ddr, config.dram) : make_ddr_model(config.ddr, config.dram)),
-        bus(config.dma.channels, config.dma.arbitration == DmaArbitration::ChannelPriority),
+        listener(listener),
         banks(config.sram),
-        channels(config, plan.ops, options.streaming_ddr, this->listener, *ddr, bus, 0, banks,
+        channels(config, plan.ops, streaming, listener, ddr, bus, id * config.dma.channels, banks,
                  [this](const DmaTransfer& t) { retired(t); }),
         queues{UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
                UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
                UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
-               UnitQueue(static_cast<std::size_t>(config.controller.queue_depth))} {
-  }
+               UnitQueue(static_cast<std::size_t>(config.controller.queue_depth))} {}
 
+  int id;
   const ProgramPlan& plan;
   const HardwareConfig& config;
-  SilentListener silent;
-  TimingRecorder recorder;
   MachineListener& listener;
-  std::unique_ptr<DdrTimingModel> ddr;
-  ChunkArbiter bus;
   ScratchpadBanks banks;
   DmaChannels channels;
   UnitQueue queues[kUnits];
   std::uint64_t tokens[kUnits][kUnits] = {};  // [src][dst]: given by src, not yet taken by dst
   std::uint64_t inflight = 0;                 // dispatched and not finished (retired, for DMA)
-  ScratchpadBanks::Access access;  // scratch for the instruction starting
-  bool started = false;
+  ScratchpadBanks::Access access;             // scratch for the instruction starting
   std::uint64_t now = 0;
   bool halted = false;
   std::uint64_t end = 0;
@@ -153,7 +148,9 @@ struct Machine::State {
     bool staged = false;              // `ready` is set for ops[next]
     std::uint64_t ready = 0;
     bool blocked = false;             // ops[next]'s queue was full
-    bool draining = false;            // barrier/halt waiting for `inflight` to reach 0
+    bool draining = false;            // barrier/halt/sync waiting for `inflight` to reach 0
+    bool at_sync = false;             // arrived at a sync, waiting for the other engines
+    std::uint64_t syncs_passed = 0;
   } controller;
 
   // A unit: idle, waiting for tokens, running (compute/vector until `end`), or (load/store)
@@ -166,24 +163,24 @@ struct Machine::State {
   } units[kUnits];
 
   bool unit_step(int u);
-  bool controller_step();
-  bool step_once();
+  // `sync`: decides when an engine at a sync may go on (the machine's rendezvous).
+  bool controller_step(const std::function<std::optional<std::uint64_t>(Engine&)>& sync);
   void retired(const DmaTransfer& t);
   void give(int src, std::uint8_t mask) {
     for (int dst = 0; dst < kUnits; ++dst)
       if (mask & (1u << dst)) ++tokens[src][dst];
   }
   std::optional<std::uint64_t> next_cycle() const;
-  std::string deadlock_message() const;
+  std::vector<std::string> waits() const;
 };
 
-void Machine::State::retired(const DmaTransfer& t) {
+void Engine::retired(const DmaTransfer& t) {
   give(static_cast<int>(t.store ? Unit::Store : Unit::Load), t.push);
   --inflight;
 }
 
 // Moves unit `u` as far as it can at `now`; whether it did anything.
-bool Machine::State::unit_step(int u) {
+bool Engine::unit_step(int u) {
   UnitState& s = units[u];
   UnitQueue& q = queues[u];
   bool progress = false;
@@ -244,8 +241,8 @@ bool Machine::State::unit_step(int u) {
   }
 }
 
-// Dispatches as far as the queues and barriers allow at `now`; whether it did anything.
-bool Machine::State::controller_step() {
+// Dispatches as far as the queues, barriers and syncs allow at `now`; whether it did anything.
+bool Engine::controller_step(const std::function<std::optional<std::uint64_t>(Engine&)>& sync) {
   Controller& c = controller;
   bool progress = false;
   const auto dispatch = static_cast<std::uint64_t>(config.controller.dispatch_cycles);
@@ -262,6 +259,17 @@ bool Machine::State::controller_step() {
         return progress;
       }
       c.draining = false;
+      if (op.opcode == isa::Opcode::Sync) {
+        // Arrive (once), then go on when every engine has arrived and the signal has crossed.
+        if (!c.at_sync) {
+          c.at_sync = true;
+          progress = true;
+        }
+        const std::optional<std::uint64_t> release = sync(*this);
+        if (!release || now < *release) return progress;
+        c.at_sync = false;
+        ++c.syncs_passed;
+      }
       listener.control(op, c.ready, now);
       c.last_dispatch = now;
       c.staged = false;
@@ -291,43 +299,27 @@ bool Machine::State::controller_step() {
   return progress;
 }
 
-// One pass over everything at `now`, arbiters last.
-bool Machine::State::step_once() {
-  bool progress = channels.advance(now);
-  for (int u = 0; u < kUnits; ++u) progress |= unit_step(u);
-  progress |= controller_step();
-  progress |= channels.advance(now);
-  if (progress) return true;
-  progress |= channels.grant_port(now);
-  progress |= bus.grant(now);
-  return progress;
-}
-
-std::optional<std::uint64_t> Machine::State::next_cycle() const {
-  if (!started) return 0;
+std::optional<std::uint64_t> Engine::next_cycle() const {
   if (halted) return std::nullopt;
   std::optional<std::uint64_t> next;
   auto earliest = [&](std::optional<std::uint64_t> t) {
     if (t && (!next || *t < *next)) next = t;
   };
   const Controller& c = controller;
-  if (c.next < plan.ops.size() && !c.blocked && !c.draining) {
-    if (plan.ops[c.next].unit == Unit::Control) earliest(c.staged ? c.ready : c.last_dispatch + config.controller.dispatch_cycles);
-  }
+  if (c.next < plan.ops.size() && !c.blocked && !c.draining && !c.at_sync &&
+      plan.ops[c.next].unit == Unit::Control)
+    earliest(c.staged ? c.ready : c.last_dispatch + config.controller.dispatch_cycles);
   for (int u = 0; u < kUnits; ++u) {
     const UnitState& s = units[u];
     if (s.phase == UnitState::Running) earliest(s.end);
     else if (s.phase == UnitState::Idle && !queues[u].empty()) earliest(queues[u].front().ready_cycle);
   }
   earliest(channels.next_cycle());
-  earliest(bus.next_cycle());
-  // Whatever was due has been handled at `now`: an event not after it is a bug of this core.
-  if (next && *next <= now)
-    throw std::logic_error(fmt::format("timing core: an event at cycle {} is left after cycle {} was handled", *next, now));
   return next;
 }
 
-std::string Machine::State::deadlock_message() const {
+// What this engine waits for (deadlock reports).
+std::vector<std::string> Engine::waits() const {
   std::vector<std::string> parts;
   for (int u = 0; u < kUnits; ++u) {
     const UnitState& s = units[u];
@@ -339,22 +331,146 @@ std::string Machine::State::deadlock_message() const {
   const Controller& c = controller;
   if (c.next < plan.ops.size()) {
     const PlannedOp& op = plan.ops[c.next];
-    const bool in_program = op.index < plan.code_size;
+    const bool in_program = op.index < plan.ops.front().index + plan.code_size;
     if (c.blocked)
       parts.push_back(fmt::format("controller cannot dispatch {}: the {} queue is full",
                                   instruction_label(op.index, op.opcode), isa::unit_name(op.unit)));
+    else if (c.at_sync)
+      parts.push_back(fmt::format("controller waits at {} for the other engines", instruction_label(op.index, op.opcode)));
     else if (c.draining)
       parts.push_back(fmt::format("controller waits at {} for {} unfinished instructions",
                                   in_program ? instruction_label(op.index, op.opcode) : std::string("the end of the program"),
                                   inflight));
   }
+  return parts;
+}
+
+// The engines and what they share: the DDR model and the bus arbiter over every channel.
+struct Machine::State {
+  State(const std::vector<const ProgramPlan*>& plans, const HardwareConfig& config, MachineListener* listener,
+        const MachineOptions& options)
+      : config(config),
+        recorder(listener ? *listener : silent, options.record_instructions ? instruction_count(plans) : 0),
+        ddr(options.streaming_ddr ? make_streaming_ddr(config.ddr, config.dram) : make_ddr_model(config.ddr, config.dram)),
+        bus(static_cast<int>(plans.size()) * config.dma.channels, config.dma.arbitration == DmaArbitration::ChannelPriority) {
+    for (std::size_t e = 0; e < plans.size(); ++e)
+      engines.push_back(std::make_unique<Engine>(static_cast<int>(e), *plans[e], config, recorder, *ddr, bus,
+                                                 options.streaming_ddr));
+  }
+  static std::size_t instruction_count(const std::vector<const ProgramPlan*>& plans) {
+    std::size_t n = 0;
+    for (const ProgramPlan* p : plans)
+      if (!p->ops.empty()) n = std::max<std::size_t>(n, p->ops.front().index + p->code_size);
+    return n;
+  }
+
+  const HardwareConfig& config;
+  SilentListener silent;
+  TimingRecorder recorder;
+  std::unique_ptr<DdrTimingModel> ddr;
+  ChunkArbiter bus;
+  std::vector<std::unique_ptr<Engine>> engines;
+  bool started = false;
+  std::uint64_t now = 0;
+
+  // The rendezvous of the current sync: when the last engine arrived.
+  std::size_t sync_arrived = 0;
+  std::uint64_t sync_last_arrival = 0;
+  std::optional<std::uint64_t> sync_release;
+  std::uint64_t sync_round = 0;  // syncs each engine has passed before this one
+  std::optional<std::uint64_t> sync_of(Engine& e);
+
+  bool halted() const {
+    for (const auto& e : engines)
+      if (!e->halted) return false;
+    return true;
+  }
+  bool step_once();
+  std::optional<std::uint64_t> next_cycle() const;
+  std::string deadlock_message() const;
+};
+
+// An engine at a sync: counted once per round; when all have arrived, everyone goes on
+// engines.sync_cycles after the last arrival. Returns the release cycle once known.
+std::optional<std::uint64_t> Machine::State::sync_of(Engine& e) {
+  if (engines.size() == 1) return now;
+  if (sync_release && e.controller.syncs_passed != sync_round) return std::nullopt;  // the round before is closing
+  if (!sync_release) {
+    sync_round = e.controller.syncs_passed;
+    // Each engine arrives once: count engines at a sync whose passed count equals this round's.
+    std::size_t arrived = 0;
+    for (const auto& other : engines)
+      if (other->controller.at_sync && other->controller.syncs_passed == e.controller.syncs_passed) ++arrived;
+    if (arrived > sync_arrived) {
+      sync_arrived = arrived;
+      sync_last_arrival = now;
+    }
+    if (sync_arrived < engines.size()) return std::nullopt;
+    sync_release = sync_last_arrival + static_cast<std::uint64_t>(config.engines.sync_cycles);
+  }
+  const std::uint64_t release = *sync_release;
+  if (now >= release) {
+    // The last engine to pass closes the round.
+    std::size_t still_waiting = 0;
+    for (const auto& other : engines)
+      if (other.get() != &e && other->controller.at_sync) ++still_waiting;
+    if (still_waiting == 0) {
+      sync_release.reset();
+      sync_arrived = 0;
+    }
+  }
+  return release;
+}
+
+// One pass over everything at `now`, arbiters last.
+bool Machine::State::step_once() {
+  bool progress = false;
+  const auto sync = [this](Engine& e) { return sync_of(e); };
+  for (auto& e : engines) {
+    e->now = now;
+    progress |= e->channels.advance(now);
+    for (int u = 0; u < kUnits; ++u) progress |= e->unit_step(u);
+    progress |= e->controller_step(sync);
+    progress |= e->channels.advance(now);
+  }
+  if (progress) return true;
+  for (auto& e : engines) progress |= e->channels.grant_port(now);
+  progress |= bus.grant(now);
+  return progress;
+}
+
+std::optional<std::uint64_t> Machine::State::next_cycle() const {
+  if (!started) return 0;
+  if (halted()) return std::nullopt;
+  std::optional<std::uint64_t> next;
+  auto earliest = [&](std::optional<std::uint64_t> t) {
+    if (t && (!next || *t < *next)) next = t;
+  };
+  for (const auto& e : engines) earliest(e->next_cycle());
+  earliest(bus.next_cycle());
+  if (sync_release && *sync_release > now) earliest(*sync_release);
+  // Whatever was due has been handled at `now`: an event not after it is a bug of this core.
+  if (next && *next <= now)
+    throw std::logic_error(fmt::format("timing core: an event at cycle {} is left after cycle {} was handled", *next, now));
+  return next;
+}
+
+std::string Machine::State::deadlock_message() const {
+  std::vector<std::string> parts;
+  for (const auto& e : engines)
+    for (const std::string& w : e->waits())
+      parts.push_back(engines.size() > 1 ? fmt::format("engine {}: {}", e->id, w) : w);
   if (parts.empty()) parts.push_back("no process can make progress");
   return fmt::format("deadlock at cycle {}: {}", now, fmt::join(parts, "; "));
 }
 
 Machine::Machine(const ProgramPlan& plan, const HardwareConfig& config, MachineListener* listener,
                  const MachineOptions& options)
-    : state_(std::make_unique<State>(plan, config, listener, options)) {}
+    : Machine(std::vector<const ProgramPlan*>{&plan}, config, listener, options) {}
+
+Machine::Machine(const std::vector<const ProgramPlan*>& engine_plans, const HardwareConfig& config,
+                 MachineListener* listener, const MachineOptions& options)
+    : state_(std::make_unique<State>(engine_plans, config, listener, options)) {}
 
 Machine::~Machine() = default;
 
@@ -370,11 +486,20 @@ void Machine::run_at(std::uint64_t cycle) {
 
 void Machine::run() {
   while (auto t = next_cycle()) run_at(*t);
-  if (!state_->halted) throw MachineDeadlock(deadlock_message());
+  if (!halted()) throw MachineDeadlock(deadlock_message());
 }
 
-bool Machine::halted() const { return state_->halted; }
-std::uint64_t Machine::end_cycle() const { return state_->halted ? state_->end : state_->now; }
+bool Machine::halted() const { return state_->halted(); }
+
+std::uint64_t Machine::end_cycle() const {
+  if (!state_->halted()) return state_->now;
+  std::uint64_t end = 0;
+  for (const auto& e : state_->engines) end = std::max(end, e->end);
+  return end;
+}
+
+std::uint64_t Machine::engine_end_cycle(std::size_t engine) const { return state_->engines.at(engine)->end; }
+std::size_t Machine::engine_count() const { return state_->engines.size(); }
 std::string Machine::deadlock_message() const { return state_->deadlock_message(); }
 
 const DdrCounters& Machine::finish_ddr() {

@@ -63,6 +63,10 @@ class Machine {
   // `plan` and `config` must outlive the machine.
   Machine(const ProgramPlan& plan, const HardwareConfig& config, MachineListener* listener = nullptr,
           const MachineOptions& options = {});
+  // Several engines (plan_engines): engine e runs *engine_plans[e]; they share the DDR and its
+  // bus arbiter and meet at syncs. The plans must outlive the machine.
+  Machine(const std::vector<const ProgramPlan*>& engine_plans, const HardwareConfig& config,
+          MachineListener* listener = nullptr, const MachineOptions& options = {});
   ~Machine();
   Machine(const Machine&) = delete;
   Machine& operator=(const Machine&) = delete;
@@ -75,8 +79,10 @@ class Machine {
   // Runs to halt; throws MachineDeadlock if the program cannot reach it.
   void run();
 
-  bool halted() const;
-  std::uint64_t end_cycle() const;  // halt's finish; the last cycle handled before a deadlock
+  bool halted() const;  // every engine has halted
+  std::uint64_t end_cycle() const;  // the last halt's finish; the last cycle handled before a deadlock
+  std::uint64_t engine_end_cycle(std::size_t engine) const;  // that engine's halt
+  std::size_t engine_count() const;
   std::string deadlock_message() const;
   // The DDR model after the run ended at end_cycle(): its counters, refresh up to the end included.
   const DdrCounters& finish_ddr();
