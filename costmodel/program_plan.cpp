@@ -472,7 +472,6 @@ std::vector<ProgramPlan> plan_engines(const isa::Program& program, const Hardwar
     throw TimingError(fmt::format("the program has {} engine streams, the config {} engine(s) (engines.count)", engines,
                                   config.engines.count));
   std::vector<ProgramPlan> plans;
-  std::vector<std::size_t> syncs;
   for (std::size_t e = 0; e < engines; ++e) {
     const auto [first, end] = program.engine_range(e);
     PlanOptions options;
@@ -482,13 +481,36 @@ std::vector<ProgramPlan> plan_engines(const isa::Program& program, const Hardwar
     const ProgramPlan& plan = plans.back();
     if (engines > 1 && (plan.ops.back().index != end - 1 || plan.ops.size() != end - first))
       throw TimingError(fmt::format("engine {}'s stream [{}, {}) must end with its halt, and only there", e, first, end));
-    syncs.push_back(static_cast<std::size_t>(std::count_if(plan.ops.begin(), plan.ops.end(), [](const PlannedOp& op) {
-      return op.opcode == Opcode::Sync;
-    })));
-    if (syncs.back() != syncs.front())
-      throw TimingError(fmt::format("engine {} has {} sync(s), engine 0 {}: every stream must meet the others at each",
-                                    e, syncs.back(), syncs.front()));
   }
+  // Every sync's group, resolved; each member must hold as many of the group's syncs as the others.
+  std::map<std::pair<int, int>, std::vector<std::size_t>> syncs;  // group -> syncs per engine
+  for (std::size_t e = 0; e < engines; ++e)
+    for (PlannedOp& op : plans[e].ops) {
+      if (op.opcode != Opcode::Sync) continue;
+      const auto& in = program.code[op.index];
+      int first = static_cast<int>(in.get(Field::group_first)), count = static_cast<int>(in.get(Field::group_count));
+      if (count == 0) {
+        first = 0;
+        count = static_cast<int>(engines);
+      }
+      if (first + count > static_cast<int>(engines) || static_cast<int>(e) < first || static_cast<int>(e) >= first + count)
+        throw TimingError(fmt::format("{} (engine {}): group_first {} group_count {} must lie within the program's {} "
+                                      "engine(s) and include engine {}",
+                                      instruction_label(op.index, op.opcode), e, first, count, engines, e));
+      op.sync_first = static_cast<std::uint8_t>(first);
+      op.sync_count = static_cast<std::uint8_t>(count);
+      auto& per_engine = syncs[{first, count}];
+      per_engine.resize(engines, 0);
+      ++per_engine[e];
+    }
+  for (const auto& [group, per_engine] : syncs)
+    for (int e = group.first; e < group.first + group.second; ++e)
+      if (per_engine[static_cast<std::size_t>(e)] != per_engine[static_cast<std::size_t>(group.first)])
+        throw TimingError(fmt::format("engine {} has {} sync(s) of engines {}-{}, engine {} {}: every member must meet "
+                                      "the others at each",
+                                      e, per_engine[static_cast<std::size_t>(e)], group.first,
+                                      group.first + group.second - 1, group.first,
+                                      per_engine[static_cast<std::size_t>(group.first)]));
   return plans;
 }
 

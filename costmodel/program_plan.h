@@ -34,6 +34,9 @@ struct PlannedOp {
   std::uint8_t pop = 0, push = 0;
   std::uint32_t index = 0;     // instruction index (== code.size() for the implicit halt)
   std::uint8_t engine = 0;     // the engine whose stream holds it
+  // sync: the engines that meet there, [sync_first, sync_first + sync_count) (plan_engines
+  // resolves a count of 0 to every engine of the program).
+  std::uint8_t sync_first = 0, sync_count = 0;
   std::uint32_t transfer = 0;  // DMA: index into ProgramPlan::transfers
   std::uint64_t cycles = 0;    // compute and vector: execution cycles
   std::uint64_t macs = 0;
@@ -80,7 +83,8 @@ ProgramPlan plan_program(const std::vector<isa::Instruction>& code, std::size_t 
                          const HardwareConfig& config, const PlanOptions& options = {});
 // One plan per engine stream of `program` (Program::engine_starts; one for a one-engine program),
 // indices counted from the program's start. Throws TimingError when the program has more streams
-// than the config has engines, a stream does not end in halt or the streams' syncs disagree.
+// than the config has engines, a stream does not end in halt, a sync's group lies outside the
+// program or leaves out its own engine, or a group's members hold different numbers of its syncs.
 std::vector<ProgramPlan> plan_engines(const isa::Program& program, const HardwareConfig& config);
 
 // "instruction #12 (conv)"

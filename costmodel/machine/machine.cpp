@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -150,7 +151,7 @@ struct Engine {
     bool blocked = false;             // ops[next]'s queue was full
     bool draining = false;            // barrier/halt/sync waiting for `inflight` to reach 0
     bool at_sync = false;             // arrived at a sync, waiting for the other engines
-    std::uint64_t syncs_passed = 0;
+    std::map<std::pair<int, int>, std::uint64_t> syncs_passed;  // per group (first engine, count)
   } controller;
 
   // A unit: idle, waiting for tokens, running (compute/vector until `end`), or (load/store)
@@ -164,7 +165,7 @@ struct Engine {
 
   bool unit_step(int u);
   // `sync`: decides when an engine at a sync may go on (the machine's rendezvous).
-  bool controller_step(const std::function<std::optional<std::uint64_t>(Engine&)>& sync);
+  bool controller_step(const std::function<std::optional<std::uint64_t>(Engine&, const PlannedOp&)>& sync);
   void retired(const DmaTransfer& t);
   void give(int src, std::uint8_t mask) {
     for (int dst = 0; dst < kUnits; ++dst)
@@ -242,7 +243,7 @@ bool Engine::unit_step(int u) {
 }
 
 // Dispatches as far as the queues, barriers and syncs allow at `now`; whether it did anything.
-bool Engine::controller_step(const std::function<std::optional<std::uint64_t>(Engine&)>& sync) {
+bool Engine::controller_step(const std::function<std::optional<std::uint64_t>(Engine&, const PlannedOp&)>& sync) {
   Controller& c = controller;
   bool progress = false;
   const auto dispatch = static_cast<std::uint64_t>(config.controller.dispatch_cycles);
@@ -265,10 +266,10 @@ bool Engine::controller_step(const std::function<std::optional<std::uint64_t>(En
           c.at_sync = true;
           progress = true;
         }
-        const std::optional<std::uint64_t> release = sync(*this);
+        const std::optional<std::uint64_t> release = sync(*this, op);
         if (!release || now < *release) return progress;
         c.at_sync = false;
-        ++c.syncs_passed;
+        ++c.syncs_passed[{op.sync_first, op.sync_count}];
       }
       listener.control(op, c.ready, now);
       c.last_dispatch = now;
@@ -373,12 +374,16 @@ struct Machine::State {
   bool started = false;
   std::uint64_t now = 0;
 
-  // The rendezvous of the current sync: when the last engine arrived.
-  std::size_t sync_arrived = 0;
-  std::uint64_t sync_last_arrival = 0;
-  std::optional<std::uint64_t> sync_release;
-  std::uint64_t sync_round = 0;  // syncs each engine has passed before this one
-  std::optional<std::uint64_t> sync_of(Engine& e);
+  // Per sync group (first engine, count): the syncs its members have passed before the one
+  // they meet at now, and when that one releases them.
+  struct Rendezvous {
+    std::uint64_t round = 0;
+    std::size_t arrived = 0;
+    std::uint64_t last_arrival = 0;
+    std::optional<std::uint64_t> release;
+  };
+  std::map<std::pair<int, int>, Rendezvous> rendezvous;
+  std::optional<std::uint64_t> sync_of(Engine& e, const PlannedOp& op);
 
   bool halted() const {
     for (const auto& e : engines)
@@ -390,34 +395,39 @@ struct Machine::State {
   std::string deadlock_message() const;
 };
 
-// An engine at a sync: counted once per round; when all have arrived, everyone goes on
-// engines.sync_cycles after the last arrival. Returns the release cycle once known.
-std::optional<std::uint64_t> Machine::State::sync_of(Engine& e) {
-  if (engines.size() == 1) return now;
-  if (sync_release && e.controller.syncs_passed != sync_round) return std::nullopt;  // the round before is closing
-  if (!sync_release) {
-    sync_round = e.controller.syncs_passed;
-    // Each engine arrives once: count engines at a sync whose passed count equals this round's.
+// An engine at a sync of group G: once all of G's members are at their sync of this round, all
+// go on engines.sync_cycles after the last arrival. Returns the release cycle once known.
+std::optional<std::uint64_t> Machine::State::sync_of(Engine& e, const PlannedOp& op) {
+  if (op.sync_count <= 1) return now;
+  const std::pair<int, int> group{op.sync_first, op.sync_count};
+  Rendezvous& r = rendezvous[group];
+  const std::uint64_t mine = e.controller.syncs_passed[group];
+  if (r.release && mine != r.round) return std::nullopt;  // the round before is still closing
+  auto waiting_here = [&](const Engine& other) {
+    if (!other.controller.at_sync || other.controller.next >= other.plan.ops.size()) return false;
+    const PlannedOp& at = other.plan.ops[other.controller.next];
+    const auto it = other.controller.syncs_passed.find(group);
+    const std::uint64_t passed = it == other.controller.syncs_passed.end() ? 0 : it->second;
+    return at.sync_first == op.sync_first && at.sync_count == op.sync_count && passed == mine;
+  };
+  if (!r.release) {
+    r.round = mine;
     std::size_t arrived = 0;
-    for (const auto& other : engines)
-      if (other->controller.at_sync && other->controller.syncs_passed == e.controller.syncs_passed) ++arrived;
-    if (arrived > sync_arrived) {
-      sync_arrived = arrived;
-      sync_last_arrival = now;
+    for (int m = op.sync_first; m < op.sync_first + op.sync_count; ++m) arrived += waiting_here(*engines[m]);
+    if (arrived > r.arrived) {
+      r.arrived = arrived;
+      r.last_arrival = now;
     }
-    if (sync_arrived < engines.size()) return std::nullopt;
-    sync_release = sync_last_arrival + static_cast<std::uint64_t>(config.engines.sync_cycles);
+    if (r.arrived < op.sync_count) return std::nullopt;
+    r.release = r.last_arrival + static_cast<std::uint64_t>(config.engines.sync_cycles);
   }
-  const std::uint64_t release = *sync_release;
+  const std::uint64_t release = *r.release;
   if (now >= release) {
-    // The last engine to pass closes the round.
+    // The last member to pass closes the round.
     std::size_t still_waiting = 0;
-    for (const auto& other : engines)
-      if (other.get() != &e && other->controller.at_sync) ++still_waiting;
-    if (still_waiting == 0) {
-      sync_release.reset();
-      sync_arrived = 0;
-    }
+    for (int m = op.sync_first; m < op.sync_first + op.sync_count; ++m)
+      if (engines[m].get() != &e && waiting_here(*engines[m])) ++still_waiting;
+    if (still_waiting == 0) r = Rendezvous{};
   }
   return release;
 }
@@ -425,7 +435,7 @@ std::optional<std::uint64_t> Machine::State::sync_of(Engine& e) {
 // One pass over everything at `now`, arbiters last.
 bool Machine::State::step_once() {
   bool progress = false;
-  const auto sync = [this](Engine& e) { return sync_of(e); };
+  const auto sync = [this](Engine& e, const PlannedOp& op) { return sync_of(e, op); };
   for (auto& e : engines) {
     e->now = now;
     progress |= e->channels.advance(now);
@@ -448,7 +458,8 @@ std::optional<std::uint64_t> Machine::State::next_cycle() const {
   };
   for (const auto& e : engines) earliest(e->next_cycle());
   earliest(bus.next_cycle());
-  if (sync_release && *sync_release > now) earliest(*sync_release);
+  for (const auto& [group, r] : rendezvous)
+    if (r.release && *r.release > now) earliest(*r.release);
   // Whatever was due has been handled at `now`: an event not after it is a bug of this core.
   if (next && *next <= now)
     throw std::logic_error(fmt::format("timing core: an event at cycle {} is left after cycle {} was handled", *next, now));

@@ -70,6 +70,33 @@ TEST_CASE("a sync releases every engine sync_cycles after the last one arrives",
   CHECK(run(program({slow, sync(), halt()}), engines(1)).cycles == alone);
 }
 
+TEST_CASE("engines in different sync groups meet only their own group", "[engines]") {
+  // Engines 0-1 and 2-3 each meet twice in their own pair; the fast pair finishes first.
+  auto pair_sync = [](int first) {
+    auto s = sync();
+    s.set(npu::isa::Field::group_first, first);
+    s.set(npu::isa::Field::group_count, 2);
+    return s;
+  };
+  const auto small = gemm(0, 0x10000, 0x20000, 16, 16, 16), big = gemm(0, 0x10000, 0x20000, 64, 64, 64);
+  const auto r = run(streams({small, pair_sync(0), small, pair_sync(0), halt(),
+                              small, pair_sync(0), small, pair_sync(0), halt(),
+                              big, pair_sync(2), big, pair_sync(2), halt(),
+                              small, pair_sync(2), small, pair_sync(2), halt()},
+                             {0, 5, 10, 15}),
+                     engines(4));
+  REQUIRE(r.engines.size() == 4);
+  CHECK(r.engines[0].end_cycle == r.engines[1].end_cycle);
+  CHECK(r.engines[2].end_cycle == r.engines[3].end_cycle);
+  CHECK(r.engines[0].end_cycle < r.engines[2].end_cycle);
+  CHECK(r.cycles == r.engines[2].end_cycle);
+  // The slow pair alone on a two-engine NPU takes as long as beside the fast pair (no DDR here).
+  const auto alone = run(streams({big, pair_sync(0), big, pair_sync(0), halt(), small, pair_sync(0), small, pair_sync(0), halt()},
+                                 {0, 5}),
+                         engines(2));
+  CHECK(alone.cycles == r.cycles);
+}
+
 TEST_CASE("the two-engine convolution gives the one-engine program's output, faster, and the estimate's cycles",
           "[engines]") {
   const std::string dir = std::string(NPUSIM_SOURCE_DIR) + "/examples/";
@@ -105,7 +132,13 @@ TEST_CASE("the two-engine convolution gives the one-engine program's output, fas
 TEST_CASE("streams that do not meet, or more streams than engines, are one-line errors", "[engines]") {
   const auto g = gemm(0, 0x10000, 0x20000, 16, 16, 16);
   CHECK(error_of(streams({g, sync(), halt(), g, halt()}, {0, 3}), engines(2)) ==
-        "engine 1 has 0 sync(s), engine 0 1: every stream must meet the others at each");
+        "engine 1 has 0 sync(s) of engines 0-1, engine 0 1: every member must meet the others at each");
+  auto out_of_group = sync();
+  out_of_group.set(npu::isa::Field::group_first, 1);
+  out_of_group.set(npu::isa::Field::group_count, 1);
+  CHECK(error_of(streams({g, out_of_group, halt(), g, halt()}, {0, 3}), engines(2)) ==
+        "instruction #1 (sync) (engine 0): group_first 1 group_count 1 must lie within the program's 2 engine(s) and "
+        "include engine 0");
   CHECK(error_of(streams({g, halt(), g, halt()}, {0, 2}), engines(1)) ==
         "the program has 2 engine streams, the config 1 engine(s) (engines.count)");
   CHECK(error_of(streams({g, g, halt(), g, halt()}, {0, 1}), engines(2)) ==

@@ -1,0 +1,60 @@
+"""`npusim concurrent`: several models on one simulated NPU, each on its engines, sharing the DDR."""
+import json
+
+import pytest
+
+from conftest import assert_one_line_error
+
+TINY = "models/tiny_convnet.onnx"
+CNN = "models/exported/fashion_mnist_cnn.onnx"
+SQUEEZE = "models/exported/squeezenet1_1.onnx"
+
+
+@pytest.fixture
+def two_engines(root, tmp_path):
+    path = tmp_path / "two.yaml"
+    path.write_text(f"base: {root / 'configs' / 'default.yaml'}\nname: default-x2\nengines:\n  count: 2\n")
+    return path
+
+
+def test_two_models_together_beat_one_after_another(npusim, root, tmp_path, two_engines):
+    out = tmp_path / "c.json"
+    r = npusim("concurrent", root / SQUEEZE, root / CNN, "-c", two_engines, "--json", out, "--trace", tmp_path / "t.json")
+    assert r.code == 0, r.err
+    c = json.loads(out.read_text())
+    squeeze, cnn = c["models"]
+    assert (squeeze["first_engine"], squeeze["engine_count"]) == (0, 1)
+    assert (cnn["first_engine"], cnn["engine_count"]) == (1, 1)
+    for m in c["models"]:
+        assert m["together_cycles"] >= m["solo_cycles"] > 0   # sharing the DDR never helps
+    assert c["makespan_cycles"] == max(m["together_cycles"] for m in c["models"])
+    assert c["makespan_cycles"] < c["sum_solo_cycles"]
+    assert "slowdown" in r.out and "makespan" in r.out
+    trace = json.loads((tmp_path / "t.json").read_text())
+    assert {e["pid"] for e in trace["traceEvents"] if e.get("ph") == "X"} == {1, 2}   # a group per engine
+
+
+def test_alone_is_the_models_own_timing_only_run(npusim, root, tmp_path, two_engines):
+    """A model's `alone` figure is what `npusim run --timing-only` gives it on a one-engine NPU."""
+    out, run = tmp_path / "c.json", tmp_path / "r.json"
+    assert npusim("concurrent", root / TINY, root / CNN, "-c", two_engines, "--json", out).code == 0
+    assert npusim("run", root / TINY, "-c", root / "configs" / "default.yaml", "--timing-only",
+                  "--json", run, "--quiet").code == 0
+    assert json.loads(out.read_text())["models"][0]["solo_cycles"] == json.loads(run.read_text())["cycles"]
+
+
+@pytest.mark.parametrize("spec, needles", [
+    ("tiny_convnet=0-1,fashion_mnist_cnn=1", ["engine 1 is already tiny_convnet's"]),
+    ("tiny_convnet=0,fashion_mnist_cnn=1-2", ["engines 1-2 are not within the config's 0-1"]),
+    ("tiny_convnet=0,resnet=1", ["no model named resnet"]),
+    ("tiny_convnet=0", ["gives fashion_mnist_cnn no engines"]),
+    ("tiny_convnet:0,fashion_mnist_cnn=1", ["expected NAME=FIRST-LAST"]),
+])
+def test_bad_engine_assignments_are_one_line(npusim, root, two_engines, spec, needles):
+    r = npusim("concurrent", root / TINY, root / CNN, "-c", two_engines, "--engines", spec)
+    assert_one_line_error(r, *needles)
+
+
+def test_a_model_with_cpu_steps_is_refused_by_name(npusim, root, two_engines):
+    r = npusim("concurrent", root / TINY, root / "models/exported/gpt_tiny_decode.onnx", "-c", two_engines)
+    assert_one_line_error(r, "gpt_tiny_decode.onnx", "whole on the NPU")
