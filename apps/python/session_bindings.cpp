@@ -17,8 +17,10 @@
 #include "compiler/quant/quant_spelling.h"
 #include "container/compiled_model.h"
 #include "isa/program.h"
+#include "report/concurrent_report.h"
 #include "report/model_report.h"
 #include "report/stream_report.h"
+#include "runtime/concurrent.h"
 #include "runtime/engine.h"
 #include "runtime/host_time_model.h"
 
@@ -258,6 +260,20 @@ void bind_session(py::module_& m) {
         py::arg("activations") = compiler::QuantSpelling{}.activations, py::arg("accuracy_target") = "",
         py::arg("keep_fp16") = "", py::arg("weights") = "", py::arg("group_size") = "");
   m.def("model_from_bytes", &model_from_bytes, py::arg("data"), py::arg("origin"));
+  m.def("concurrent",
+        [](const std::vector<std::string>& paths, const HardwareConfig& config, const std::string& engines,
+           const std::string& precision) {
+          std::string json;
+          {
+            py::gil_scoped_release release;
+            compiler::CompileOptions options;
+            options.precision = container::parse_precision(precision);
+            const auto models = runtime::assign_engines(paths, engines, config.engines.count);
+            json = report::concurrent_json(runtime::run_concurrent(models, config, options, false), config).dump();
+          }
+          return json;
+        },
+        py::arg("paths"), py::arg("config"), py::arg("engines"), py::arg("precision"));
 
   py::class_<runtime::OnnxModelInfo, std::shared_ptr<runtime::OnnxModelInfo>>(m, "OnnxBoundary",
                                                                             "an ONNX file's declared inputs/outputs");

@@ -52,6 +52,16 @@ def host_time(model, config, input_shapes=None):
     return {"flops": flops, "us": _core.host_compute_us(flops, config)}
 
 
+def concurrent(models, config, engines=None, precision="int8"):
+    """Several models on one simulated NPU at once, as `npusim concurrent`: each compiled for its
+    engines (`engines`: {"name": (first, last)} by file name without extension, or None for an
+    even split), run together. Returns the JSON report as a dict: per model its engines,
+    solo_cycles, together_cycles and slowdown; makespan_cycles and sum_solo_cycles."""
+    config = load_config(config)
+    spec = ",".join(f"{name}={first}-{last}" for name, (first, last) in (engines or {}).items())
+    return json.loads(_core.concurrent([os.fspath(m) for m in models], config, spec, precision))
+
+
 def compile(model, config, precision="int8", calib=None, strict=False, input_shapes=None, device="sim",
             input_misalignment_bytes=0, calib_method=None, calib_percentile=None, activations=None,
             accuracy_target=None, keep_fp16=None, weights=None, group_size=None):
