@@ -141,3 +141,18 @@ def test_bad_spec_from_the_command_line(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.strip() == (f"npusim sweep: error: {spec}: axes.sram.capcity_kib: unknown config key, "
                                    "did you mean \"sram.capacity_kib\"?")
+
+
+def test_engines_is_a_sweep_axis_and_scales_area_and_peak():
+    """`engines: [1, 4]` sweeps engines.count; every engine brings its array, scratchpad, lanes
+    and DMA, so the per-engine parts of the area and the peak scale by the count."""
+    from npusim.config import load_config, with_values
+    from npusim.config_key_paths import resolve
+    assert resolve("engines") == "engines.count"
+    base = load_config(str(ROOT / "configs" / "default.yaml"))
+    one, four = base, with_values(base, {"engines.count": 4})
+    a, b = one.costs(), four.costs()
+    for part in ("sram", "mac_array", "vector", "dma"):
+        assert b[f"area_{part}_mm2"] == pytest.approx(4 * a[f"area_{part}_mm2"], rel=1e-9)
+        assert b[f"leakage_{part}_mw"] == pytest.approx(4 * a[f"leakage_{part}_mw"], rel=1e-9)
+    assert b["area_fixed_mm2"] == pytest.approx(a["area_fixed_mm2"])

@@ -15,6 +15,7 @@ ALIASES = {
     "frequency_mhz": "clock.frequency_mhz",
     "clock_mhz": "clock.frequency_mhz",
     "ddr_model": "ddr.model",
+    "engines": "engines.count",
 }
 
 
