@@ -127,6 +127,52 @@ class Fitter {
     return least_squares(p);
   }
 
+  // Standard deviation of each coordinate at `u`: s^2 (J^T J)^-1 with J the residuals'
+  // forward-difference Jacobian and s^2 the residual variance (sum of squares / (m - p)).
+  std::vector<std::optional<double>> uncertainties(const Vector& u, const std::vector<std::size_t>& subset) {
+    const std::size_t p = coords_.size();
+    std::vector<std::optional<double>> out(p);
+    const Vector r0 = residuals(u, subset);
+    const std::size_t m = r0.size();
+    if (m <= p) return out;
+    std::vector<Vector> jac(p);
+    for (std::size_t j = 0; j < p; ++j) {
+      Vector v = u;
+      const double h = coords_[j].difference_step();
+      v[j] = u[j] + h <= coords_[j].upper() ? u[j] + h : u[j] - h;
+      const double step = v[j] - u[j];
+      const Vector r1 = residuals(v, subset);
+      for (std::size_t k = 0; k < m; ++k) jac[j].push_back((r1[k] - r0[k]) / step);
+    }
+    double ssr = 0;
+    for (double r : r0) ssr += r * r;
+    const double variance = ssr / static_cast<double>(m - p);
+    // (J^T J)^-1 by Gauss-Jordan on [A | I]; a singular A leaves every key without a figure.
+    std::vector<Vector> a(p, Vector(2 * p, 0.0));
+    for (std::size_t i = 0; i < p; ++i) {
+      for (std::size_t j = 0; j < p; ++j)
+        for (std::size_t k = 0; k < m; ++k) a[i][j] += jac[i][k] * jac[j][k];
+      a[i][p + i] = 1;
+    }
+    for (std::size_t col = 0; col < p; ++col) {
+      std::size_t pivot = col;
+      for (std::size_t row = col + 1; row < p; ++row)
+        if (std::fabs(a[row][col]) > std::fabs(a[pivot][col])) pivot = row;
+      if (std::fabs(a[pivot][col]) < 1e-12) return out;
+      std::swap(a[col], a[pivot]);
+      const double d = a[col][col];
+      for (double& x : a[col]) x /= d;
+      for (std::size_t row = 0; row < p; ++row)
+        if (row != col && a[row][col] != 0) {
+          const double f = a[row][col];
+          for (std::size_t k = 0; k < 2 * p; ++k) a[row][k] -= f * a[col][k];
+        }
+    }
+    for (std::size_t j = 0; j < p; ++j)
+      if (a[j][p + j] >= 0) out[j] = std::sqrt(variance * a[j][p + j]);
+    return out;
+  }
+
   // Sum of the simulated layers a measured layer stands for.
   double layer_time(const SimulatedCase& s, std::size_t index, std::size_t layer) const {
     double t = 0;
@@ -198,6 +244,13 @@ Calibration calibrate(const HardwareConfig& base, std::vector<ModelCase> cases, 
   Calibration out;
   out.base = base;
   out.fitted = base;
+  for (const FitKey& key : options.keys) {
+    const auto p = base.provenance.find(key.path());
+    if (p != base.provenance.end() && p->second.kind == KeyProvenance::Kind::Public && !options.allow_public)
+      throw std::runtime_error(fmt::format("--fit {}: {} marks it public ({}); a published value stays as published: fit "
+                                           "what is not published, or pass --allow-public",
+                                           key.path(), base.name, p->second.detail));
+  }
   Fitter fitter(base, cases, options);
   const std::size_t n = cases.size();
   std::vector<std::size_t> everything = all_but(n, n);
@@ -251,10 +304,13 @@ Calibration calibrate(const HardwareConfig& base, std::vector<ModelCase> cases, 
   out.reason = result.reason;
   const HardwareConfig fitted = fitter.config_at(u);
 
+  const std::vector<std::optional<double>> sigma = out.converged ? fitter.uncertainties(u, everything)
+                                                                  : std::vector<std::optional<double>>(fitter.coords().size());
   for (std::size_t j = 0; j < fitter.coords().size(); ++j) {
     const auto& c = fitter.coords()[j];
-    KeyFit k{c.key, key_value(c.key, base), key_value(c.key, fitted), false};
+    KeyFit k{c.key, key_value(c.key, base), key_value(c.key, fitted), false, std::nullopt};
     k.at_bound = std::fabs(u[j] - c.lower()) < 1e-9 || std::fabs(u[j] - c.upper()) < 1e-9;
+    if (sigma[j]) k.uncertainty = std::fabs(c.to_x(u[j] + *sigma[j]) - c.to_x(u[j]));
     out.keys.push_back(k);
   }
 
@@ -265,6 +321,13 @@ Calibration calibrate(const HardwareConfig& base, std::vector<ModelCase> cases, 
     f.base_us = base_us[i];
     f.fitted_us = fitter.evaluate(u, i).latency_us;
     out.cases.push_back(f);
+  }
+  {
+    Vector errors;
+    for (std::size_t i = 0; i < n; ++i) errors.push_back(std::fabs(out.cases[i].fitted_us / geometric_mean(cases[i].latencies_us) - 1));
+    std::sort(errors.begin(), errors.end());
+    out.training_median_abs_error =
+        errors.size() % 2 ? errors[errors.size() / 2] : 0.5 * (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]);
   }
 
   if (!out.converged) {
@@ -357,10 +420,11 @@ std::string format_calibration(const Calibration& c) {
   for (const auto& r : c.rounds) out += "  " + r + "\n";
   out += fmt::format("  {} compilations, {} simulations\n\n", c.compilations, c.simulations);
 
-  out += fmt::format("{:<28} {:>14} {:>14} {:>9}  {:<10} {}\n", "key", "base", "fitted", "change", "unit",
-                     "plausible range");
+  out += fmt::format("{:<28} {:>14} {:>14} {:>12} {:>9}  {:<10} {}\n", "key", "base", "fitted", "± 1 sigma", "change",
+                     "unit", "plausible range");
   for (const auto& k : c.keys)
-    out += fmt::format("{:<28} {:>14} {:>14} {:>9}  {:<10} [{}, {}]{}\n", k.key.path(), number(k.base), number(k.fitted),
+    out += fmt::format("{:<28} {:>14} {:>14} {:>12} {:>9}  {:<10} [{}, {}]{}\n", k.key.path(), number(k.base),
+                       number(k.fitted), k.uncertainty ? number(*k.uncertainty) : "-",
                        k.base != 0 ? percent(k.fitted / k.base - 1) : "-", k.key.unit(), number(k.key.min()),
                        number(k.key.max()), k.at_bound ? "  <- at the edge of its plausible range" : "");
 
@@ -377,8 +441,12 @@ std::string format_calibration(const Calibration& c) {
       out += fmt::format("{:<26} {:>18} {:>12}  {}{}\n", f.label, measured_text(f.measured_us), ms(*f.leave_one_out_us),
                          errors_text(*f.leave_one_out_us, f.measured_us),
                          f.leave_one_out_converged ? "" : "  (that fit did not converge)");
-    out += fmt::format("median |error| {:.1f}% (against the geometric mean of each model's measurements)\n",
-                       100.0 * *c.leave_one_out_median_abs_error);
+    out += fmt::format("median |error| {:.1f}% (against the geometric mean of each model's measurements); training "
+                       "median |error| {:.1f}%{}\n",
+                       100.0 * *c.leave_one_out_median_abs_error, 100.0 * c.training_median_abs_error,
+                       c.overfit() ? ": more than twice the training error, the fit follows these models rather than "
+                                     "the device"
+                                   : "");
   } else if (!c.leave_one_out_note.empty()) {
     out += "\n" + c.leave_one_out_note + "\n";
   }

@@ -5,6 +5,7 @@
 // own compile (simulated_latency.h). Leave-one-out: each model predicted by the fit made
 // without it, the honest estimate of how well the fit predicts a model it has not seen.
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,12 +23,19 @@ struct CalibrationOptions {
   int max_iterations = 40;          // per fit
   int max_rounds = 6;               // recompile-and-refit rounds
   std::vector<ModelCase> predict;   // predicted with the fitted config, never fitted to
+  // A key the base marks public (a published figure: DDR bandwidth, channel count, engine count,
+  // clock) is refused unless this is set: a fitted preset keeps physical keys physical.
+  bool allow_public = false;
 };
 
 struct KeyFit {
   FitKey key;
   double base = 0, fitted = 0;
   bool at_bound = false;  // the fit ended on the plausible range's edge: it wanted to go further
+  // One standard deviation of the fitted value (same unit), from the residuals' spread and the
+  // Jacobian at the fit; absent when the measurements cannot pin the key (fewer residuals than
+  // keys, or keys that move the latencies alike).
+  std::optional<double> uncertainty;
 };
 
 struct CaseFit {
@@ -56,6 +64,14 @@ struct Calibration {
   std::string leave_one_out_note;  // why there is no leave-one-out table, if there is none
   std::size_t compilations = 0, simulations = 0;
   std::optional<double> leave_one_out_median_abs_error;  // fraction
+  double training_median_abs_error = 0;                   // fraction: the fitted models against their measurements
+  // The leave-one-out error is more than twice the training error (and above the
+  // kOverfitFloor of simulation noise): the fit follows these models, not the device.
+  bool overfit() const {
+    return leave_one_out_median_abs_error &&
+           *leave_one_out_median_abs_error > std::max(2 * training_median_abs_error, kOverfitFloor);
+  }
+  static constexpr double kOverfitFloor = 0.01;
 };
 
 // Throws one line for bad input: a model that does not compile, a key that changes no

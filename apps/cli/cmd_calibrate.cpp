@@ -35,6 +35,8 @@ int run_calibrate(const std::vector<std::string>& args) {
       ("no-leave-one-out", po::bool_switch(), "skip the leave-one-out table (one extra fit per model)")
       ("max-iterations", po::value<int>()->default_value(40), "iterations per fit before it counts as not converged")
       ("name", po::value<std::string>(), "name of the fitted config (default: the output file's stem)")
+      ("allow-public", po::bool_switch(), "fit keys the base config marks public (published figures) too")
+      ("force", po::bool_switch(), "write the fit even when its leave-one-out error is more than twice its training error")
       ("quiet,q", po::bool_switch(), "print nothing but errors");
   po::positional_options_description pos;
   auto vm = parse_command_line(
@@ -50,6 +52,7 @@ int run_calibrate(const std::vector<std::string>& args) {
   options.fit_layers = (*vm)["layers"].as<bool>();
   options.leave_one_out = !(*vm)["no-leave-one-out"].as<bool>();
   options.max_iterations = (*vm)["max-iterations"].as<int>();
+  options.allow_public = (*vm)["allow-public"].as<bool>();
   if (options.max_iterations < 1) throw std::runtime_error("--max-iterations must be at least 1");
   const std::string device = (*vm)["device"].as<std::string>();
   const auto files = (*vm)["measurements"].as<std::vector<std::string>>();
@@ -64,6 +67,13 @@ int run_calibrate(const std::vector<std::string>& args) {
   if (!quiet) fmt::print("{}", calibrate::format_calibration(result));
 
   const std::string output = (*vm)["output"].as<std::string>();
+  if (result.converged && result.overfit() && !(*vm)["force"].as<bool>()) {
+    fmt::print(stderr,
+               "npusim calibrate: error: leave-one-out median |error| {:.1f}% is more than twice the training error "
+               "{:.1f}%: an overfit (fit fewer keys or add measurements; --force writes it anyway); {} not written\n",
+               100 * *result.leave_one_out_median_abs_error, 100 * result.training_median_abs_error, output);
+    return kExitError;
+  }
   const std::string name =
       vm->count("name") ? (*vm)["name"].as<std::string>() : std::filesystem::path(output).stem().string();
   std::vector<std::string> file_names;

@@ -173,3 +173,48 @@ def test_snapdragon_fitted_predicts_held_out_ai_hub_figures(npusim, root, tmp_pa
         error = simulated_ms[name] / float(measured_ms) - 1
         print(f"{name} {precision}: simulated {simulated_ms[name]:.4f} ms, published {measured_ms} ms, {error:+.1%}")
         assert abs(error) <= 0.25
+
+
+def test_a_public_key_is_refused_unless_allowed(npusim, root, tmp_path, simulated):
+    """A fitted preset keeps published figures: the base marks ddr.bandwidth_gbps public."""
+    start = config(tmp_path / "start.yaml", root, "start", 1300, 2.4, 10)
+    start.write_text(start.read_text() + 'provenance:\n  ddr.bandwidth_gbps: "public vendor datasheet"\n')
+    r = npusim("calibrate", "-c", start, "-m", simulated, "--fit", "clock.frequency_mhz,ddr.bandwidth_gbps",
+               "-o", tmp_path / "f.yaml", "--no-leave-one-out")
+    assert_one_line_error(r, "--fit ddr.bandwidth_gbps", "marks it public (vendor datasheet)", "--allow-public")
+    assert not (tmp_path / "f.yaml").exists()
+    r = npusim("calibrate", "-c", start, "-m", simulated, "--fit", "clock.frequency_mhz,ddr.bandwidth_gbps",
+               "-o", tmp_path / "f.yaml", "--no-leave-one-out", "--allow-public")
+    assert r.code == 0, r.err
+
+
+def test_each_fitted_key_has_an_uncertainty(npusim, root, tmp_path, simulated):
+    """The recovery fits exact simulated latencies: each key's sigma is tiny against its value."""
+    start = config(tmp_path / "start.yaml", root, "start", 1300, 2.4, 10)
+    r = npusim("calibrate", "-c", start, "-m", simulated, "--fit", ",".join(TRUTH),
+               "-o", tmp_path / "f.yaml", "--no-leave-one-out")
+    assert r.code == 0, r.err
+    assert "± 1 sigma" in r.out
+    for key in TRUTH:
+        row = next(l for l in r.out.splitlines() if l.startswith(key))
+        fitted, sigma = float(row.split()[2]), float(row.split()[3])
+        assert 0 <= sigma < 0.05 * fitted, row
+
+
+def test_an_overfit_is_refused_unless_forced(npusim, root, tmp_path):
+    """Two models whose measurements disagree with each other (one 3x slower than the model
+    says, one 3x faster) fitted with a key each: the fit matches both, and each model predicted
+    without it misses widely, far beyond twice the training error."""
+    rows = ["model,input_shape,precision,latency_ms"]
+    for m, factor in (("models/tiny_convnet.onnx", 3.0), ("models/exported/squeezenet1_1.onnx", 1 / 3)):
+        out = tmp_path / "run.json"
+        assert npusim("run", root / m, "-c", root / "configs/default.yaml", "--timing-only", "--json", out, "-q").code == 0
+        rows.append(f"{root / m},,int8,{json.loads(out.read_text())['latency_us'] * factor / 1000:.9g}")
+    csv = tmp_path / "m.csv"
+    csv.write_text("\n".join(rows) + "\n")
+    fit = ["--fit", "clock.frequency_mhz,host.launch_us", "-o", tmp_path / "f.yaml"]
+    r = npusim("calibrate", "-c", root / "configs/default.yaml", "-m", csv, *fit)
+    assert r.code != 0
+    assert "more than twice the training error" in r.err and "--force" in r.err
+    assert not (tmp_path / "f.yaml").exists()
+    assert npusim("calibrate", "-c", root / "configs/default.yaml", "-m", csv, *fit, "--force").code == 0
