@@ -4,7 +4,8 @@
     python3 scripts/make_models.py --out DIR [--only NAME] [--input-size N]
 
 Models: tiny_convnet (the bundled default, models/tiny_convnet.onnx), resnet18, resnet50,
-mobilenetv2, yolo_style. Weights are He-initialised and BatchNorm statistics are random but
+mobilenetv2, yolo_style; with --only also squeezenet11 (SqueezeNet 1.1) and inception_v3
+(299 x 299), the models of the public device figures in configs/measurements/. Weights are He-initialised and BatchNorm statistics are random but
 sane, so activations stay in a realistic range for quantisation. --input-size N makes the
 image input N x N (the weights stay the same) for fast tests.
 """
@@ -51,15 +52,17 @@ class Builder:
         self.nodes.append(helper.make_node(op, inputs, [out], name=name, **attrs))
         return out
 
-    def conv(self, x, cin, cout, k, stride=1, group=1, bias=False, base="conv"):
-        fan_in = cin // group * k * k
-        w = self.rng.normal(0, np.sqrt(2.0 / fan_in), (cout, cin // group, k, k)).astype(np.float32)
+    def conv(self, x, cin, cout, k, stride=1, group=1, bias=False, base="conv", valid=False):
+        """k: an int (k x k) or (kh, kw); padded to keep the size ("same"), unless valid."""
+        kh, kw = (k, k) if isinstance(k, int) else k
+        fan_in = cin // group * kh * kw
+        w = self.rng.normal(0, np.sqrt(2.0 / fan_in), (cout, cin // group, kh, kw)).astype(np.float32)
         inputs = [x, self.const(base + "_w", w)]
         if bias:
             inputs.append(self.const(base + "_b", self.rng.normal(0, 0.05, cout).astype(np.float32)))
-        p = k // 2
-        return self.node("Conv", inputs, base, kernel_shape=[k, k], strides=[stride, stride],
-                         pads=[p, p, p, p], group=group)
+        ph, pw = (0, 0) if valid else (kh // 2, kw // 2)
+        return self.node("Conv", inputs, base, kernel_shape=[kh, kw], strides=[stride, stride],
+                         pads=[ph, pw, ph, pw], group=group)
 
     def bn(self, x, c, base="bn"):
         scale = self.rng.uniform(0.5, 1.0, c).astype(np.float32)
@@ -70,8 +73,9 @@ class Builder:
                      (("_scale", scale), ("_shift", shift), ("_mean", mean), ("_var", var))]
         return self.node("BatchNormalization", ins, base, epsilon=1e-5)
 
-    def cbr(self, x, cin, cout, k, stride=1, group=1, act="Relu", base="layer"):
-        y = self.bn(self.conv(x, cin, cout, k, stride, group, base=base + "_conv"), cout, base=base + "_bn")
+    def cbr(self, x, cin, cout, k, stride=1, group=1, act="Relu", base="layer", valid=False):
+        y = self.bn(self.conv(x, cin, cout, k, stride, group, base=base + "_conv", valid=valid), cout,
+                    base=base + "_bn")
         if act == "Relu":
             return self.node("Relu", [y], base + "_relu")
         if act == "Relu6":
@@ -170,6 +174,108 @@ def mobilenetv2():
     return b.model("input", image_shape("mobilenetv2", 224), [y])
 
 
+def squeezenet11():
+    """SqueezeNet 1.1 (Iandola et al. 2016; the torchvision variant): fire modules, biased convs
+    without BatchNorm, a 1x1 conv classifier."""
+    b = Builder("squeezenet11", 11)
+
+    def relu_conv(x, cin, cout, k, base, stride=1, valid=False):
+        return b.node("Relu", [b.conv(x, cin, cout, k, stride, bias=True, base=base, valid=valid)], base + "_relu")
+
+    def fire(x, cin, squeeze, expand, base):
+        s = relu_conv(x, cin, squeeze, 1, base + "_squeeze")
+        return b.node("Concat", [relu_conv(s, squeeze, expand, 1, base + "_e1"),
+                                 relu_conv(s, squeeze, expand, 3, base + "_e3")], base + "_concat", axis=1)
+
+    def pool(x, base):
+        return b.node("MaxPool", [x], base, kernel_shape=[3, 3], strides=[2, 2])
+
+    x = pool(relu_conv("input", 3, 64, 3, "stem", stride=2, valid=True), "pool1")
+    x = fire(x, 64, 16, 64, "fire2")
+    x = pool(fire(x, 128, 16, 64, "fire3"), "pool3")
+    x = fire(x, 128, 32, 128, "fire4")
+    x = pool(fire(x, 256, 32, 128, "fire5"), "pool5")
+    for i, (cin, sq, ex) in enumerate([(256, 48, 192), (384, 48, 192), (384, 64, 256), (512, 64, 256)]):
+        x = fire(x, cin, sq, ex, f"fire{6 + i}")
+    x = relu_conv(x, 512, 1000, 1, "classifier")
+    x = b.node("GlobalAveragePool", [x], "gap")
+    y = b.node("Flatten", [x], "flatten", axis=1)
+    return b.model("input", image_shape("squeezenet11", 224), [y])
+
+
+def inception_v3():
+    """Inception-v3 (Szegedy et al. 2015; the torchvision layout without the auxiliary head) at
+    299 x 299: factorised 1xn / nx1 convolutions, average-pool branches, concats of 4 branches."""
+    b = Builder("inception_v3", 3)
+
+    def cbr(x, cin, cout, k, base, stride=1, valid=False):
+        return b.cbr(x, cin, cout, k, stride, base=base, valid=valid)
+
+    def concat(parts, base):
+        return b.node("Concat", parts, base + "_concat", axis=1)
+
+    def avg_branch(x, cin, cout, base):
+        p = b.node("AveragePool", [x], base + "_avg", kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1],
+                   count_include_pad=1)
+        return cbr(p, cin, cout, 1, base)
+
+    def max_pool(x, base):
+        return b.node("MaxPool", [x], base, kernel_shape=[3, 3], strides=[2, 2])
+
+    def block_a(x, cin, pool_features, base):
+        d = cbr(cbr(cbr(x, cin, 64, 1, base + "_d1"), 64, 96, 3, base + "_d2"), 96, 96, 3, base + "_d3")
+        return concat([cbr(x, cin, 64, 1, base + "_1x1"),
+                       cbr(cbr(x, cin, 48, 1, base + "_5a"), 48, 64, 5, base + "_5b"),
+                       d, avg_branch(x, cin, pool_features, base + "_pool")], base), 224 + pool_features
+
+    def block_b(x, cin, base):
+        d = cbr(cbr(cbr(x, cin, 64, 1, base + "_d1"), 64, 96, 3, base + "_d2"), 96, 96, 3, base + "_d3",
+                stride=2, valid=True)
+        return concat([cbr(x, cin, 384, 3, base + "_3x3", stride=2, valid=True), d, max_pool(x, base + "_max")],
+                      base), cin + 480
+
+    def block_c(x, c7, base):
+        s = cbr(cbr(cbr(x, 768, c7, 1, base + "_7a"), c7, c7, (1, 7), base + "_7b"), c7, 192, (7, 1), base + "_7c")
+        d = cbr(x, 768, c7, 1, base + "_d1")
+        for i, k in enumerate([(7, 1), (1, 7), (7, 1)]):
+            d = cbr(d, c7, c7, k, base + f"_d{i + 2}")
+        d = cbr(d, c7, 192, (1, 7), base + "_d5")
+        return concat([cbr(x, 768, 192, 1, base + "_1x1"), s, d, avg_branch(x, 768, 192, base + "_pool")], base)
+
+    def block_d(x, base):
+        t = cbr(cbr(x, 768, 192, 1, base + "_3a"), 192, 320, 3, base + "_3b", stride=2, valid=True)
+        s = cbr(cbr(cbr(x, 768, 192, 1, base + "_7a"), 192, 192, (1, 7), base + "_7b"), 192, 192, (7, 1), base + "_7c")
+        s = cbr(s, 192, 192, 3, base + "_7d", stride=2, valid=True)
+        return concat([t, s, max_pool(x, base + "_max")], base)
+
+    def block_e(x, cin, base):
+        t = cbr(x, cin, 384, 1, base + "_3a")
+        d = cbr(cbr(x, cin, 448, 1, base + "_d1"), 448, 384, 3, base + "_d2")
+        return concat([cbr(x, cin, 320, 1, base + "_1x1"),
+                       cbr(t, 384, 384, (1, 3), base + "_3b"), cbr(t, 384, 384, (3, 1), base + "_3c"),
+                       cbr(d, 384, 384, (1, 3), base + "_d3"), cbr(d, 384, 384, (3, 1), base + "_d4"),
+                       avg_branch(x, cin, 192, base + "_pool")], base)
+
+    x = cbr("input", 3, 32, 3, "stem1", stride=2, valid=True)
+    x = cbr(x, 32, 32, 3, "stem2", valid=True)
+    x = max_pool(cbr(x, 32, 64, 3, "stem3"), "stem_pool1")
+    x = cbr(x, 64, 80, 1, "stem4")
+    x = max_pool(cbr(x, 80, 192, 3, "stem5", valid=True), "stem_pool2")
+    cin = 192
+    for i, pool_features in enumerate([32, 64, 64]):
+        x, cin = block_a(x, cin, pool_features, f"mixed5{'bcd'[i]}")
+    x, cin = block_b(x, cin, "mixed6a")
+    for i, c7 in enumerate([128, 160, 160, 192]):
+        x = block_c(x, c7, f"mixed6{'bcde'[i]}")
+    x = block_d(x, "mixed7a")
+    x = block_e(x, 1280, "mixed7b")
+    x = block_e(x, 2048, "mixed7c")
+    x = b.node("GlobalAveragePool", [x], "gap")
+    x = b.node("Flatten", [x], "flatten", axis=1)
+    y = b.gemm(x, 2048, 1000)
+    return b.model("input", image_shape("inception_v3", 299), [y])
+
+
 def yolo_style():
     b = Builder("yolo_style", 5)
 
@@ -232,7 +338,12 @@ MODELS = {
     "resnet50": lambda: resnet(50),
     "mobilenetv2": mobilenetv2,
     "yolo_style": yolo_style,
+    "squeezenet11": squeezenet11,
+    "inception_v3": inception_v3,
 }
+# Written without --only: the models the tests and benchmarks use. The others (the public
+# figures' models of configs/measurements/) are written on request.
+DEFAULT_MODELS = ["tiny_convnet", "resnet18", "resnet50", "mobilenetv2", "yolo_style"]
 
 
 def main():
@@ -244,7 +355,7 @@ def main():
                     help="N x N image input instead of each model's default (same weights)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    for name in args.only or MODELS:
+    for name in args.only or DEFAULT_MODELS:
         if args.input_size:
             INPUT_SIZE[name] = args.input_size
         model = MODELS[name]()

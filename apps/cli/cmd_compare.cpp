@@ -7,6 +7,7 @@
 #include "apps/cli/options.h"
 #include "backends/device_comparison.h"
 #include "calibrate/layer_match.h"
+#include "calibrate/published_comparison.h"
 #include "hwconfig/hardware_config.h"
 #include "runtime/tensor_file.h"
 
@@ -16,7 +17,11 @@ namespace {
 int run_compare(const std::vector<std::string>& args) {
   po::options_description opts("compare options");
   opts.add_options()
-      ("model", po::value<std::string>()->required(), "ONNX model")
+      ("model", po::value<std::string>(), "ONNX model")
+      ("published", po::value<std::vector<std::string>>()->composing(),
+       "FILE of published device latencies (CSV: model,input_shape,precision,latency_ms), repeatable: instead of "
+       "measuring, simulate each model on --config and print it against the figures, the error and whether the "
+       "config was fitted to that file (its provenance) or the figures are held out")
       ("config,c", po::value<std::string>()->required(), "hardware config YAML the simulator models (configs/*.yaml)")
       ("device,d", po::value<std::vector<std::string>>()->composing(),
        "device to measure, repeatable: openvino:NPU|GPU|CPU, ort:cpu|qnn|openvino (npusim devices lists them)")
@@ -37,11 +42,26 @@ int run_compare(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line(
-      "npusim compare MODEL.onnx --config CFG --device D [--device D2 ...] [--runs N] [--warmup N] [--strict] [--json OUT]",
+      "npusim compare MODEL.onnx --config CFG --device D [--device D2 ...] [--runs N] [--warmup N] [--strict] [--json OUT]\n"
+      "       npusim compare --published FILE [--published FILE2 ...] --config CFG [--json OUT]",
       opts, pos, args);
   if (!vm) return kExitOk;
 
   const auto config = load_hardware_config((*vm)["config"].as<std::string>());
+  if (vm->count("published")) {
+    if (vm->count("model") || vm->count("device"))
+      throw std::runtime_error("--published compares the config with the figures in FILE: give no model and no --device");
+    const auto comparison = calibrate::compare_published((*vm)["published"].as<std::vector<std::string>>(), config);
+    if (!(*vm)["quiet"].as<bool>()) fmt::print("{}", calibrate::format_published_comparison(comparison));
+    if (vm->count("json")) {
+      const auto path = (*vm)["json"].as<std::string>();
+      std::ofstream out(path);
+      if (!(out << calibrate::published_comparison_json(comparison).dump(2) << "\n"))
+        throw std::runtime_error(path + ": cannot write file");
+    }
+    return kExitOk;
+  }
+  if (!vm->count("model")) throw std::runtime_error("the option '--model' is required but missing");
   backends::CompareOptions options;
   if (vm->count("device")) options.devices = (*vm)["device"].as<std::vector<std::string>>();
   options.runs = (*vm)["runs"].as<int>();

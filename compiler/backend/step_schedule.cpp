@@ -203,10 +203,11 @@ StepSchedule StepScheduler::run() {
         for (std::int64_t i = std::max<std::int64_t>(0, first - 1); i <= last && i < static_cast<std::int64_t>(n); ++i)
           trial_compact[static_cast<std::size_t>(i)] = std::max(trial_compact[static_cast<std::size_t>(i)], shrink);
       bool ok = true;
+      std::size_t planless = n;  // the layer that has no plan with the value in place
       for (std::size_t i = 0; i < n && ok; ++i) {
         if (!affected.count(static_cast<std::int64_t>(i)) && trial_compact[i] == compact_[i]) continue;
         auto pr = preferred(i, trial, trial_compact[i]);
-        if (!pr) ok = false;
+        if (!pr) ok = false, planless = i;
         else trial_prefs[i] = *pr;
       }
       // Worth it only if the layers' estimates lose less than the DDR time it saves.
@@ -226,7 +227,8 @@ StepSchedule StepScheduler::run() {
         break;
       }
       if (o_.log)
-        std::fprintf(o_.log, "keep %s in DDR: %s%s\n", c.value.c_str(), ok ? "does not fit" : "no plan with it in place",
+        std::fprintf(o_.log, "keep %s in DDR: %s%s\n", c.value.c_str(),
+                     ok ? "does not fit" : ("no plan with it in place for layer " + std::to_string(planless)).c_str(),
                      shrink ? fmt_level(shrink).c_str() : "");
     }
     if (!admitted) continue;
