@@ -1,6 +1,7 @@
 #include "compiler/backend/sram_tiling.h"
 
 #include <algorithm>
+#include <numeric>
 #include <array>
 #include <cmath>
 #include <map>
@@ -159,6 +160,20 @@ class ConvTiler {
     if (s_.residual && !s_.residual_resident) b += times(n.tiles > 1) * out_tile;
     return b;
   }
+  // The fewest output rows whose multiples start every band of a resident tensor on an aligned
+  // address (1 when their rows are aligned): a band of r rows moves the output r rows on and
+  // the input r x stride rows.
+  std::int64_t row_granule() const {
+    const auto rows_for = [&](std::int64_t row_bytes) {
+      return static_cast<std::int64_t>(a_ / std::gcd(static_cast<std::uint64_t>(row_bytes), a_));
+    };
+    std::int64_t g = 1;
+    if (s_.output_resident || s_.residual_resident) g = std::lcm(g, rows_for(s_.ow * s_.oc * s_.elem));
+    if (s_.input_resident) g = std::lcm(g, rows_for(s_.sh * s_.w * s_.c * s_.elem));
+    for (const auto& p : s_.parts)
+      if (p.resident) g = std::lcm(g, rows_for(s_.sh * s_.w * p.c * s_.elem));
+    return g;
+  }
   bool legal(std::int64_t u, std::int64_t rows, std::int64_t cols, Reduction cs) const {
     if (in_rows(rows) > in_max_ || in_cols(cols) > col_max_) return false;
     if (chunk_in(u, cs) > chan_max_ || chunk_oc(u) > out_max_) return false;
@@ -175,12 +190,23 @@ class ConvTiler {
          (s_.groups > 1 && n.chunks > 1 && !aligned_channels(u * icg_))))
       return false;
     if ((s_.output_resident || s_.residual_resident) && (n.chunks > 1 || cols != s_.ow)) return false;
-    // Every operand address is a multiple of the alignment: row bands of a resident tensor
-    // must start on one.
-    if (s_.input_resident && (n.spatial > 1 || n.slices > 1) && static_cast<std::uint64_t>(s_.w * s_.c * s_.elem) % a_ != 0)
+    // Every operand address is a multiple of the alignment: each band of a resident tensor
+    // (and each kernel-row slice of one) must start on one. Rows need not be aligned
+    // themselves: a 35-pixel row of 192 channels (6720 B) starts every second band row on 128 B,
+    // so bands of an even number of rows of a 1x1 or unpadded conv do.
+    const auto bands_aligned = [&](std::uint64_t row_bytes) {
+      if (row_bytes % a_ == 0) return true;
+      for (std::int64_t r0 = 0; r0 < s_.oh; r0 += rows)
+        for (std::int64_t k = 0; k < (cs.kernel_rows ? s_.kh : 1); ++k) {
+          const std::int64_t first = std::max<std::int64_t>(0, r0 * s_.sh - s_.pad_top + (cs.kernel_rows ? k * s_.dh : 0));
+          if (static_cast<std::uint64_t>(first) * row_bytes % a_ != 0) return false;
+        }
+      return true;
+    };
+    if (s_.input_resident && (n.spatial > 1 || n.slices > 1) && !bands_aligned(static_cast<std::uint64_t>(s_.w * s_.c * s_.elem)))
       return false;
     for (const auto& p : s_.parts)
-      if (p.resident && (cols != s_.ow || (n.spatial > 1 && static_cast<std::uint64_t>(s_.w * p.c * s_.elem) % a_ != 0)))
+      if (p.resident && (cols != s_.ow || (n.spatial > 1 && !bands_aligned(static_cast<std::uint64_t>(s_.w * p.c * s_.elem)))))
         return false;
     // A kernel-row slice needs at least one real input row in every band (an all-padding
     // slice still adds pad_value x weights, but no instruction can read no rows).
@@ -384,29 +410,33 @@ void ConvTiler::enumerate(Reduction cs, bool all_units, std::vector<Candidate>& 
   units.erase(std::unique(units.begin(), units.end()), units.end());
   for (std::int64_t u : units) {
     // Whole output rows when one fits, else the widest column band that does.
+    // Bands of a multiple of `g` rows start aligned in resident tensors (row_granule()).
+    const std::int64_t g = row_granule();
+    const auto granular = [&](std::int64_t rows) { return std::min(s_.oh, ceil_div(rows, g) * g); };
     std::int64_t cols = s_.ow;
-    if (!legal(u, 1, cols, cs)) {
+    if (!legal(u, granular(1), cols, cs)) {
       std::int64_t lo = 0, hi = s_.ow - 1;
       while (lo < hi) {
         const std::int64_t mid = (lo + hi + 1) / 2;
-        if (legal(u, 1, mid, cs)) lo = mid;
+        if (legal(u, granular(1), mid, cs)) lo = mid;
         else hi = mid - 1;
       }
       if (lo == 0) continue;
       cols = ceil_div(s_.ow, ceil_div(s_.ow, lo));  // even bands
     }
-    std::int64_t lo = 1, hi = s_.oh;  // largest rows that fit
+    std::int64_t lo = 1, hi = ceil_div(s_.oh, g);  // largest rows that fit, in granules
     while (lo < hi) {
       const std::int64_t mid = (lo + hi + 1) / 2;
-      if (legal(u, mid, cols, cs)) lo = mid;
+      if (legal(u, granular(mid * g), cols, cs)) lo = mid;
       else hi = mid - 1;
     }
+    lo = granular(lo * g);
     // (need() is not monotone in rows: one band needs no second input buffer, so try it too.)
     if (lo < s_.oh && legal(u, s_.oh, cols, cs)) lo = s_.oh;
     const std::int64_t nr = ceil_div(s_.oh, lo);
     std::vector<std::int64_t> row_options;
     for (std::int64_t j : {nr, nr + 1, 2 * nr, 4 * nr})
-      if (j <= s_.oh) row_options.push_back(ceil_div(s_.oh, j));
+      if (j <= s_.oh) row_options.push_back(granular(ceil_div(s_.oh, j)));
     std::sort(row_options.begin(), row_options.end());
     row_options.erase(std::unique(row_options.begin(), row_options.end()), row_options.end());
     for (std::int64_t rows : row_options) {
