@@ -239,6 +239,9 @@ const std::vector<Field>& fields() {
           .doc("per NPU↔CPU switch: driver call, cache flush"),
       number("host", "launch_us", SLOT(host.launch_us)).range(0, 1e7).unit("us").fit(0, 1e4).def("0")
           .doc("once per inference: submitting the job and taking its completion back (driver/RPC round trip)"),
+      number("host", "layer_dispatch_us", SLOT(host.layer_dispatch_us)).range(0, 1e7).unit("us").fit(0, 1e3).def("0")
+          .doc("per NPU layer that runs code: the device runtime dispatching it (a graph executor or firmware setting "
+               "up each fused op), in series with the NPU's work"),
 
       choice<EnergyModel>("energy", "model", OPT_SLOT(energy, model)).def("explicit")
           .doc("how energy (and area) are charged"),

@@ -145,6 +145,7 @@ struct HostConfig {
   // Once per inference: submitting the job to the NPU and taking its completion back (driver
   // or RPC round trip, runtime bookkeeping). 0 keeps latency = the simulated work alone.
   double launch_us{};
+  double layer_dispatch_us{};
 };
 
 // `model: explicit` charges the pJ and mW figures written here; `model: derived` looks every

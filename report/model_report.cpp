@@ -88,6 +88,7 @@ nlohmann::json model_report_json(const ModelReport& r, const HardwareConfig& con
       {"transition_us", r.host.transition_us},
       {"transfer_us", r.host.transfer_us},
       {"launch_us", r.host.launch_us},
+      {"dispatch_us", r.host.dispatch_us},
       {"cpu_flops", r.cpu_flops},
       {"gflops", config.host.gflops},
       {"memcpy_gbps", config.host.memcpy_gbps},
@@ -97,10 +98,10 @@ nlohmann::json model_report_json(const ModelReport& r, const HardwareConfig& con
   j["time"] = {
       {"npu_us", r.npu.latency_us},
       {"cpu_fallback_us", r.host.compute_us},
-      {"transfer_us", r.host.transfer_us + r.host.transition_us + r.host.launch_us},
+      {"transfer_us", r.host.overhead_us()},
       {"npu_share", share(r.npu.latency_us, total)},
       {"cpu_fallback_share", share(r.host.compute_us, total)},
-      {"transfer_share", share(r.host.transfer_us + r.host.transition_us + r.host.launch_us, total)},
+      {"transfer_share", share(r.host.overhead_us(), total)},
   };
   std::uint64_t compulsory = 0, spill = 0;
   for (const auto& l : r.layers) {
@@ -163,14 +164,16 @@ std::string format_model_report(const ModelReport& r, const HardwareConfig& conf
        "{} B transferred {:.3f} us{}",
        r.host.total_us(), r.host.compute_us, r.cpu_flops, config.host.gflops, r.transitions, r.host.transition_us,
        r.transfer_bytes, r.host.transfer_us,
-       r.host.launch_us > 0 ? fmt::format(", launch {:.3f} us", r.host.launch_us) : std::string());
+       (r.host.launch_us > 0 ? fmt::format(", launch {:.3f} us", r.host.launch_us) : std::string()) +
+           (r.host.dispatch_us > 0 ? fmt::format(", layer dispatch {:.3f} us", r.host.dispatch_us) : std::string()));
   const double total = r.latency_us();
-  const double moving = r.host.transfer_us + r.host.transition_us + r.host.launch_us;
+  const double moving = r.host.overhead_us();
   line("end to end        {:.3f} us: NPU {:.3f} us ({:.1f}%), CPU fallback {:.3f} us ({:.1f}%), "
        "{} {:.3f} us ({:.1f}%)",
        total, r.npu.latency_us, 100 * share(r.npu.latency_us, total), r.host.compute_us,
        100 * share(r.host.compute_us, total),
-       r.host.launch_us > 0 ? "launch + transitions + transfers" : "transitions + transfers", moving,
+       r.host.launch_us > 0 || r.host.dispatch_us > 0 ? "launch + transitions + transfers" : "transitions + transfers",
+       moving,
        100 * share(moving, total));
   if (!r.fallbacks.empty()) {
     line("fallbacks         {} node(s) on the CPU:", r.fallbacks.size());

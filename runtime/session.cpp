@@ -101,6 +101,10 @@ class Run {
     report_.host.transition_us = transitions_ * config_.host.transition_us;
     report_.host.transfer_us = transfer_us(report_.transfer_bytes, config_.host);
     report_.host.launch_us = config_.host.launch_us;
+    std::size_t npu_layers = 0;
+    for (const auto& layer : model_.layers)
+      if (layer.device == "npu" && layer.end_instruction > layer.first_instruction) ++npu_layers;
+    report_.host.dispatch_us = static_cast<double>(npu_layers) * config_.host.layer_dispatch_us;
     finish_totals(report_.npu, config_);
   }
 

@@ -13,7 +13,7 @@ TIMING_ONLY_KEYS = frozenset({
     # choices), so those change the program; these do not (guarded by
     # tests/python/test_sweep_compile.py).
     "dram.page_policy", "dram.scheduler", "dram.queue_depth",
-    "host.gflops", "host.memcpy_gbps", "host.transition_us", "host.launch_us",
+    "host.gflops", "host.memcpy_gbps", "host.transition_us", "host.launch_us", "host.layer_dispatch_us",
 })
 TIMING_ONLY_SECTIONS = ("energy.", "area.")
 # With sram.timing: derived the scratchpad's access time comes from the energy section's
