@@ -143,8 +143,10 @@ def test_config_show_prints_provenance(npusim):
     r = npusim("config", "show", "snapdragon-8-elite-htp-fitted", "--json")
     assert r.code == 0, r.err
     keys = {k["key"]: k for k in json.loads(r.out)["keys"]}
-    assert keys["clock.frequency_mhz"]["origin"] == "fitted"
-    assert "snapdragon-8-elite-ai-hub.csv" in keys["clock.frequency_mhz"]["source"]
+    assert keys["host.launch_us"]["origin"] == "fitted"
+    assert "snapdragon-8-elite-ai-hub-v0.46.1.csv" in keys["host.launch_us"]["source"]
+    # Physical keys stay physical: the published bandwidth is the base's, not fitted.
+    assert keys["ddr.bandwidth_gbps"]["origin"] == "public" and keys["ddr.bandwidth_gbps"]["value"] == "84.8"
     assert keys["sram.alignment_bytes"]["origin"] == "public"
     assert keys["sram.capacity_kib"]["origin"] == "guess"
     assert_one_line_error(npusim("config", "show", "no-such-preset"), "no-such-preset", "no such config")
