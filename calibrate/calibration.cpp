@@ -52,21 +52,39 @@ std::string number(double v) {
 
 double log_error(double sim, double measured) { return std::log(sim) - std::log(measured); }
 
+// The fit's view of the simulator: each case simulated on its own base config (several when
+// one fit covers several devices) with the fitted keys, which all devices share, set to u.
 class Fitter {
  public:
-  Fitter(const HardwareConfig& base, std::vector<ModelCase> cases, const CalibrationOptions& options)
-      : base_(base), options_(options), sim_(std::move(cases)) {
-    for (const auto& k : options.keys) coords_.push_back(coordinate_for(k, key_value(k, base)));
+  Fitter(const std::vector<HardwareConfig>& bases, std::vector<ModelCase> cases, const CalibrationOptions& options)
+      : bases_(bases), options_(options), cases_(std::move(cases)) {
+    for (const auto& k : options.keys) coords_.push_back(coordinate_for(k, key_value(k, bases_.front())));
+    std::vector<std::vector<ModelCase>> per_config(bases_.size());
+    for (const auto& c : cases_) {
+      local_.emplace_back(c.config, per_config.at(c.config).size());
+      per_config[c.config].push_back(c);
+    }
+    for (auto& cases_of_config : per_config) sims_.emplace_back(std::move(cases_of_config));
   }
 
-  SimulatedLatency& sim() { return sim_; }
+  const std::vector<ModelCase>& cases() const { return cases_; }
   const std::vector<Coordinate>& coords() const { return coords_; }
+  std::size_t simulations() const {
+    std::size_t n = 0;
+    for (const auto& s : sims_) n += s.simulations();
+    return n;
+  }
+  std::size_t compilations() const {
+    std::size_t n = 0;
+    for (const auto& s : sims_) n += s.compilations();
+    return n;
+  }
 
   Vector start() const {
     Vector u;
     for (const auto& c : coords_)
-      u.push_back(std::clamp(c.to_u(std::max(key_value(c.key, base_), c.log ? c.key.min() : -1e300)), c.lower(),
-                             c.upper()));
+      u.push_back(std::clamp(c.to_u(std::max(key_value(c.key, bases_.front()), c.log ? c.key.min() : -1e300)),
+                             c.lower(), c.upper()));
     return snap(u);
   }
 
@@ -76,8 +94,8 @@ class Fitter {
     return u;
   }
 
-  HardwareConfig config_at(const Vector& u) const {
-    HardwareConfig c = base_;
+  HardwareConfig config_at(const Vector& u, std::size_t config = 0) const {
+    HardwareConfig c = bases_.at(config);
     for (std::size_t j = 0; j < coords_.size(); ++j) set_key_value(coords_[j].key, c, coords_[j].to_x(u[j]));
     validate(c);
     return c;
@@ -85,15 +103,19 @@ class Fitter {
 
   const SimulatedCase& evaluate(const Vector& u, std::size_t index) {
     auto& row = cache_[u];
-    if (row.size() != sim_.cases().size()) row.resize(sim_.cases().size());
-    if (!row[index]) row[index] = sim_.simulate(index, config_at(u), options_.fit_layers || has_layers(index));
+    if (row.size() != cases_.size()) row.resize(cases_.size());
+    if (!row[index]) {
+      const auto [config, local] = local_[index];
+      row[index] = sims_[config].simulate(local, config_at(u, config), options_.fit_layers || has_layers(index));
+    }
     return *row[index];
   }
 
-  // Programs compiled for the config at u from now on; returns how many changed.
+  // Programs compiled for the configs at u from now on; returns how many changed.
   std::size_t compile_at(const Vector& u) {
     cache_.clear();
-    const std::size_t changed = sim_.compile(config_at(u));
+    std::size_t changed = 0;
+    for (std::size_t config = 0; config < sims_.size(); ++config) changed += sims_[config].compile(config_at(u, config));
     resolve_layers();
     return changed;
   }
@@ -101,7 +123,7 @@ class Fitter {
   Vector residuals(const Vector& u, const std::vector<std::size_t>& subset) {
     Vector r;
     for (std::size_t i : subset) {
-      const auto& c = sim_.cases()[i];
+      const auto& c = cases_[i];
       const auto& s = evaluate(u, i);
       const double w = 1.0 / std::sqrt(static_cast<double>(c.latencies_us.size()));
       for (double m : c.latencies_us) r.push_back(w * log_error(s.latency_us, m));
@@ -180,22 +202,24 @@ class Fitter {
       if (const auto it = s.layer_us.find(name); it != s.layer_us.end()) t += it->second;
     return t;
   }
-  bool has_layers(std::size_t index) const { return !sim_.cases()[index].layers.empty(); }
+  bool has_layers(std::size_t index) const { return !cases_[index].layers.empty(); }
 
  private:
-  HardwareConfig base_;
+  std::vector<HardwareConfig> bases_;
   const CalibrationOptions& options_;
-  SimulatedLatency sim_;
+  std::vector<ModelCase> cases_;
+  std::vector<std::pair<std::size_t, std::size_t>> local_;  // case -> (config, index among that config's cases)
+  std::vector<SimulatedLatency> sims_;                      // per config
   std::vector<Coordinate> coords_;
   std::map<Vector, std::vector<std::optional<SimulatedCase>>> cache_;
   std::vector<std::vector<std::vector<std::string>>> layer_names_;  // case -> measured layer -> sim layers
 
   // A measured layer names a simulated layer, or an ONNX node that one of them fused.
   void resolve_layers() {
-    layer_names_.assign(sim_.cases().size(), {});
-    for (std::size_t i = 0; i < sim_.cases().size(); ++i) {
-      const auto& model = sim_.compiled(i);
-      for (const auto& m : sim_.cases()[i].layers) {
+    layer_names_.assign(cases_.size(), {});
+    for (std::size_t i = 0; i < cases_.size(); ++i) {
+      const auto& model = sims_[local_[i].first].compiled(local_[i].second);
+      for (const auto& m : cases_[i].layers) {
         std::vector<std::string> names = m.sim_layers;
         if (names.empty())
           for (const auto& l : model.layers)
@@ -208,7 +232,7 @@ class Fitter {
             names.clear();
         if (names.empty())
           throw std::runtime_error(fmt::format("{}: layer {} is neither a layer nor an ONNX node of {} as compiled",
-                                               m.origin, m.layer, sim_.cases()[i].model_path));
+                                               m.origin, m.layer, cases_[i].model_path));
         layer_names_[i].push_back(names);
       }
     }
@@ -240,18 +264,39 @@ std::string today() {
 }
 
 Calibration calibrate(const HardwareConfig& base, std::vector<ModelCase> cases, const CalibrationOptions& options) {
+  return calibrate(std::vector<HardwareConfig>{base}, std::move(cases), options);
+}
+
+Calibration calibrate(const std::vector<HardwareConfig>& bases, std::vector<ModelCase> cases,
+                      const CalibrationOptions& options) {
   if (cases.empty()) throw std::runtime_error("calibrate: no measurements");
+  if (bases.empty()) throw std::runtime_error("calibrate: no base config");
+  const HardwareConfig& base = bases.front();
   Calibration out;
+  out.bases = bases;
   out.base = base;
   out.fitted = base;
-  for (const FitKey& key : options.keys) {
-    const auto p = base.provenance.find(key.path());
-    if (p != base.provenance.end() && p->second.kind == KeyProvenance::Kind::Public && !options.allow_public)
-      throw std::runtime_error(fmt::format("--fit {}: {} marks it public ({}); a published value stays as published: fit "
-                                           "what is not published, or pass --allow-public",
-                                           key.path(), base.name, p->second.detail));
-  }
-  Fitter fitter(base, cases, options);
+  out.fitted_configs = bases;
+  for (const auto& c : cases)
+    if (c.config >= bases.size())
+      throw std::runtime_error(fmt::format("calibrate: {} is measured on config {} of {}", c.label(), c.config + 1,
+                                           bases.size()));
+  for (const auto& c : options.predict)
+    if (c.config >= bases.size())
+      throw std::runtime_error(fmt::format("calibrate: {} is predicted on config {} of {}", c.label(), c.config + 1,
+                                           bases.size()));
+  for (const HardwareConfig& b : bases)
+    for (const FitKey& key : options.keys) {
+      const auto p = b.provenance.find(key.path());
+      if (p != b.provenance.end() && p->second.kind == KeyProvenance::Kind::Public && !options.allow_public)
+        throw std::runtime_error(fmt::format("--fit {}: {} marks it public ({}); a published value stays as published: "
+                                             "fit what is not published, or pass --allow-public",
+                                             key.path(), b.name, p->second.detail));
+    }
+  const auto label = [&](const ModelCase& c) {
+    return bases.size() > 1 ? c.label() + " on " + bases[c.config].name : c.label();
+  };
+  Fitter fitter(bases, cases, options);
   const std::size_t n = cases.size();
   std::vector<std::size_t> everything = all_but(n, n);
 
@@ -303,6 +348,8 @@ Calibration calibrate(const HardwareConfig& base, std::vector<ModelCase> cases, 
   out.converged = result.converged;
   out.reason = result.reason;
   const HardwareConfig fitted = fitter.config_at(u);
+  std::vector<HardwareConfig> fitted_configs;
+  for (std::size_t config = 0; config < bases.size(); ++config) fitted_configs.push_back(fitter.config_at(u, config));
 
   const std::vector<std::optional<double>> sigma = out.converged ? fitter.uncertainties(u, everything)
                                                                   : std::vector<std::optional<double>>(fitter.coords().size());
@@ -316,7 +363,7 @@ Calibration calibrate(const HardwareConfig& base, std::vector<ModelCase> cases, 
 
   for (std::size_t i = 0; i < n; ++i) {
     CaseFit f;
-    f.label = cases[i].label();
+    f.label = label(cases[i]);
     f.measured_us = cases[i].latencies_us;
     f.base_us = base_us[i];
     f.fitted_us = fitter.evaluate(u, i).latency_us;
@@ -334,6 +381,7 @@ Calibration calibrate(const HardwareConfig& base, std::vector<ModelCase> cases, 
     out.fitted = base;
   } else {
     out.fitted = fitted;
+    out.fitted_configs = fitted_configs;
     if (options.leave_one_out && n >= 2) {
       Vector errors;
       for (std::size_t i = 0; i < n; ++i) {
@@ -355,37 +403,41 @@ Calibration calibrate(const HardwareConfig& base, std::vector<ModelCase> cases, 
     if (cases[i].layers.empty()) continue;
     const auto& s = fitter.evaluate(u, i);
     for (std::size_t l = 0; l < cases[i].layers.size(); ++l)
-      out.layers.push_back({cases[i].label(), cases[i].layers[l].layer, cases[i].layers[l].time_us, 0.0,
+      out.layers.push_back({label(cases[i]), cases[i].layers[l].layer, cases[i].layers[l].time_us, 0.0,
                             fitter.layer_time(s, i, l)});
   }
   if (!out.layers.empty()) {
-    Fitter at_base(base, cases, options);
+    Fitter at_base(bases, cases, options);
     at_base.compile_at(at_base.start());
     std::size_t row = 0;
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t l = 0; l < cases[i].layers.size(); ++l)
         out.layers[row++].base_us = at_base.layer_time(at_base.evaluate(at_base.start(), i), i, l);
-    out.simulations += at_base.sim().simulations();
-    out.compilations += at_base.sim().compilations();
+    out.simulations += at_base.simulations();
+    out.compilations += at_base.compilations();
   }
 
-  if (!options.predict.empty()) {
-    SimulatedLatency at_base(options.predict), at_fit(options.predict);
-    at_base.compile(base);
-    at_fit.compile(out.fitted);
-    for (std::size_t i = 0; i < options.predict.size(); ++i) {
+  for (std::size_t config = 0; config < bases.size(); ++config) {
+    std::vector<ModelCase> predict;
+    for (const auto& c : options.predict)
+      if (c.config == config) predict.push_back(c);
+    if (predict.empty()) continue;
+    SimulatedLatency at_base(predict), at_fit(predict);
+    at_base.compile(bases[config]);
+    at_fit.compile(out.fitted_configs[config]);
+    for (std::size_t i = 0; i < predict.size(); ++i) {
       CaseFit f;
-      f.label = options.predict[i].label();
-      f.measured_us = options.predict[i].latencies_us;
-      f.base_us = at_base.simulate(i, base).latency_us;
-      f.fitted_us = at_fit.simulate(i, out.fitted).latency_us;
+      f.label = label(predict[i]);
+      f.measured_us = predict[i].latencies_us;
+      f.base_us = at_base.simulate(i, bases[config]).latency_us;
+      f.fitted_us = at_fit.simulate(i, out.fitted_configs[config]).latency_us;
       out.predicted.push_back(f);
     }
     out.simulations += at_base.simulations() + at_fit.simulations();
     out.compilations += at_base.compilations() + at_fit.compilations();
   }
-  out.simulations += fitter.sim().simulations();
-  out.compilations += fitter.sim().compilations();
+  out.simulations += fitter.simulations();
+  out.compilations += fitter.compilations();
   return out;
 }
 
@@ -411,12 +463,18 @@ std::string errors_text(double sim, const Vector& measured) {
 
 std::string format_calibration(const Calibration& c) {
   std::string out;
+  std::size_t w = 26;  // the model column: as wide as the longest label
+  for (const auto* list : {&c.cases, &c.predicted})
+    for (const auto& f : *list) w = std::max(w, f.label.size());
   std::size_t measurements = 0;
   for (const auto& f : c.cases) measurements += f.measured_us.size();
   std::string keys;
   for (const auto& k : c.keys) keys += (keys.empty() ? "" : ", ") + k.key.path();
-  out += fmt::format("calibrating {} ({}) to {} measurement(s) of {} model(s): fitting {}\n", c.base.name,
-                     c.base.source_path, measurements, c.cases.size(), keys);
+  std::string configs;
+  for (const auto& b : c.bases.empty() ? std::vector<HardwareConfig>{c.base} : c.bases)
+    configs += (configs.empty() ? "" : " + ") + fmt::format("{} ({})", b.name, b.source_path);
+  out += fmt::format("calibrating {} to {} measurement(s) of {} model(s): fitting {}{}\n", configs, measurements,
+                     c.cases.size(), keys, c.bases.size() > 1 ? " (one value of each key for every config)" : "");
   for (const auto& r : c.rounds) out += "  " + r + "\n";
   out += fmt::format("  {} compilations, {} simulations\n\n", c.compilations, c.simulations);
 
@@ -428,17 +486,17 @@ std::string format_calibration(const Calibration& c) {
                        k.base != 0 ? percent(k.fitted / k.base - 1) : "-", k.key.unit(), number(k.key.min()),
                        number(k.key.max()), k.at_bound ? "  <- at the edge of its plausible range" : "");
 
-  out += fmt::format("\n{:<26} {:>18} {:>12} {:>12}  {}\n", "model", "measured ms", "base sim ms", "fitted ms",
+  out += fmt::format("\n{:<{}} {:>18} {:>12} {:>12}  {}\n", "model", w, "measured ms", "base sim ms", "fitted ms",
                      "fitted vs measured");
   for (const auto& f : c.cases)
-    out += fmt::format("{:<26} {:>18} {:>12} {:>12}  {}\n", f.label, measured_text(f.measured_us), ms(f.base_us),
+    out += fmt::format("{:<{}} {:>18} {:>12} {:>12}  {}\n", f.label, w, measured_text(f.measured_us), ms(f.base_us),
                        ms(f.fitted_us), errors_text(f.fitted_us, f.measured_us));
 
   if (c.leave_one_out_median_abs_error) {
     out += "\nleave-one-out: each model predicted by the fit made without it\n";
-    out += fmt::format("{:<26} {:>18} {:>12}  {}\n", "model", "measured ms", "predicted ms", "error");
+    out += fmt::format("{:<{}} {:>18} {:>12}  {}\n", "model", w, "measured ms", "predicted ms", "error");
     for (const auto& f : c.cases)
-      out += fmt::format("{:<26} {:>18} {:>12}  {}{}\n", f.label, measured_text(f.measured_us), ms(*f.leave_one_out_us),
+      out += fmt::format("{:<{}} {:>18} {:>12}  {}{}\n", f.label, w, measured_text(f.measured_us), ms(*f.leave_one_out_us),
                          errors_text(*f.leave_one_out_us, f.measured_us),
                          f.leave_one_out_converged ? "" : "  (that fit did not converge)");
     out += fmt::format("median |error| {:.1f}% (against the geometric mean of each model's measurements); training "
@@ -453,11 +511,11 @@ std::string format_calibration(const Calibration& c) {
 
   if (!c.predicted.empty()) {
     out += "\nheld out (predicted with the fitted config, never fitted to)\n";
-    out += fmt::format("{:<26} {:>18} {:>12} {:>12}  {}\n", "model", "measured ms", "base sim ms", "predicted ms",
+    out += fmt::format("{:<{}} {:>18} {:>12} {:>12}  {}\n", "model", w, "measured ms", "base sim ms", "predicted ms",
                        "error");
     Vector errors;
     for (const auto& f : c.predicted) {
-      out += fmt::format("{:<26} {:>18} {:>12} {:>12}  {}\n", f.label, measured_text(f.measured_us), ms(f.base_us),
+      out += fmt::format("{:<{}} {:>18} {:>12} {:>12}  {}\n", f.label, w, measured_text(f.measured_us), ms(f.base_us),
                          ms(f.fitted_us), errors_text(f.fitted_us, f.measured_us));
       errors.push_back(std::fabs(f.fitted_us / geometric_mean(f.measured_us) - 1));
     }
@@ -469,10 +527,10 @@ std::string format_calibration(const Calibration& c) {
 
   if (!c.layers.empty()) {
     out += "\nmeasured layers\n";
-    out += fmt::format("{:<26} {:<32} {:>12} {:>12} {:>12}  {}\n", "model", "layer", "measured us", "base sim us",
+    out += fmt::format("{:<{}} {:<32} {:>12} {:>12} {:>12}  {}\n", "model", w, "layer", "measured us", "base sim us",
                        "fitted us", "fitted vs measured");
     for (const auto& l : c.layers)
-      out += fmt::format("{:<26} {:<32} {:>12.1f} {:>12.1f} {:>12.1f}  {}\n", l.model, l.layer, l.measured_us, l.base_us,
+      out += fmt::format("{:<{}} {:<32} {:>12.1f} {:>12.1f} {:>12.1f}  {}\n", l.model, w, l.layer, l.measured_us, l.base_us,
                          l.fitted_us, percent(l.fitted_us / l.measured_us - 1));
   }
   return out;

@@ -53,7 +53,8 @@ struct LayerFit {
 };
 
 struct Calibration {
-  HardwareConfig base, fitted;
+  HardwareConfig base, fitted;                 // the first config's
+  std::vector<HardwareConfig> bases, fitted_configs;  // every config's (one per device)
   std::vector<KeyFit> keys;
   std::vector<CaseFit> cases;      // fitted to
   std::vector<CaseFit> predicted;  // CalibrationOptions::predict
@@ -78,6 +79,11 @@ struct Calibration {
 // simulated latency, a measured layer that names nothing in its model. A fit that does not
 // converge is not thrown: `converged` is false and `fitted` equals `base`.
 Calibration calibrate(const HardwareConfig& base, std::vector<ModelCase> cases, const CalibrationOptions& options);
+// Several devices at once: each case (ModelCase::config) simulated on its own base config, the
+// fitted keys shared by all of them (one runtime's dispatch cost on two chips, say): more
+// measurements per key than any one device has. `fitted_configs` holds each device's result.
+Calibration calibrate(const std::vector<HardwareConfig>& bases, std::vector<ModelCase> cases,
+                      const CalibrationOptions& options);
 
 std::string format_calibration(const Calibration& calibration);
 

@@ -83,10 +83,10 @@ std::string check_shape(const std::string& shape, const std::string& where) {
 }
 
 ModelCase& case_for(std::vector<ModelCase>& cases, const std::string& model, const std::string& shape,
-                    const std::string& precision) {
+                    const std::string& precision, std::size_t config) {
   for (auto& c : cases)
-    if (c.model_path == model && c.input_shape == shape && c.precision == precision) return c;
-  cases.push_back(ModelCase{model, shape, precision, {}, {}, {}});
+    if (c.model_path == model && c.input_shape == shape && c.precision == precision && c.config == config) return c;
+  cases.push_back(ModelCase{model, shape, precision, {}, {}, {}, config});
   return cases.back();
 }
 
@@ -95,7 +95,7 @@ void add_latency(ModelCase& c, double us, const std::string& origin) {
   c.origins.push_back(origin);
 }
 
-void read_csv(const std::string& path, std::vector<ModelCase>& cases) {
+void read_csv(const std::string& path, std::vector<ModelCase>& cases, std::size_t config) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open file");
   std::string line;
@@ -127,7 +127,7 @@ void read_csv(const std::string& path, std::vector<ModelCase>& cases) {
     const std::string shape = check_shape(f[1], where);
     const std::string precision = check_precision(f[2], where);
     const double latency_us = positive_number(f[3], where, "latency_ms") * 1000.0;
-    ModelCase& c = case_for(cases, model, shape, precision);
+    ModelCase& c = case_for(cases, model, shape, precision, config);
     if (f.size() == 4 || (f[4].empty() && f[5].empty())) {
       add_latency(c, latency_us, where);
       continue;
@@ -145,7 +145,8 @@ void read_csv(const std::string& path, std::vector<ModelCase>& cases) {
   }
 }
 
-void read_compare_json(const std::string& path, const std::string& device, std::vector<ModelCase>& cases) {
+void read_compare_json(const std::string& path, const std::string& device, std::vector<ModelCase>& cases,
+                       std::size_t config) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open file");
   nlohmann::json j;
@@ -174,7 +175,7 @@ void read_compare_json(const std::string& path, const std::string& device, std::
   if (!(median > 0)) throw std::runtime_error(where + ": no positive median latency");
   const std::string model = resolve_model(j["model"].get<std::string>(), path, where);
   const std::string precision = check_precision(j.value("precision", std::string("int8")), where);
-  ModelCase& c = case_for(cases, model, "", precision);
+  ModelCase& c = case_for(cases, model, "", precision, config);
   add_latency(c, median, where);
   if (d.contains("per_layer") && d["per_layer"].contains("rows"))
     for (const auto& row : d["per_layer"]["rows"]) {
@@ -193,12 +194,13 @@ std::string ModelCase::label() const {
   return s;
 }
 
-void read_measurements(const std::string& path, const std::string& device, std::vector<ModelCase>& cases) {
+void read_measurements(const std::string& path, const std::string& device, std::vector<ModelCase>& cases,
+                       std::size_t config) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw std::runtime_error(path + ": no such file");
   const std::string ext = fs::path(path).extension().string();
-  if (ext == ".json") read_compare_json(path, device, cases);
-  else read_csv(path, cases);
+  if (ext == ".json") read_compare_json(path, device, cases, config);
+  else read_csv(path, cases, config);
 }
 
 }  // namespace npu::calibrate

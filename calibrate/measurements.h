@@ -27,12 +27,16 @@ struct ModelCase {
   std::vector<double> latencies_us;  // every measurement of the whole model (e.g. two runtimes)
   std::vector<std::string> origins;  // where each came from
   std::vector<MeasuredLayer> layers;
+  // Which base config of a fit over several devices simulates it (calibration.h); 0 with one.
+  std::size_t config = 0;
   std::string label() const;         // file stem [+ shape] [+ precision when fp16]
 };
 
 // Reads one file (.json: compare output; anything else: CSV) and merges its cases into
-// `cases` (same file, shape and precision = same case). `device`: which real device of a
-// compare JSON to take when it measured several ("" = the only one).
-void read_measurements(const std::string& path, const std::string& device, std::vector<ModelCase>& cases);
+// `cases` (same file, shape, precision and config = same case). `device`: which real device of
+// a compare JSON to take when it measured several ("" = the only one); `config`: the cases'
+// ModelCase::config.
+void read_measurements(const std::string& path, const std::string& device, std::vector<ModelCase>& cases,
+                       std::size_t config = 0);
 
 }  // namespace npu::calibrate

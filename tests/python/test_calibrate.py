@@ -220,3 +220,55 @@ def test_an_overfit_is_refused_unless_forced(npusim, root, tmp_path):
     assert "more than twice the training error" in r.err and "--force" in r.err
     assert not (tmp_path / "f.yaml").exists()
     assert npusim("calibrate", "-c", root / "configs/default.yaml", "-m", csv, *fit, "--force").code == 0
+
+
+def measured_on(npusim, root, tmp_path, truth, models, name):
+    rows = ["model,input_shape,precision,latency_ms"]
+    for m in models:
+        out = tmp_path / "run.json"
+        r = npusim("run", root / m, "-c", truth, "--timing-only", "--json", out, "-q")
+        assert r.code == 0, r.err
+        rows.append(f"{root / m},,int8,{json.loads(out.read_text())['latency_us'] / 1000:.9g}")
+    csv = tmp_path / name
+    csv.write_text("\n".join(rows) + "\n")
+    return csv
+
+
+def device(path, root, name, clock, dispatch_us):
+    path.write_text(f"base: {root / 'configs/default.yaml'}\nname: {name}\nclock:\n  frequency_mhz: {clock}\n"
+                    f"host:\n  layer_dispatch_us: {dispatch_us}\n")
+    return path
+
+
+def test_several_devices_share_the_fitted_keys(npusim, root, tmp_path):
+    # Two chips (different clocks) behind one runtime whose per-layer dispatch costs 3 us: two
+    # models measured on each; fitted together, the shared key comes back from a start of 0,
+    # each device's own keys stay its own, and each fitted file names its own base.
+    a = measured_on(npusim, root, tmp_path, device(tmp_path / "ta.yaml", root, "chip-a", 1000, 3), MODELS[:2], "a.csv")
+    b = measured_on(npusim, root, tmp_path, device(tmp_path / "tb.yaml", root, "chip-b", 600, 3), MODELS[2:4], "b.csv")
+    start_a, start_b = device(tmp_path / "a.yaml", root, "chip-a", 1000, 0), device(tmp_path / "b.yaml", root, "chip-b", 600, 0)
+    out_a, out_b = tmp_path / "fa.yaml", tmp_path / "fb.yaml"
+    r = npusim("calibrate", "-c", start_a, "-c", start_b, "-m", f"{a}@chip-a", "-m", f"{b}@b", "--fit",
+               "host.layer_dispatch_us", "-o", out_a, "-o", out_b)
+    assert r.code == 0, r.err
+    assert "calibrating chip-a (" in r.out and " + chip-b (" in r.out and "one value of each key for every config" in r.out
+    assert re.search(r"^tiny_convnet on chip-a ", r.out, re.M) and re.search(r"^squeezenet1_1 on chip-b ", r.out, re.M)
+    for out, clock in ((out_a, 1000), (out_b, 600)):
+        text = out.read_text()
+        assert abs(fitted_value(text, "host", "layer_dispatch_us") / 3 - 1) <= 0.01, text
+        assert fitted_value(text, "clock", "frequency_mhz") == clock
+        assert re.search(r'host.layer_dispatch_us: "fitted \d{4}-\d\d-\d\d a.csv \+ b.csv \(base chip-[ab] = 0\)', text), text
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-m", "{a}"], "say which config measured it: FILE@CONFIG"),
+    (["-m", "{a}@chip-a", "-o", "{out}"], "give one output per -c (2 config(s), 1 output(s))"),
+])
+def test_several_devices_bad_input_is_one_line(npusim, root, tmp_path, args, message):
+    a = tmp_path / "a.csv"
+    a.write_text(f"model,input_shape,precision,latency_ms\n{root / MODELS[0]},,int8,0.1\n")
+    start_a, start_b = device(tmp_path / "a.yaml", root, "chip-a", 1000, 0), device(tmp_path / "b.yaml", root, "chip-b", 600, 0)
+    outputs = [] if "-o" in args else ["-o", tmp_path / "fa.yaml", "-o", tmp_path / "fb.yaml"]
+    r = npusim("calibrate", "-c", start_a, "-c", start_b, *[x.format(a=a, out=tmp_path / "f.yaml") for x in args],
+               "--fit", "host.layer_dispatch_us", *outputs)
+    assert_one_line_error(r, message)
