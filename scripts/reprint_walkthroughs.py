@@ -34,7 +34,8 @@ def main():
         done = subprocess.run(command.split(), cwd=ROOT, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"{command}: exit {done.returncode}\n{done.stderr}")
-        new = "".join(line + "\n" for line in done.stdout.splitlines() if not line.startswith("figure: "))
+        new = "".join(line + "\n" for line in done.stdout.splitlines() if not line.startswith("figure: ")
+                      and not re.search(r": \d+ nodes, \d+ bytes$", line))  # make_models.py's own lines
         if new != old:
             changed.append(name)
         return f"```\n$ {command}\n{new}```"
