@@ -89,7 +89,7 @@ std::optional<LayerDemand> generated_demand(CodegenContext& ctx, const NpuOpFami
         for (const auto& r : *ranges) bus += static_cast<double>(r.end - r.begin);
     }
     // The generator sized its tiles from the region: it needs the whole of it.
-    d = LayerDemand{budget, cost::estimate_program(code.code, ctx.config).cycles, bus, true};
+    d = LayerDemand{budget, cost::estimate_program(code.code, ctx.tiling()).cycles, bus, true};
   } catch (const CompileError&) {
   }
   ctx.dry_run = false;

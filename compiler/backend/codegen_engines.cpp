@@ -16,6 +16,27 @@
 
 namespace npu::compiler {
 
+namespace {
+
+// Where a layer's sync goes: behind its leading loads of constants (weights, parameters,
+// tables: data segments no engine writes), so they may move ahead into the layer before
+// (layer_interleave.h moves nothing across a control instruction) instead of starting only
+// when every engine has arrived.
+std::size_t sync_position(const std::vector<isa::Instruction>& code, const isa::Program& program) {
+  auto constant = [&](const isa::Instruction& in) {
+    if (in.opcode != isa::Opcode::Load) return false;
+    const auto at = static_cast<std::uint64_t>(in.get(isa::Field::ddr_addr));
+    for (const isa::DataSegment& d : program.data)
+      if (at >= d.ddr_addr && at < d.ddr_addr + d.bytes.size()) return true;
+    return false;
+  };
+  std::size_t i = 0;
+  while (i < code.size() && constant(code[i])) ++i;
+  return i;
+}
+
+}  // namespace
+
 void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& npu) {
   const int engines = config_.engines.count;
   isa::Program& program = ctx_.program();
@@ -50,7 +71,9 @@ void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& n
     ctx_.homes().clear();
     set_part(part, at_once);
     const NpuOpFamily& f = *sl.families[i];
-    const auto d = f.demand ? f.demand(ctx_, node, ctx_.sram_capacity) : generated_demand(ctx_, f, node, ctx_.sram_capacity);
+    // The part's code timed (with the shared DDR bandwidth), not the tiler's own estimate: a
+    // part's strided channel runs and its replicated weights cost what the DMA makes of them.
+    const auto d = generated_demand(ctx_, f, node, ctx_.sram_capacity);
     set_part(std::nullopt, 1);
     if (!d) return std::nullopt;
     return d->cycles;
@@ -82,7 +105,7 @@ void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& n
     for (std::size_t i = 0; i < n; ++i) {
       own_part(i);
       LayerCode code = generate_layer(step, mine, plan, i);
-      if (shares.sync_before[i]) code.code.insert(code.code.begin(), isa::make_instruction(isa::Opcode::Sync));
+      if (shares.sync_before[i]) code.code.insert(code.code.begin() + sync_position(code.code, program), isa::make_instruction(isa::Opcode::Sync));
       records[i].macs += code.macs;
       records[i].planned_ddr_bytes += code.planned_ddr_bytes;
       if (mine.layers[i].has_code && mappings[i].empty()) {

@@ -19,8 +19,9 @@ namespace npu::compiler {
 
 // The op family that lowers an NPU node (op_registry.h).
 const NpuOpFamily& family_of(const Graph& g, const Node& n);
-// What a layer without a tiler of its own does in a region of `budget` bytes: its code,
-// generated without keeping constants, timed by the cost model's program estimate.
+// What a layer without a tiler of its own (or a multi-engine step's part of a layer) does in a
+// region of `budget` bytes: its code, generated without keeping constants, timed by the cost
+// model's program estimate on ctx.tiling() (the config, or its DDR shared among the engines).
 std::optional<LayerDemand> generated_demand(CodegenContext& ctx, const NpuOpFamily& family, const Node& n, std::uint64_t budget);
 // Throws when a region-aware layer's code touches scratchpad bytes outside its region and the
 // homes of the resident values it reads or writes.
