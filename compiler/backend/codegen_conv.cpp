@@ -439,7 +439,13 @@ bool is_conv_or_gemm(const Node& n) { return n.op_type == "FusedConv" || n.op_ty
 std::int64_t conv_split_extent(CodegenContext& ctx, const Node& n, LoopDim dim) {
   const ConvLayer L = describe_conv_layer(ctx, n);
   if (dim == LoopDim::Rows) return L.s.oh == ctx.tensor(L.y).h ? L.s.oh : 0;
-  if (dim == LoopDim::OutChannels) return L.s.groups == 1 ? L.s.oc : L.s.groups;
+  if (dim == LoopDim::OutChannels) {
+    if (L.s.groups == 1) return L.s.oc;
+    // Grouped: whole groups per part. Not yet when a group has several channels: a part of one
+    // such group is an ungrouped conv to the tiler, whose units (output channels) the emitter
+    // would read as groups.
+    return L.s.c == L.s.groups && L.s.oc == L.s.groups ? L.s.groups : 0;
+  }
   return 0;
 }
 

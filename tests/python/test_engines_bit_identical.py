@@ -26,3 +26,12 @@ def test_several_engines_give_the_one_engine_outputs_byte_for_byte(npusim, root,
         for split in splits:
             several = run_outputs(npusim, root / model, config, tmp_path, f"x{engines}-{split}", "--engine-split", split)
             assert several == one, f"{engines} engines, split {split}"
+
+
+def test_grouped_convs_on_several_engines_give_the_one_engine_outputs(npusim, root, tmp_path):
+    # RegNet's grouped 3x3 convs (16 channels a group) split by rows only, its other convs by channels.
+    model = root / "models/exported/regnet_x_small.onnx"
+    one = run_outputs(npusim, model, root / "configs/default.yaml", tmp_path, "x1")
+    config = tmp_path / "default-x2.yaml"
+    config.write_text((root / "configs/default.yaml").read_text() + "\nengines:\n  count: 2\n")
+    assert run_outputs(npusim, model, config, tmp_path, "x2", "--engine-split", "channels") == one
