@@ -23,12 +23,41 @@ void time_npu_steps(const HardwareConfig& config, CompiledModel& model) {
   }
 }
 
+namespace {
+
+std::uint64_t npu_cycles(const CompiledModel& model) {
+  std::uint64_t cycles = 0;
+  for (const auto& step : model.steps)
+    if (step.kind == container::Step::Kind::Npu) cycles += step.npu.estimated_cycles;
+  return cycles;
+}
+
+}  // namespace
+
 CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config,
                       const CompileOptions& options) {
   const auto lowered = lower_with_cache(onnx_path, options, &config);
   CompiledModel model = lowered->model;
   generate_code(lowered->graph, config, options, model, &lowered->int8_params);
   time_npu_steps(config, model);
+  // Several engines: each layer's split is priced alone (engine_split.h), blind to what the
+  // splits cost together (syncs, values that leave the chip to reach another engine). The
+  // timing core judges the whole program against engine 0 running everything, and the faster
+  // is kept (compiler/README.md, "Several engines").
+  if (config.engines.count > 1 && options.engine_split == EngineSplitMode::Auto) {
+    CompileOptions alone_options = options;
+    alone_options.engine_split = EngineSplitMode::None;
+    CompiledModel alone = lowered->model;
+    generate_code(lowered->graph, config, alone_options, alone, &lowered->int8_params);
+    time_npu_steps(config, alone);
+    if (npu_cycles(alone) < npu_cycles(model)) {
+      const std::string why = "engine 0 alone: est " + std::to_string(npu_cycles(alone)) + " cycles, split across " +
+                              std::to_string(config.engines.count) + " engines " + std::to_string(npu_cycles(model));
+      for (auto& layer : alone.layers)
+        if (layer.device == "npu" && !layer.mapping.empty()) layer.mapping += "; " + why;
+      model = std::move(alone);
+    }
+  }
   return model;
 }
 

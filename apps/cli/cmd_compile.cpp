@@ -29,6 +29,9 @@ int run_compile(const std::vector<std::string>& args) {
       ("quiet,q", po::bool_switch(), "print nothing but errors")
       ("json", po::value<std::string>(), "write the summary as JSON to FILE: estimated_cycles (equal to a timing-only run's), steps, placement, layers")
       ("no-interleave", po::bool_switch(), "each layer's code after the one before (no cross-layer interleaving)")
+      ("engine-split", po::value<std::string>()->default_value("auto"),
+       "with engines.count > 1, how conv/gemm layers share the engines: auto (as the cost model prices fastest), "
+       "rows, channels (every layer that can, split so) or none (engine 0 runs everything)")
       ("debug-schedule", po::bool_switch(),
        "print to stderr each layer's region and estimate, why values stay in DDR, each interleaving decision, "
        "each step's estimate")
@@ -53,6 +56,12 @@ int run_compile(const std::vector<std::string>& args) {
   options.strict = (*vm)["strict"].as<bool>();
   options.explain = (*vm)["explain"].as<bool>();
   options.interleave_layers = !(*vm)["no-interleave"].as<bool>();
+  const std::string split = (*vm)["engine-split"].as<std::string>();
+  if (split == "auto") options.engine_split = compiler::EngineSplitMode::Auto;
+  else if (split == "rows") options.engine_split = compiler::EngineSplitMode::Rows;
+  else if (split == "channels") options.engine_split = compiler::EngineSplitMode::Channels;
+  else if (split == "none") options.engine_split = compiler::EngineSplitMode::None;
+  else throw std::runtime_error("--engine-split: '" + split + "' is not auto, rows, channels or none");
   options.debug_schedule = (*vm)["debug-schedule"].as<bool>();
   if (vm->count("debug-estimate-file")) options.debug_estimate_file = (*vm)["debug-estimate-file"].as<std::string>();
 

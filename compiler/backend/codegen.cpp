@@ -10,6 +10,7 @@
 #include "compiler/backend/dependency_tokens.h"
 #include "compiler/backend/layer_interleave.h"
 #include "compiler/backend/op_registry.h"
+#include "compiler/backend/program_generator.h"
 #include "compiler/backend/step_schedule.h"
 #include "compiler/core/node_work.h"
 #include "compiler/core/npu_ops.h"
@@ -62,6 +63,8 @@ bool concat_in_place(const Graph& g, const Node& n, const std::set<std::string>&
   return plain(x) && same_bytes(y.shape, order_or_identity(y.order, y.shape.size()), row_major);
 }
 
+}  // namespace
+
 // The op family that lowers an NPU node (op_registry.h).
 const NpuOpFamily& family_of(const Graph& g, const Node& n) {
   if (const NpuOpFamily* f = npu_op_family(n)) return *f;
@@ -86,7 +89,7 @@ std::optional<LayerDemand> generated_demand(CodegenContext& ctx, const NpuOpFami
         for (const auto& r : *ranges) bus += static_cast<double>(r.end - r.begin);
     }
     // The generator sized its tiles from the region: it needs the whole of it.
-    d = LayerDemand{budget, cost::estimate_program(code.code, ctx.config).cycles, bus, true};
+    d = LayerDemand{budget, cost::estimate_program(code.code, ctx.tiling()).cycles, bus, true};
   } catch (const CompileError&) {
   }
   ctx.dry_run = false;
@@ -121,62 +124,6 @@ void check_within_region(CodegenContext& ctx, const Node& n, const StepLayer& L,
   }
 }
 
-// The program of every NPU step, in order, and the records of every layer (compiler/README.md,
-// "Codegen"): per step the scheduler's scratchpad plan, each layer's code in its region, the
-// layers interleaved, a halt, tokens from footprints; then the tensor table.
-class ProgramGenerator {
- public:
-  ProgramGenerator(const Graph& g, const std::vector<StepNodes>& steps, const HardwareConfig& config,
-                   const CompileOptions& options, CompiledModel& model, const Int8ParamsCache* int8_params)
-      : g_(g), steps_(steps), config_(config), options_(options), model_(model), ctx_(g, config, options.precision, int8_params) {
-    if (options.quant.weights != WeightOnly::None) {
-      ctx_.weight_only.format = options.quant.weights == WeightOnly::Int4 ? isa::WeightFormat::Int4 : isa::WeightFormat::Int8;
-      ctx_.weight_only.group =
-          options.quant.weights == WeightOnly::Int4 ? static_cast<std::uint64_t>(options.quant.group_size) : 0;
-    }
-  }
-
-  void run() {
-    for (std::size_t s = 0; s < steps_.size(); ++s) {
-      if (steps_[s].device == Node::Device::Npu) generate_npu_step(steps_[s], model_.steps.at(s).npu);
-      else record_cpu_layers(steps_[s]);
-    }
-    fill_tensor_table();
-    describe_weight_only();
-    model_.program = std::move(ctx_.program());
-  }
-
- private:
-  // One NPU step's layers and values as the step scheduler sees them, and each layer's family.
-  struct StepLayers {
-    std::vector<StepLayer> layers;
-    std::vector<const NpuOpFamily*> families;
-    std::map<std::string, StepValue> values;
-  };
-
-  void record_cpu_layers(const StepNodes& step);
-  void generate_npu_step(const StepNodes& step, NpuStep& npu);
-  void place_step_inputs(const StepNodes& step);
-  StepLayers describe_step(const StepNodes& step);
-  StepSchedule schedule(const StepNodes& step, const StepLayers& sl);
-  std::vector<std::vector<isa::Instruction>> generate_layers(const StepNodes& step, const StepLayers& sl,
-                                                             const StepSchedule& schedule);
-  void append_interleaved(const StepNodes& step, const std::vector<std::vector<isa::Instruction>>& layer_code);
-  void log_step_estimate(const NpuStep& npu);
-  void fill_tensor_table();
-  void describe_weight_only();
-  // Mixed programs: the layer's precision (quantization_stage.h), the program's otherwise.
-  Precision precision_of(const Node& n) const { return runs_in_fp16(n) ? Precision::Fp16 : options_.precision; }
-
-  const Graph& g_;
-  const std::vector<StepNodes>& steps_;
-  const HardwareConfig& config_;
-  const CompileOptions& options_;
-  CompiledModel& model_;
-  CodegenContext ctx_;
-  std::set<std::string> step_inputs_, step_outputs_;  // of every NPU step so far
-};
-
 void ProgramGenerator::record_cpu_layers(const StepNodes& step) {
   for (int i : step.nodes) {
     const Node& n = g_.nodes[i];
@@ -191,6 +138,7 @@ void ProgramGenerator::record_cpu_layers(const StepNodes& step) {
 }
 
 void ProgramGenerator::generate_npu_step(const StepNodes& step, NpuStep& npu) {
+  if (config_.engines.count > 1) return generate_engine_streams(step, npu);
   isa::Program& program = ctx_.program();
   npu.first_instruction = static_cast<std::uint32_t>(program.code.size());
   place_step_inputs(step);
@@ -271,17 +219,19 @@ ProgramGenerator::StepLayers ProgramGenerator::describe_step(const StepNodes& st
 
 // The scratchpad plan: which values stay on chip and each layer's region, each layer priced by
 // its family's demand or by timing its generated code.
-StepSchedule ProgramGenerator::schedule(const StepNodes& step, const StepLayers& sl) {
+StepSchedule ProgramGenerator::schedule(const StepNodes& step, const StepLayers& sl,
+                                        const std::function<void(std::size_t)>& before_layer, double ddr_share) {
   StepScheduleOptions so;
   so.capacity = ctx_.sram_capacity;
   so.alignment = ctx_.alignment;
   so.keep_all_in_ddr = options_.store_all_values;
   so.log = options_.debug_schedule ? stderr : nullptr;
-  so.ddr_bytes_per_cycle = config_.ddr.model == DdrModel::Ideal ? 1e9 : cost::ddr_bytes_per_cycle(config_);
+  so.ddr_bytes_per_cycle = config_.ddr.model == DdrModel::Ideal ? 1e9 : cost::ddr_bytes_per_cycle(config_) / ddr_share;
   DemandFn demand = [&](std::size_t i, const std::map<std::string, ValueHome>& homes,
                         std::uint64_t budget) -> std::optional<LayerDemand> {
     const Node& n = g_.nodes[static_cast<std::size_t>(step.nodes[i])];
     ctx_.precision = precision_of(n);
+    if (before_layer) before_layer(i);
     if (sl.families[i]->demand) {
       ctx_.homes() = homes;
       return sl.families[i]->demand(ctx_, n, budget);
@@ -302,32 +252,43 @@ std::vector<std::vector<isa::Instruction>> ProgramGenerator::generate_layers(con
   std::vector<std::vector<isa::Instruction>> layer_code;
   for (std::size_t li = 0; li < step.nodes.size(); ++li) {
     const Node& n = g_.nodes[static_cast<std::size_t>(step.nodes[li])];
-    const StepLayer& L = sl.layers[li];
-    LayerCode code;
-    ctx_.precision = precision_of(n);
-    if (L.has_code) {
-      ctx_.set_region(schedule.scratch[li]);
-      ctx_.third_weight_slot = !schedule.third_weight_slot.empty() && schedule.third_weight_slot[li];
-      if (options_.debug_schedule)
-        std::fprintf(stderr, "%s: region %llu + %llu est %.0f%s\n", n.name.c_str(), (unsigned long long)schedule.scratch[li].base,
-                     (unsigned long long)schedule.scratch[li].bytes, schedule.est_cycles[li],
-                     ctx_.third_weight_slot ? " (3 weight buffers)" : "");
-      code = sl.families[li]->generate(ctx_, n);
-      if (L.region_aware) check_within_region(ctx_, n, L, sl.values, code.code);
-      ctx_.previous_region = schedule.scratch[li];
-    }
-    LayerRecord rec;
-    rec.name = n.name;
-    rec.op = n.get_string("pattern", n.op_type);
-    rec.device = "npu";
+    LayerCode code = generate_layer(step, sl, schedule, li);
+    LayerRecord rec = layer_record(n);
     rec.macs = code.macs;
     rec.planned_ddr_bytes = code.planned_ddr_bytes;
-    if (L.has_code) rec.mapping = code.mapping.describe();
-    rec.fused_nodes = n.fused_nodes;
+    if (sl.layers[li].has_code) rec.mapping = code.mapping.describe();
     model_.layers.push_back(rec);
     layer_code.push_back(std::move(code.code));
   }
   return layer_code;
+}
+
+LayerCode ProgramGenerator::generate_layer(const StepNodes& step, const StepLayers& sl, const StepSchedule& schedule,
+                                           std::size_t li) {
+  const Node& n = g_.nodes[static_cast<std::size_t>(step.nodes[li])];
+  const StepLayer& L = sl.layers[li];
+  LayerCode code;
+  ctx_.precision = precision_of(n);
+  if (!L.has_code) return code;
+  ctx_.set_region(schedule.scratch[li]);
+  ctx_.third_weight_slot = !schedule.third_weight_slot.empty() && schedule.third_weight_slot[li];
+  if (options_.debug_schedule)
+    std::fprintf(stderr, "%s: region %llu + %llu est %.0f%s\n", n.name.c_str(), (unsigned long long)schedule.scratch[li].base,
+                 (unsigned long long)schedule.scratch[li].bytes, schedule.est_cycles[li],
+                 ctx_.third_weight_slot ? " (3 weight buffers)" : "");
+  code = sl.families[li]->generate(ctx_, n);
+  if (L.region_aware) check_within_region(ctx_, n, L, sl.values, code.code);
+  ctx_.previous_region = schedule.scratch[li];
+  return code;
+}
+
+LayerRecord ProgramGenerator::layer_record(const Node& n) const {
+  LayerRecord rec;
+  rec.name = n.name;
+  rec.op = n.get_string("pattern", n.op_type);
+  rec.device = "npu";
+  rec.fused_nodes = n.fused_nodes;
+  return rec;
 }
 
 // Each layer's instructions move into its predecessor's code where the cost model says the
@@ -422,8 +383,6 @@ void ProgramGenerator::describe_weight_only() {
                                  ", fp16 activations, " + std::to_string(ctx_.weight_only_layers) + " MatMul/Gemm layer(s)";
   }
 }
-
-}  // namespace
 
 void generate_program(const Graph& g, const std::vector<StepNodes>& steps, const HardwareConfig& config,
                       const CompileOptions& options, CompiledModel& model, const Int8ParamsCache* int8_params) {

@@ -97,6 +97,10 @@ const std::string& CodegenContext::alias_root(const std::string& name) const {
 std::optional<std::uint64_t> CodegenContext::resident(const std::string& name) const {
   auto it = homes_.find(alias_root(name));
   if (it == homes_.end() || !it->second.resident) return std::nullopt;
+  if (auto first = resident_first_row.find(it->first); first != resident_first_row.end() && first->second > 0) {
+    const DdrTensor& t = tensors_.at(it->first);
+    return it->second.sram_addr - static_cast<std::uint64_t>(first->second * t.w * t.c * t.elem);
+  }
   return it->second.sram_addr;
 }
 
@@ -150,7 +154,10 @@ const DdrTensor& CodegenContext::constant(const Tensor& t, const QuantParams& q,
 
 std::uint64_t CodegenContext::add_data(std::vector<std::uint8_t> bytes) {
   if (dry_run) return next_ddr_;  // costed, not kept
+  if (share_equal_data)
+    if (auto it = data_at_.find(bytes); it != data_at_.end()) return it->second;
   std::uint64_t a = allocate(bytes.size());
+  if (share_equal_data) data_at_.emplace(bytes, a);
   program_.data.push_back({a, std::move(bytes)});
   return a;
 }

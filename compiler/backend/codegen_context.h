@@ -91,6 +91,12 @@ class CodegenContext {
   // The step scheduler gave this layer's region room for a third weight buffer
   // (with_third_weight_slot).
   bool third_weight_slot = false;
+  // Multi-engine steps (engine_split.h): the part of the current layer this engine computes
+  // (none: all of it; only families with a LayerSplitter get one), and the config the conv
+  // tiler prices with (the DDR bandwidth shared by the engines that run at once; null: config).
+  std::optional<EnginePart> part;
+  const HardwareConfig* tiling_config = nullptr;
+  const HardwareConfig& tiling() const { return tiling_config ? *tiling_config : config; }
   std::uint64_t alignment = 64;
 
   bool int8() const { return precision == Precision::Int8; }
@@ -103,8 +109,11 @@ class CodegenContext {
   // DDR placement of an activation (allocated on first use; reshapes alias their input).
   const DdrTensor& tensor(const std::string& name);
   void alias(const std::string& name, const std::string& same_as);
-  // The scratchpad address of a value kept resident for the step, if it is.
+  // The scratchpad address of a value kept resident for the step, if it is. A value this engine
+  // holds only from row k on (resident_first_row: a multi-engine step's row part) answers where
+  // its row 0 would be, so rows are found as for a whole tensor (unsigned wrap-around included).
   std::optional<std::uint64_t> resident(const std::string& name) const;
+  std::map<std::string, std::int64_t> resident_first_row;
   // Whether the value must be (also) in DDR: a generator writing it stores it there.
   bool in_ddr(const std::string& name) const;
   std::map<std::string, ValueHome>& homes() { return homes_; }
@@ -113,8 +122,11 @@ class CodegenContext {
     sram_base = r.base;
     sram_bytes = r.bytes;
   }
-  // Constant bytes placed in DDR (a program data segment); returns the address.
+  // Constant bytes placed in DDR (a program data segment); returns the address. With
+  // share_equal_data (multi-engine steps, where each engine's part of a row-split layer places
+  // the same weights) equal bytes are placed once.
   std::uint64_t add_data(std::vector<std::uint8_t> bytes);
+  bool share_equal_data = false;
   // Set while the step scheduler costs a layer's code in a trial region: constants are not kept.
   bool dry_run = false;
   // A constant operand as a data segment, its axes in `order` (empty: row-major): int8 on `q`
@@ -158,6 +170,7 @@ class CodegenContext {
   std::map<std::string, ValueHome> homes_;
   std::map<std::tuple<std::string, float, std::int32_t, AxisOrder>, DdrTensor> constants_;
   std::deque<DdrTensor> dry_constants_;  // handed out during dry runs (stable references)
+  std::map<std::vector<std::uint8_t>, std::uint64_t> data_at_;  // share_equal_data's placements
   isa::Program program_;
   std::uint64_t next_ddr_ = 0x1000;  // 0 is left unused so a zero address is always a bug
 };

@@ -75,13 +75,22 @@ std::string conv_rejection(const Graph& g, const Node& n, bool int8) {
   return fused_activation_rejection(n, int8);
 }
 
+// Where the step scheduler's plans of this layer (or of this engine's part of it, priced with
+// the tiling config) are kept.
+std::string part_plan_key(const CodegenContext& ctx, const ConvLayer& L, const ConvPart& P) {
+  std::string key = conv_plan_key(L) + P.key;
+  if (ctx.tiling_config) key += "/bw" + std::to_string(ctx.tiling_config->ddr.bandwidth_gbps);
+  return key;
+}
+
 std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& n, std::uint64_t budget) {
   const ConvLayer L = describe_conv_layer(ctx, n);
-  const std::string key = conv_plan_key(L);
+  const ConvPart P = conv_part(L, ctx.part);
+  const std::string key = part_plan_key(ctx, L, P);
   std::vector<TilePlan>& plans = ctx.conv_plans[key];
   auto [known, fresh] = ctx.conv_plan_of_budget.try_emplace({key, budget}, -1);
   if (fresh) {
-    auto plan = try_plan_conv_tiles(L.s, budget, ctx.alignment, &ctx.config);
+    auto plan = try_plan_conv_tiles(P.s, budget, ctx.alignment, &ctx.tiling());
     if (plan) {
       known->second = static_cast<std::ptrdiff_t>(plans.size());
       plans.push_back(std::move(*plan));
@@ -97,15 +106,16 @@ std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& n, std::
 // The plan for the region the step scheduler gave: the fastest of the plans its questions
 // produced that fits (a third weight buffer comes out of the region when the scheduler added
 // room for one), else the tiler's own from this budget.
-TilePlan choose_conv_plan(CodegenContext& ctx, const ConvLayer& L) {
+TilePlan choose_conv_plan(CodegenContext& ctx, const ConvLayer& L, const ConvPart& P) {
   const TilePlan* known = nullptr;
-  for (const TilePlan& p : ctx.conv_plans[conv_plan_key(L)])
+  for (const TilePlan& p : ctx.conv_plans[part_plan_key(ctx, L, P)])
     if (p.sram.total + (ctx.third_weight_slot ? p.weight_slot_bytes : 0) <= ctx.sram_bytes &&
         (!ctx.third_weight_slot || p.weight_slot_bytes > 0) && (!known || p.est_cycles < known->est_cycles))
       known = &p;
-  TilePlan plan = known ? *known : plan_conv_tiles(L.s, ctx.sram_bytes, ctx.alignment, &ctx.config);
+  TilePlan plan = known ? *known : plan_conv_tiles(P.s, ctx.sram_bytes, ctx.alignment, &ctx.tiling());
   if (ctx.third_weight_slot)
     if (auto deeper = with_third_weight_slot(plan); deeper && deeper->sram.total <= ctx.sram_bytes) plan = std::move(*deeper);
+  place_part_plan(plan, P, L.s);
   return plan;
 }
 
@@ -402,19 +412,20 @@ void ConvTileEmitter::epilogue(std::uint64_t acc, std::uint64_t o_slot, std::uin
 
 LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   const ConvLayer L = describe_conv_layer(ctx, n);
+  const ConvPart P = conv_part(L, ctx.part);
   const ConvOperands operands = conv_operands(ctx, L);
-  const TilePlan plan = choose_conv_plan(ctx, L);
+  const TilePlan plan = choose_conv_plan(ctx, L, P);
   static const Int8ConvParams kNoInt8Params;
   const auto q_shared = ctx.int8() ? ctx.conv_params(n) : nullptr;
   const Int8ConvParams& q = q_shared ? *q_shared : kNoInt8Params;
   const ConvConstants constants = place_conv_constants(ctx, n, L, plan, q);
 
   LayerCode out;
-  out.mapping = conv_layer_mapping(L.s, plan, top_down_pays(ctx, plan.sram.total) ? plan.sram_top_down : plan.sram,
+  out.mapping = conv_layer_mapping(P.s, plan, top_down_pays(ctx, plan.sram.total) ? plan.sram_top_down : plan.sram,
                                    ctx.sram_base, ctx.config.mac_array.dataflow);
   ConvTileEmitter emitter(ctx, n, L, plan, operands, constants, q, out);
   for (std::size_t t = 0; t < plan.tiles.size(); ++t) emitter.tile(t);
-  const ConvShape& s = L.s;
+  const ConvShape& s = P.s;  // the part's own work
   if (s.lut) out.planned_ddr_bytes += 256;
   out.macs = static_cast<std::uint64_t>(s.oh * s.ow * s.oc * (s.c / s.groups) * s.kh * s.kw);
   out.est_cycles = plan.est_cycles;
@@ -423,12 +434,57 @@ LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
 
 bool is_conv_or_gemm(const Node& n) { return n.op_type == "FusedConv" || n.op_type == "FusedGemm"; }
 
+// Engine parts (engine_split.h): output rows (a gemm's M), unless the layer runs as HW x 1
+// (describe_conv_layer), or output-channel units (channels; groups when grouped).
+std::int64_t conv_split_extent(CodegenContext& ctx, const Node& n, LoopDim dim) {
+  const ConvLayer L = describe_conv_layer(ctx, n);
+  if (dim == LoopDim::Rows) return L.s.oh == ctx.tensor(L.y).h ? L.s.oh : 0;
+  if (dim == LoopDim::OutChannels) {
+    if (L.s.groups == 1) return L.s.oc;
+    // Grouped: whole groups per part. Not yet when a group has several channels: a part of one
+    // such group is an ungrouped conv to the tiler, whose units (output channels) the emitter
+    // would read as groups.
+    return L.s.c == L.s.groups && L.s.oc == L.s.groups ? L.s.groups : 0;
+  }
+  return 0;
+}
+
+std::int64_t conv_channel_granule(CodegenContext& ctx, const Node& n) {
+  const ConvLayer L = describe_conv_layer(ctx, n);
+  if (L.s.groups == 1) return ctx.config.mac_array.cols;
+  // Grouped: whole alignment units of channels, so each part's channel runs start aligned.
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(ctx.alignment) / L.s.elem / (L.s.oc / L.s.groups));
+}
+
+ValueBox conv_part_writes(CodegenContext& ctx, const Node& n, const EnginePart& part) {
+  const ConvLayer L = describe_conv_layer(ctx, n);
+  const ConvPart P = conv_part(L, part);
+  const std::int64_t ocg = L.s.groups == 1 ? 1 : L.s.oc / L.s.groups;
+  if (part.dim == LoopDim::Rows) return {part.begin, part.end, 0, L.s.oc};
+  return {0, L.s.oh, P.unit0 * ocg, P.unit0 * ocg + P.s.oc};
+}
+
+ValueBox conv_part_reads(CodegenContext& ctx, const Node& n, const EnginePart& part, std::size_t input) {
+  const ConvLayer L = describe_conv_layer(ctx, n);
+  if (input != 0) return conv_part_writes(ctx, n, part);  // the residual: as the output
+  if (part.dim == LoopDim::Rows) {
+    const auto [i0, i1] = conv_input_rows(L.s, part.begin, part.end);
+    return {i0, i1, 0, L.s.c};
+  }
+  if (L.s.groups == 1) return {0, L.s.h, 0, L.s.c};
+  const std::int64_t icg = L.s.c / L.s.groups;
+  return {0, L.s.h, part.begin * icg, part.end * icg};
+}
+
+const LayerSplitter kConvSplitter{conv_split_extent, conv_channel_granule, conv_part_reads, conv_part_writes};
+
 }  // namespace
 
 const NpuOpFamily& conv_family() {
   static const NpuOpFamily family{"conv", is_conv_or_gemm,
                                   conv_rejection, generate_conv, conv_demand,
-                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true};
+                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true,
+                                  &kConvSplitter};
   return family;
 }
 

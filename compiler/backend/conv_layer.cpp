@@ -1,5 +1,7 @@
 #include "compiler/backend/conv_layer.h"
 
+#include <algorithm>
+
 #include "compiler/quant/int8_layer_params.h"
 #include "isa/field_limits.h"
 
@@ -89,6 +91,50 @@ std::string conv_plan_key(const ConvLayer& L) {
                     (s.output_resident ? "r" : "d") + (s.output_stored ? "s" : "");
   for (const auto& p : s.parts) key += p.resident ? 'R' : 'D';
   return key;
+}
+
+std::pair<std::int64_t, std::int64_t> conv_input_rows(const ConvShape& s, std::int64_t r0, std::int64_t r1) {
+  const std::int64_t first = r0 * s.sh - s.pad_top;
+  const std::int64_t last = (r1 - 1) * s.sh - s.pad_top + s.dh * (s.kh - 1);
+  return {std::max<std::int64_t>(0, first), std::min(s.h, last + 1)};
+}
+
+ConvPart conv_part(const ConvLayer& L, const std::optional<EnginePart>& part) {
+  ConvPart p;
+  p.s = L.s;
+  if (!part) return p;
+  ConvShape& s = p.s;
+  const ConvShape& whole = L.s;
+  if (part->dim == LoopDim::Rows) {
+    const auto [i0, i1] = conv_input_rows(whole, part->begin, part->end);
+    if (i1 <= i0) throw CompileError("layer '" + whole.name + "': internal: an engine's rows lie entirely in padding");
+    p.row0 = part->begin;
+    s.oh = part->size();
+    s.h = i1 - i0;
+    s.pad_top = i0 - (part->begin * whole.sh - whole.pad_top);
+    p.key = "/rows" + std::to_string(part->begin) + "-" + std::to_string(part->end);
+  } else {
+    const std::int64_t icg = whole.c / whole.groups, ocg = whole.oc / whole.groups;
+    p.unit0 = part->begin;
+    if (whole.groups == 1) {
+      s.oc = part->size();
+    } else {
+      s.groups = part->size();
+      s.c = part->size() * icg;
+      s.oc = part->size() * ocg;
+    }
+    p.key = "/units" + std::to_string(part->begin) + "-" + std::to_string(part->end);
+  }
+  return p;
+}
+
+void place_part_plan(TilePlan& plan, const ConvPart& part, const ConvShape& whole) {
+  const std::int64_t ocg = whole.groups == 1 ? 1 : whole.oc / whole.groups;
+  for (ConvTile& t : plan.tiles) t.row0 += part.row0;
+  for (TileChunk& c : plan.chunks) {
+    c.first_unit += part.unit0;
+    c.first_oc += part.unit0 * ocg;
+  }
 }
 
 }  // namespace npu::compiler

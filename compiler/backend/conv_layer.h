@@ -3,6 +3,7 @@
 // load them (conv_constants.cpp). Internal to the conv family.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,21 @@ ConvLayer describe_conv_layer(CodegenContext& ctx, const Node& node);
 
 // The layer and where its values live: the step scheduler's plans are kept under this key.
 std::string conv_plan_key(const ConvLayer& layer);
+
+// One engine's part of the layer (a multi-engine step's ctx.part, engine_split.h): the tiler's
+// shape for it alone (its output rows and the input rows they read, or its output-channel units
+// and, grouped, their input channels), and where its first output row and first unit sit in the
+// whole layer. Without a part: the whole layer.
+struct ConvPart {
+  ConvShape s;
+  std::int64_t row0 = 0, unit0 = 0;
+  std::string key;  // appended to conv_plan_key ("" for the whole layer)
+};
+ConvPart conv_part(const ConvLayer& layer, const std::optional<EnginePart>& part);
+// Moves a part's plan into the whole layer: its tiles' rows and its chunks' units and channels.
+void place_part_plan(TilePlan& plan, const ConvPart& part, const ConvShape& whole);
+// The input rows [first, end) output rows [r0, r1) read, clipped to the input.
+std::pair<std::int64_t, std::int64_t> conv_input_rows(const ConvShape& s, std::int64_t r0, std::int64_t r1);
 
 // The layer's constants in DDR: per chunk (and, ungrouped, per input-channel slice) a weight
 // block padded to kWeightBlockAlign; per chunk a parameter block (bias, int8 requant) as the

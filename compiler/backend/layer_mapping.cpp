@@ -80,6 +80,16 @@ std::string kib(std::uint64_t bytes) {
 
 }  // namespace
 
+const char* engine_split_dim_name(LoopDim dim) { return dim == LoopDim::Rows ? "rows" : "output channels"; }
+
+std::string EngineSplit::describe() const {
+  if (parts.empty()) return why.empty() ? "1 engine" : "1 engine, whole (" + why + ")";
+  std::string s = std::to_string(parts.size()) + " engines by " + engine_split_dim_name(parts.front().dim) + " ";
+  for (std::size_t e = 0; e < parts.size(); ++e) s += (e ? "+" : "") + std::to_string(parts[e].size());
+  if (!why.empty()) s += " (" + why + ")";
+  return s;
+}
+
 std::string LayerMapping::describe() const {
   std::string s;
   switch (unit) {
@@ -106,7 +116,7 @@ std::string LayerMapping::describe() const {
     s += " " + (b.slots.size() > 1 ? std::to_string(b.slots.size()) + "x" : std::string()) + kib(b.bytes);
   }
   s += (buffers.empty() ? "" : " = ") + kib(region_bytes) + " of the scratchpad";
-  s += "; " + std::to_string(engines) + (engines == 1 ? " engine" : " engines");
+  s += "; " + split.describe();
   if (est_cycles > 0) {
     char e[48];
     std::snprintf(e, sizeof e, "; est %.0f cycles", est_cycles);

@@ -55,13 +55,34 @@ struct MappingBuffer {
 // Where one tile's work runs.
 enum class TileUnit : std::uint8_t { Array, Vector, Dma };
 
+// What one engine of a multi-engine NPU computes of a layer: output rows [begin, end) (conv/gemm
+// rows, a gemm's M), or output-channel units [begin, end) (output channels; groups of a
+// grouped conv). engine_split.h decides, the layer's generator emits only its part.
+struct EnginePart {
+  LoopDim dim = LoopDim::Rows;  // Rows or OutChannels
+  std::int64_t begin = 0, end = 0;
+  std::int64_t size() const { return end - begin; }
+};
+
+// How a layer is shared among the engines: parts[e] is engine e's (engines without a part idle
+// for the layer); no parts: engine 0 runs all of it. `why`: the cost model's reason, for --explain.
+struct EngineSplit {
+  std::vector<EnginePart> parts;
+  std::string why;
+  int engines() const { return parts.empty() ? 1 : static_cast<int>(parts.size()); }
+  // "1 engine", "1 engine, whole (why)" or "4 engines by rows 14+14+14+14 (why)".
+  std::string describe() const;
+};
+// "rows" or "output channels": how --explain names an engine split's dimension.
+const char* engine_split_dim_name(LoopDim dim);
+
 struct LayerMapping {
   TileUnit unit = TileUnit::Vector;
   std::vector<MappingLoop> loops;      // outermost first
   Dataflow dataflow = Dataflow::WeightStationary;  // the array's (TileUnit::Array only)
   std::int64_t swapped_tiles = 0;      // array tiles that run with the operands swapped (small M)
   bool depthwise = false;              // array tiles in the depthwise mode
-  int engines = 1;                     // engines sharing the layer: always 1 until layers split across engines
+  EngineSplit split;                   // the engines sharing the layer (one unless split)
   std::vector<MappingBuffer> buffers;  // in the layer's region
   std::uint64_t region_base = 0;       // the region's first byte ...
   std::uint64_t region_bytes = 0;      // ... and the bytes its buffers use from there
@@ -75,7 +96,8 @@ struct LayerMapping {
   std::uint64_t place(BufferRole role, int index, std::uint64_t bytes, std::uint64_t& at);
 
   // One line: "array ws, 2 of 12 tiles swapped: oc 256/64 > rows 56/14 > k 512/256;
-  // weights 3x64 KiB, input 2x28 KiB, ... = 412 KiB; 1 engine; est 123,456 cycles".
+  // weights 3x64 KiB, input 2x28 KiB, ... = 412 KiB; 1 engine; est 123,456 cycles". A split
+  // layer's loops and buffers are one engine's part.
   std::string describe() const;
 };
 

@@ -18,6 +18,30 @@
 
 namespace npu::compiler {
 
+// Rows [row_begin, row_end) and channels [channel_begin, channel_end) of a value's h x w x c
+// image view (codegen_context.h, DdrTensor): what one engine's part of a layer reads or writes.
+struct ValueBox {
+  std::int64_t row_begin = 0, row_end = 0, channel_begin = 0, channel_end = 0;
+  bool contains(const ValueBox& o) const {
+    return o.row_begin >= row_begin && o.row_end <= row_end && o.channel_begin >= channel_begin && o.channel_end <= channel_end;
+  }
+  bool empty() const { return row_end <= row_begin || channel_end <= channel_begin; }
+};
+
+// How a family's layers split across the engines of a multi-engine NPU (engine_split.h). A
+// family without one runs each of its layers on one engine.
+struct LayerSplitter {
+  // How many output rows (LoopDim::Rows) or output-channel units (OutChannels) the layer's
+  // parts can be cut from: 0 when it cannot be cut along `dim`.
+  std::int64_t (*extent)(CodegenContext& ctx, const Node& node, LoopDim dim) = nullptr;
+  // Channel parts start at multiples of this many units where the units allow (a chunk narrower
+  // than the array's columns idles some of them).
+  std::int64_t (*channel_granule)(CodegenContext& ctx, const Node& node) = nullptr;
+  // The box of node.inputs[input] (an activation) the part reads, and of its output it writes.
+  ValueBox (*reads)(CodegenContext& ctx, const Node& node, const EnginePart& part, std::size_t input) = nullptr;
+  ValueBox (*writes)(CodegenContext& ctx, const Node& node, const EnginePart& part) = nullptr;
+};
+
 struct NpuOpFamily {
   const char* name = "";
   // Whether `node` belongs to the family (by op type; families do not overlap).
@@ -34,6 +58,8 @@ struct NpuOpFamily {
   bool region_aware = false;     // tiles in [ctx.sram_base, +ctx.sram_bytes)
   bool reads_resident = false;   // reads inputs in place where ctx.resident() says
   bool writes_resident = false;  // leaves its output in place where ctx.resident() says
+  // Splitting its layers across engines (ctx.part); null: one engine runs each layer.
+  const LayerSplitter* splitter = nullptr;
 };
 
 // Every family, in lookup order.

@@ -170,7 +170,7 @@ StepSchedule StepScheduler::run() {
     const StepValue& val = values_.at(v);
     auto readers = readers_.find(v);
     if (readers == readers_.end() || !layers_[static_cast<std::size_t>(p)].writes_resident) continue;
-    if (val.bytes == 0 || val.bytes > o_.capacity / 2) continue;
+    if (val.bytes == 0 || val.bytes > o_.capacity / 2 || val.off_chip) continue;
     auto [first, last] = lifetime(v);
     candidates.push_back({v, (1.0 + static_cast<double>(readers->second.size())) / static_cast<double>(last - first + 1),
                           val.bytes});
@@ -183,7 +183,7 @@ StepSchedule StepScheduler::run() {
     const std::int64_t p = producer_.at(c.value);
     ValueHome home;
     home.resident = true;
-    home.in_ddr = o_.keep_all_in_ddr || values_.at(c.value).step_output;
+    home.in_ddr = o_.keep_all_in_ddr || values_.at(c.value).step_output || values_.at(c.value).read_elsewhere;
     for (std::int64_t r : readers_.at(c.value))
       if (!layers_[static_cast<std::size_t>(r)].reads_resident) home.in_ddr = true;
     auto trial = homes;

@@ -39,6 +39,11 @@ struct StepLayer {
 struct StepValue {
   std::uint64_t bytes = 0;
   bool step_output = false;  // read after the step (or a model output)
+  // Multi-engine steps (engine_split.h), as one engine's scheduler sees the value: another
+  // engine reads it (so it is stored to DDR even when kept on chip here), or a layer of this
+  // engine reads more of it than this engine wrote (so it is never kept on chip here).
+  bool read_elsewhere = false;
+  bool off_chip = false;
 };
 
 struct StepSchedule {

@@ -25,6 +25,11 @@ using container::Step;
 
 constexpr std::uint64_t kDefaultMaxTensorBytes = std::uint64_t{4} << 30;  // 4 GiB
 
+// How the layers of a multi-engine NPU (engines.count > 1) share the engines: as the cost
+// model finds fastest, or every layer that can be split by output rows (or by output channels)
+// split so, or none split (engine 0 runs everything). compiler/backend/engine_split.h.
+enum class EngineSplitMode : std::uint8_t { Auto, Rows, Channels, None };
+
 struct CompileOptions {
   Precision precision = Precision::Int8;
   std::string calibration_dir;                // .npy files named <input>.npy or <input>_N.npy
@@ -50,6 +55,7 @@ struct CompileOptions {
   // A tensor larger than this (counted as FP32, the compiler's working type) is an error: a
   // model must never make the compiler allocate what no NPU's DDR could hold.
   std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;
+  EngineSplitMode engine_split = EngineSplitMode::Auto;
 };
 
 // Throws CompileError: one line naming the file, node or tensor and what is wrong.

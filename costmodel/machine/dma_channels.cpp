@@ -212,7 +212,8 @@ bool DmaChannels::advance(std::uint64_t now) {
         f.requested = true;
         f.request = now;
         f.ddr = std::make_unique<DdrSide>(*this, *f.transfer, now);
-        f.sram = std::make_unique<SramSide>(*this, *f.transfer, ops_[f.transfer->index]);
+        // ops_ is this engine's stream, transfer indices the program's (engine_starts).
+        f.sram = std::make_unique<SramSide>(*this, *f.transfer, ops_[f.transfer->index - ops_.front().index]);
         bus_.submit(bus_base_ + static_cast<int>(index), *f.ddr, f.ddr_done, now);
         port_.submit(static_cast<int>(index), *f.sram, f.sram_done, now);
         progress = true;

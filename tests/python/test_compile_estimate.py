@@ -37,3 +37,27 @@ def test_compile_json_to_an_unwritable_path_is_one_line(npusim, root, tmp_path):
     r = npusim("compile", root / "models/tiny_convnet.onnx", "-c", root / "configs/default.yaml",
                "-o", tmp_path / "m.npuprog", "--json", tmp_path / "missing" / "c.json", "-q")
     assert_one_line_error(r, "c.json", "cannot write")
+
+
+# Several engines: each NPU step's streams run on their engines in the timing core, and the
+# compile's estimate is that same run. `rows` splits every layer that can be (auto may find
+# engine 0 alone faster for a small model); `auto` as compiled by default.
+ENGINE_MODELS = ["models/tiny_convnet.onnx", "models/exported/squeezenet1_1.onnx"]
+
+
+@pytest.mark.parametrize("model", ENGINE_MODELS)
+@pytest.mark.parametrize("engines", [2, 4])
+@pytest.mark.parametrize("split", ["rows", "auto"])
+def test_estimated_cycles_equal_the_timing_only_run_on_several_engines(npusim, root, tmp_path, model, engines, split):
+    config = tmp_path / f"default-x{engines}.yaml"
+    config.write_text((root / "configs/default.yaml").read_text() + f"\nengines:\n  count: {engines}\n")
+    prog, summary, report = tmp_path / "m.npuprog", tmp_path / "c.json", tmp_path / "r.json"
+    r = npusim("compile", root / model, "-c", config, "-o", prog, "--json", summary, "-q", "--engine-split", split)
+    assert r.code == 0, r.err
+    compiled = json.loads(summary.read_text())
+    if split == "rows":
+        assert any(" engines by rows " in layer.get("mapping", "") for layer in compiled["layers"])
+    r = npusim("run", prog, "-c", config, "--timing-only", "--json", report, "--quiet")
+    assert r.code == 0, r.err
+    run = json.loads(report.read_text())
+    assert compiled["estimated_cycles"] == run["cycles"]

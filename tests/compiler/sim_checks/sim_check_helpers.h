@@ -77,14 +77,39 @@ inline const isa::TensorEntry* find_entry(const isa::Program& p, const std::stri
   return nullptr;
 }
 
+// Runs every NPU step of a compiled model on the simulator, each as the runtime runs it (its
+// engine streams on their engines), over one DDR image; the cycles of all steps.
+inline std::uint64_t simulate_steps(const CompiledModel& m, const HardwareConfig& config, sim::DdrImage& ddr,
+                                    const sim::SimOptions& options = {}) {
+  std::uint64_t cycles = 0;
+  for (const auto& step : m.steps)
+    if (step.kind == container::Step::Kind::Npu)
+      cycles += sim::simulate(container::step_program(m.program, step.npu), config, ddr, options).cycles;
+  return cycles;
+}
+
+// How check_bit_exact compiles: the preset's scratchpad replaced (sram_kib not 0), several
+// engines (engines > 1) and how layers share them.
+struct BitExactSetup {
+  std::uint64_t sram_kib = 0;
+  int engines = 0;  // 0: the preset's
+  EngineSplitMode split = EngineSplitMode::Auto;
+};
+
 // Compiles `model` for INT8 on `config`, runs it on the simulator and on the integer reference
 // from the same quantised input, and compares every NPU-computed value byte for byte.
 // `sram_kib` (when not 0) replaces the preset's scratchpad capacity.
-inline void check_bit_exact(const std::string& model, const std::string& config_name, std::uint64_t sram_kib = 0) {
-  INFO(model << " on " << config_name << (sram_kib ? " with " + std::to_string(sram_kib) + " KiB" : std::string()));
+inline void check_bit_exact(const std::string& model, const std::string& config_name, BitExactSetup setup) {
+  const std::uint64_t sram_kib = setup.sram_kib;
+  INFO(model << " on " << config_name << (sram_kib ? " with " + std::to_string(sram_kib) + " KiB" : std::string())
+             << (setup.engines ? " on " + std::to_string(setup.engines) + " engines, split mode " +
+                                     std::to_string(static_cast<int>(setup.split))
+                               : std::string()));
   HardwareConfig config = load_hardware_config(config_path(config_name));
   if (sram_kib) config.sram.capacity_bytes = sram_kib * 1024;
+  if (setup.engines) config.engines.count = setup.engines;
   CompileOptions options;
+  options.engine_split = setup.split;
   options.precision = Precision::Int8;
   options.store_all_values = true;  // intermediates kept on chip are stored too, to compare them
   options.check_interleave = true;  // the default: no conflicting pair reordered (a compile error names it)
@@ -123,8 +148,7 @@ inline void check_bit_exact(const std::string& model, const std::string& config_
     inputs[name] = std::move(bytes);
   }
   Int8Values expected = run_integer_reference(g, inputs);
-  sim::SimResult r = sim::simulate(m.program, config, ddr);
-  CHECK(r.cycles > 0);
+  CHECK(simulate_steps(m, config, ddr) > 0);
 
   // A channel concatenation whose readers take its parts in place is never written: its
   // readers' outputs check it.
@@ -162,6 +186,9 @@ inline void check_bit_exact(const std::string& model, const std::string& config_
     }
   }
   CHECK(compared + virtual_concats == values);
+}
+inline void check_bit_exact(const std::string& model, const std::string& config_name, std::uint64_t sram_kib = 0) {
+  check_bit_exact(model, config_name, BitExactSetup{sram_kib});
 }
 
 

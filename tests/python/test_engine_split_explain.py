@@ -1,0 +1,53 @@
+"""`npusim compile --explain` on several engines: each conv/gemm layer's mapping line says how
+the layer is shared (by rows, by output channels, or whole on one engine) and the estimated
+cycles of the alternatives behind the choice."""
+import re
+
+
+def config_with_engines(root, tmp_path, engines):
+    config = tmp_path / f"default-x{engines}.yaml"
+    config.write_text((root / "configs/default.yaml").read_text() + f"\nengines:\n  count: {engines}\n")
+    return config
+
+
+def mappings(out):
+    return {m.group(1): m.group(2) for m in re.finditer(r"^mapping (\S+): (.*)$", out, re.M)}
+
+
+def test_explain_names_each_layers_split_and_the_estimates_behind_it(npusim, root, tmp_path):
+    config = config_with_engines(root, tmp_path, 4)
+    r = npusim("compile", root / "models/generated/resnet18.onnx", "-c", config, "-o", tmp_path / "m.npuprog", "--explain")
+    assert r.code == 0, r.err
+    layers = mappings(r.out)
+    convs = {name: line for name, line in layers.items() if name.endswith("_conv")}
+    assert convs
+    for name, line in convs.items():
+        split = re.search(r"; (4 engines by (rows|output channels) [\d+]+|1 engine, whole) \(est cycles whole \d+(, by (rows|output channels) \d+)+\)", line)
+        assert split, f"{name}: {line}"
+    # The stem (112 rows of 3x3 work) pays to split.
+    assert "4 engines by " in convs["stem_conv"]
+    # Layers no family splits say so.
+    assert "1 engine, whole (pool layers do not split)" in layers["stem_pool"]
+
+
+def test_explain_on_one_engine_is_unchanged(npusim, root, tmp_path):
+    r = npusim("compile", root / "models/generated/resnet18.onnx", "-c", root / "configs/default.yaml",
+               "-o", tmp_path / "m.npuprog", "--explain")
+    assert r.code == 0, r.err
+    for line in mappings(r.out).values():
+        assert "; 1 engine" in line and "whole" not in line and "engines by" not in line
+
+
+def test_forced_splits_say_forced(npusim, root, tmp_path):
+    config = config_with_engines(root, tmp_path, 2)
+    r = npusim("compile", root / "models/tiny_convnet.onnx", "-c", config, "-o", tmp_path / "m.npuprog", "--explain",
+               "--engine-split", "channels")
+    assert r.code == 0, r.err
+    assert any("2 engines by output channels" in line and "forced" in line for line in mappings(r.out).values())
+
+
+def test_an_unknown_split_mode_is_one_line(npusim, root, tmp_path):
+    from conftest import assert_one_line_error
+    r = npusim("compile", root / "models/tiny_convnet.onnx", "-c", root / "configs/default.yaml",
+               "-o", tmp_path / "m.npuprog", "--engine-split", "diagonal")
+    assert_one_line_error(r, "--engine-split", "diagonal")
