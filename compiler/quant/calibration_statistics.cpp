@@ -156,23 +156,45 @@ void ValueHistogram::merge(const ValueHistogram& other) {
     for (int i = 0; i < kBins; ++i) counts_[i] += o.counts_[i];
 }
 
-CalibrationStatistics collect_statistics(const Graph& g, const std::vector<TensorMap>& inputs, bool histograms) {
+CalibrationStatistics collect_statistics(const Graph& g, const std::vector<TensorMap>& inputs, bool histograms,
+                                         const NodeRunner& elsewhere, UnmeasuredValues* unmeasured) {
   const TensorMap constants = graph_constants(g);
   // Samples are independent: up to one thread per core, each with its own statistics, merged
   // after (exactly: see calibration_statistics.h).
   const std::size_t threads =
       std::max<std::size_t>(1, std::min<std::size_t>(inputs.size(), std::thread::hardware_concurrency()));
   std::vector<CalibrationStatistics> partial(threads);
+  std::vector<UnmeasuredValues> partial_unmeasured(threads);
   std::vector<std::exception_ptr> errors(threads);
   auto work = [&](std::size_t t) {
+    UnmeasuredValues& why_absent = partial_unmeasured[t];
+    UnevaluatedNodes unevaluated;
+    unevaluated.elsewhere = elsewhere;
+    // A node that failed itself is the root of what is absent after it; the values after it
+    // carry the root's line, so a fallback names the op to blame, not its neighbour.
+    unevaluated.unevaluated = [&](std::size_t k, const std::string& missing_input, const std::string& why) {
+      const Node& n = g.nodes[k];
+      std::string line;
+      if (missing_input.empty()) {
+        line = "calibration could not run '" + n.name + "' (" + n.op_type + "): " + why;
+      } else {
+        const auto root = why_absent.find(missing_input);
+        line = root != why_absent.end() ? root->second : "no value for its input '" + missing_input + "'";
+      }
+      for (const auto& o : n.outputs)
+        if (!o.empty()) why_absent.emplace(o, line);
+    };
     try {
       for (std::size_t s = t; s < inputs.size(); s += threads)
-        evaluate_graph_visiting(g, inputs[s], constants, [&](const std::string& name, const FloatTensor& v) {
-          if (v.data.empty()) return;
-          auto [it, fresh] = partial[t].try_emplace(name);
-          if (fresh && histograms) it->second = ValueHistogram::with_bins();
-          it->second.add(v.data.data(), v.data.size());
-        });
+        evaluate_graph_visiting(
+            g, inputs[s], constants,
+            [&](const std::string& name, const FloatTensor& v) {
+              if (v.data.empty()) return;
+              auto [it, fresh] = partial[t].try_emplace(name);
+              if (fresh && histograms) it->second = ValueHistogram::with_bins();
+              it->second.add(v.data.data(), v.data.size());
+            },
+            &unevaluated);
     } catch (...) {
       errors[t] = std::current_exception();
     }
@@ -183,6 +205,9 @@ CalibrationStatistics collect_statistics(const Graph& g, const std::vector<Tenso
   for (auto& th : pool) th.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
+  if (unmeasured)
+    for (const auto& part : partial_unmeasured)
+      for (const auto& [value, why] : part) unmeasured->emplace(value, why);
   CalibrationStatistics stats = std::move(partial[0]);
   for (std::size_t t = 1; t < threads; ++t)
     for (const auto& [name, h] : partial[t]) {
