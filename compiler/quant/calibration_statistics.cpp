@@ -156,6 +156,19 @@ void ValueHistogram::merge(const ValueHistogram& other) {
     for (int i = 0; i < kBins; ++i) counts_[i] += o.counts_[i];
 }
 
+namespace {
+
+// The evaluator's and the host runner's errors start with "<model>: node '<name>' (<op>)" (and
+// " on the host"): the fallback line names the node once, at its start.
+std::string without_node_prefix(const Graph& g, const Node& n, std::string why) {
+  const std::string prefix = g.source + ": node '" + n.name + "' (" + n.op_type + ")";
+  for (const std::string& p : {prefix + " on the host: ", prefix + ": "})
+    for (auto at = why.find(p); at != std::string::npos; at = why.find(p)) why.erase(at, p.size());
+  return why;
+}
+
+}  // namespace
+
 CalibrationStatistics collect_statistics(const Graph& g, const std::vector<TensorMap>& inputs, bool histograms,
                                          const NodeRunner& elsewhere, UnmeasuredValues* unmeasured) {
   const TensorMap constants = graph_constants(g);
@@ -176,7 +189,8 @@ CalibrationStatistics collect_statistics(const Graph& g, const std::vector<Tenso
       const Node& n = g.nodes[k];
       std::string line;
       if (missing_input.empty()) {
-        line = "calibration could not run '" + n.name + "' (" + n.op_type + "): " + why;
+        line = "calibration could not run '" + n.name + "' (" + n.op_type + "): " + without_node_prefix(g, n, why) +
+               (elsewhere ? "" : "; nothing else to run it on (the runtime lends ONNX Runtime as host_runner)");
       } else {
         const auto root = why_absent.find(missing_input);
         line = root != why_absent.end() ? root->second : "no value for its input '" + missing_input + "'";
