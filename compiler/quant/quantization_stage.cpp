@@ -87,7 +87,8 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
   if (npu.promotion_cost && q.mixed)
     cost_model = [&](const std::vector<std::string>& candidates) { return npu.promotion_cost(g, candidates); };
   MixedPrecisionChoice choice =
-      choose_fp16_layers(g, samples, q.mixed ? target : AccuracyTarget{}, forced, npu.fp16_rejection, cost_model);
+      choose_fp16_layers(g, samples, q.mixed ? target : AccuracyTarget{}, forced, npu.fp16_rejection, cost_model,
+                         host_node_runner(g, options.host_runner));
   record.fp16_layers = choice.forced;
   record.fp16_layers.insert(record.fp16_layers.end(), choice.promoted.begin(), choice.promoted.end());
   record.forced_fp16 = static_cast<std::uint32_t>(choice.forced.size());

@@ -9,6 +9,7 @@ generated calibration inputs are what is under test.
 """
 import json
 import pathlib
+import re
 
 import numpy as np
 import onnx
@@ -206,3 +207,13 @@ def test_calibration_reaches_onnx_runtime_from_the_python_package(tmp_path):
     reference = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
     assert cosine(outputs["y"], reference) >= 0.99
 
+
+def test_mixed_precision_simulates_the_op_without_kernels_on_onnx_runtime(tmp_path):
+    """--precision mixed simulates quantisation in float: the node with no FP32 kernel runs on
+    ONNX Runtime there too (before: the compile stopped, naming it)."""
+    model = lpnorm_model(tmp_path / "lp.onnx")
+    r = run_npusim("compile", model, "-c", CONFIG, "--precision", "mixed", "-o", tmp_path / "lp.npuprog")
+    assert r.code == 0, r.err
+    assert [l for l in r.out.splitlines() if l.startswith("fallback ")] == [
+        "fallback lpnorm (LpNormalization): op LpNormalization has no NPU instruction"]
+    assert re.search(r"placement: 3 of 4 layers, 100\.0 % of MACs", r.out), r.out
