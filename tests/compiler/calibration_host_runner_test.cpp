@@ -11,6 +11,7 @@
 
 #include "compiler/compile.h"
 #include "compiler/frontend/onnx_io.h"
+#include "compiler/quant/quantize.h"
 #include "test_graphs.h"
 
 using namespace npu;
@@ -97,4 +98,31 @@ TEST_CASE("calibration: a host runner that fails is named in the fallback line",
     if (f.node != "lpnorm")
       CHECK(f.reason.find("calibration could not run 'lpnorm' (LpNormalization): the FP32 evaluator has no kernel for "
                           "this op; onnxruntime is not installed") != std::string::npos);
+}
+
+TEST_CASE("generated integer inputs: token ids within every table they index, other integers all ones",
+          "[calibration][integer_inputs]") {
+  testing::GraphBuilder b;
+  b.input("ids", {1, 4});
+  b.graph().tensors["ids"].elem_type = kInt64;
+  b.input("mask", {1, 4});
+  b.graph().tensors["mask"].elem_type = kInt64;
+  // Token embedding (10 rows) and, two rows further on (OPT's positions + 2), a position
+  // embedding of 8 rows: valid ids are those both accept, [0, 6).
+  b.node("Gather", {b.random_constant("tokens", {10, 4}), "ids"}, "wte");
+  b.node("Add", {"ids", b.int_constant("two", {}, {2})}, "shifted");
+  b.node("Gather", {b.random_constant("positions", {8, 4}), b.out("shifted")}, "wpe");
+  b.node("Add", {b.out("wte"), b.out("wpe")}, "embedded");
+  b.node("Cast", {"mask"}, "mask_float").set_int("to", kFloat);
+  b.node("Mul", {b.out("embedded"), b.out("mask_float")}, "masked");
+  const Graph g = b.finish({b.out("masked")});
+
+  const IntegerInputValues ids = integer_input_values(g, "ids");
+  CHECK(ids.lo == 0);
+  CHECK(ids.hi == 6);
+  CHECK(ids.why.find("uniform in [0, 6)") != std::string::npos);
+  const IntegerInputValues mask = integer_input_values(g, "mask");
+  CHECK(mask.lo == 1);
+  CHECK(mask.hi == 2);
+  CHECK(mask.why.find("all ones") != std::string::npos);
 }
