@@ -13,6 +13,7 @@
 #include "compiler/frontend/passes.h"
 #include "compiler/frontend/shape_inference.h"
 #include "compiler/passes/passes.h"
+#include "compiler/quant/host_node_runner.h"
 #include "compiler/quant/qdq_import.h"
 #include "compiler/quant/quant_simulation.h"
 #include "compiler/quant/quantize.h"
@@ -161,7 +162,7 @@ SensitivityReport quantization_sensitivity(const std::string& onnx_path, const C
   const auto samples = calibration_inputs(unfused, plain, ignored);
   scheme = model.quantization.scheme;
   warnings = model.warnings;
-  QuantSimulator sim(g);
+  QuantSimulator sim(g, host_node_runner(g, options.host_runner));
   return analyse_sensitivity(sim, samples, npu_questions(nullptr, plain).fp16_rejection);
 }
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/calibration_host_runner.h"
+
 namespace npu::runtime {
 
 container::CompiledModel load_or_compile(const std::string& path, const HardwareConfig& config,
@@ -15,7 +17,7 @@ container::CompiledModel load_or_compile(const std::string& path, const Hardware
   in.read(magic, sizeof magic);
   const bool is_program = in.gcount() == sizeof magic && std::string(magic, sizeof magic) == "NPUPROG";
   if (compiled) *compiled = !is_program;
-  return is_program ? container::load_compiled(path) : compiler::compile(path, config, options);
+  return is_program ? container::load_compiled(path) : compiler::compile(path, config, with_host_runner(options));
 }
 
 void save_compiled_model(container::CompiledModel& model, const std::string& path) {

@@ -14,6 +14,7 @@
 #include "apps/cli/options.h"
 #include "apps/cli/quant_options_cli.h"
 #include "compiler/pipeline.h"
+#include "runtime/calibration_host_runner.h"
 
 namespace npu::cli {
 namespace {
@@ -105,7 +106,7 @@ int run_quant_report(const std::vector<std::string>& args) {
   const std::string model = (*vm)["model"].as<std::string>();
   std::string scheme;
   std::vector<std::string> warnings;
-  const auto report = compiler::quantization_sensitivity(model, options, scheme, warnings);
+  const auto report = compiler::quantization_sensitivity(model, runtime::with_host_runner(options), scheme, warnings);
   for (const auto& w : warnings) fmt::print(stderr, "npusim quant-report: warning: {}\n", w);
   fmt::print("{}", format_report(report, scheme, (*vm)["top"].as<std::size_t>()));
 

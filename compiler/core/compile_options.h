@@ -2,11 +2,13 @@
 // compile.h (the entry point) and each stage include this, never the entry point itself.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "compiler/core/quant_options.h"
+#include "compiler/core/tensor_data.h"
 #include "container/compiled_model.h"
 #include "hwconfig/hardware_config.h"
 
@@ -22,6 +24,19 @@ using container::PassSummary;
 using container::QuantizationRecord;
 using container::Precision;
 using container::Step;
+
+// One input of a CPU step run on the host: its values as floats (integers exactly up to 2^24)
+// and the ONNX element type the step declares for it.
+struct HostStepInput {
+  int elem_type = 1;  // onnx::TensorProto::FLOAT
+  const FloatTensor* value = nullptr;
+};
+// Runs a CPU step (a self-contained ONNX model, like the program's CPU steps) on the host outside
+// the compiler and returns its outputs as floats, in step.outputs order; throws (any
+// std::exception, one line) when it cannot. Calibration runs the nodes the FP32 evaluator has
+// no kernel for through it, so that one such op costs only itself. The runtime installs ONNX
+// Runtime here (runtime/compiled_model_io.h): the compiler never reaches Python itself.
+using HostStepRunner = std::function<std::vector<FloatTensor>(const CpuStep& step, const std::vector<HostStepInput>& inputs)>;
 
 constexpr std::uint64_t kDefaultMaxTensorBytes = std::uint64_t{4} << 30;  // 4 GiB
 
@@ -56,6 +71,9 @@ struct CompileOptions {
   // model must never make the compiler allocate what no NPU's DDR could hold.
   std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;
   EngineSplitMode engine_split = EngineSplitMode::Auto;
+  // Runs what the FP32 evaluator cannot during calibration (HostStepRunner above); empty: such a
+  // node, and what needs its values, fall back to the CPU with a line naming it.
+  HostStepRunner host_runner;
 };
 
 // Throws CompileError: one line naming the file, node or tensor and what is wrong.

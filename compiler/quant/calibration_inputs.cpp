@@ -1,10 +1,13 @@
 // Calibration samples from --calib DIR, checked against the model's inputs (name, shape, element
-// type) with one line naming the file when they do not fit; generated N(0,1) samples without it.
+// type) with one line naming the file when they do not fit; generated samples without it: N(0,1)
+// for float inputs, valid values for integer ones (integer_input_values).
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <random>
 #include <regex>
+#include <set>
 
 #include "compiler/quant/quantize.h"
 #include "container/npy_file.h"
@@ -99,6 +102,23 @@ std::vector<FloatTensor> read_samples(const fs::path& file, const Tensor& input)
   return out;
 }
 
+// Ops that hand an integer value's elements on unchanged (some of them, rearranged): token ids
+// reach their Gather through these (a Reshape, a Cast to int32, a slice of the last token).
+bool passes_values_on(const Node& n, std::size_t input) {
+  static const std::set<std::string> kMoves = {"Cast", "Reshape", "Unsqueeze", "Squeeze", "Flatten", "Identity",
+                                               "Expand", "Slice", "Transpose", "Tile", "Concat"};
+  return (kMoves.count(n.op_type) && (input == 0 || n.op_type == "Concat")) || (n.op_type == "Gather" && input == 0);
+}
+
+// An integer scalar constant, if `name` is one.
+bool integer_scalar(const Graph& g, const std::string& name, std::int64_t& value) {
+  if (name.empty() || !g.is_constant(name)) return false;
+  const Tensor& t = g.tensor(name);
+  if (t.elements() != 1 || t.ints.size() != 1) return false;
+  value = t.ints[0];
+  return true;
+}
+
 std::string input_list(const Graph& g) {
   std::string s;
   for (const auto& in : g.inputs) s += (s.empty() ? "'" : ", '") + in + "'";
@@ -106,6 +126,54 @@ std::string input_list(const Graph& g) {
 }
 
 }  // namespace
+
+IntegerInputValues integer_input_values(const Graph& g, const std::string& input) {
+  IntegerInputValues values;
+  // Follows the input's values forward, `offset` added on the way (OPT's positions + 2), to every
+  // Gather that uses them as indices; the ids must then index each table: lo <= id < hi.
+  std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  std::vector<std::pair<std::string, std::int64_t>> pending = {{input, 0}};
+  std::set<std::string> seen;
+  std::string first_table;
+  while (!pending.empty()) {
+    const auto [value, offset] = pending.back();
+    pending.pop_back();
+    if (!seen.insert(value).second) continue;
+    for (int c : g.consumers(value)) {
+      const Node& n = g.nodes[static_cast<std::size_t>(c)];
+      for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+        if (n.inputs[i] != value || n.outputs.empty()) continue;
+        std::int64_t constant = 0;
+        if (n.op_type == "Gather" && i == 1 && g.has_tensor(n.inputs[0]) && g.tensor(n.inputs[0]).shape_known) {
+          const auto& table = g.tensor(n.inputs[0]).shape;
+          std::int64_t axis = n.get_int("axis", 0);
+          if (axis < 0) axis += static_cast<std::int64_t>(table.size());
+          if (axis < 0 || axis >= static_cast<std::int64_t>(table.size())) continue;
+          lo = std::max(lo, -offset);
+          hi = std::min(hi, table[static_cast<std::size_t>(axis)] - offset);
+          if (first_table.empty()) first_table = n.name;
+        } else if (passes_values_on(n, i)) {
+          pending.emplace_back(n.outputs[0], offset);
+        } else if ((n.op_type == "Add" || n.op_type == "Sub") && n.inputs.size() == 2 && i == 0 &&
+                   integer_scalar(g, n.inputs[1], constant)) {
+          pending.emplace_back(n.outputs[0], n.op_type == "Add" ? offset + constant : offset - constant);
+        } else if (n.op_type == "Add" && n.inputs.size() == 2 && i == 1 && integer_scalar(g, n.inputs[0], constant)) {
+          pending.emplace_back(n.outputs[0], offset + constant);
+        }
+      }
+    }
+  }
+  if (first_table.empty() || lo >= hi) {
+    values.why = first_table.empty() ? "all ones (indexes no table: a mask or a flag)"
+                                     : "all ones (the tables its values index leave no common range)";
+    return values;
+  }
+  values.lo = lo;
+  values.hi = hi;
+  values.why = "uniform in [" + std::to_string(lo) + ", " + std::to_string(hi) + ") (the rows of the table '" +
+               first_table + "' indexes)";
+  return values;
+}
 
 std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& options,
                                           std::vector<std::string>& warnings) {
@@ -161,9 +229,18 @@ std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& 
       warnings.push_back(dir + ": calibrated on the first " + std::to_string(kMaxSamples) + " samples");
     return samples;
   }
+  // Integer inputs need values the model accepts: an N(0,1) token id indexes no table row, and
+  // calibration would measure nothing after the embedding.
+  std::map<std::string, IntegerInputValues> integer_values;
+  std::string integer_text;
+  for (const auto& in : g.inputs) {
+    if (float_elem(g.tensor(in).elem_type)) continue;
+    integer_values[in] = integer_input_values(g, in);
+    integer_text += "; integer input '" + in + "': " + integer_values[in].why;
+  }
   warnings.push_back("INT8 calibrated on " + std::to_string(kGeneratedSamples) +
                      " generated N(0,1) inputs, not real data: pass --calib DIR of .npy files for "
-                     "representative activation ranges");
+                     "representative activation ranges" + integer_text);
   std::mt19937 rng(12345);
   std::normal_distribution<float> dist(0.0f, 1.0f);
   for (int s = 0; s < kGeneratedSamples; ++s) {
@@ -172,7 +249,13 @@ std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& 
       FloatTensor t;
       t.shape = g.tensor(in).shape;
       t.data.resize(static_cast<std::size_t>(t.elements()));
-      for (auto& v : t.data) v = dist(rng);
+      const auto integer = integer_values.find(in);
+      if (integer == integer_values.end()) {
+        for (auto& v : t.data) v = dist(rng);
+      } else {
+        std::uniform_int_distribution<std::int64_t> ids(integer->second.lo, integer->second.hi - 1);
+        for (auto& v : t.data) v = static_cast<float>(ids(rng));
+      }
       sample[in] = std::move(t);
     }
     samples.push_back(std::move(sample));

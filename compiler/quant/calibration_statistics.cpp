@@ -156,23 +156,59 @@ void ValueHistogram::merge(const ValueHistogram& other) {
     for (int i = 0; i < kBins; ++i) counts_[i] += o.counts_[i];
 }
 
-CalibrationStatistics collect_statistics(const Graph& g, const std::vector<TensorMap>& inputs, bool histograms) {
+namespace {
+
+// The evaluator's and the host runner's errors start with "<model>: node '<name>' (<op>)" (and
+// " on the host"): the fallback line names the node once, at its start.
+std::string without_node_prefix(const Graph& g, const Node& n, std::string why) {
+  const std::string prefix = g.source + ": node '" + n.name + "' (" + n.op_type + ")";
+  for (const std::string& p : {prefix + " on the host: ", prefix + ": "})
+    for (auto at = why.find(p); at != std::string::npos; at = why.find(p)) why.erase(at, p.size());
+  return why;
+}
+
+}  // namespace
+
+CalibrationStatistics collect_statistics(const Graph& g, const std::vector<TensorMap>& inputs, bool histograms,
+                                         const NodeRunner& elsewhere, UnmeasuredValues* unmeasured) {
   const TensorMap constants = graph_constants(g);
   // Samples are independent: up to one thread per core, each with its own statistics, merged
   // after (exactly: see calibration_statistics.h).
   const std::size_t threads =
       std::max<std::size_t>(1, std::min<std::size_t>(inputs.size(), std::thread::hardware_concurrency()));
   std::vector<CalibrationStatistics> partial(threads);
+  std::vector<UnmeasuredValues> partial_unmeasured(threads);
   std::vector<std::exception_ptr> errors(threads);
   auto work = [&](std::size_t t) {
+    UnmeasuredValues& why_absent = partial_unmeasured[t];
+    UnevaluatedNodes unevaluated;
+    unevaluated.elsewhere = elsewhere;
+    // A node that failed itself is the root of what is absent after it; the values after it
+    // carry the root's line, so a fallback names the op to blame, not its neighbour.
+    unevaluated.unevaluated = [&](std::size_t k, const std::string& missing_input, const std::string& why) {
+      const Node& n = g.nodes[k];
+      std::string line;
+      if (missing_input.empty()) {
+        line = "calibration could not run '" + n.name + "' (" + n.op_type + "): " + without_node_prefix(g, n, why) +
+               (elsewhere ? "" : "; nothing else to run it on (the runtime lends ONNX Runtime as host_runner)");
+      } else {
+        const auto root = why_absent.find(missing_input);
+        line = root != why_absent.end() ? root->second : "no value for its input '" + missing_input + "'";
+      }
+      for (const auto& o : n.outputs)
+        if (!o.empty()) why_absent.emplace(o, line);
+    };
     try {
       for (std::size_t s = t; s < inputs.size(); s += threads)
-        evaluate_graph_visiting(g, inputs[s], constants, [&](const std::string& name, const FloatTensor& v) {
-          if (v.data.empty()) return;
-          auto [it, fresh] = partial[t].try_emplace(name);
-          if (fresh && histograms) it->second = ValueHistogram::with_bins();
-          it->second.add(v.data.data(), v.data.size());
-        });
+        evaluate_graph_visiting(
+            g, inputs[s], constants,
+            [&](const std::string& name, const FloatTensor& v) {
+              if (v.data.empty()) return;
+              auto [it, fresh] = partial[t].try_emplace(name);
+              if (fresh && histograms) it->second = ValueHistogram::with_bins();
+              it->second.add(v.data.data(), v.data.size());
+            },
+            &unevaluated);
     } catch (...) {
       errors[t] = std::current_exception();
     }
@@ -183,6 +219,9 @@ CalibrationStatistics collect_statistics(const Graph& g, const std::vector<Tenso
   for (auto& th : pool) th.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
+  if (unmeasured)
+    for (const auto& part : partial_unmeasured)
+      for (const auto& [value, why] : part) unmeasured->emplace(value, why);
   CalibrationStatistics stats = std::move(partial[0]);
   for (std::size_t t = 1; t < threads; ++t)
     for (const auto& [name, h] : partial[t]) {

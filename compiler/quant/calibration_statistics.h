@@ -56,7 +56,13 @@ class ValueHistogram {
 
 // Min/max always; histograms only when `histograms` (the percentile, entropy and mse methods).
 using CalibrationStatistics = std::map<std::string, ValueHistogram>;
-CalibrationStatistics collect_statistics(const Graph& graph, const std::vector<TensorMap>& inputs, bool histograms);
+// Values calibration could not measure, each with one line why: the node it could not run (no
+// FP32 kernel, and `elsewhere` could not run it either) and its reason; values after it name it too.
+using UnmeasuredValues = std::map<std::string, std::string>;
+// `elsewhere` runs the nodes the FP32 evaluator cannot (host_node_runner.h); empty: they and
+// the values that depend on them stay unmeasured, listed in `unmeasured` when given.
+CalibrationStatistics collect_statistics(const Graph& graph, const std::vector<TensorMap>& inputs, bool histograms,
+                                         const NodeRunner& elsewhere = {}, UnmeasuredValues* unmeasured = nullptr);
 
 // The clipping range [lo, hi] of a value by `method` (quant_options.h). `symmetric`: the range
 // is then used as [-t, t] (zero point 0), which the entropy and mse searches take into account.

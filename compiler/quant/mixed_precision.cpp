@@ -109,8 +109,9 @@ std::vector<std::string> resolve_fp16_names(const Graph& g, const std::vector<st
 
 MixedPrecisionChoice choose_fp16_layers(const Graph& g, const std::vector<TensorMap>& samples,
                                         const AccuracyTarget& target, const std::vector<std::string>& forced,
-                                        const Fp16Rejection& fp16_rejection, const CostModelFactory& make_cost_model) {
-  QuantSimulator sim(g);
+                                        const Fp16Rejection& fp16_rejection, const CostModelFactory& make_cost_model,
+                                        const NodeRunner& host) {
+  QuantSimulator sim(g, host);
   const std::vector<LayerMode> fp32(g.nodes.size(), LayerMode::Float);
   std::vector<TensorMap> reference;
   for (const auto& s : samples) reference.push_back(sim.run(s, fp32, false));

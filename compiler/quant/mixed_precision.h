@@ -51,7 +51,8 @@ using CostModelFactory = std::function<std::unique_ptr<PromotionCost>(const std:
 // promoted: "... best cosine 0.9871 with N layers in fp16 (a, b, ...)".
 MixedPrecisionChoice choose_fp16_layers(const Graph& graph, const std::vector<TensorMap>& samples,
                                         const AccuracyTarget& target, const std::vector<std::string>& forced,
-                                        const Fp16Rejection& fp16_rejection, const CostModelFactory& make_cost_model = {});
+                                        const Fp16Rejection& fp16_rejection, const CostModelFactory& make_cost_model = {},
+                                        const NodeRunner& host = {});
 
 // --keep-fp16 names (a fused layer's name or any original ONNX node fused into it) to the NPU
 // layers' names; throws CompileError naming an unknown name, or a layer the NPU cannot run in fp16.

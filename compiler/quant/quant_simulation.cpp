@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include "compiler/core/npu_ops.h"
 #include "compiler/core/subgraph_capture.h"
@@ -110,7 +111,8 @@ void apply(const std::string& act, float alpha, float beta, std::vector<float>& 
 
 }  // namespace
 
-QuantSimulator::QuantSimulator(const Graph& g) : graph_(g), constants_(graph_constants(g)) {
+QuantSimulator::QuantSimulator(const Graph& g, NodeRunner host)
+    : graph_(g), host_(std::move(host)), constants_(graph_constants(g)) {
   const std::size_t n = g.nodes.size();
   plain_.resize(n);
   int8_weights_.resize(n);
@@ -143,7 +145,10 @@ std::vector<FloatTensor> QuantSimulator::evaluate(std::size_t i, LayerMode mode,
                                                   const std::vector<const FloatTensor*>& inputs) const {
   const Graph& g = graph_;
   const Node& n = g.nodes[i];
-  if (mode == LayerMode::Float) return evaluate_node(g, n, inputs);
+  if (mode == LayerMode::Float) {
+    if (host_ && !evaluator_supports(n)) return host_(i, inputs);  // as calibration ran it
+    return evaluate_node(g, n, inputs);
+  }
   std::vector<FloatTensor> held;  // rounded copies of the inputs
   held.reserve(inputs.size());
   std::vector<const FloatTensor*> in = inputs;

@@ -33,7 +33,9 @@ std::vector<LayerMode> resolve_layer_modes(const Graph& graph, const std::set<st
 
 class QuantSimulator {
  public:
-  explicit QuantSimulator(const Graph& graph);
+  // `host` runs the CPU nodes the FP32 evaluator has no kernel for (host_node_runner.h); empty:
+  // such a node is a CompileError naming it.
+  explicit QuantSimulator(const Graph& graph, NodeRunner host = {});
 
   // Runs the graph on one sample with `modes` (one per node). With `base`, only nodes from
   // `first` on whose inputs differ from `base` (or node `first` itself) are evaluated, the other
@@ -51,6 +53,7 @@ class QuantSimulator {
   std::vector<FloatTensor> evaluate(std::size_t index, LayerMode mode,
                                     const std::vector<const FloatTensor*>& inputs) const;
   const Graph& graph_;
+  NodeRunner host_;
   TensorMap constants_;
   std::vector<Node> plain_;                  // fused layers without their epilogue
   std::vector<FloatTensor> int8_weights_;    // per node: weights on their int8 grid (fused layers)

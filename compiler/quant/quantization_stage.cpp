@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "compiler/quant/calibration_statistics.h"
+#include "compiler/quant/host_node_runner.h"
 #include "compiler/quant/mixed_precision.h"
 #include "compiler/quant/quantize.h"
 
@@ -54,9 +55,11 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
                            const NpuQuestions& npu) {
   const QuantOptions& q = options.quant;
   auto samples = calibration_inputs(unfused, options, model.warnings);
-  const auto stats = collect_statistics(unfused, samples, q.method != CalibrationMethod::MinMax);
+  UnmeasuredValues unmeasured;
+  const auto stats = collect_statistics(unfused, samples, q.method != CalibrationMethod::MinMax,
+                                        host_node_runner(unfused, options.host_runner), &unmeasured);
   const ValueRanges ranges = ranges_by_method(stats, q, unfused);
-  auto moved = assign_quantization(g, ranges);
+  auto moved = assign_quantization(g, ranges, &unmeasured);
   for (const auto& name : moved)
     for (const auto& n : g.nodes)
       if (n.name == name) {
@@ -65,7 +68,7 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
                              ") would fall back to the CPU: " + n.fallback_reason);
         model.fallbacks.push_back({n.name, n.op_type, n.fallback_reason});
       }
-  if (!moved.empty()) assign_quantization(g, ranges);
+  if (!moved.empty()) assign_quantization(g, ranges, &unmeasured);
   if (q.symmetric_activations) make_symmetric(g);
 
   QuantizationRecord& record = model.quantization;
@@ -84,7 +87,8 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
   if (npu.promotion_cost && q.mixed)
     cost_model = [&](const std::vector<std::string>& candidates) { return npu.promotion_cost(g, candidates); };
   MixedPrecisionChoice choice =
-      choose_fp16_layers(g, samples, q.mixed ? target : AccuracyTarget{}, forced, npu.fp16_rejection, cost_model);
+      choose_fp16_layers(g, samples, q.mixed ? target : AccuracyTarget{}, forced, npu.fp16_rejection, cost_model,
+                         host_node_runner(g, options.host_runner));
   record.fp16_layers = choice.forced;
   record.fp16_layers.insert(record.fp16_layers.end(), choice.promoted.begin(), choice.promoted.end());
   record.forced_fp16 = static_cast<std::uint32_t>(choice.forced.size());

@@ -28,9 +28,18 @@ QuantParams activation_params(float lo, float hi) {
   return q;
 }
 
-std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges) {
-  // NPU nodes touching a value calibration could not measure (downstream of an op the
-  // FP32 evaluator lacks) go to the CPU instead.
+std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges,
+                                             const std::map<std::string, std::string>* why_unmeasured) {
+  // NPU nodes touching a value calibration could not measure (after a node neither the FP32
+  // evaluator nor the host runner could run) go to the CPU instead.
+  auto no_range = [&](const std::string& v) {
+    const std::string head = "int8 calibration has no range for '" + v + "': ";
+    if (why_unmeasured) {
+      const auto why = why_unmeasured->find(v);
+      if (why != why_unmeasured->end()) return head + why->second;
+    }
+    return head + "no calibration run computed it";
+  };
   std::vector<std::string> unmeasured;
   for (auto& n : g.nodes) {
     if (n.device != Node::Device::Npu) continue;
@@ -44,7 +53,7 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
       if (r != ranges.end() && finite(r->second.first) && finite(r->second.second)) continue;
       n.device = Node::Device::Cpu;
       n.fallback_reason = r == ranges.end()
-                              ? "int8 calibration has no range for '" + v + "' (an upstream op has no reference kernel)"
+                              ? no_range(v)
                               : "int8 calibration saw NaN or infinity in '" + v + "': no int8 scale represents it";
       unmeasured.push_back(n.name);
       break;

@@ -1,6 +1,7 @@
 // INT8 post-training quantisation: calibration of activation ranges with the FP32 reference
 // interpreter, per-tensor activation parameters, per-output-channel symmetric weights.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -14,10 +15,20 @@ namespace npu::compiler {
 using ValueRanges = std::map<std::string, std::pair<float, float>>;  // min, max
 
 // Calibration inputs: <input>.npy / <input>_N.npy in options.calibration_dir (or, for a
-// one-input model, every .npy there); without a directory, generated N(0,1) inputs and a
-// warning appended to `warnings`.
+// one-input model, every .npy there); without a directory, generated inputs and a warning
+// appended to `warnings`: N(0,1) floats, integer inputs as integer_input_values says.
 std::vector<TensorMap> calibration_inputs(const Graph& graph, const CompileOptions& options,
                                           std::vector<std::string>& warnings);
+
+// Generated values of an integer model input: token and position ids are drawn uniformly from
+// [lo, hi), the rows of every embedding table they index (Gather, reached through reshapes,
+// casts, slices and added constants); any other integer input (an attention mask, a flag) is
+// all ones, the unmasked case. `why` says which, for the warning.
+struct IntegerInputValues {
+  std::int64_t lo = 1, hi = 2;
+  std::string why;
+};
+IntegerInputValues integer_input_values(const Graph& graph, const std::string& input);
 
 // Min/max of every value the graph computes, over all calibration inputs.
 ValueRanges measure_ranges(const Graph& graph, const std::vector<TensorMap>& inputs);
@@ -28,8 +39,11 @@ QuantParams activation_params(float lo, float hi);
 // Sets Tensor::quant for every activation an NPU node reads or writes; values that must share
 // parameters (pool, concat, resize, reshape, relu in/out) get the union of their ranges. Fused
 // nodes get acc_/act_ scale and zero point attributes for their epilogue's inner steps.
-// NPU nodes whose values have no range are moved to the CPU; returns their names.
-std::vector<std::string> assign_quantization(Graph& graph, const ValueRanges& ranges);
+// NPU nodes whose values have no range are moved to the CPU, their reason naming the node
+// calibration could not run (`why_unmeasured`: value -> line, calibration_statistics.h);
+// returns their names.
+std::vector<std::string> assign_quantization(Graph& graph, const ValueRanges& ranges,
+                                             const std::map<std::string, std::string>* why_unmeasured = nullptr);
 
 struct QuantizedWeights {
   std::vector<std::int8_t> values;    // same order as the float weights

@@ -209,7 +209,8 @@ std::pair<float, float> value_range(const std::vector<float>& values) {
 }
 
 void evaluate_graph_visiting(const Graph& g, const TensorMap& inputs, const TensorMap& constants,
-                             const std::function<void(const std::string&, const FloatTensor&)>& visit) {
+                             const std::function<void(const std::string&, const FloatTensor&)>& visit,
+                             const UnevaluatedNodes* unevaluated) {
   // last reader of each value; graph outputs live to the end
   std::map<std::string, std::size_t> last_use;
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
@@ -233,23 +234,37 @@ void evaluate_graph_visiting(const Graph& g, const TensorMap& inputs, const Tens
   for (std::size_t k = 0; k < g.nodes.size(); ++k) {
     const Node& n = g.nodes[k];
     std::vector<const FloatTensor*> args;
-    bool missing = false;
+    std::string missing;
     for (const auto& i : n.inputs) {
       const FloatTensor* t = i.empty() ? nullptr : lookup(i);
-      missing |= !i.empty() && !t;
+      if (!i.empty() && !t && missing.empty()) missing = i;
       args.push_back(t);
     }
-    if (!missing && evaluator_supports(n)) {
+    std::vector<FloatTensor> outs;
+    std::string why;
+    if (missing.empty()) {
       try {
-        auto outs = evaluate_node(g, n, args);
-        for (std::size_t o = 0; o < outs.size() && o < n.outputs.size(); ++o) {
-          if (n.outputs[o].empty()) continue;
-          visit(n.outputs[o], outs[o]);
-          if (last_use.count(n.outputs[o])) values[n.outputs[o]] = std::move(outs[o]);
-        }
-      } catch (const CompileError&) {
-        // best effort: its outputs stay absent
+        outs = evaluate_node(g, n, args);
+      } catch (const CompileError& e) {
+        why = e.what();
       }
+      if (!why.empty() && unevaluated && unevaluated->elsewhere) {
+        try {
+          outs = unevaluated->elsewhere(k, args);
+          why.clear();
+        } catch (const CompileError& e) {
+          why += "; " + std::string(e.what());
+        }
+      }
+    }
+    if (missing.empty() && why.empty()) {
+      for (std::size_t o = 0; o < outs.size() && o < n.outputs.size(); ++o) {
+        if (n.outputs[o].empty()) continue;
+        visit(n.outputs[o], outs[o]);
+        if (last_use.count(n.outputs[o])) values[n.outputs[o]] = std::move(outs[o]);
+      }
+    } else if (unevaluated && unevaluated->unevaluated) {
+      unevaluated->unevaluated(k, missing, why);
     }
     for (const auto& i : n.inputs) {
       auto it = last_use.find(i);

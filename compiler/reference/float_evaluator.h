@@ -37,12 +37,25 @@ TensorMap evaluate_graph(const Graph& graph, const TensorMap& inputs, bool best_
                         const TensorMap* constants = nullptr);
 TensorMap graph_constants(const Graph& graph);
 
+// What a graph run does with a node the FP32 evaluator cannot run (no kernel, or a case its
+// kernel refuses): `elsewhere` may run it instead (calibration: ONNX Runtime, through
+// quant/host_node_runner.h), returning its outputs or throwing CompileError with why not; a
+// node run by neither, or lacking an input, is reported to `unevaluated` (with the input it
+// lacked, "" when it failed itself) and its outputs stay absent.
+using NodeRunner =
+    std::function<std::vector<FloatTensor>(std::size_t node_index, const std::vector<const FloatTensor*>& inputs)>;
+struct UnevaluatedNodes {
+  NodeRunner elsewhere;
+  std::function<void(std::size_t node_index, const std::string& missing_input, const std::string& why)> unevaluated;
+};
+
 // The same run without keeping every value: `visit(name, value)` sees each value as its node
 // computes it (graph inputs first), and a value is freed after its last reader. This is what
 // calibration uses: a 640x640 detector's activations would otherwise all be held at once.
-// Best effort, as above: nodes it cannot run are skipped.
+// Best effort, as above: nodes it cannot run are skipped (see UnevaluatedNodes).
 void evaluate_graph_visiting(const Graph& graph, const TensorMap& inputs, const TensorMap& constants,
-                             const std::function<void(const std::string&, const FloatTensor&)>& visit);
+                             const std::function<void(const std::string&, const FloatTensor&)>& visit,
+                             const UnevaluatedNodes* unevaluated = nullptr);
 
 // min and max of the values (NaNs ignored); {+inf, -inf} when there are none.
 std::pair<float, float> value_range(const std::vector<float>& values);

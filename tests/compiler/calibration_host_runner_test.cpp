@@ -1,0 +1,128 @@
+// One op calibration's FP32 evaluator has no kernel for (LpNormalization, which has no NPU
+// instruction either) between convolutions: without a host runner the convolutions after it
+// lose their ranges and the fallback line names the op to blame; with one, only the op itself
+// runs on the CPU.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+
+#include "compiler/compile.h"
+#include "compiler/frontend/onnx_io.h"
+#include "compiler/quant/quantize.h"
+#include "test_graphs.h"
+
+using namespace npu;
+using namespace npu::compiler;
+
+namespace {
+
+// x -> conv1 -> relu1 -> lpnorm -> conv2 -> relu2 -> conv3 -> y, 1x1 convolutions.
+std::string model_with_an_op_without_kernels() {
+  testing::GraphBuilder b;
+  b.input("x", {1, 8, 8, 8});
+  b.node("Conv", {"x", b.random_constant("w1", {16, 8, 1, 1}), b.random_constant("b1", {16})}, "conv1");
+  b.node("Relu", {b.out("conv1")}, "relu1");
+  b.node("LpNormalization", {b.out("relu1")}, "lpnorm").set_int("axis", 1);
+  b.node("Conv", {b.out("lpnorm"), b.random_constant("w2", {16, 16, 1, 1}), b.random_constant("b2", {16})}, "conv2");
+  b.node("Relu", {b.out("conv2")}, "relu2");
+  b.node("Conv", {b.out("relu2"), b.random_constant("w3", {8, 16, 1, 1}), b.random_constant("b3", {8})}, "conv3");
+  Graph g = b.finish({b.out("conv3")});
+  const auto path = (std::filesystem::temp_directory_path() / "npusim_lpnorm_between_convs.onnx").string();
+  write_onnx(g, path);
+  return path;
+}
+
+HardwareConfig default_config() { return load_hardware_config(std::string(NPUSIM_SOURCE_DIR) + "/configs/default.yaml"); }
+
+// What ONNX Runtime would compute for LpNormalization(p=2) over the channels of an NCHW tensor.
+std::vector<FloatTensor> l2_normalise_channels(const CpuStep& step, const std::vector<HostStepInput>& inputs) {
+  REQUIRE(step.node_names == std::vector<std::string>{"lpnorm"});
+  REQUIRE(inputs.size() == 1);
+  FloatTensor y = *inputs[0].value;
+  const std::int64_t c = y.shape[1], hw = y.shape[2] * y.shape[3];
+  for (std::int64_t p = 0; p < hw; ++p) {
+    float sum = 0.0f;
+    for (std::int64_t k = 0; k < c; ++k) sum += y.data[k * hw + p] * y.data[k * hw + p];
+    const float norm = std::sqrt(sum);
+    for (std::int64_t k = 0; k < c; ++k) y.data[k * hw + p] = norm > 0.0f ? y.data[k * hw + p] / norm : 0.0f;
+  }
+  return {y};
+}
+
+}  // namespace
+
+TEST_CASE("calibration without a host runner: the fallback line names the node it could not run, and why",
+          "[calibration][host_runner]") {
+  CompileOptions o;  // no host_runner: what the compiler alone can do
+  const CompiledModel m = compile(model_with_an_op_without_kernels(), default_config(), o);
+  std::map<std::string, std::string> reasons;
+  for (const auto& f : m.fallbacks) reasons[f.node] = f.reason;
+  REQUIRE(reasons.count("lpnorm"));
+  CHECK(reasons["lpnorm"] == "op LpNormalization has no NPU instruction");
+  // The convolutions after it have no ranges; their line blames lpnorm, once, on one line.
+  REQUIRE(reasons.size() == 3);
+  for (const auto& [node, reason] : reasons) {
+    if (node == "lpnorm") continue;
+    INFO(node << ": " << reason);
+    CHECK(reason.find("calibration could not run 'lpnorm' (LpNormalization): the FP32 evaluator has no kernel for "
+                      "this op; nothing else to run it on") != std::string::npos);
+    CHECK(reason.find('\n') == std::string::npos);
+    CHECK(reason.find("node 'lpnorm'") == std::string::npos);  // named once, not twice
+  }
+}
+
+TEST_CASE("calibration with a host runner: an op without kernels costs only itself", "[calibration][host_runner]") {
+  CompileOptions o;
+  int calls = 0;
+  o.host_runner = [&calls](const CpuStep& step, const std::vector<HostStepInput>& inputs) {
+    ++calls;
+    return l2_normalise_channels(step, inputs);
+  };
+  const CompiledModel m = compile(model_with_an_op_without_kernels(), default_config(), o);
+  REQUIRE(m.fallbacks.size() == 1);
+  CHECK(m.fallbacks[0].node == "lpnorm");
+  CHECK(calls == 2);  // once per generated calibration sample: the one-node step is made once
+}
+
+TEST_CASE("calibration: a host runner that fails is named in the fallback line", "[calibration][host_runner]") {
+  CompileOptions o;
+  o.host_runner = [](const CpuStep&, const std::vector<HostStepInput>&) -> std::vector<FloatTensor> {
+    throw std::runtime_error("onnxruntime is not installed");
+  };
+  const CompiledModel m = compile(model_with_an_op_without_kernels(), default_config(), o);
+  REQUIRE(m.fallbacks.size() == 3);
+  for (const auto& f : m.fallbacks)
+    if (f.node != "lpnorm")
+      CHECK(f.reason.find("calibration could not run 'lpnorm' (LpNormalization): the FP32 evaluator has no kernel for "
+                          "this op; onnxruntime is not installed") != std::string::npos);
+}
+
+TEST_CASE("generated integer inputs: token ids within every table they index, other integers all ones",
+          "[calibration][integer_inputs]") {
+  testing::GraphBuilder b;
+  b.input("ids", {1, 4});
+  b.graph().tensors["ids"].elem_type = kInt64;
+  b.input("mask", {1, 4});
+  b.graph().tensors["mask"].elem_type = kInt64;
+  // Token embedding (10 rows) and, two rows further on (OPT's positions + 2), a position
+  // embedding of 8 rows: valid ids are those both accept, [0, 6).
+  b.node("Gather", {b.random_constant("tokens", {10, 4}), "ids"}, "wte");
+  b.node("Add", {"ids", b.int_constant("two", {}, {2})}, "shifted");
+  b.node("Gather", {b.random_constant("positions", {8, 4}), b.out("shifted")}, "wpe");
+  b.node("Add", {b.out("wte"), b.out("wpe")}, "embedded");
+  b.node("Cast", {"mask"}, "mask_float").set_int("to", kFloat);
+  b.node("Mul", {b.out("embedded"), b.out("mask_float")}, "masked");
+  const Graph g = b.finish({b.out("masked")});
+
+  const IntegerInputValues ids = integer_input_values(g, "ids");
+  CHECK(ids.lo == 0);
+  CHECK(ids.hi == 6);
+  CHECK(ids.why.find("uniform in [0, 6)") != std::string::npos);
+  const IntegerInputValues mask = integer_input_values(g, "mask");
+  CHECK(mask.lo == 1);
+  CHECK(mask.hi == 2);
+  CHECK(mask.why.find("all ones") != std::string::npos);
+}
