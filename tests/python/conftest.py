@@ -48,3 +48,19 @@ def npusim():
 @pytest.fixture
 def root():
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory):
+    """generated("resnet18") -> path of scripts/make_models.py's model, written once per session
+    (a fresh clone has no models/generated/)."""
+    import sys
+    out = tmp_path_factory.mktemp("generated")
+
+    def make(name):
+        path = out / f"{name}.onnx"
+        if not path.exists():
+            subprocess.run([sys.executable, str(ROOT / "scripts" / "make_models.py"), "--out", str(out), "--only", name],
+                           check=True, capture_output=True)
+        return path
+    return make

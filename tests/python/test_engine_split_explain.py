@@ -14,9 +14,9 @@ def mappings(out):
     return {m.group(1): m.group(2) for m in re.finditer(r"^mapping (\S+): (.*)$", out, re.M)}
 
 
-def test_explain_names_each_layers_split_and_the_estimates_behind_it(npusim, root, tmp_path):
+def test_explain_names_each_layers_split_and_the_estimates_behind_it(npusim, root, tmp_path, generated):
     config = config_with_engines(root, tmp_path, 4)
-    r = npusim("compile", root / "models/generated/resnet18.onnx", "-c", config, "-o", tmp_path / "m.npuprog", "--explain")
+    r = npusim("compile", generated("resnet18"), "-c", config, "-o", tmp_path / "m.npuprog", "--explain")
     assert r.code == 0, r.err
     layers = mappings(r.out)
     convs = {name: line for name, line in layers.items() if name.endswith("_conv")}
@@ -30,8 +30,8 @@ def test_explain_names_each_layers_split_and_the_estimates_behind_it(npusim, roo
     assert "1 engine, whole (pool layers do not split)" in layers["stem_pool"]
 
 
-def test_explain_on_one_engine_is_unchanged(npusim, root, tmp_path):
-    r = npusim("compile", root / "models/generated/resnet18.onnx", "-c", root / "configs/default.yaml",
+def test_explain_on_one_engine_is_unchanged(npusim, root, tmp_path, generated):
+    r = npusim("compile", generated("resnet18"), "-c", root / "configs/default.yaml",
                "-o", tmp_path / "m.npuprog", "--explain")
     assert r.code == 0, r.err
     for line in mappings(r.out).values():
