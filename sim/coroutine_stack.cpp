@@ -12,6 +12,9 @@
 #ifdef NPUSIM_ASAN
 #include <sanitizer/asan_interface.h>
 
+#include <pthread.h>
+#include <sanitizer/common_interface_defs.h>
+
 #include <cstdint>
 #include <cstdio>
 #endif
@@ -53,8 +56,25 @@ __attribute__((no_sanitize("address"))) void forget_stale_stack_poison() {
   }
   std::fclose(maps);
 }
+
+// A switch from this stack to itself: start names the thread's own stack as the next one,
+// finish makes it the current one.
+ThreadStackBoundsRestorer::~ThreadStackBoundsRestorer() {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+  void* bottom = nullptr;
+  std::size_t size = 0;
+  const bool known = pthread_attr_getstack(&attr, &bottom, &size) == 0;
+  pthread_attr_destroy(&attr);
+  if (!known) return;
+  void* fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(&fake_stack, bottom, size);
+  __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
+  forget_stale_stack_poison();
+}
 #else
 void forget_stale_stack_poison() {}
+ThreadStackBoundsRestorer::~ThreadStackBoundsRestorer() = default;
 #endif
 
 }  // namespace npu::sim

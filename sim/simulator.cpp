@@ -7,6 +7,7 @@
 #include <string>
 
 #include "costmodel/program_plan.h"
+#include "sim/coroutine_stack.h"
 #include "sim/fresh_context.h"
 #include "sim/npu_top.h"
 
@@ -33,12 +34,14 @@ SimResult simulate(const isa::Program& program, const HardwareConfig& config, Dd
     throw SimError(e.what());
   }
 
-  FreshSystemcContext context;  // outlives every SystemC object below
+  ThreadStackBoundsRestorer asan_stack_bounds;  // acts after the context is gone
+  FreshSystemcContext context;                  // outlives every SystemC object below
   SimResult result;
   {
     std::unique_ptr<NpuTop> top;
     try {
       top = std::make_unique<NpuTop>("npu", program, plans, config, options, ddr);
+      ThreadStackBoundsRestorer asan_stack_bounds_after_run;
       sc_core::sc_start();
     } catch (const SimError&) {
       throw;
