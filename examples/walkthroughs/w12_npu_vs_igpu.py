@@ -2,7 +2,7 @@
 """Walkthrough 12: the iGPU is faster, the NPU does more inferences per joule.
 
 Two accelerators of one laptop (Intel Lunar Lake): configs/intel-npu-lunar-lake.yaml (NPU 4:
-48 TOPS, 4 MiB scratchpad, 300 mW static) and configs/igpu-like.yaml (the Arc 140V iGPU
+48 TOPS in six engines with 2 MiB of scratchpad each, 300 mW static) and configs/igpu-like.yaml (the Arc 140V iGPU
 modelled as an accelerator: 67 TOPS, its 8 MB L2 as scratchpad, a larger share of the same
 LPDDR5X, 3x the energy per MAC and 5x the static power). Peak, clock, cache and memory are
 public; energy per operation and static power of both are guesses (each key's provenance is in

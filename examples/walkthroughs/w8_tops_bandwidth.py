@@ -2,8 +2,9 @@
 """Walkthrough 8: TOPS is 2 x MACs x clock; what feeds them is DDR bandwidth.
 
 Part 1, the datasheet number: peak TOPS = 2 ops (multiply + add) x MACs x clock. For the seed
-preset, 64 x 32 = 2048 INT8 MACs at 1.4 GHz: 2 x 2048 x 1.4e9 = 5.73 TOPS. The script checks
-the formula against the simulator's peak for every preset.
+preset, 64 x 32 = 2048 INT8 MACs at 1.4 GHz: 2 x 2048 x 1.4e9 = 5.73 TOPS; a preset with several
+engines counts every engine's MACs (Lunar Lake: 6 x 2048). The script checks the formula against
+the simulator's peak for every preset.
 
 Part 2, the bytes behind it. "INT8 needs at least 2 bytes per MAC" is true only with no reuse:
 one activation byte and one weight byte from DDR per MAC, so 40 TOPS (20 T MACs/s) would need
@@ -56,7 +57,7 @@ def main():
     for name in PRESETS:
         cfg = npusim.load_config(str(REPO / "configs" / name))
         d = npusim.config_to_dict(cfg)
-        macs = d["mac_array"]["rows"] * d["mac_array"]["cols"]
+        macs = d["mac_array"]["rows"] * d["mac_array"]["cols"] * d["engines"]["count"]
         formula = 2 * macs * d["clock"]["frequency_mhz"] * 1e6 / 1e12
         presets.append({"config": name, "macs": macs, "clock_mhz": d["clock"]["frequency_mhz"],
                         "formula_tops": formula})

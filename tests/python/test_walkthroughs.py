@@ -297,3 +297,21 @@ def test_w14_decode_time_is_weight_bytes_over_bandwidth(walk):
     s = llm_run(walk)
     for r in s["presets"]:
         assert r["decode"]["npu_us"] == pytest.approx(r["stream_bound_us"], rel=0.15), r
+
+
+def test_w15_engines_win_where_the_ddr_keeps_up(walk):
+    """The same 4096 MACs as one array or 2 or 4 engines: the same peak; on the CNNs four engines
+    beat the one array at 102.4 GB/s and gain less (or lose) at 25.6 GB/s, where they keep the
+    shared DDR busier."""
+    s, out = walk("w15_engines.py")
+    assert "four engines" in out
+    rows = {(r["model"], r["ddr_gbps"]): {d["design"]: d for d in r["designs"]} for r in s["rows"]}
+    for designs in rows.values():
+        assert {round(d["peak_tops"], 6) for d in designs.values()} == {8.192}
+        assert designs["1 x 64x64"]["speedup"] == 1.0
+    for cnn in ("resnet_small", "mobilenetv2@64"):
+        slow, fast = rows[(cnn, 25.6)]["4 x 32x32"], rows[(cnn, 102.4)]["4 x 32x32"]
+        assert fast["speedup"] > 1.15, (cnn, fast)
+        assert slow["speedup"] < fast["speedup"] - 0.2, (cnn, slow, fast)
+    one, four = rows[("resnet_small", 25.6)]["1 x 64x64"], rows[("resnet_small", 25.6)]["4 x 32x32"]
+    assert four["ddr_utilization"] > one["ddr_utilization"] + 0.2, (one, four)
