@@ -16,7 +16,11 @@ MacArrayCost::MacArrayCost(const MacArrayConfig& config, int sram_access_cycles,
       fold_wait_cycles_(static_cast<std::uint64_t>(std::max(1, sram_access_cycles) - 1)),
       overhead_cycles_(static_cast<std::uint64_t>(config.instruction_overhead_cycles)),
       drain_cycles_(static_cast<std::uint64_t>(std::max(0, drain_latency_cycles))),
-      flexible_(flexible_mapping(config)) {}
+      flexible_(flexible_mapping(config)),
+      cols_(static_cast<std::uint64_t>(config.cols)),
+      depthwise_columns_(config.depthwise_columns > 0 && config.depthwise_columns < config.cols
+                             ? static_cast<std::uint64_t>(config.depthwise_columns)
+                             : 0) {}
 
 MacArrayCost::MacArrayCost(const HardwareConfig& config)
     : MacArrayCost(config.mac_array, sram_access_cycles(config), config.vector.latency_cycles) {}
@@ -38,7 +42,13 @@ std::uint64_t MacArrayCost::gemm_cycles(std::uint64_t m, std::uint64_t n, std::u
 
 std::uint64_t MacArrayCost::conv_cycles(std::uint64_t groups, std::uint64_t m, std::uint64_t n, std::uint64_t k,
                                         bool fp16, ArrayMapping mapping, isa::WeightFormat b_format) const {
-  if (mapping.depthwise) return overhead_cycles_ + array_cycles(m, groups * n, k, fp16, mapping.swap, b_format);
+  if (mapping.depthwise) {
+    // Channels beyond depthwise_columns wait for a later fold: as if each took cols / depthwise_columns
+    // columns.
+    std::uint64_t columns = groups * n;
+    if (depthwise_columns_ != 0) columns = (columns + depthwise_columns_ - 1) / depthwise_columns_ * cols_;
+    return overhead_cycles_ + array_cycles(m, columns, k, fp16, mapping.swap, b_format);
+  }
   return overhead_cycles_ + groups * array_cycles(m, n, k, fp16, mapping.swap, b_format);
 }
 

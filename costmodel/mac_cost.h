@@ -91,6 +91,8 @@ class MacArrayCost {
   std::uint64_t overhead_cycles_;
   std::uint64_t drain_cycles_;
   bool flexible_;
+  std::uint64_t cols_;
+  std::uint64_t depthwise_columns_;  // 0: every column
 };
 
 }  // namespace npu::cost

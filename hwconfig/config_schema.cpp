@@ -214,6 +214,10 @@ const std::vector<Field>& fields() {
                "(see \"Per-op-class overheads\" below)"),
       choice<MacArrayMapping>("mac_array", "mapping", SLOT(mac_array.mapping)).def("flexible")
           .doc("which mappings of a gemm/conv the array offers"),
+      integer("mac_array", "depthwise_columns", SLOT(mac_array.depthwise_columns)).range(0, 65536)
+          .unit("columns").fit(1, 4096).def("0")
+          .doc("columns a depthwise conv's channels may occupy in the `depthwise` mapping (0: every column); "
+               "fewer where each PE is a dot product over input channels, which a depthwise conv cannot fill"),
 
       integer("vector", "lanes", SLOT(vector.lanes)).range(1, 65536).unit("elements/cycle").def("16")
           .doc("elements processed per cycle"),

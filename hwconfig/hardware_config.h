@@ -109,6 +109,10 @@ struct MacArrayConfig {
   // Whether gemm/conv may swap the stationary operand and run depthwise convs with channels
   // across the columns, or only the dataflow's own mapping (as SCALE-Sim).
   MacArrayMapping mapping{};
+  // Columns a depthwise conv's channels may occupy in the `depthwise` mapping; 0: all of them.
+  // Fewer where a PE is a dot-product unit over input channels, which a depthwise conv (one
+  // input channel per output) cannot fill.
+  int depthwise_columns{};
 };
 
 struct VectorConfig {

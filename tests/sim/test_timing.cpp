@@ -375,4 +375,15 @@ TEST_CASE("swap exchanges m and n in the formula; depthwise puts channels on the
   // Swapped too: ceil(9/16) * ceil(120/16) = 8 folds * (32 + 16 + 16 - 2 = 62) = 496.
   dw.set(Field::swap, 1);
   CHECK(run(program({dw, halt()}), config()).compute.busy_cycles == 496);
+  // mac_array.depthwise_columns 4: the 16 channels take 4 passes of 4 columns, timed as 64
+  // channels. As is: ceil(9/16) * ceil(64/16) = 4 folds * 166 = 664; swapped: 8 folds *
+  // (32 + 16 + 64 - 2 = 110) = 880. 16 or more (or 0) is every column: 166 again.
+  auto narrow = config();
+  narrow.mac_array.depthwise_columns = 4;
+  CHECK(run(program({dw, halt()}), narrow).compute.busy_cycles == 880);
+  dw.set(Field::swap, 0);
+  CHECK(run(program({dw, halt()}), narrow).compute.busy_cycles == 664);
+  narrow.mac_array.depthwise_columns = 16;
+  CHECK(run(program({dw, halt()}), narrow).compute.busy_cycles == 166);
+  CHECK(npu::MacArrayConfig{}.depthwise_columns == 0);
 }
