@@ -200,7 +200,101 @@ void apply_input_shapes(onnx::ModelProto& m, const std::vector<std::string>& spe
   }
 }
 
+// A Constant node's value as the constant tensor `name`.
+void read_constant_node(const onnx::NodeProto& np, Tensor& t, const std::string& name, const std::string& where) {
+  t = Tensor{};
+  for (const auto& a : np.attribute()) {
+    if (a.name() == "value") {
+      read_tensor_proto(a.t(), t, where);
+    } else if (a.name() == "value_float") {
+      t.elem_type = kFloat; t.shape = {}; t.floats = {a.f()};
+    } else if (a.name() == "value_floats") {
+      t.elem_type = kFloat; t.shape = {a.floats_size()}; t.floats.assign(a.floats().begin(), a.floats().end());
+    } else if (a.name() == "value_int") {
+      t.elem_type = kInt64; t.shape = {}; t.ints = {a.i()};
+    } else if (a.name() == "value_ints") {
+      t.elem_type = kInt64; t.shape = {a.ints_size()}; t.ints.assign(a.ints().begin(), a.ints().end());
+    } else {
+      throw CompileError(where + ": Constant attribute '" + a.name() + "' is not supported");
+    }
+  }
+  t.name = name;
+  t.is_constant = true;
+  t.shape_known = true;
+}
+
 }  // namespace
+
+IfBranch import_if_branch(Graph& g, const Node& if_node, bool then_branch) {
+  const std::string attribute = then_branch ? "then_branch" : "else_branch";
+  const std::string where = g.source + ": node '" + if_node.name + "' (If) " + attribute;
+  const auto found = if_node.attributes.find(attribute);
+  onnx::AttributeProto a;
+  if (found == if_node.attributes.end() || found->second.onnx_bytes.empty() ||
+      !a.ParseFromString(found->second.onnx_bytes) || !a.has_g())
+    throw CompileError(where + ": the attribute holds no graph");
+  const onnx::GraphProto& gp = a.g();
+  // The branch's own values keep their names unless the outer graph has them already; its
+  // references to outer values (ONNX's outer scope) stay as they are.
+  std::map<std::string, std::string> renamed;
+  auto define = [&](const std::string& name) {
+    std::string fresh = name;
+    for (int k = 0; g.tensors.count(fresh); ++k)
+      fresh = if_node.name + "/" + name + (k ? "_" + std::to_string(k) : std::string());
+    renamed[name] = fresh;
+    g.tensors[fresh].name = fresh;
+    return fresh;
+  };
+  auto refer = [&](const std::string& name) {
+    const auto r = renamed.find(name);
+    return r == renamed.end() ? name : r->second;
+  };
+  IfBranch branch;
+  for (const auto& init : gp.initializer()) {
+    const std::string name = define(init.name());
+    Tensor& t = g.tensors[name];
+    read_tensor_proto(init, t, where);
+    t.name = name;
+    t.is_constant = true;
+    t.shape_known = true;
+  }
+  int index = 0;
+  for (const auto& np : gp.node()) {
+    const std::string name = if_node.name + "/" + (np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name());
+    ++index;
+    const std::string node_where = where + ": node '" + name + "' (" + np.op_type() + ")";
+    if (np.op_type() == "Constant" && (np.domain().empty() || np.domain() == "ai.onnx")) {
+      if (np.output_size() != 1) throw CompileError(node_where + ": Constant needs one output");
+      const std::string out = define(np.output(0));
+      read_constant_node(np, g.tensors[out], out, node_where);
+      continue;
+    }
+    Node node;
+    node.name = name;
+    node.op_type = np.op_type();
+    node.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+    node.fused_nodes = {if_node.name};
+    for (const auto& in : np.input()) {
+      const std::string value = in.empty() ? in : refer(in);
+      if (!value.empty() && !g.tensors.count(value))
+        throw CompileError(node_where + ": input '" + in + "' is not produced by any node, input or initializer");
+      node.inputs.push_back(value);
+    }
+    for (const auto& out : np.output()) node.outputs.push_back(out.empty() ? out : define(out));
+    for (const auto& at : np.attribute()) read_attribute(at, node, g, node_where);
+    branch.nodes.push_back(std::move(node));
+  }
+  for (const auto& out : gp.output()) {
+    const std::string value = refer(out.name());
+    if (!g.tensors.count(value))
+      throw CompileError(where + ": output '" + out.name() + "' is not produced by any node, input or initializer");
+    branch.outputs.push_back(value);
+  }
+  if (branch.outputs.size() != if_node.outputs.size())
+    throw CompileError(where + ": has " + std::to_string(branch.outputs.size()) + " outputs, the If node " +
+                       std::to_string(if_node.outputs.size()));
+  return branch;
+}
 
 // Checked where shapes come from the file (graph inputs) and again after shape inference,
 // before anything allocates by them.
@@ -274,27 +368,7 @@ Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::strin
     for (const auto& o : np.output()) claim(o, name, where);
     if (np.op_type() == "Constant" && (np.domain().empty() || np.domain() == "ai.onnx")) {
       if (np.output_size() != 1) throw CompileError(where + ": Constant needs one output");
-      Tensor& t = g.tensors[np.output(0)];
-      t = Tensor{};
-      t.name = np.output(0);
-      for (const auto& a : np.attribute()) {
-        if (a.name() == "value") {
-          read_tensor_proto(a.t(), t, where);
-        } else if (a.name() == "value_float") {
-          t.elem_type = kFloat; t.shape = {}; t.floats = {a.f()};
-        } else if (a.name() == "value_floats") {
-          t.elem_type = kFloat; t.shape = {a.floats_size()}; t.floats.assign(a.floats().begin(), a.floats().end());
-        } else if (a.name() == "value_int") {
-          t.elem_type = kInt64; t.shape = {}; t.ints = {a.i()};
-        } else if (a.name() == "value_ints") {
-          t.elem_type = kInt64; t.shape = {a.ints_size()}; t.ints.assign(a.ints().begin(), a.ints().end());
-        } else {
-          throw CompileError(where + ": Constant attribute '" + a.name() + "' is not supported");
-        }
-      }
-      t.name = np.output(0);
-      t.is_constant = true;
-      t.shape_known = true;
+      read_constant_node(np, g.tensors[np.output(0)], np.output(0), where);
       continue;
     }
     Node node;

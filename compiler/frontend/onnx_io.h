@@ -19,6 +19,15 @@ Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::strin
                         const std::vector<std::string>& input_shapes = {},
                         std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes);
 
+// The nodes of an If node's then_branch or else_branch, ready to take its place: the branch's
+// constants (initializers, Constant nodes) are added to `g`, its own values renamed where `g`
+// has the name already, and `outputs` are the values that stand for the If's outputs, in order.
+struct IfBranch {
+  std::vector<Node> nodes;
+  std::vector<std::string> outputs;
+};
+IfBranch import_if_branch(Graph& g, const Node& if_node, bool then_branch);
+
 // A serialized onnx::TensorProto file (the node tests' test_data_set_*/input_0.pb) as a
 // constant tensor; throws CompileError naming the file.
 Tensor read_tensor_pb(const std::string& path);

@@ -13,7 +13,11 @@ namespace npu::compiler {
 // integer tensors exactly (constant_evaluator.h).
 std::string fold_constants(Graph& graph);
 
-// The static-shape front end: shape inference, constant folding, constant parameter inputs to
+// Replaces each If node whose condition is constant by the nodes of the branch it takes
+// (if_folding.cpp); returns how many. A condition of more than one element is a CompileError.
+int fold_known_ifs(Graph& graph);
+
+// The static-shape front end: shape inference, constant folding, known If nodes inlined, constant parameter inputs to
 // attributes (node_parameters.h) and no-op removal (a Reshape to the same shape becomes an
 // Identity) repeated to a fixed point.
 std::string fold_static_shapes(Graph& graph);
