@@ -27,6 +27,8 @@ std::string cache_key(const std::string& onnx_path, const CompileOptions& option
                     (options.calibration_dir.empty() ? "" : stamp(options.calibration_dir)) + '\n' +
                     (options.strict ? "strict" : "") + '\n' + std::to_string(options.max_tensor_bytes) + '\n';
   for (const auto& shape : options.input_shapes) key += shape + ';';
+  key += '\n';
+  for (const auto& value : options.input_values) key += value + ';';
   key += '\n' + quant_options_key(options.quant);
   if (config && options.quant.mixed) key += '\n' + dump_hardware_config(*config);
   return key;

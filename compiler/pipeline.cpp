@@ -63,6 +63,8 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   pipeline.record("import", g, g.nodes.size(),
                   std::to_string(g.inputs.size()) + " inputs, " + std::to_string(g.outputs.size()) +
                       " outputs, opset " + std::to_string(g.opset));
+  if (!options.input_values.empty())
+    pipeline.run("input-values", g, [&](Graph& x) { return fix_input_values(x, options.input_values); });
   pipeline.run("static-shapes", g, fold_static_shapes);
   if (g.opset < kCanonicalOpset) {
     pipeline.run("opset-upgrade", g, [&](Graph& x) {

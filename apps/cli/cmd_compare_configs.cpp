@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "apps/cli/command.h"
+#include "apps/cli/input_options_cli.h"
 #include "apps/cli/options.h"
 #include "hwconfig/hardware_config.h"
 #include "report/compare_configs.h"
@@ -19,8 +20,8 @@ int run_compare_configs(const std::vector<std::string>& args) {
       ("config,c", po::value<std::vector<std::string>>()->composing()->required(),
        "hardware config YAML, two or more (the first is A, the base of the ratios)")
       ("json", po::value<std::string>(), "write the comparison (values and ratios per metric) as JSON")
-      ("precision", po::value<std::string>()->default_value("int8"), "when compiling ONNX: int8 or fp16")
-      ("input-shape", po::value<std::vector<std::string>>()->composing(), "when compiling ONNX: NAME=1x3x224x224");
+      ("precision", po::value<std::string>()->default_value("int8"), "when compiling ONNX: int8 or fp16");
+  add_input_options(opts, "when compiling ONNX: ");
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line("npusim compare-configs MODEL --config A.yaml --config B.yaml [...] [--json OUT]",
@@ -31,7 +32,7 @@ int run_compare_configs(const std::vector<std::string>& args) {
 
   compiler::CompileOptions compile_options;
   compile_options.precision = container::parse_precision((*vm)["precision"].as<std::string>());
-  if (vm->count("input-shape")) compile_options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
+  read_input_options(*vm, compile_options);
   std::vector<nlohmann::json> reports;
   for (const auto& path : paths) {
     const auto config = load_hardware_config(path);

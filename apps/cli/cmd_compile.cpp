@@ -4,6 +4,7 @@
 
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
+#include "apps/cli/input_options_cli.h"
 #include "apps/cli/quant_options_cli.h"
 #include "hwconfig/hardware_config.h"
 #include "report/compile_summary.h"
@@ -24,7 +25,6 @@ int run_compile(const std::vector<std::string>& args) {
       ("calib", po::value<std::string>(), "directory of .npy calibration inputs (<input>.npy or <input>_N.npy)")
       ("strict", po::bool_switch(), "any CPU fallback is an error naming the node")
       ("explain", po::bool_switch(), "print the node counts before and after each pass")
-      ("input-shape", po::value<std::vector<std::string>>()->composing(), "NAME=1x3x224x224 fixes dynamic dims (repeatable)")
       ("dump-dir", po::value<std::string>(), "write each pass's graph as ONNX into DIR (view in Netron)")
       ("quiet,q", po::bool_switch(), "print nothing but errors")
       ("json", po::value<std::string>(), "write the summary as JSON to FILE: estimated_cycles (equal to a timing-only run's), steps, placement, layers")
@@ -37,13 +37,14 @@ int run_compile(const std::vector<std::string>& args) {
        "each step's estimate")
       ("debug-estimate-file", po::value<std::string>(),
        "with --debug-schedule: write each instruction's estimated start and end cycle to FILE");
+  add_input_options(opts);
   add_quant_options(opts);
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line(
       "npusim compile MODEL.onnx --config CFG -o MODEL.npuprog [--precision int8|fp16|mixed] [--calib DIR] "
       "[--calib-method M] [--accuracy-target cosine=X] [--keep-fp16 NODE,...] [--weights int8|int4 [--group-size N]] [--strict] "
-      "[--explain] [--input-shape NAME=1x3x224x224] [--dump-dir DIR] [--json OUT]",
+      "[--explain] [--input-shape NAME=1x3x224x224] [--input-value NAME=VALUE] [--dump-dir DIR] [--json OUT]",
       opts, pos, args);
   if (!vm) return kExitOk;
 
@@ -51,7 +52,7 @@ int run_compile(const std::vector<std::string>& args) {
   compiler::CompileOptions options;
   read_quant_options(*vm, options);
   if (vm->count("calib")) options.calibration_dir = (*vm)["calib"].as<std::string>();
-  if (vm->count("input-shape")) options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
+  read_input_options(*vm, options);
   if (vm->count("dump-dir")) options.dump_dir = (*vm)["dump-dir"].as<std::string>();
   options.strict = (*vm)["strict"].as<bool>();
   options.explain = (*vm)["explain"].as<bool>();

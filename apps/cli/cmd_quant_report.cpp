@@ -12,6 +12,7 @@
 
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
+#include "apps/cli/input_options_cli.h"
 #include "apps/cli/quant_options_cli.h"
 #include "compiler/pipeline.h"
 #include "runtime/calibration_host_runner.h"
@@ -85,10 +86,10 @@ int run_quant_report(const std::vector<std::string>& args) {
       ("model", po::value<std::string>()->required(), "ONNX model")
       ("config,c", po::value<std::string>()->required(), "hardware config YAML (decides what runs on the NPU)")
       ("calib", po::value<std::string>(), "directory of .npy calibration inputs (<input>.npy or <input>_N.npy)")
-      ("input-shape", po::value<std::vector<std::string>>()->composing(), "NAME=1x3x224x224 fixes dynamic dims")
       ("json", po::value<std::string>(), "write the per-layer figures as JSON to FILE")
       ("output,o", po::value<std::string>(), "PNG bar chart (runs python3 scripts/plot_quant_report.py on the JSON)")
       ("top", po::value<std::size_t>()->default_value(8), "how many of the most sensitive layers to name");
+  add_input_options(opts);
   add_quant_options(opts);
   po::positional_options_description pos;
   pos.add("model", 1);
@@ -102,7 +103,7 @@ int run_quant_report(const std::vector<std::string>& args) {
   compiler::CompileOptions options;
   read_quant_options(*vm, options);
   if (vm->count("calib")) options.calibration_dir = (*vm)["calib"].as<std::string>();
-  if (vm->count("input-shape")) options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
+  read_input_options(*vm, options);
   const std::string model = (*vm)["model"].as<std::string>();
   std::string scheme;
   std::vector<std::string> warnings;

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "apps/cli/command.h"
+#include "apps/cli/input_options_cli.h"
 #include "apps/cli/options.h"
 #include "hwconfig/hardware_config.h"
 #include "report/model_report.h"
@@ -40,8 +41,8 @@ int run_roofline(const std::vector<std::string>& args) {
       ("config,c", po::value<std::string>()->required(), "hardware config YAML (configs/*.yaml)")
       ("output,o", po::value<std::string>(), "PNG plot (runs python3 scripts/plot_roofline.py on the JSON)")
       ("json", po::value<std::string>(), "roofline JSON (default with -o: the PNG's path with .json)")
-      ("precision", po::value<std::string>()->default_value("int8"), "when compiling ONNX: int8 or fp16")
-      ("input-shape", po::value<std::vector<std::string>>()->composing(), "when compiling ONNX: NAME=1x3x224x224");
+      ("precision", po::value<std::string>()->default_value("int8"), "when compiling ONNX: int8 or fp16");
+  add_input_options(opts, "when compiling ONNX: ");
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line("npusim roofline MODEL --config CFG [-o roofline.png] [--json OUT] [--precision P]",
@@ -51,7 +52,7 @@ int run_roofline(const std::vector<std::string>& args) {
   const auto config = load_hardware_config((*vm)["config"].as<std::string>());
   compiler::CompileOptions compile_options;
   compile_options.precision = container::parse_precision((*vm)["precision"].as<std::string>());
-  if (vm->count("input-shape")) compile_options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
+  read_input_options(*vm, compile_options);
   auto run = runtime::compile_and_run((*vm)["model"].as<std::string>(), config, compile_options);
   const auto model_report = report::build_model_report(*run.model.compiled, config, std::move(run.result.record));
   fmt::print("{}", report::format_roofline(model_report, config));

@@ -6,6 +6,7 @@
 
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
+#include "apps/cli/input_options_cli.h"
 #include "apps/cli/quant_options_cli.h"
 #include "hwconfig/hardware_config.h"
 #include "report/compile_summary.h"
@@ -70,13 +71,13 @@ int run_model(const std::vector<std::string>& args) {
       ("timing-only", po::bool_switch(), "cycles only: no arithmetic, no outputs")
       ("calib", po::value<std::string>(), "when compiling ONNX: directory of .npy calibration inputs")
       ("strict", po::bool_switch(), "when compiling ONNX: any CPU fallback is an error")
-      ("input-shape", po::value<std::vector<std::string>>()->composing(), "when compiling ONNX: NAME=1x3x224x224")
       ("device", po::value<std::string>()->default_value("sim"), "NPU back end")
       ("misalign-inputs", po::value<std::uint64_t>()->default_value(0),
        "place every model input BYTES past a 4 KiB boundary in DDR, as a pre-processing buffer might be "
        "(reads below dma.min_alignment_bytes go through the bounce buffer); 0: where the compiler put it")
       ("seed", po::value<std::uint64_t>()->default_value(runtime::kDefaultInputSeed), "seed for generated inputs")
       ("quiet,q", po::bool_switch(), "print nothing but errors");
+  add_input_options(opts, "when compiling ONNX: ");
   add_quant_options(opts, "when compiling ONNX: ");
   po::positional_options_description pos;
   pos.add("model", 1);
@@ -90,8 +91,7 @@ int run_model(const std::vector<std::string>& args) {
   compiler::CompileOptions compile_options;
   read_quant_options(*vm, compile_options);
   if (vm->count("calib")) compile_options.calibration_dir = (*vm)["calib"].as<std::string>();
-  if (vm->count("input-shape"))
-    compile_options.input_shapes = (*vm)["input-shape"].as<std::vector<std::string>>();
+  read_input_options(*vm, compile_options);
   compile_options.strict = (*vm)["strict"].as<bool>();
 
   runtime::PlaceOptions place;

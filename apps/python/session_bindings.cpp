@@ -40,12 +40,14 @@ std::mutex& simulation_mutex() {
 
 std::shared_ptr<CompiledModel> compile_model(const std::string& path, const HardwareConfig& config,
                                              const compiler::QuantSpelling& quant, const std::string& calib, bool strict,
-                                             const std::vector<std::string>& input_shapes, bool* from_onnx) {
+                                             const std::vector<std::string>& input_shapes,
+                                             const std::vector<std::string>& input_values, bool* from_onnx) {
   compiler::CompileOptions options;
   compiler::apply_quant_spelling(quant, options);
   options.calibration_dir = calib;
   options.strict = strict;
   options.input_shapes = input_shapes;
+  options.input_values = input_values;
   return std::make_shared<CompiledModel>(runtime::load_or_compile(path, config, options, from_onnx));
 }
 
@@ -236,7 +238,7 @@ void bind_session(py::module_& m) {
            const std::string& calib, bool strict, const std::vector<std::string>& input_shapes,
            const std::string& calib_method, double calib_percentile, const std::string& activations,
            const std::string& accuracy_target, const std::string& keep_fp16, const std::string& weights,
-           const std::string& group_size) {
+           const std::string& group_size, const std::vector<std::string>& input_values) {
           compiler::QuantSpelling quant;
           quant.precision = precision;
           quant.calib_method = calib_method;
@@ -250,7 +252,7 @@ void bind_session(py::module_& m) {
           std::shared_ptr<CompiledModel> model;
           {
             py::gil_scoped_release release;
-            model = compile_model(path, config, quant, calib, strict, input_shapes, &from_onnx);
+            model = compile_model(path, config, quant, calib, strict, input_shapes, input_values, &from_onnx);
           }
           return py::make_tuple(model, from_onnx);
         },
@@ -258,7 +260,8 @@ void bind_session(py::module_& m) {
         py::arg("input_shapes"), py::arg("calib_method") = compiler::QuantSpelling{}.calib_method,
         py::arg("calib_percentile") = compiler::QuantSpelling{}.calib_percentile,
         py::arg("activations") = compiler::QuantSpelling{}.activations, py::arg("accuracy_target") = "",
-        py::arg("keep_fp16") = "", py::arg("weights") = "", py::arg("group_size") = "");
+        py::arg("keep_fp16") = "", py::arg("weights") = "", py::arg("group_size") = "",
+        py::arg("input_values") = std::vector<std::string>{});
   m.def("model_from_bytes", &model_from_bytes, py::arg("data"), py::arg("origin"));
   m.def("concurrent",
         [](const std::vector<std::string>& paths, const HardwareConfig& config, const std::string& engines,

@@ -49,6 +49,7 @@ struct CompileOptions {
   Precision precision = Precision::Int8;
   std::string calibration_dir;                // .npy files named <input>.npy or <input>_N.npy
   std::vector<std::string> input_shapes;      // "name=1x3x224x224" fixes dynamic dims
+  std::vector<std::string> input_values;      // "name=16000": a one-element input becomes that constant
   bool strict = false;                        // any CPU fallback is an error naming the node
   std::string dump_dir;                       // when set, each pass writes <NN>-<pass>.onnx here
   bool explain = false;                       // collect PassSummary lines

@@ -13,6 +13,10 @@ namespace npu::compiler {
 // integer tensors exactly (constant_evaluator.h).
 std::string fold_constants(Graph& graph);
 
+// --input-value NAME=VALUE: each named one-element graph input becomes a constant of that value
+// and stops being an input; returns "name = value, ...". CompileError naming the spec otherwise.
+std::string fix_input_values(Graph& graph, const std::vector<std::string>& specs);
+
 // Replaces each If node whose condition is constant by the nodes of the branch it takes
 // (if_folding.cpp); returns how many. A condition of more than one element is a CompileError.
 int fold_known_ifs(Graph& graph);

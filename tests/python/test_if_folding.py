@@ -12,16 +12,16 @@ from conftest import assert_one_line_error, run_npusim, ROOT
 CONFIG = ROOT / "configs" / "default.yaml"
 
 
-def reference(model, x):
+def reference(model, x, **extra):
     # Graph optimisations off: ONNX Runtime 1.24.4's optimiser gets the else branch of if_model
     # wrong (channel 0 all 1.0; the unoptimised session and numpy agree with each other).
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    (y,) = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    (y,) = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"]).run(None, {"x": x, **extra})
     return y
 
 
-def if_model(path, size, cond=None):
+def if_model(path, size, cond=None, sample_rate=False):
     """x: 1x8xSIZExSIZE. If H == 16: Conv(w_then) + Relu of x (an outer value, an outer weight),
     else: Conv of x with the branch's own weight, then Sigmoid. `cond` replaces the shape test by a
     constant of that value."""
@@ -36,7 +36,12 @@ def if_model(path, size, cond=None):
         [helper.make_node("Conv", ["x", "w_else"], ["e_conv"]),
          helper.make_node("Sigmoid", ["e_conv"], ["e_out"])],
         "else", [], [helper.make_tensor_value_info("e_out", TensorProto.FLOAT, [1, 16, size, size])], [w_else])
-    if cond is None:
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, size, size])]
+    if sample_rate:
+        nodes = [helper.make_node("Equal", ["sample_rate", "rate_16k"], ["cond"])]
+        inits = [numpy_helper.from_array(np.array(16000, np.int64), "rate_16k")]
+        inputs.append(helper.make_tensor_value_info("sample_rate", TensorProto.INT64, []))
+    elif cond is None:
         nodes = [helper.make_node("Shape", ["x"], ["shape"]),
                  helper.make_node("Gather", ["shape", "two"], ["h"], axis=0),
                  helper.make_node("Equal", ["h", "sixteen"], ["cond"])]
@@ -47,7 +52,7 @@ def if_model(path, size, cond=None):
         inits = [numpy_helper.from_array(np.array(cond, np.bool_), "cond")]
     nodes += [helper.make_node("If", ["cond"], ["branch_out"], then_branch=then_graph, else_branch=else_graph),
               helper.make_node("MaxPool", ["branch_out"], ["y"], kernel_shape=[2, 2], strides=[2, 2])]
-    graph = helper.make_graph(nodes, "if_model", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, size, size])],
+    graph = helper.make_graph(nodes, "if_model", inputs,
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, size // 2, size // 2])],
                               [w_then] + inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
@@ -96,3 +101,47 @@ def test_a_condition_of_several_elements_is_one_line(tmp_path):
     onnx.save(model, str(tmp_path / "bad.onnx"))
     r = run_npusim("compile", tmp_path / "bad.onnx", "-c", CONFIG, "-o", tmp_path / "m.npuprog")
     assert_one_line_error(r, "node 'If_", "(If): condition 'cond' has 2 elements, not one")
+
+
+@pytest.mark.parametrize("rate,branch", [(16000, "then"), (8000, "else")])
+def test_an_input_value_fixed_at_compile_time_picks_the_branch(tmp_path, rate, branch):
+    """--input-value sample_rate=R: the input becomes a constant, the If folds, the program has
+    one input left and the outputs are ONNX Runtime's with that sample rate."""
+    model = if_model(tmp_path / "rate.onnx", 8, sample_rate=True)
+    x = np.random.default_rng(1).standard_normal((1, 8, 8, 8)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = run_npusim("compile", model, "-c", CONFIG, "--precision", "fp16", "--strict", "--explain",
+                   "--input-value", f"sample_rate={rate}", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert f"sample_rate = {rate}" in r.out
+    r = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--input", f"x={tmp_path / 'x.npy'}",
+                   "--save-outputs", tmp_path / "out", "-q")
+    assert r.code == 0, r.err
+    got = np.load(tmp_path / "out" / "y.npy")
+    want = reference(model, x, sample_rate=np.array(rate, np.int64))
+    assert np.abs(got - want).max() <= 0.02 * np.abs(want).max() + 1e-3, branch
+    other = reference(model, x, sample_rate=np.array(24000 - rate, np.int64))
+    assert np.abs(got - other).max() > 0.1
+
+
+def test_the_python_package_takes_input_values(tmp_path):
+    import sys
+    from conftest import NPUSIM
+    sys.path.insert(0, str(NPUSIM.parent.parent / "python"))
+    import npusim
+    model = if_model(tmp_path / "rate.onnx", 8, sample_rate=True)
+    session = npusim.compile(model, CONFIG, precision="fp16", strict=True, input_values={"sample_rate": 16000})
+    assert [i["name"] for i in session.inputs] == ["x"]
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("rate=16000", "--input-value 'rate=16000': the model has no input 'rate' (its inputs: x, sample_rate)"),
+    ("x=1", "--input-value 'x=1': input 'x' has shape 1x8x8x8; only a one-element input can be fixed to a value"),
+    ("sample_rate=fast", "--input-value 'sample_rate=fast': 'fast' is not a number"),
+    ("sample_rate=1.5", "input 'sample_rate' is int64, '1.5' is not a whole number"),
+    ("sample_rate", "--input-value 'sample_rate': not of the form NAME=VALUE"),
+])
+def test_a_bad_input_value_is_one_line(tmp_path, spec, message):
+    model = if_model(tmp_path / "rate.onnx", 8, sample_rate=True)
+    r = run_npusim("compile", model, "-c", CONFIG, "--input-value", spec, "-o", tmp_path / "m.npuprog")
+    assert_one_line_error(r, message)

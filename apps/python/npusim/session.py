@@ -64,7 +64,7 @@ def concurrent(models, config, engines=None, precision="int8"):
 
 def compile(model, config, precision="int8", calib=None, strict=False, input_shapes=None, device="sim",
             input_misalignment_bytes=0, calib_method=None, calib_percentile=None, activations=None,
-            accuracy_target=None, keep_fp16=None, weights=None, group_size=None):
+            accuracy_target=None, keep_fp16=None, weights=None, group_size=None, input_values=None):
     """Compiles an ONNX model (or loads a .npuprog) for `config` and returns a Session.
 
     config: a path, a dict or a Config. precision: "int8" (calibrated on `calib`, a directory
@@ -75,7 +75,9 @@ def compile(model, config, precision="int8", calib=None, strict=False, input_sha
     "int4", weight-only quantisation of MatMul/Gemm weights with fp16 activations (precision
     "fp16"); group_size: int4's weights per scale (default 128). strict: any CPU fallback is an
     error.
-    input_shapes fixes dynamic dims: {"input": (1, 3, 224, 224)}. input_misalignment_bytes:
+    input_shapes fixes dynamic dims: {"input": (1, 3, 224, 224)}. input_values makes one-element
+    inputs constants, so what depends on them folds (an If included): {"sample_rate": 16000}
+    (`npusim compile --input-value`). input_misalignment_bytes:
     place the model inputs that many bytes past a 4 KiB boundary in DDR (`npusim run
     --misalign-inputs`)."""
     config = load_config(config)
@@ -87,6 +89,7 @@ def compile(model, config, precision="int8", calib=None, strict=False, input_sha
                  group_size=None if group_size is None else str(group_size))
     compiled, from_onnx = _core.compile_model(path, config, precision, os.fspath(calib) if calib else "",
                                               bool(strict), _shape_args(input_shapes),
+                                              input_values=[f"{k}={v}" for k, v in (input_values or {}).items()],
                                               **{k: v for k, v in quant.items() if v is not None})
     # As `npusim run`: an ONNX file's own declarations (exact dtypes, ranks) refine the boundary.
     declared = read_onnx_boundary(path) if from_onnx else None
