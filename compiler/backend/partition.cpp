@@ -26,6 +26,11 @@ std::string batch_one(const Graph& g, const Node& n) {
 std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
   const std::string& op = n.op_type;
   if (!n.domain.empty() && n.domain != "npusim") return "domain '" + n.domain + "' is not an NPU op set";
+  // Control flow the front end could not fold (frontend/if_folding.cpp, --input-value).
+  if (op == "If")
+    return "its condition '" + (n.inputs.empty() ? std::string() : n.inputs[0]) +
+           "' is known only at run time (fold it: --input-value for the input it comes from)";
+  if (op == "Loop" || op == "Scan") return op + " is not unrolled: the NPU runs straight-line programs";
   int activations = 0;
   for (const auto& in : n.inputs) {
     if (in.empty()) continue;

@@ -145,3 +145,11 @@ def test_a_bad_input_value_is_one_line(tmp_path, spec, message):
     model = if_model(tmp_path / "rate.onnx", 8, sample_rate=True)
     r = run_npusim("compile", model, "-c", CONFIG, "--input-value", spec, "-o", tmp_path / "m.npuprog")
     assert_one_line_error(r, message)
+
+
+def test_an_if_known_only_at_run_time_says_how_to_fold_it(tmp_path):
+    model = if_model(tmp_path / "rate.onnx", 8, sample_rate=True)
+    r = run_npusim("compile", model, "-c", CONFIG, "--precision", "fp16", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert ("fallback If_1 (If): its condition 'cond' is known only at run time (fold it: --input-value for the "
+            "input it comes from)") in r.out, r.out
