@@ -34,7 +34,9 @@ def main():
         done = subprocess.run(command.split(), cwd=ROOT, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"{command}: exit {done.returncode}\n{done.stderr}")
-        new = "".join(line + "\n" for line in done.stdout.splitlines() if not line.startswith("figure: ")
+        # Paths inside the checkout print relative to it, as the commands are given.
+        out = done.stdout.replace(str(ROOT) + "/", "")
+        new = "".join(line + "\n" for line in out.splitlines() if not line.startswith("figure: ")
                       and not re.search(r": \d+ nodes, \d+ bytes$", line))  # make_models.py's own lines
         if new != old:
             changed.append(name)
