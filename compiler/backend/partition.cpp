@@ -30,7 +30,10 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
   if (op == "If")
     return "its condition '" + (n.inputs.empty() ? std::string() : n.inputs[0]) +
            "' is known only at run time (fold it: --input-value for the input it comes from)";
-  if (op == "Loop" || op == "Scan") return op + " is not unrolled: the NPU runs straight-line programs";
+  if (op == "Loop")
+    return "its trip count is not known at compile time, is over 256, or its condition can change, so it is not "
+           "unrolled (the NPU runs straight-line programs)";
+  if (op == "Scan") return "Scan is not unrolled (the NPU runs straight-line programs)";
   int activations = 0;
   for (const auto& in : n.inputs) {
     if (in.empty()) continue;

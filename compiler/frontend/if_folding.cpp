@@ -23,7 +23,11 @@ int fold_known_ifs(Graph& g) {
       throw CompileError(g.source + ": node '" + n.name + "' (If): condition '" + n.inputs[0] + "' has " +
                          std::to_string(cond.ints.size() + cond.floats.size()) + " elements, not one");
     const bool then_branch = cond.ints.empty() ? cond.floats[0] != 0.0f : cond.ints[0] != 0;
-    IfBranch branch = import_if_branch(g, n, then_branch);
+    InlinedGraph branch = import_graph_attribute(g, n, then_branch ? "then_branch" : "else_branch", {}, n.name);
+    if (branch.outputs.size() != n.outputs.size())
+      throw CompileError(g.source + ": node '" + n.name + "' (If): its " + (then_branch ? "then" : "else") +
+                         " branch has " + std::to_string(branch.outputs.size()) + " outputs, the node " +
+                         std::to_string(n.outputs.size()));
     for (auto& b : branch.nodes) nodes.push_back(std::move(b));
     // The If's outputs keep their names (later nodes and the graph outputs read them).
     for (std::size_t i = 0; i < n.outputs.size(); ++i) {

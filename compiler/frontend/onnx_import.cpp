@@ -225,22 +225,26 @@ void read_constant_node(const onnx::NodeProto& np, Tensor& t, const std::string&
 
 }  // namespace
 
-IfBranch import_if_branch(Graph& g, const Node& if_node, bool then_branch) {
-  const std::string attribute = then_branch ? "then_branch" : "else_branch";
-  const std::string where = g.source + ": node '" + if_node.name + "' (If) " + attribute;
-  const auto found = if_node.attributes.find(attribute);
+InlinedGraph import_graph_attribute(Graph& g, const Node& owner, const std::string& attribute,
+                                    const std::vector<std::string>& bound_inputs, const std::string& prefix) {
+  const std::string where = g.source + ": node '" + owner.name + "' (" + owner.op_type + ") " + attribute;
+  const auto found = owner.attributes.find(attribute);
   onnx::AttributeProto a;
-  if (found == if_node.attributes.end() || found->second.onnx_bytes.empty() ||
+  if (found == owner.attributes.end() || found->second.onnx_bytes.empty() ||
       !a.ParseFromString(found->second.onnx_bytes) || !a.has_g())
     throw CompileError(where + ": the attribute holds no graph");
   const onnx::GraphProto& gp = a.g();
-  // The branch's own values keep their names unless the outer graph has them already; its
-  // references to outer values (ONNX's outer scope) stay as they are.
+  if (gp.input_size() != static_cast<int>(bound_inputs.size()))
+    throw CompileError(where + ": has " + std::to_string(gp.input_size()) + " inputs, " +
+                       std::to_string(bound_inputs.size()) + " expected");
+  // The subgraph's own values keep their names unless the outer graph has them already (a second
+  // unrolled iteration always does); its references to outer values (ONNX's outer scope) stay.
   std::map<std::string, std::string> renamed;
+  for (int i = 0; i < gp.input_size(); ++i) renamed[gp.input(i).name()] = bound_inputs[static_cast<std::size_t>(i)];
   auto define = [&](const std::string& name) {
     std::string fresh = name;
     for (int k = 0; g.tensors.count(fresh); ++k)
-      fresh = if_node.name + "/" + name + (k ? "_" + std::to_string(k) : std::string());
+      fresh = prefix + "/" + name + (k ? "_" + std::to_string(k) : std::string());
     renamed[name] = fresh;
     g.tensors[fresh].name = fresh;
     return fresh;
@@ -249,7 +253,7 @@ IfBranch import_if_branch(Graph& g, const Node& if_node, bool then_branch) {
     const auto r = renamed.find(name);
     return r == renamed.end() ? name : r->second;
   };
-  IfBranch branch;
+  InlinedGraph inlined;
   for (const auto& init : gp.initializer()) {
     const std::string name = define(init.name());
     Tensor& t = g.tensors[name];
@@ -260,7 +264,7 @@ IfBranch import_if_branch(Graph& g, const Node& if_node, bool then_branch) {
   }
   int index = 0;
   for (const auto& np : gp.node()) {
-    const std::string name = if_node.name + "/" + (np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name());
+    const std::string name = prefix + "/" + (np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name());
     ++index;
     const std::string node_where = where + ": node '" + name + "' (" + np.op_type() + ")";
     if (np.op_type() == "Constant" && (np.domain().empty() || np.domain() == "ai.onnx")) {
@@ -273,7 +277,7 @@ IfBranch import_if_branch(Graph& g, const Node& if_node, bool then_branch) {
     node.name = name;
     node.op_type = np.op_type();
     node.domain = np.domain() == "ai.onnx" ? "" : np.domain();
-    node.fused_nodes = {if_node.name};
+    node.fused_nodes = {owner.name};
     for (const auto& in : np.input()) {
       const std::string value = in.empty() ? in : refer(in);
       if (!value.empty() && !g.tensors.count(value))
@@ -282,18 +286,45 @@ IfBranch import_if_branch(Graph& g, const Node& if_node, bool then_branch) {
     }
     for (const auto& out : np.output()) node.outputs.push_back(out.empty() ? out : define(out));
     for (const auto& at : np.attribute()) read_attribute(at, node, g, node_where);
-    branch.nodes.push_back(std::move(node));
+    inlined.nodes.push_back(std::move(node));
   }
   for (const auto& out : gp.output()) {
     const std::string value = refer(out.name());
     if (!g.tensors.count(value))
       throw CompileError(where + ": output '" + out.name() + "' is not produced by any node, input or initializer");
-    branch.outputs.push_back(value);
+    inlined.outputs.push_back(value);
   }
-  if (branch.outputs.size() != if_node.outputs.size())
-    throw CompileError(where + ": has " + std::to_string(branch.outputs.size()) + " outputs, the If node " +
-                       std::to_string(if_node.outputs.size()));
-  return branch;
+  return inlined;
+}
+
+bool loop_body_condition_stays_true(const Node& loop) {
+  const auto found = loop.attributes.find("body");
+  onnx::AttributeProto a;
+  if (found == loop.attributes.end() || !a.ParseFromString(found->second.onnx_bytes) || !a.has_g()) return false;
+  const onnx::GraphProto& body = a.g();
+  if (body.input_size() < 2 || body.output_size() < 1) return false;
+  const std::string& cond_out = body.output(0).name();
+  if (cond_out == body.input(1).name()) return true;  // passed through from the loop's own (true) condition
+  auto true_tensor = [](const onnx::TensorProto& p) {
+    Tensor t;
+    try {
+      read_tensor_proto(p, t, "");
+    } catch (const CompileError&) {
+      return false;
+    }
+    return t.ints.size() == 1 && t.ints[0] != 0;
+  };
+  for (const auto& init : body.initializer())
+    if (init.name() == cond_out) return true_tensor(init);
+  for (const auto& np : body.node()) {
+    if (np.output_size() != 1 || np.output(0) != cond_out) continue;
+    if (np.op_type() == "Identity" && np.input_size() == 1 && np.input(0) == body.input(1).name()) return true;
+    if (np.op_type() != "Constant") return false;
+    for (const auto& at : np.attribute())
+      if (at.name() == "value") return true_tensor(at.t());
+    return false;
+  }
+  return false;
 }
 
 // Checked where shapes come from the file (graph inputs) and again after shape inference,

@@ -19,14 +19,21 @@ Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::strin
                         const std::vector<std::string>& input_shapes = {},
                         std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes);
 
-// The nodes of an If node's then_branch or else_branch, ready to take its place: the branch's
-// constants (initializers, Constant nodes) are added to `g`, its own values renamed where `g`
-// has the name already, and `outputs` are the values that stand for the If's outputs, in order.
-struct IfBranch {
+// The nodes of a graph attribute (an If's then_branch / else_branch, a Loop's body) ready to go
+// into `g`: `bound_inputs` are the values of `g` that stand for the subgraph's inputs, in order;
+// its constants (initializers, Constant nodes) are added to `g`, its own values renamed where `g`
+// has the name already (`prefix`/name; node names are `prefix`/name too), and `outputs` are the
+// values that stand for the subgraph's outputs, in order.
+struct InlinedGraph {
   std::vector<Node> nodes;
   std::vector<std::string> outputs;
 };
-IfBranch import_if_branch(Graph& g, const Node& if_node, bool then_branch);
+InlinedGraph import_graph_attribute(Graph& g, const Node& owner, const std::string& attribute,
+                                    const std::vector<std::string>& bound_inputs, const std::string& prefix);
+
+// Whether a Loop's body hands back its condition input unchanged or a constant true: then the
+// loop runs exactly its trip count and may be unrolled.
+bool loop_body_condition_stays_true(const Node& loop);
 
 // A serialized onnx::TensorProto file (the node tests' test_data_set_*/input_0.pb) as a
 // constant tensor; throws CompileError naming the file.

@@ -21,7 +21,12 @@ std::string fix_input_values(Graph& graph, const std::vector<std::string>& specs
 // (if_folding.cpp); returns how many. A condition of more than one element is a CompileError.
 int fold_known_ifs(Graph& graph);
 
-// The static-shape front end: shape inference, constant folding, known If nodes inlined, constant parameter inputs to
+// Replaces each Loop whose trip count is constant (at most 256) and whose body keeps its
+// condition true by its body repeated that many times (loop_unrolling.cpp); returns how many.
+int unroll_static_loops(Graph& graph);
+
+// The static-shape front end: shape inference, constant folding, known If nodes inlined, static
+// Loops unrolled, constant parameter inputs to
 // attributes (node_parameters.h) and no-op removal (a Reshape to the same shape becomes an
 // Identity) repeated to a fixed point.
 std::string fold_static_shapes(Graph& graph);

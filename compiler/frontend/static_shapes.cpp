@@ -116,16 +116,17 @@ std::string describe(const DynamicShape& d, const std::string& source) {
 }
 
 std::string fold_static_shapes(Graph& g) {
-  int folded = 0, moved = 0, noops = 0, sweeps = 0, branches = 0;
+  int folded = 0, moved = 0, noops = 0, sweeps = 0, branches = 0, unrolled = 0;
   for (; sweeps < kMaxSweeps; ++sweeps) {
     int changed = infer_shapes(g);
     std::size_t before = g.nodes.size();
     fold_constants(g);
     changed += static_cast<int>(before - g.nodes.size());
     folded += static_cast<int>(before - g.nodes.size());
-    const int ifs = fold_known_ifs(g);
+    const int ifs = fold_known_ifs(g), loops = unroll_static_loops(g);
     branches += ifs;
-    changed += ifs;
+    unrolled += loops;
+    changed += ifs + loops;
     for (auto& n : g.nodes) {
       int m = parameters_to_attributes(g, n);
       moved += m;
@@ -141,7 +142,8 @@ std::string fold_static_shapes(Graph& g) {
   auto dynamic = find_dynamic_shapes(g);
   std::string detail = "folded " + std::to_string(folded) + " nodes, " + std::to_string(moved) +
                        " parameters to attributes, " + std::to_string(noops) + " no-ops, " + std::to_string(branches) +
-                       " If nodes inlined, " + std::to_string(sweeps + 1) + " sweeps";
+                       " If nodes inlined, " + std::to_string(unrolled) +
+                       " Loops unrolled, " + std::to_string(sweeps + 1) + " sweeps";
   if (!dynamic.empty())
     detail += "; " + std::to_string(dynamic.size()) + " dynamic shape origin(s), first '" + dynamic[0].tensor + "'" +
               (dynamic[0].node.empty() ? "" : " from node '" + dynamic[0].node + "'");

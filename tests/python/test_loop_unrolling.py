@@ -1,0 +1,97 @@
+"""Loop nodes with a trip count known at compile time (and a condition that stays true) are
+unrolled by the front end (compiler/frontend/loop_unrolling.cpp): the NPU runs the repeated
+body, with ONNX Runtime's outputs; a loop that cannot be unrolled says why."""
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from conftest import run_npusim, ROOT
+
+CONFIG = ROOT / "configs" / "default.yaml"
+
+
+def loop_model(path, trips=3, trip_input=False, scan=False):
+    """v = x; `trips` times: v = Relu(Conv(v, w) + x * i) (w and x from the outer graph, i the
+    iteration); y = MaxPool(v). scan: the iterations' v stacked, a second output."""
+    rng = np.random.default_rng(5)
+    w = numpy_helper.from_array((rng.standard_normal((8, 8, 3, 3)) * 0.15).astype(np.float32), "w")
+    body_out = [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+                helper.make_tensor_value_info("v_out", TensorProto.FLOAT, [1, 8, 8, 8])]
+    if scan:
+        body_out.append(helper.make_tensor_value_info("v_scan", TensorProto.FLOAT, [1, 8, 8, 8]))
+    body_nodes = [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+                  helper.make_node("Cast", ["i"], ["i_float"], to=TensorProto.FLOAT),
+                  helper.make_node("Mul", ["x", "i_float"], ["x_i"]),
+                  helper.make_node("Conv", ["v_in", "w"], ["conv"], pads=[1, 1, 1, 1]),
+                  helper.make_node("Add", ["conv", "x_i"], ["sum"]),
+                  helper.make_node("Relu", ["sum"], ["v_out"])]
+    if scan:
+        body_nodes.append(helper.make_node("Identity", ["v_out"], ["v_scan"]))
+    body = helper.make_graph(
+        body_nodes, "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v_in", TensorProto.FLOAT, [1, 8, 8, 8])], body_out)
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, 8])]
+    inits = [w]
+    if trip_input:
+        inputs.append(helper.make_tensor_value_info("trips", TensorProto.INT64, []))
+    else:
+        inits.append(numpy_helper.from_array(np.array(trips, np.int64), "trips"))
+    loop_outputs = ["v_final"] + (["stacked"] if scan else [])
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 4, 4])]
+    if scan:
+        outputs.append(helper.make_tensor_value_info("stacked", TensorProto.FLOAT, [trips, 1, 8, 8, 8]))
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "", "x"], loop_outputs, body=body),
+         helper.make_node("MaxPool", ["v_final"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+        "loop_model", inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return path
+
+
+def reference(model, feeds):
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    return dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+
+
+@pytest.mark.parametrize("scan", [False, True])
+def test_a_static_loop_runs_unrolled(tmp_path, scan):
+    model = loop_model(tmp_path / "loop.onnx", scan=scan)
+    x = np.random.default_rng(0).standard_normal((1, 8, 8, 8)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = run_npusim("compile", model, "-c", CONFIG, "--precision", "fp16", "--explain", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert "1 Loops unrolled" in r.out
+    assert "(Loop)" not in r.out and "(Conv)" not in r.out, r.out  # no fallback line for them
+    r = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--input", f"x={tmp_path / 'x.npy'}",
+                   "--save-outputs", tmp_path / "out", "-q")
+    assert r.code == 0, r.err
+    want = reference(model, {"x": x})
+    for name, ref in want.items():
+        got = np.load(tmp_path / "out" / f"{name}.npy")
+        assert got.shape == ref.shape
+        assert np.abs(got - ref).max() <= 0.02 * np.abs(ref).max() + 1e-3, name
+    # Three iterations, not two or four: a miscounted unroll cannot pass.
+    for other in (2, 4):
+        wrong = reference(loop_model(tmp_path / f"loop{other}.onnx", trips=other), {"x": x})["y"]
+        assert np.abs(np.load(tmp_path / "out" / "y.npy") - wrong).max() > 0.1
+
+
+def test_a_trip_count_known_only_at_run_time_says_so(tmp_path):
+    model = loop_model(tmp_path / "loop.onnx", trip_input=True)
+    r = run_npusim("compile", model, "-c", CONFIG, "--precision", "fp16", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert ("(Loop): its trip count is not known at compile time, is over 256, or its condition can change, so it "
+            "is not unrolled") in r.out, r.out
+    # --input-value makes it known, and the loop unrolls.
+    r = run_npusim("compile", model, "-c", CONFIG, "--precision", "fp16", "--explain", "--input-value", "trips=3",
+                   "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert "1 Loops unrolled" in r.out
