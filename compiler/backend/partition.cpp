@@ -32,7 +32,7 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
            "' is known only at run time (fold it: --input-value for the input it comes from)";
   if (op == "Loop")
     return "its trip count is not known at compile time, is over 256, or its condition can change, so it is not "
-           "unrolled (the NPU runs straight-line programs)";
+           "unrolled (the NPU runs straight-line programs; nor beyond 20000 nodes unrolled)";
   if (op == "Scan") return "Scan is not unrolled (the NPU runs straight-line programs)";
   int activations = 0;
   for (const auto& in : n.inputs) {

@@ -7,8 +7,10 @@
 namespace npu::compiler {
 namespace {
 
-// A loop this long is left to the CPU: unrolled it would multiply the graph.
+// A loop this long, or this big unrolled, is left to the CPU: it would multiply the graph.
 constexpr std::int64_t kMaxUnrolledIterations = 256;
+constexpr std::int64_t kMaxUnrolledNodes = 20000;
+constexpr std::int64_t kMaxGraphNodes = 100000;  // loops in unrolled loops unroll only up to this
 
 std::string constant(Graph& g, const std::string& name, int elem_type, std::vector<std::int64_t> shape,
                      std::vector<std::int64_t> ints) {
@@ -35,6 +37,7 @@ std::int64_t static_trip_count(const Graph& g, const Node& n) {
     const Tensor& c = g.tensor(n.inputs[1]);
     if (c.ints.size() != 1 || c.ints[0] == 0) return -1;
   }
+  if (m.ints[0] * graph_attribute_nodes(n, "body") > kMaxUnrolledNodes) return -1;
   return loop_body_condition_stays_true(n) ? m.ints[0] : -1;
 }
 
@@ -44,9 +47,11 @@ int unroll_static_loops(Graph& g) {
   int unrolled = 0;
   std::vector<Node> nodes;
   nodes.reserve(g.nodes.size());
+  std::int64_t graph_nodes = static_cast<std::int64_t>(g.nodes.size());
   for (auto& n : g.nodes) {
     const std::int64_t trips = static_trip_count(g, n);
-    if (trips < 0) {
+    const std::int64_t added = trips < 0 ? 0 : trips * graph_attribute_nodes(n, "body");
+    if (trips < 0 || graph_nodes + added > kMaxGraphNodes) {
       nodes.push_back(std::move(n));
       continue;
     }
@@ -107,6 +112,7 @@ int unroll_static_loops(Graph& g) {
       }
       nodes.push_back(std::move(concat));
     }
+    graph_nodes += added;
     ++unrolled;
   }
   g.nodes = std::move(nodes);

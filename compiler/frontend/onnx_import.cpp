@@ -297,6 +297,13 @@ InlinedGraph import_graph_attribute(Graph& g, const Node& owner, const std::stri
   return inlined;
 }
 
+std::int64_t graph_attribute_nodes(const Node& owner, const std::string& attribute) {
+  const auto found = owner.attributes.find(attribute);
+  onnx::AttributeProto a;
+  if (found == owner.attributes.end() || !a.ParseFromString(found->second.onnx_bytes) || !a.has_g()) return 0;
+  return a.g().node_size();
+}
+
 bool loop_body_condition_stays_true(const Node& loop) {
   const auto found = loop.attributes.find("body");
   onnx::AttributeProto a;

@@ -31,6 +31,9 @@ struct InlinedGraph {
 InlinedGraph import_graph_attribute(Graph& g, const Node& owner, const std::string& attribute,
                                     const std::vector<std::string>& bound_inputs, const std::string& prefix);
 
+// How many nodes a graph attribute holds (0: none, or not a graph).
+std::int64_t graph_attribute_nodes(const Node& owner, const std::string& attribute);
+
 // Whether a Loop's body hands back its condition input unchanged or a constant true: then the
 // loop runs exactly its trip count and may be unrolled.
 bool loop_body_condition_stays_true(const Node& loop);

@@ -21,8 +21,9 @@ std::string fix_input_values(Graph& graph, const std::vector<std::string>& specs
 // (if_folding.cpp); returns how many. A condition of more than one element is a CompileError.
 int fold_known_ifs(Graph& graph);
 
-// Replaces each Loop whose trip count is constant (at most 256) and whose body keeps its
-// condition true by its body repeated that many times (loop_unrolling.cpp); returns how many.
+// Replaces each Loop whose trip count is constant (at most 256, and at most 20000 nodes
+// unrolled) and whose body keeps its condition true by its body repeated that many times
+// (loop_unrolling.cpp); returns how many.
 int unroll_static_loops(Graph& graph);
 
 // The static-shape front end: shape inference, constant folding, known If nodes inlined, static
