@@ -7,6 +7,7 @@
 #include "compiler/backend/op_registry.h"
 #include "compiler/core/npu_ops.h"
 #include "compiler/core/subgraph_capture.h"
+#include "compiler/passes/passes.h"
 
 namespace npu::compiler {
 namespace {
@@ -34,6 +35,10 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     return "its trip count is not known at compile time, is over 256, or its condition can change, so it is not "
            "unrolled (the NPU runs straight-line programs; nor beyond 20000 nodes unrolled)";
   if (op == "Scan") return "Scan is not unrolled (the NPU runs straight-line programs)";
+  if (op == "LSTM" || op == "GRU") {
+    const std::string why = recurrent_lowering_obstacle(g, n);
+    return op + " not unrolled into NPU ops: " + (why.empty() ? std::string("(lowering off)") : why);
+  }
   int activations = 0;
   for (const auto& in : n.inputs) {
     if (in.empty()) continue;
