@@ -38,6 +38,26 @@ std::string unsupported(const Graph& g, const Node& n) {
   }
   const std::string dir = n.get_string("direction", "forward");
   if (dir != "forward" && dir != "reverse" && dir != "bidirectional") return "direction " + dir;
+  // The shapes ONNX requires, checked here because the rewrite indexes the weights by them.
+  const std::int64_t dirs = dir == "bidirectional" ? 2 : 1, gates = lstm ? 4 : 3;
+  const Tensor& w = *input(1);
+  const Tensor& r = *input(2);
+  if (w.shape.size() != 3 || r.shape.size() != 3) return "its weights are not 3-D";
+  const std::int64_t hidden = r.shape[2];
+  auto holds = [](const Tensor& t, std::vector<std::int64_t> shape) {
+    std::int64_t count = 1;
+    for (auto d : shape) count *= d;
+    return t.shape == shape && t.elem_type == kFloat && static_cast<std::int64_t>(t.floats.size()) == count;
+  };
+  if (hidden < 1 || n.get_int("hidden_size", hidden) != hidden || x->elem_type != kFloat ||
+      !holds(w, {dirs, gates * hidden, x->shape[2]}) || !holds(r, {dirs, gates * hidden, hidden}) ||
+      (input(3) && !holds(*input(3), {dirs, 2 * gates * hidden})))
+    return "its weights or bias do not have the shapes its input, hidden_size and direction give";
+  for (std::size_t i : {std::size_t{5}, std::size_t{6}}) {
+    const Tensor* s = input(i);
+    if (s && (i == 5 || lstm) && (!s->shape_known || s->shape != std::vector<std::int64_t>{dirs, x->shape[1], hidden}))
+      return "an initial state is not [directions, batch, hidden]";
+  }
   for (std::size_t i = 0; i < n.outputs.size(); ++i)
     if (!n.outputs[i].empty() && !g.tensor(n.outputs[i]).shape_known) return "an output has no static shape";
   return "";
