@@ -20,6 +20,7 @@ namespace npu::compiler {
 namespace {
 
 constexpr std::int64_t kStrideMax = isa::field_max(isa::Opcode::Conv, isa::Field::stride_h);
+constexpr std::int64_t kKernelMax = isa::field_max(isa::Opcode::Conv, isa::Field::kernel_w);
 
 std::vector<std::int64_t> ints_or(const Node& n, const std::string& a, std::vector<std::int64_t> fallback) {
   return n.has(a) ? n.get_ints(a) : fallback;
@@ -33,13 +34,15 @@ class Lowering {
     std::vector<Node> out;
     for (auto& n : g_.nodes) {
       if (n.domain.empty() && n.op_type == "ConvTranspose" && conv_transpose(n, out)) continue;
+      if (n.domain.empty() && n.op_type == "Conv" && conv1d(n, out)) continue;
       if (n.domain.empty() && n.op_type == "Conv" && patchify(n, out)) continue;
       out.push_back(std::move(n));
     }
     g_.nodes = std::move(out);
     infer_shapes(g_);
     return std::to_string(subpixel_) + " ConvTranspose as 1x1 Conv + DepthToSpace, " + std::to_string(zero_insert_) +
-           " as zero insertion + Conv, " + std::to_string(patchify_) + " large-stride Conv as SpaceToDepth + 1x1 Conv";
+           " as zero insertion + Conv, " + std::to_string(patchify_) + " large-stride Conv as SpaceToDepth + 1x1 Conv, " +
+           std::to_string(conv1d_) + " Conv1d as 2-D Conv (" + std::to_string(blocked_) + " of them over stride-sized blocks)";
   }
 
  private:
@@ -195,8 +198,88 @@ class Lowering {
     return true;
   }
 
+  // A 1-D Conv ([N, C, L], weights [O, C/g, K]) as a 2-D one over [N, C, 1, L]. When its window or
+  // stride is beyond the conv instruction's fields (an STFT: K 400, stride 160) and it is not
+  // grouped or dilated, the signal is cut into stride-sized blocks first, each block's samples
+  // becoming channels: [N, C*s, 1, L/s], and the conv runs over ceil(K/s) blocks at stride 1
+  // with the weights rearranged (taps past K zero).
+  bool conv1d(const Node& n, std::vector<Node>& out) {
+    if (n.inputs.size() < 2 || !g_.is_constant(n.inputs[1])) return false;
+    const Tensor& x = g_.tensor(n.inputs[0]);
+    const Tensor& w = g_.tensor(n.inputs[1]);
+    const Tensor& y = g_.tensor(n.outputs[0]);
+    if (!x.shape_known || x.shape.size() != 3 || w.shape.size() != 3 || w.floats.empty() || !y.shape_known ||
+        y.shape.size() != 3 || n.get_string("auto_pad", "NOTSET") != "NOTSET")
+      return false;
+    const std::int64_t N = x.shape[0], C = x.shape[1], L = x.shape[2], O = w.shape[0], K = w.shape[2], Lo = y.shape[2];
+    const std::int64_t group = n.get_int("group", 1);
+    const auto s = ints_or(n, "strides", {1}), d = ints_or(n, "dilations", {1}), p = ints_or(n, "pads", {0, 0});
+    if (s.size() != 1 || d.size() != 1 || p.size() != 2 || group < 1 || C % group != 0 || w.shape[1] != C / group) return false;
+    std::vector<std::string> bias;
+    if (n.inputs.size() > 2 && !n.inputs[2].empty()) bias.push_back(n.inputs[2]);
+    const bool fits = K <= kKernelMax && s[0] <= kStrideMax;
+    if (fits || group != 1 || d[0] != 1) {
+      // Straight: [N, C, 1, L], kernel [1, K].
+      const std::string x4 = value(n.name + "_2d_in", {N, C, 1, L});
+      out.push_back(node("Reshape", n, "_2d_in", {n.inputs[0], ints_constant(n.name + "_2d_in_shape", {N, C, 1, L})}, {x4}));
+      const std::string wn = g_.unique_name(n.name + "_2d_weight");
+      g_.add_constant(wn, {O, C / group, 1, K}, w.floats);
+      const std::string y4 = value(n.name + "_2d_out", {N, O, 1, Lo});
+      std::vector<std::string> cin = {x4, wn};
+      cin.insert(cin.end(), bias.begin(), bias.end());
+      Node conv = node("Conv", n, "_2d", cin, {y4});
+      conv.set_ints("kernel_shape", {1, K});
+      conv.set_ints("strides", {1, s[0]});
+      conv.set_ints("dilations", {1, d[0]});
+      conv.set_ints("pads", {0, p[0], 0, p[1]});
+      conv.set_int("group", group);
+      out.push_back(conv);
+      out.push_back(node("Reshape", n, "_2d_out", {y4, ints_constant(n.name + "_2d_out_shape", {N, O, Lo})}, n.outputs));
+      ++conv1d_;
+      return true;
+    }
+    const std::int64_t stride = s[0], taps = (K + stride - 1) / stride, blocks = Lo - 1 + taps;
+    const std::int64_t padded = blocks * stride;  // samples the blocks hold, from -pads[0]
+    if (padded - p[0] < 1) return false;
+    std::string src = n.inputs[0];
+    if (p[0] != 0 || padded != p[0] + L) {  // pad the front, pad or crop the end
+      const std::string pad = value(n.name + "_blocks_padded", {N, C, padded});
+      out.push_back(node("Pad", n, "_blocks_pad", {src, ints_constant(n.name + "_blocks_pads", {0, 0, p[0], 0, 0, padded - p[0] - L})},
+                         {pad}));
+      src = pad;
+    }
+    const std::string split = value(n.name + "_blocks", {N, C, blocks, stride});
+    out.push_back(node("Reshape", n, "_blocks", {src, ints_constant(n.name + "_blocks_shape", {N, C, blocks, stride})}, {split}));
+    const std::string turned = value(n.name + "_blocks_t", {N, C, stride, blocks});
+    Node t = node("Transpose", n, "_blocks_t", {split}, {turned});
+    t.set_ints("perm", {0, 1, 3, 2});
+    out.push_back(t);
+    const std::string deep = value(n.name + "_blocks_deep", {N, C * stride, 1, blocks});
+    out.push_back(node("Reshape", n, "_blocks_deep", {turned, ints_constant(n.name + "_blocks_deep_shape", {N, C * stride, 1, blocks})},
+                       {deep}));
+    // Channel c*s + j of block b is sample b*s + j of channel c.
+    std::vector<float> wb(static_cast<std::size_t>(O * C * stride * taps), 0.0f);
+    for (std::int64_t o = 0; o < O; ++o)
+      for (std::int64_t c = 0; c < C; ++c)
+        for (std::int64_t k = 0; k < K; ++k)
+          wb[static_cast<std::size_t>(((o * C * stride) + c * stride + k % stride) * taps + k / stride)] =
+              w.floats[static_cast<std::size_t>((o * C + c) * K + k)];
+    const std::string wn = g_.unique_name(n.name + "_blocks_weight");
+    g_.add_constant(wn, {O, C * stride, 1, taps}, std::move(wb));
+    const std::string y4 = value(n.name + "_blocks_out", {N, O, 1, Lo});
+    std::vector<std::string> cin = {deep, wn};
+    cin.insert(cin.end(), bias.begin(), bias.end());
+    Node conv = node("Conv", n, "_blocks_conv", cin, {y4});
+    conv.set_ints("kernel_shape", {1, taps});
+    out.push_back(conv);
+    out.push_back(node("Reshape", n, "_blocks_out", {y4, ints_constant(n.name + "_blocks_out_shape", {N, O, Lo})}, n.outputs));
+    ++conv1d_;
+    ++blocked_;
+    return true;
+  }
+
   Graph& g_;
-  int subpixel_ = 0, zero_insert_ = 0, patchify_ = 0;
+  int subpixel_ = 0, zero_insert_ = 0, patchify_ = 0, conv1d_ = 0, blocked_ = 0;
 };
 
 }  // namespace
