@@ -12,6 +12,7 @@
 //   no padding): SpaceToDepth(s) then a 1x1 Conv over the s*s*C channels.
 #include <algorithm>
 
+#include "compiler/core/node_parameters.h"
 #include "compiler/frontend/shape_inference.h"
 #include "compiler/passes/passes.h"
 #include "isa/field_limits.h"
@@ -35,6 +36,7 @@ class Lowering {
     for (auto& n : g_.nodes) {
       if (n.domain.empty() && n.op_type == "ConvTranspose" && conv_transpose(n, out)) continue;
       if (n.domain.empty() && n.op_type == "Conv" && conv1d(n, out)) continue;
+      if (n.domain.empty() && n.op_type == "Pad" && mirrored_pad(n, out)) continue;
       if (n.domain.empty() && n.op_type == "Conv" && patchify(n, out)) continue;
       out.push_back(std::move(n));
     }
@@ -42,7 +44,8 @@ class Lowering {
     infer_shapes(g_);
     return std::to_string(subpixel_) + " ConvTranspose as 1x1 Conv + DepthToSpace, " + std::to_string(zero_insert_) +
            " as zero insertion + Conv, " + std::to_string(patchify_) + " large-stride Conv as SpaceToDepth + 1x1 Conv, " +
-           std::to_string(conv1d_) + " Conv1d as 2-D Conv (" + std::to_string(blocked_) + " of them over stride-sized blocks)";
+           std::to_string(conv1d_) + " Conv1d as 2-D Conv (" + std::to_string(blocked_) + " of them over stride-sized blocks), " +
+           std::to_string(mirrored_) + " reflect/edge Pad as slices and a Concat";
   }
 
  private:
@@ -278,8 +281,65 @@ class Lowering {
     return true;
   }
 
+  // Pad in mode reflect or edge: per padded axis, one-wide Slices of the borders (mirrored, or the
+  // edge repeated) concatenated around the data: copies the DMA does, where the pad instruction
+  // only fills a constant. Up to 64 samples a side.
+  bool mirrored_pad(const Node& n, std::vector<Node>& out) {
+    const std::string mode = n.get_string("mode", "constant");
+    if (mode != "reflect" && mode != "edge") return false;
+    std::vector<std::int64_t> pads;
+    if (n.inputs.empty() || !parameter_ints(g_, n, "pads", pads)) return false;
+    for (std::size_t i = 2; i < n.inputs.size(); ++i)
+      if (!n.inputs[i].empty() && !g_.is_constant(n.inputs[i])) return false;
+    const Tensor& x = g_.tensor(n.inputs[0]);
+    const std::size_t rank = x.shape.size();
+    if (!x.shape_known || pads.size() != 2 * rank) return false;
+    for (std::size_t a = 0; a < rank; ++a) {
+      const std::int64_t before = pads[a], after = pads[a + rank], extent = x.shape[a];
+      if (before < 0 || after < 0 || before > 64 || after > 64) return false;
+      if (mode == "reflect" && (before > extent - 1 || after > extent - 1)) return false;
+    }
+    std::string cur = n.inputs[0];
+    std::vector<std::int64_t> shape = x.shape;
+    std::vector<std::size_t> padded;
+    for (std::size_t a = 0; a < rank; ++a)
+      if (pads[a] || pads[a + rank]) padded.push_back(a);
+    for (std::size_t k = 0; k < padded.size(); ++k) {
+      const std::size_t a = padded[k];
+      const std::int64_t before = pads[a], after = pads[a + rank], extent = shape[a];
+      const std::string axis = std::to_string(a);
+      auto piece = [&](std::int64_t index, const std::string& tag) {
+        std::vector<std::int64_t> one = shape;
+        one[a] = 1;
+        const std::string v = value(n.name + "_" + tag, one);
+        Node slice = node("Slice", n, "_" + tag, {cur}, {v});
+        slice.set_ints("starts", {index});
+        slice.set_ints("ends", {index + 1});
+        slice.set_ints("axes", {static_cast<std::int64_t>(a)});
+        out.push_back(slice);
+        return v;
+      };
+      std::vector<std::string> parts;
+      for (std::int64_t i = before; i >= 1; --i)
+        parts.push_back(piece(mode == "reflect" ? i : 0, "axis" + axis + "_before" + std::to_string(i)));
+      parts.push_back(cur);
+      for (std::int64_t i = 1; i <= after; ++i)
+        parts.push_back(piece(mode == "reflect" ? extent - 1 - i : extent - 1, "axis" + axis + "_after" + std::to_string(i)));
+      shape[a] = extent + before + after;
+      const bool last = k + 1 == padded.size();
+      const std::string joined = last ? n.outputs[0] : value(n.name + "_axis" + axis, shape);
+      Node concat = node("Concat", n, "_axis" + axis, parts, {joined});
+      concat.set_int("axis", static_cast<std::int64_t>(a));
+      out.push_back(concat);
+      cur = joined;
+    }
+    if (padded.empty()) out.push_back(node("Identity", n, "_nothing", {n.inputs[0]}, n.outputs));
+    ++mirrored_;
+    return true;
+  }
+
   Graph& g_;
-  int subpixel_ = 0, zero_insert_ = 0, patchify_ = 0, conv1d_ = 0, blocked_ = 0;
+  int subpixel_ = 0, zero_insert_ = 0, patchify_ = 0, conv1d_ = 0, blocked_ = 0, mirrored_ = 0;
 };
 
 }  // namespace

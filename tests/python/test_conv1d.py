@@ -70,3 +70,32 @@ def test_conv1d_runs_on_the_npu(tmp_path, case):
     got = np.load(tmp_path / "out" / "y.npy")
     assert got.shape == want.shape
     assert np.abs(got - want).max() <= 0.01 * np.abs(want).max() + 2e-3, np.abs(got - want).max()
+
+
+def pad_model(path, shape, pads, mode):
+    graph = helper.make_graph(
+        [helper.make_node("Pad", ["x", "pads"], ["p"], mode=mode), helper.make_node("Relu", ["p"], ["y"])], "pad",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array(pads, np.int64), "pads")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    return path
+
+
+@pytest.mark.parametrize("mode", ["reflect", "edge"])
+@pytest.mark.parametrize("shape,pads", [((1, 8, 16, 16), (0, 0, 2, 1, 0, 0, 1, 3)), ((1, 4, 100), (0, 0, 5, 0, 0, 7))])
+def test_reflect_and_edge_pads_run_on_the_npu(tmp_path, mode, shape, pads):
+    model = pad_model(tmp_path / "pad.onnx", shape, pads, mode)
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = run_npusim("compile", model, "-c", CONFIG, "--precision", "fp16", "--explain", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert "1 reflect/edge Pad as slices and a Concat" in r.out and "0 CPU island(s)" in r.out, r.out
+    r = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--input", f"x={tmp_path / 'x.npy'}",
+                   "--save-outputs", tmp_path / "out", "-q")
+    assert r.code == 0, r.err
+    (want,) = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    got = np.load(tmp_path / "out" / "y.npy")
+    assert got.shape == want.shape
+    # Pads move values: exact up to fp16 rounding of each value.
+    assert np.abs(got - want).max() <= np.abs(want).max() * 2 ** -10, np.abs(got - want).max()
