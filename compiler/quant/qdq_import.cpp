@@ -8,7 +8,7 @@
 namespace npu::compiler {
 namespace {
 
-constexpr int kOnnxUint8 = 2, kOnnxInt8 = 3;  // onnx::TensorProto_DataType
+constexpr int kOnnxUint8 = 2, kOnnxInt8 = 3, kOnnxUint16 = 4, kOnnxInt16 = 5, kOnnxInt32 = 6;  // onnx::TensorProto_DataType
 
 struct Params {
   std::vector<float> scales;
@@ -17,8 +17,9 @@ struct Params {
 };
 
 // Constant 8-bit parameters, or nothing: the node then stays as it is (a dynamic quantisation,
-// 16-bit or 4-bit QDQ), for the CPU.
-std::optional<Params> params_of(const Graph& g, const Node& n) {
+// 16-bit or 4-bit QDQ), for the CPU. `constant_data`: the DequantizeLinear of a constant, where
+// 16- and 32-bit integers (quantize_static's int32 biases) dequantise exactly too.
+std::optional<Params> params_of(const Graph& g, const Node& n, bool constant_data = false) {
   if (n.inputs.size() < 2 || !g.is_constant(n.inputs[1])) return std::nullopt;
   Params p;
   p.scales = g.tensor(n.inputs[1]).floats;
@@ -29,7 +30,9 @@ std::optional<Params> params_of(const Graph& g, const Node& n) {
     p.elem_type = z.elem_type;
   }
   if (p.zero_points.empty()) p.zero_points.assign(p.scales.size(), 0);
-  if (p.elem_type != kOnnxUint8 && p.elem_type != kOnnxInt8) return std::nullopt;
+  if (constant_data && !n.inputs.empty()) p.elem_type = g.tensor(n.inputs[0]).elem_type;
+  const bool wide = constant_data && (p.elem_type == kOnnxInt32 || p.elem_type == kOnnxInt16 || p.elem_type == kOnnxUint16);
+  if (p.elem_type != kOnnxUint8 && p.elem_type != kOnnxInt8 && !wide) return std::nullopt;
   if (p.scales.empty() || p.zero_points.size() != p.scales.size()) return std::nullopt;
   return p;
 }
@@ -73,7 +76,7 @@ std::string import_qdq(Graph& g) {
     Node& n = g.nodes[i];
     if (!n.domain.empty() && n.domain != "ai.onnx") continue;
     if (n.op_type == "DequantizeLinear" && g.is_constant(n.inputs[0])) {
-      const auto p = params_of(g, n);
+      const auto p = params_of(g, n, true);
       if (!p || g.tensor(n.inputs[0]).ints.empty()) continue;
       const Tensor q = g.tensor(n.inputs[0]);
       g.add_constant(n.outputs[0], q.shape, dequantized(g, n, q, *p));

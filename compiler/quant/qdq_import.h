@@ -1,7 +1,8 @@
 // Models that arrive quantised (ONNX Runtime's quantize_static in QDQ format, NNCF): their
 // QuantizeLinear -> DequantizeLinear pairs on activations become the values' fixed int8 ranges
 // (Graph::qdq_ranges, which calibration does not override), and DequantizeLinear of integer
-// weights and biases becomes float constants (s * (q - zp), per tensor or per axis), which the
+// weights and biases (8-bit, and the 16- or 32-bit integers quantize_static writes for biases)
+// becomes float constants (s * (q - zp), per tensor or per axis), which the
 // int8 path re-quantises to the same integers (per-channel symmetric weights: max |q| = 127).
 #pragma once
 #include <string>
