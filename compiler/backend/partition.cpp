@@ -34,7 +34,9 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
   if (op == "Loop")
     return "its trip count is not known at compile time, is over 256, or its condition can change, so it is not "
            "unrolled (the NPU runs straight-line programs; nor beyond 20000 nodes unrolled)";
-  if (op == "Scan") return "Scan is not unrolled (the NPU runs straight-line programs)";
+  if (op == "Scan")
+    return "its scanned axis is not static, or over 256 steps (20000 nodes) unrolled, so it is not unrolled (the NPU "
+           "runs straight-line programs)";
   if (op == "LSTM" || op == "GRU") {
     const std::string why = recurrent_lowering_obstacle(g, n);
     return op + " not unrolled into NPU ops: " + (why.empty() ? std::string("(lowering off)") : why);

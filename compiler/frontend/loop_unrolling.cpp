@@ -1,6 +1,8 @@
 // Loop nodes with a trip count known at compile time, and a condition that stays true, become
 // their body repeated: each iteration's carried values feed the next, each scan output is the
 // iterations' values stacked on a new first axis. The NPU runs straight-line programs.
+#include <algorithm>
+
 #include "compiler/frontend/onnx_io.h"
 #include "compiler/frontend/passes.h"
 
@@ -26,6 +28,14 @@ std::string constant(Graph& g, const std::string& name, int elem_type, std::vect
   return fresh;
 }
 
+// A new value's name, unique in `g`.
+std::string fresh_value(Graph& g, const std::string& base) {
+  std::string name = base;
+  for (int k = 1; g.tensors.count(name); ++k) name = base + "_" + std::to_string(k);
+  g.tensors[name].name = name;
+  return name;
+}
+
 // The trip count when the loop can be unrolled, else -1.
 std::int64_t static_trip_count(const Graph& g, const Node& n) {
   if (n.op_type != "Loop" || !n.domain.empty() || n.inputs.size() < 2 || n.inputs[0].empty()) return -1;
@@ -43,6 +53,121 @@ std::int64_t static_trip_count(const Graph& g, const Node& n) {
 
 }  // namespace
 
+// A Scan over statically shaped inputs: per step, each scan input's slice (Slice + Reshape away
+// the scanned axis) feeds the body with the carried states; scan outputs are stacked along their
+// axis (Reshape + Concat), in reverse where their direction says so.
+bool unroll_scan(Graph& g, const Node& n, std::vector<Node>& nodes, std::int64_t& graph_nodes) {
+  const std::int64_t scan_inputs = n.get_int("num_scan_inputs", -1);
+  const std::int64_t states = static_cast<std::int64_t>(n.inputs.size()) - scan_inputs;
+  if (scan_inputs < 1 || states < 0) return false;
+  const auto in_axes = n.get_ints("scan_input_axes", std::vector<std::int64_t>(static_cast<std::size_t>(scan_inputs), 0));
+  const auto in_dirs = n.get_ints("scan_input_directions", std::vector<std::int64_t>(static_cast<std::size_t>(scan_inputs), 0));
+  const std::int64_t scan_outputs = static_cast<std::int64_t>(n.outputs.size()) - states;
+  if (scan_outputs < 0) return false;
+  const auto out_axes = n.get_ints("scan_output_axes", std::vector<std::int64_t>(static_cast<std::size_t>(scan_outputs), 0));
+  const auto out_dirs = n.get_ints("scan_output_directions", std::vector<std::int64_t>(static_cast<std::size_t>(scan_outputs), 0));
+  if (static_cast<std::int64_t>(in_axes.size()) != scan_inputs || static_cast<std::int64_t>(in_dirs.size()) != scan_inputs ||
+      static_cast<std::int64_t>(out_axes.size()) != scan_outputs || static_cast<std::int64_t>(out_dirs.size()) != scan_outputs)
+    return false;
+  std::int64_t steps = -1;
+  std::vector<std::vector<std::int64_t>> shapes;
+  std::vector<std::int64_t> axes;
+  for (std::int64_t k = 0; k < scan_inputs; ++k) {
+    const std::string& v = n.inputs[static_cast<std::size_t>(states + k)];
+    if (v.empty() || !g.tensor(v).shape_known) return false;
+    const auto& shape = g.tensor(v).shape;
+    std::int64_t axis = in_axes[static_cast<std::size_t>(k)];
+    if (axis < 0) axis += static_cast<std::int64_t>(shape.size());
+    if (axis < 0 || axis >= static_cast<std::int64_t>(shape.size())) return false;
+    if (steps >= 0 && shape[static_cast<std::size_t>(axis)] != steps) return false;
+    steps = shape[static_cast<std::size_t>(axis)];
+    shapes.push_back(shape);
+    axes.push_back(axis);
+  }
+  const std::int64_t added = steps * graph_attribute_nodes(n, "body");
+  if (steps < 1 || steps > kMaxUnrolledIterations || added > kMaxUnrolledNodes || graph_nodes + added > kMaxGraphNodes)
+    return false;
+  std::vector<std::string> carried(n.inputs.begin(), n.inputs.begin() + states);
+  std::vector<std::vector<std::string>> stacked(static_cast<std::size_t>(scan_outputs));
+  for (std::int64_t i = 0; i < steps; ++i) {
+    const std::string prefix = n.name + "/step" + std::to_string(i);
+    std::vector<std::string> bound = carried;
+    for (std::int64_t k = 0; k < scan_inputs; ++k) {
+      const std::int64_t t = in_dirs[static_cast<std::size_t>(k)] ? steps - 1 - i : i;
+      const std::size_t kk = static_cast<std::size_t>(k);
+      std::vector<std::int64_t> dropped;  // the slice's shape without the scanned axis
+      for (std::size_t d = 0; d < shapes[kk].size(); ++d)
+        if (static_cast<std::int64_t>(d) != axes[kk]) dropped.push_back(shapes[kk][d]);
+      const std::string sliced = fresh_value(g, prefix + "/in" + std::to_string(k) + "_slice");
+      Node slice;
+      slice.name = prefix + "/in" + std::to_string(k) + "_slice";
+      slice.op_type = "Slice";
+      slice.inputs = {n.inputs[static_cast<std::size_t>(states + k)], constant(g, slice.name + "_starts", kInt64, {1}, {t}),
+                      constant(g, slice.name + "_ends", kInt64, {1}, {t + 1}),
+                      constant(g, slice.name + "_axes", kInt64, {1}, {axes[kk]})};
+      slice.outputs = {sliced};
+      slice.fused_nodes = {n.name};
+      nodes.push_back(std::move(slice));
+      const std::string reshaped = fresh_value(g, sliced + "_squeezed");
+      Node reshape;
+      reshape.name = prefix + "/in" + std::to_string(k) + "_squeeze";
+      reshape.op_type = "Reshape";
+      reshape.inputs = {sliced, constant(g, reshape.name + "_shape", kInt64, {static_cast<std::int64_t>(dropped.size())}, dropped)};
+      reshape.outputs = {reshaped};
+      reshape.fused_nodes = {n.name};
+      nodes.push_back(std::move(reshape));
+      bound.push_back(reshaped);
+    }
+    InlinedGraph body = import_graph_attribute(g, n, "body", bound, prefix);
+    if (static_cast<std::int64_t>(body.outputs.size()) != states + scan_outputs)
+      throw CompileError(g.source + ": node '" + n.name + "' (Scan): its body has " + std::to_string(body.outputs.size()) +
+                         " outputs, the node " + std::to_string(n.outputs.size()));
+    for (auto& b : body.nodes) nodes.push_back(std::move(b));
+    carried.assign(body.outputs.begin(), body.outputs.begin() + states);
+    for (std::int64_t k = 0; k < scan_outputs; ++k)
+      stacked[static_cast<std::size_t>(k)].push_back(body.outputs[static_cast<std::size_t>(states + k)]);
+  }
+  for (std::int64_t k = 0; k < states; ++k) {
+    if (n.outputs[static_cast<std::size_t>(k)].empty()) continue;
+    Node id;
+    id.name = n.name + "/final_" + std::to_string(k);
+    id.op_type = "Identity";
+    id.inputs = {carried[static_cast<std::size_t>(k)]};
+    id.outputs = {n.outputs[static_cast<std::size_t>(k)]};
+    id.fused_nodes = {n.name};
+    nodes.push_back(std::move(id));
+  }
+  for (std::int64_t k = 0; k < scan_outputs; ++k) {
+    const std::size_t kk = static_cast<std::size_t>(k);
+    const std::string& out = n.outputs[static_cast<std::size_t>(states + k)];
+    if (out.empty()) continue;
+    auto& parts = stacked[kk];
+    if (out_dirs[kk]) std::reverse(parts.begin(), parts.end());
+    Node concat;
+    concat.name = n.name + "/scan_" + std::to_string(k);
+    concat.op_type = "Concat";
+    concat.set_int("axis", out_axes[kk]);  // Unsqueeze and Concat read a negative axis alike
+    concat.outputs = {out};
+    concat.fused_nodes = {n.name};
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      Node unsqueeze;
+      unsqueeze.name = concat.name + "/unsqueeze_" + std::to_string(i);
+      unsqueeze.op_type = "Unsqueeze";
+      unsqueeze.inputs = {parts[i]};
+      if (g.opset >= 13) unsqueeze.inputs.push_back(constant(g, unsqueeze.name + "_axes", kInt64, {1}, {out_axes[kk]}));
+      else unsqueeze.set_ints("axes", {out_axes[kk]});
+      const std::string expanded = fresh_value(g, unsqueeze.name);
+      unsqueeze.outputs = {expanded};
+      unsqueeze.fused_nodes = {n.name};
+      concat.inputs.push_back(expanded);
+      nodes.push_back(std::move(unsqueeze));
+    }
+    nodes.push_back(std::move(concat));
+  }
+  graph_nodes += added;
+  return true;
+}
+
 int unroll_static_loops(Graph& g) {
   int unrolled = 0;
   std::vector<Node> nodes;
@@ -51,6 +176,11 @@ int unroll_static_loops(Graph& g) {
   for (auto& n : g.nodes) {
     const std::int64_t trips = static_trip_count(g, n);
     const std::int64_t added = trips < 0 ? 0 : trips * graph_attribute_nodes(n, "body");
+    if (n.op_type == "Scan" && n.domain.empty() && g.opset >= 9) {
+      if (unroll_scan(g, n, nodes, graph_nodes)) ++unrolled;
+      else nodes.push_back(std::move(n));
+      continue;
+    }
     if (trips < 0 || graph_nodes + added > kMaxGraphNodes) {
       nodes.push_back(std::move(n));
       continue;
@@ -102,9 +232,7 @@ int unroll_static_loops(Graph& g) {
         unsqueeze.inputs = {scans[k][i]};
         if (g.opset >= 13) unsqueeze.inputs.push_back(axes);  // before opset 13 axes is an attribute
         else unsqueeze.set_ints("axes", {0});
-        std::string stacked = unsqueeze.name;
-        for (int j = 1; g.tensors.count(stacked); ++j) stacked = unsqueeze.name + "_" + std::to_string(j);
-        g.tensors[stacked].name = stacked;
+        const std::string stacked = fresh_value(g, unsqueeze.name);
         unsqueeze.outputs = {stacked};
         unsqueeze.fused_nodes = {n.name};
         concat.inputs.push_back(stacked);

@@ -22,8 +22,8 @@ std::string fix_input_values(Graph& graph, const std::vector<std::string>& specs
 int fold_known_ifs(Graph& graph);
 
 // Replaces each Loop whose trip count is constant (at most 256, and at most 20000 nodes
-// unrolled) and whose body keeps its condition true by its body repeated that many times
-// (loop_unrolling.cpp); returns how many.
+// unrolled) and whose body keeps its condition true by its body repeated that many times, and
+// each Scan over statically shaped inputs likewise (loop_unrolling.cpp); returns how many.
 int unroll_static_loops(Graph& graph);
 
 // The static-shape front end: shape inference, constant folding, known If nodes inlined, static

@@ -143,7 +143,7 @@ std::string fold_static_shapes(Graph& g) {
   std::string detail = "folded " + std::to_string(folded) + " nodes, " + std::to_string(moved) +
                        " parameters to attributes, " + std::to_string(noops) + " no-ops, " + std::to_string(branches) +
                        " If nodes inlined, " + std::to_string(unrolled) +
-                       " Loops unrolled, " + std::to_string(sweeps + 1) + " sweeps";
+                       " Loop/Scan nodes unrolled, " + std::to_string(sweeps + 1) + " sweeps";
   if (!dynamic.empty())
     detail += "; " + std::to_string(dynamic.size()) + " dynamic shape origin(s), first '" + dynamic[0].tensor + "'" +
               (dynamic[0].node.empty() ? "" : " from node '" + dynamic[0].node + "'");

@@ -68,7 +68,7 @@ def test_a_static_loop_runs_unrolled(tmp_path, scan):
     np.save(tmp_path / "x.npy", x)
     r = run_npusim("compile", model, "-c", CONFIG, "--precision", "fp16", "--explain", "-o", tmp_path / "m.npuprog")
     assert r.code == 0, r.err
-    assert "1 Loops unrolled" in r.out
+    assert "1 Loop/Scan nodes unrolled" in r.out
     assert "(Loop)" not in r.out and "(Conv)" not in r.out, r.out  # no fallback line for them
     r = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--input", f"x={tmp_path / 'x.npy'}",
                    "--save-outputs", tmp_path / "out", "-q")
@@ -94,4 +94,49 @@ def test_a_trip_count_known_only_at_run_time_says_so(tmp_path):
     r = run_npusim("compile", model, "-c", CONFIG, "--precision", "fp16", "--explain", "--input-value", "trips=3",
                    "-o", tmp_path / "m.npuprog")
     assert r.code == 0, r.err
-    assert "1 Loops unrolled" in r.out
+    assert "1 Loop/Scan nodes unrolled" in r.out
+
+
+def scan_model(path, steps=5, axis=0, direction=0, out_direction=0):
+    """s = 0; for each x_t along `axis`: s = Tanh(s W + x_t); y stacks every s."""
+    rng = np.random.default_rng(8)
+    w = numpy_helper.from_array((rng.standard_normal((8, 8)) * 0.4).astype(np.float32), "w")
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["s_in", "w"], ["sw"]), helper.make_node("Add", ["sw", "x_t"], ["sum"]),
+         helper.make_node("Tanh", ["sum"], ["s_out"]), helper.make_node("Identity", ["s_out"], ["y_t"])],
+        "body", [helper.make_tensor_value_info("s_in", TensorProto.FLOAT, [1, 8]),
+                 helper.make_tensor_value_info("x_t", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [1, 8]),
+         helper.make_tensor_value_info("y_t", TensorProto.FLOAT, [1, 8])])
+    x_shape = [steps, 1, 8] if axis == 0 else [1, steps, 8]
+    y_shape = [steps, 1, 8]
+    graph = helper.make_graph(
+        [helper.make_node("Scan", ["s0", "x"], ["s_final", "y"], body=body, num_scan_inputs=1,
+                          scan_input_axes=[axis], scan_input_directions=[direction],
+                          scan_output_directions=[out_direction]),
+         helper.make_node("Relu", ["s_final"], ["s_relu"])],
+        "scan_model", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info("s_relu", TensorProto.FLOAT, [1, 8]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
+        [w, numpy_helper.from_array(np.zeros((1, 8), np.float32), "s0")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return path, x_shape
+
+
+@pytest.mark.parametrize("axis,direction,out_direction", [(0, 0, 0), (1, 1, 0), (0, 0, 1)])
+def test_a_static_scan_runs_unrolled(tmp_path, axis, direction, out_direction):
+    model, shape = scan_model(tmp_path / "scan.onnx", axis=axis, direction=direction, out_direction=out_direction)
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = run_npusim("compile", model, "-c", CONFIG, "--precision", "fp16", "--explain", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert "1 Loop/Scan nodes unrolled" in r.out and "(Scan)" not in r.out, r.out
+    r = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--input", f"x={tmp_path / 'x.npy'}",
+                   "--save-outputs", tmp_path / "out", "-q")
+    assert r.code == 0, r.err
+    for name, ref in reference(model, {"x": x}).items():
+        got = np.load(tmp_path / "out" / f"{name}.npy")
+        assert got.shape == ref.shape, name
+        assert np.abs(got - ref).max() <= 0.01, (name, np.abs(got - ref).max())
