@@ -110,16 +110,31 @@ std::vector<int> Graph::consumers(const std::string& t) const {
 bool Graph::is_graph_output(const std::string& t) const {
   return std::find(outputs.begin(), outputs.end(), t) != outputs.end();
 }
-Tensor& Graph::add_constant(const std::string& n, std::vector<std::int64_t> shape,
-                            std::vector<float> values) {
-  Tensor& t = tensors[n];
+namespace {
+
+Tensor& fresh_constant(Graph& g, const std::string& n, std::vector<std::int64_t> shape, int elem_type) {
+  Tensor& t = g.tensors[n];
   t = Tensor{};
   t.name = n;
-  t.elem_type = kFloat;
+  t.elem_type = elem_type;
   t.shape = std::move(shape);
   t.shape_known = true;
   t.is_constant = true;
+  return t;
+}
+
+}  // namespace
+
+Tensor& Graph::add_constant(const std::string& n, std::vector<std::int64_t> shape,
+                            std::vector<float> values) {
+  Tensor& t = fresh_constant(*this, n, std::move(shape), kFloat);
   t.floats = std::move(values);
+  return t;
+}
+Tensor& Graph::add_int_constant(const std::string& n, std::vector<std::int64_t> shape,
+                                std::vector<std::int64_t> values, int elem_type) {
+  Tensor& t = fresh_constant(*this, n, std::move(shape), elem_type);
+  t.ints = std::move(values);
   return t;
 }
 std::string Graph::unique_name(const std::string& base) const {

@@ -112,6 +112,8 @@ struct Graph {
   bool is_graph_output(const std::string& tensor) const;
   Tensor& add_constant(const std::string& name, std::vector<std::int64_t> shape,
                        std::vector<float> values);
+  Tensor& add_int_constant(const std::string& name, std::vector<std::int64_t> shape,
+                           std::vector<std::int64_t> values, int elem_type = kInt64);
   std::string unique_name(const std::string& base) const;
   // Re-sorts nodes topologically (passes may append); throws on a cycle.
   void sort_topologically();

@@ -18,14 +18,7 @@ std::string constant(Graph& g, const std::string& name, int elem_type, std::vect
                      std::vector<std::int64_t> ints) {
   std::string fresh = name;
   for (int k = 1; g.tensors.count(fresh); ++k) fresh = name + "_" + std::to_string(k);
-  Tensor& t = g.tensors[fresh];
-  t.name = fresh;
-  t.elem_type = elem_type;
-  t.shape = std::move(shape);
-  t.ints = std::move(ints);
-  t.is_constant = true;
-  t.shape_known = true;
-  return fresh;
+  return g.add_int_constant(fresh, std::move(shape), std::move(ints), elem_type).name;
 }
 
 // A new value's name, unique in `g`.
@@ -34,6 +27,31 @@ std::string fresh_value(Graph& g, const std::string& base) {
   for (int k = 1; g.tensors.count(name); ++k) name = base + "_" + std::to_string(k);
   g.tensors[name].name = name;
   return name;
+}
+
+// `parts` stacked along a new axis `axis` into `out`: one Unsqueeze each, then a Concat.
+void stack(Graph& g, const Node& owner, const std::vector<std::string>& parts, std::int64_t axis,
+           const std::string& base, const std::string& out, std::vector<Node>& nodes) {
+  Node concat;
+  concat.name = base;
+  concat.op_type = "Concat";
+  concat.set_int("axis", axis);  // Unsqueeze and Concat read a negative axis alike
+  concat.outputs = {out};
+  concat.fused_nodes = {owner.name};
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    Node unsqueeze;
+    unsqueeze.name = base + "/unsqueeze_" + std::to_string(i);
+    unsqueeze.op_type = "Unsqueeze";
+    unsqueeze.inputs = {parts[i]};
+    if (g.opset >= 13) unsqueeze.inputs.push_back(constant(g, unsqueeze.name + "_axes", kInt64, {1}, {axis}));
+    else unsqueeze.set_ints("axes", {axis});  // before opset 13 axes is an attribute
+    const std::string expanded = fresh_value(g, unsqueeze.name);
+    unsqueeze.outputs = {expanded};
+    unsqueeze.fused_nodes = {owner.name};
+    concat.inputs.push_back(expanded);
+    nodes.push_back(std::move(unsqueeze));
+  }
+  nodes.push_back(std::move(concat));
 }
 
 // The trip count when the loop can be unrolled, else -1.
@@ -143,26 +161,7 @@ bool unroll_scan(Graph& g, const Node& n, std::vector<Node>& nodes, std::int64_t
     if (out.empty()) continue;
     auto& parts = stacked[kk];
     if (out_dirs[kk]) std::reverse(parts.begin(), parts.end());
-    Node concat;
-    concat.name = n.name + "/scan_" + std::to_string(k);
-    concat.op_type = "Concat";
-    concat.set_int("axis", out_axes[kk]);  // Unsqueeze and Concat read a negative axis alike
-    concat.outputs = {out};
-    concat.fused_nodes = {n.name};
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      Node unsqueeze;
-      unsqueeze.name = concat.name + "/unsqueeze_" + std::to_string(i);
-      unsqueeze.op_type = "Unsqueeze";
-      unsqueeze.inputs = {parts[i]};
-      if (g.opset >= 13) unsqueeze.inputs.push_back(constant(g, unsqueeze.name + "_axes", kInt64, {1}, {out_axes[kk]}));
-      else unsqueeze.set_ints("axes", {out_axes[kk]});
-      const std::string expanded = fresh_value(g, unsqueeze.name);
-      unsqueeze.outputs = {expanded};
-      unsqueeze.fused_nodes = {n.name};
-      concat.inputs.push_back(expanded);
-      nodes.push_back(std::move(unsqueeze));
-    }
-    nodes.push_back(std::move(concat));
+    stack(g, n, parts, out_axes[kk], n.name + "/scan_" + std::to_string(k), out, nodes);
   }
   graph_nodes += added;
   return true;
@@ -215,31 +214,9 @@ int unroll_static_loops(Graph& g) {
       id.fused_nodes = {n.name};
       nodes.push_back(std::move(id));
     }
-    const std::string axes = constant(g, n.name + "/axes", kInt64, {1}, {0});
-    for (std::size_t k = 0; k < scans.size(); ++k) {
-      const std::string& out = n.outputs[carried + k];
-      if (out.empty()) continue;
-      Node concat;
-      concat.name = n.name + "/scan_" + std::to_string(k);
-      concat.op_type = "Concat";
-      concat.set_int("axis", 0);
-      concat.outputs = {out};
-      concat.fused_nodes = {n.name};
-      for (std::size_t i = 0; i < scans[k].size(); ++i) {
-        Node unsqueeze;
-        unsqueeze.name = concat.name + "/unsqueeze_" + std::to_string(i);
-        unsqueeze.op_type = "Unsqueeze";
-        unsqueeze.inputs = {scans[k][i]};
-        if (g.opset >= 13) unsqueeze.inputs.push_back(axes);  // before opset 13 axes is an attribute
-        else unsqueeze.set_ints("axes", {0});
-        const std::string stacked = fresh_value(g, unsqueeze.name);
-        unsqueeze.outputs = {stacked};
-        unsqueeze.fused_nodes = {n.name};
-        concat.inputs.push_back(stacked);
-        nodes.push_back(std::move(unsqueeze));
-      }
-      nodes.push_back(std::move(concat));
-    }
+    for (std::size_t k = 0; k < scans.size(); ++k)
+      if (!n.outputs[carried + k].empty())
+        stack(g, n, scans[k], 0, n.name + "/scan_" + std::to_string(k), n.outputs[carried + k], nodes);
     graph_nodes += added;
     ++unrolled;
   }

@@ -59,15 +59,8 @@ class Lowering {
     return name;
   }
   std::string ints_constant(const std::string& base, std::vector<std::int64_t> v) {
-    std::string name = g_.unique_name(base);
-    Tensor& t = g_.tensors[name];
-    t.name = name;
-    t.elem_type = kInt64;
-    t.shape = {static_cast<std::int64_t>(v.size())};
-    t.shape_known = true;
-    t.is_constant = true;
-    t.ints = std::move(v);
-    return name;
+    const auto size = static_cast<std::int64_t>(v.size());
+    return g_.add_int_constant(g_.unique_name(base), {size}, std::move(v)).name;
   }
   Node node(const std::string& op, const Node& from, const std::string& suffix, std::vector<std::string> in,
             std::vector<std::string> outs) {

@@ -107,15 +107,8 @@ class Recurrent {
     return name;
   }
   std::string ints(const std::string& base, std::vector<std::int64_t> v) {
-    const std::string name = g_.unique_name(base);
-    Tensor& t = g_.tensors[name];
-    t.name = name;
-    t.elem_type = kInt64;
-    t.shape = {static_cast<std::int64_t>(v.size())};
-    t.shape_known = true;
-    t.is_constant = true;
-    t.ints = std::move(v);
-    return name;
+    const auto size = static_cast<std::int64_t>(v.size());
+    return g_.add_int_constant(g_.unique_name(base), {size}, std::move(v)).name;
   }
   std::string floats(const std::string& base, std::vector<std::int64_t> shape, std::vector<float> v) {
     const std::string name = g_.unique_name(base);
@@ -144,15 +137,8 @@ class Recurrent {
   std::string concat(std::vector<std::string> parts, std::int64_t axis, const std::string& s,
                      const std::string& output = "") {
     if (parts.size() == 1) return op("Identity", {parts[0]}, s, output);
-    Node n;
-    n.name = g_.unique_name(from_->name + "/" + s);
-    n.op_type = "Concat";
-    n.set_int("axis", axis);
-    n.inputs = std::move(parts);
-    n.outputs = {output.empty() ? value(from_->name + "/" + s) : output};
-    n.fused_nodes = {from_->name};
-    const std::string result = n.outputs[0];
-    out_->push_back(std::move(n));
+    const std::string result = op("Concat", std::move(parts), s, output);
+    out_->back().set_int("axis", axis);
     return result;
   }
 

@@ -42,6 +42,18 @@ def conv1d_model(path, samples, channels, out_channels, kernel, stride=1, pads=(
     return path
 
 
+def run_against_ort(tmp_path, model):
+    """Runs tmp_path/m.npuprog on tmp_path/x.npy; (its output y, ONNX Runtime's)."""
+    r = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--input", f"x={tmp_path / 'x.npy'}",
+                   "--save-outputs", tmp_path / "out", "-q")
+    assert r.code == 0, r.err
+    (want,) = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(
+        None, {"x": np.load(tmp_path / "x.npy")})
+    got = np.load(tmp_path / "out" / "y.npy")
+    assert got.shape == want.shape
+    return got, want
+
+
 CASES = {
     "stft": dict(samples=4000, channels=1, out_channels=64, kernel=400, stride=160, power_log=True),
     "stft-centred": dict(samples=4000, channels=1, out_channels=64, kernel=400, stride=160, pads=(200, 200),
@@ -63,12 +75,7 @@ def test_conv1d_runs_on_the_npu(tmp_path, case):
     assert "100.0 % of simulated time on the NPU, 0 CPU island(s)" in r.out, r.out
     blocked = "1 of them over stride-sized blocks" in r.out
     assert blocked == (spec["kernel"] > 16 or spec.get("stride", 1) > 8), r.out
-    r = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--input", f"x={tmp_path / 'x.npy'}",
-                   "--save-outputs", tmp_path / "out", "-q")
-    assert r.code == 0, r.err
-    (want,) = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, {"x": x})
-    got = np.load(tmp_path / "out" / "y.npy")
-    assert got.shape == want.shape
+    got, want = run_against_ort(tmp_path, model)
     assert np.abs(got - want).max() <= 0.01 * np.abs(want).max() + 2e-3, np.abs(got - want).max()
 
 
@@ -91,11 +98,6 @@ def test_reflect_and_edge_pads_run_on_the_npu(tmp_path, mode, shape, pads):
     r = run_npusim("compile", model, "-c", CONFIG, "--precision", "fp16", "--explain", "-o", tmp_path / "m.npuprog")
     assert r.code == 0, r.err
     assert "1 reflect/edge Pad as slices and a Concat" in r.out and "0 CPU island(s)" in r.out, r.out
-    r = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--input", f"x={tmp_path / 'x.npy'}",
-                   "--save-outputs", tmp_path / "out", "-q")
-    assert r.code == 0, r.err
-    (want,) = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, {"x": x})
-    got = np.load(tmp_path / "out" / "y.npy")
-    assert got.shape == want.shape
+    got, want = run_against_ort(tmp_path, model)
     # Pads move values: exact up to fp16 rounding of each value.
     assert np.abs(got - want).max() <= np.abs(want).max() * 2 ** -10, np.abs(got - want).max()
