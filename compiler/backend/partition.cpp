@@ -128,7 +128,11 @@ std::vector<StepNodes> group_steps(const Graph& g) {
     steps.back().nodes.push_back(static_cast<int>(i));
   }
   std::vector<std::vector<std::string>> reads(g.nodes.size());
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) reads[i] = values_read(g.nodes[i]);
+  std::map<std::string, std::vector<int>> readers;  // value -> the nodes that read it
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    reads[i] = values_read(g.nodes[i]);
+    for (const auto& v : reads[i]) readers[v].push_back(static_cast<int>(i));
+  }
   for (auto& s : steps) {
     std::set<int> inside(s.nodes.begin(), s.nodes.end());
     std::set<std::string> produced, seen;
@@ -141,9 +145,9 @@ std::vector<StepNodes> group_steps(const Graph& g) {
       for (const auto& o : g.nodes[i].outputs) {
         if (o.empty()) continue;
         bool outside = g.is_graph_output(o);
-        for (std::size_t c = 0; c < g.nodes.size() && !outside; ++c)
-          if (!inside.count(static_cast<int>(c)))
-            outside |= std::find(reads[c].begin(), reads[c].end(), o) != reads[c].end();
+        const auto r = readers.find(o);
+        if (r != readers.end())
+          for (int c : r->second) outside |= !inside.count(c);
         if (outside) s.outputs.push_back(o);
       }
     }

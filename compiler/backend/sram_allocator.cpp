@@ -1,6 +1,7 @@
 #include "compiler/backend/sram_allocator.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 namespace npu::compiler {
@@ -15,16 +16,30 @@ std::optional<std::vector<std::uint64_t>> place_buffers(const std::vector<LiveBu
     return x.last - x.first > y.last - y.first;
   });
   std::vector<std::uint64_t> offset(buffers.size(), 0);
-  std::vector<std::size_t> placed;
+  // The placed buffers by blocks of lifetime positions, so finding those whose lifetime overlaps
+  // a new one looks at its own blocks only (a step of thousands of layers has thousands of
+  // short-lived buffers; scanning all placed ones for each was quadratic).
+  std::int64_t lo = 0, hi = 0;
+  for (const auto& b : buffers) {
+    lo = std::min(lo, b.first);
+    hi = std::max(hi, b.last);
+  }
+  constexpr std::int64_t kBlock = 32;
+  auto block = [&](std::int64_t position) { return static_cast<std::size_t>((position - lo) / kBlock); };
+  std::vector<std::vector<std::size_t>> placed(block(hi) + 1);
+  std::vector<std::size_t> seen(buffers.size(), SIZE_MAX);  // the buffer whose query last saw it
   std::vector<std::pair<std::uint64_t, std::uint64_t>> busy;  // [begin, end) of overlapping placed buffers
   for (std::size_t i : order) {
     const LiveBuffer& b = buffers[i];
     if (b.bytes == 0) continue;
     busy.clear();
-    for (std::size_t j : placed) {
-      const LiveBuffer& o = buffers[j];
-      if (o.first <= b.last && b.first <= o.last) busy.emplace_back(offset[j], offset[j] + o.bytes);
-    }
+    for (std::size_t k = block(b.first); k <= block(b.last); ++k)
+      for (std::size_t j : placed[k]) {
+        const LiveBuffer& o = buffers[j];
+        if (seen[j] == i || !(o.first <= b.last && b.first <= o.last)) continue;
+        seen[j] = i;
+        busy.emplace_back(offset[j], offset[j] + o.bytes);
+      }
     std::sort(busy.begin(), busy.end());
     std::uint64_t at = 0;
     for (const auto& [begin, end] : busy) {
@@ -36,7 +51,7 @@ std::optional<std::vector<std::uint64_t>> place_buffers(const std::vector<LiveBu
       return std::nullopt;
     }
     offset[i] = at;
-    placed.push_back(i);
+    for (std::size_t k = block(b.first); k <= block(b.last); ++k) placed[k].push_back(i);
   }
   return offset;
 }
