@@ -13,11 +13,11 @@ namespace npu::compiler {
 // Conv as SpaceToDepth + 1x1 Conv.
 std::string lower_for_npu(Graph& graph);
 
-// LSTM and GRU (forward, reverse, bidirectional; default activations, no peepholes, clip or
-// per-batch lengths) unrolled over their static time steps into MatMul, Slice, Sigmoid/Tanh and
-// element-wise ops (recurrent_lowering.cpp).
+// LSTM, GRU and RNN (forward, reverse, bidirectional; default activations, no peepholes, clip
+// or per-batch lengths) unrolled over their static time steps into MatMul, Slice, Sigmoid/Tanh
+// and element-wise ops (recurrent_lowering.cpp).
 std::string lower_recurrent_layers(Graph& graph);
-// Why an LSTM/GRU node is not lowered ("" when it would be).
+// Why an LSTM/GRU/RNN node is not lowered ("" when it would be).
 std::string recurrent_lowering_obstacle(const Graph& graph, const Node& node);
 
 // BatchNormalization -> per-channel Mul and Add; per-channel Mul/Add by constants fold into the

@@ -1,4 +1,4 @@
-// LSTM and GRU unrolled over their (static) time steps into standard ops the NPU runs: one
+// LSTM, GRU and RNN unrolled over their (static) time steps into standard ops the NPU runs: one
 // MatMul of the whole input sequence by the input weights (bias added once), then per step a
 // MatMul of the hidden state by the recurrent weights, gate Slices, Sigmoid/Tanh and the
 // element-wise state updates; the outputs stacked by Reshape + Concat. Forward, reverse and
@@ -31,15 +31,16 @@ std::string unsupported(const Graph& g, const Node& n) {
   if (n.get_int("layout", 0) != 0) return "layout 1 (batch first)";
   if (n.has("activations")) {
     const auto& a = n.attributes.at("activations").strings;
-    const std::vector<std::string> standard =
-        lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"} : std::vector<std::string>{"Sigmoid", "Tanh"};
+    const std::vector<std::string> standard = lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+                                              : n.op_type == "GRU" ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                                                   : std::vector<std::string>{"Tanh"};
     for (std::size_t i = 0; i < a.size(); ++i)
       if (a[i] != standard[i % standard.size()]) return "activation " + a[i] + " (only the default ones are lowered)";
   }
   const std::string dir = n.get_string("direction", "forward");
   if (dir != "forward" && dir != "reverse" && dir != "bidirectional") return "direction " + dir;
   // The shapes ONNX requires, checked here because the rewrite indexes the weights by them.
-  const std::int64_t dirs = dir == "bidirectional" ? 2 : 1, gates = lstm ? 4 : 3;
+  const std::int64_t dirs = dir == "bidirectional" ? 2 : 1, gates = lstm ? 4 : n.op_type == "GRU" ? 3 : 1;
   const Tensor& w = *input(1);
   const Tensor& r = *input(2);
   if (w.shape.size() != 3 || r.shape.size() != 3) return "its weights are not 3-D";
@@ -70,27 +71,28 @@ class Recurrent {
   std::string run() {
     std::vector<Node> out;
     for (auto& n : g_.nodes) {
-      if (n.domain.empty() && (n.op_type == "LSTM" || n.op_type == "GRU")) {
+      if (n.domain.empty() && (n.op_type == "LSTM" || n.op_type == "GRU" || n.op_type == "RNN")) {
         const std::string why = unsupported(g_, n);
         if (why.empty()) {
           lower(n, out);
-          ++(n.op_type == "LSTM" ? lstms_ : grus_);
+          ++(n.op_type == "LSTM" ? lstms_ : n.op_type == "GRU" ? grus_ : rnns_);
           continue;
         }
       }
       out.push_back(std::move(n));
     }
     g_.nodes = std::move(out);
-    if (lstms_ + grus_) {
+    if (lstms_ + grus_ + rnns_) {
       g_.sort_topologically();
       fold_static_shapes(g_);  // shapes, and the slices of constant initial states folded
     }
-    return std::to_string(lstms_) + " LSTM and " + std::to_string(grus_) + " GRU unrolled over their time steps";
+    return std::to_string(lstms_) + " LSTM, " + std::to_string(grus_) + " GRU and " + std::to_string(rnns_) +
+           " RNN unrolled over their time steps";
   }
 
  private:
   Graph& g_;
-  int lstms_ = 0, grus_ = 0;
+  int lstms_ = 0, grus_ = 0, rnns_ = 0;
   std::vector<Node>* out_ = nullptr;
   const Node* from_ = nullptr;
 
@@ -172,7 +174,7 @@ class Recurrent {
     out_ = &out;
     from_ = &n;
     const bool lstm = n.op_type == "LSTM";
-    const std::int64_t gates = lstm ? 4 : 3;
+    const std::int64_t gates = lstm ? 4 : n.op_type == "GRU" ? 3 : 1;
     const Tensor& x = g_.tensor(n.inputs[0]);
     const std::int64_t steps = x.shape[0], batch = x.shape[1];
     const std::int64_t hidden = g_.tensor(n.inputs[2]).shape[2];
@@ -215,6 +217,17 @@ class Recurrent {
           ys[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)] = h;
         }
         last_c.push_back(c);
+      } else if (n.op_type == "RNN") {
+        // H_t = Tanh(X_t W^T + H_{t-1} R^T + Wb + Rb), the biases in the input projection.
+        const std::string r = transposed_block(n.inputs[2], d, 0, hidden, p + "_R");
+        for (std::int64_t k = 0; k < steps; ++k) {
+          const std::int64_t t = backward ? steps - 1 - k : k;
+          const std::string s = p + "_t" + std::to_string(t);
+          std::string pre = reshape(slice(xw, t, t + 1, 0, s + "_x"), {batch, hidden}, s + "_xr");
+          if (!h.empty()) pre = op("Add", {pre, op("MatMul", {h, r}, s + "_hr")}, s + "_pre");
+          h = op("Tanh", {pre}, s + "_h");
+          ys[static_cast<std::size_t>(d)][static_cast<std::size_t>(t)] = h;
+        }
       } else {
         const std::string rzr = transposed_block(n.inputs[2], d, 0, 2 * hidden, p + "_Rzr");
         const std::string rh = transposed_block(n.inputs[2], d, 2 * hidden, hidden, p + "_Rh");

@@ -1,4 +1,4 @@
-"""LSTM and GRU unrolled over their time steps into NPU ops (compiler/passes/recurrent_lowering.cpp):
+"""LSTM, GRU and RNN unrolled over their time steps into NPU ops (compiler/passes/recurrent_lowering.cpp):
 every node of the lowered graph runs on the NPU (FP16) with ONNX Runtime's outputs, forward,
 reverse and bidirectional, with and without initial states; what is not lowered says why."""
 import numpy as np
@@ -17,7 +17,7 @@ def rnn_model(path, op, direction="forward", initial=False, linear_before_reset=
     """x [T, B, I] -> op -> (Y, Y_h[, Y_c]), then Y_h through a Relu so a layer reads it."""
     rng = np.random.default_rng(11)
     dirs = 2 if direction == "bidirectional" else 1
-    gates = 4 if op == "LSTM" else 3
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]
     w = numpy_helper.from_array((rng.standard_normal((dirs, gates * H, I)) * 0.3).astype(np.float32), "W")
     r = numpy_helper.from_array((rng.standard_normal((dirs, gates * H, H)) * 0.3).astype(np.float32), "R")
     b = numpy_helper.from_array((rng.standard_normal((dirs, 2 * gates * H)) * 0.3).astype(np.float32), "B")
@@ -51,7 +51,7 @@ def reference(model, x):
     return dict(zip([o.name for o in session.get_outputs()], session.run(None, {"x": x})))
 
 
-CASES = [("LSTM", "forward", False, 0), ("LSTM", "reverse", True, 0), ("LSTM", "bidirectional", True, 0),
+CASES = [("RNN", "forward", True, 0), ("RNN", "bidirectional", False, 0), ("LSTM", "forward", False, 0), ("LSTM", "reverse", True, 0), ("LSTM", "bidirectional", True, 0),
          ("GRU", "forward", False, 0), ("GRU", "bidirectional", True, 0), ("GRU", "forward", True, 1),
          ("GRU", "reverse", False, 1)]
 
