@@ -28,3 +28,7 @@ fi
 if [ -f scripts/requirements.txt ]; then
   python3 -m pip install -q --disable-pip-version-check -r scripts/requirements.txt
 fi
+# Real pretrained models whose wheels depend on PyTorch for their own Python code, which the tests
+# never import: only the ONNX files inside are read (tests/python/test_silero_vad.py), so the
+# wheels go in without their dependencies (PyPI's torch is gigabytes of GPU libraries).
+python3 -m pip install -q --disable-pip-version-check --no-deps -r scripts/requirements-models.txt

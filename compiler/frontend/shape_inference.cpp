@@ -36,6 +36,20 @@ bool infer_node(ShapeContext& c) {
   int xt = x->elem_type;
   std::string where = c.where();
 
+  if (op == "Conv" && xs.size() == 3) {  // 1-D: [N, C, L] by [O, C/g, K]
+    const Tensor* w = in(1);
+    if (!w || !w->shape_known || w->shape.size() != 3 || n.get_string("auto_pad", "NOTSET") != "NOTSET") return false;
+    const auto group = n.get_int("group", 1);
+    if (xs[1] != w->shape[1] * group)
+      throw CompileError(where + ": input has " + std::to_string(xs[1]) + " channels, weights expect " +
+                         std::to_string(w->shape[1] * group));
+    const auto s = n.get_ints("strides", {1}), d = n.get_ints("dilations", {1}), p = n.get_ints("pads", {0, 0});
+    if (s.size() != 1 || d.size() != 1 || p.size() != 2 || s[0] < 1) return false;
+    const std::int64_t span = d[0] * (w->shape[2] - 1) + 1, padded = xs[2] + p[0] + p[1];
+    if (padded < span) throw CompileError(where + ": the window (" + std::to_string(span) + ") is longer than the input");
+    set_output(g, n, 0, {xs[0], w->shape[0], (padded - span) / s[0] + 1}, xt);
+    return true;
+  }
   if (op == "Conv" || op == "FusedConv") {
     const Tensor* w = in(1);
     if (!w || !w->shape_known || w->shape.size() != 4 || xs.size() != 4) return false;
@@ -81,6 +95,24 @@ bool infer_node(ShapeContext& c) {
       throw CompileError(where + ": inner dimensions differ (" + std::to_string(ka) + " vs " +
                          std::to_string(kb) + ")");
     set_output(g, n, 0, {m, nn}, xt);
+    return true;
+  }
+  if ((op == "LSTM" || op == "GRU" || op == "RNN") && xs.size() == 3) {
+    // Y [seq, directions, batch, hidden], Y_h (and LSTM's Y_c) [directions, batch, hidden];
+    // layout 1 puts batch first: Y [batch, seq, directions, hidden], Y_h [batch, directions, hidden].
+    const Tensor* r = in(2);
+    const std::int64_t dirs = n.get_string("direction", "forward") == "bidirectional" ? 2 : 1;
+    std::int64_t hidden = n.get_int("hidden_size", 0);
+    if (hidden <= 0 && r && r->shape_known && r->shape.size() == 3) hidden = r->shape[2];
+    if (hidden <= 0) return false;
+    const bool batch_first = n.get_int("layout", 0) != 0;
+    const std::int64_t seq = batch_first ? xs[1] : xs[0], batch = batch_first ? xs[0] : xs[1];
+    set_output(g, n, 0, batch_first ? std::vector<std::int64_t>{batch, seq, dirs, hidden}
+                                    : std::vector<std::int64_t>{seq, dirs, batch, hidden}, xt);
+    const std::vector<std::int64_t> state = batch_first ? std::vector<std::int64_t>{batch, dirs, hidden}
+                                                        : std::vector<std::int64_t>{dirs, batch, hidden};
+    set_output(g, n, 1, state, xt);
+    if (op == "LSTM") set_output(g, n, 2, state, xt);
     return true;
   }
   if (op == "MatMul" || op == "FusedMatMul") {
