@@ -29,17 +29,7 @@ int fold_known_ifs(Graph& g) {
                          " branch has " + std::to_string(branch.outputs.size()) + " outputs, the node " +
                          std::to_string(n.outputs.size()));
     for (auto& b : branch.nodes) nodes.push_back(std::move(b));
-    // The If's outputs keep their names (later nodes and the graph outputs read them).
-    for (std::size_t i = 0; i < n.outputs.size(); ++i) {
-      if (n.outputs[i].empty()) continue;
-      Node id;
-      id.name = n.name + "/" + (then_branch ? "then" : "else") + "_output_" + std::to_string(i);
-      id.op_type = "Identity";
-      id.inputs = {branch.outputs[i]};
-      id.outputs = {n.outputs[i]};
-      id.fused_nodes = {n.name};
-      nodes.push_back(std::move(id));
-    }
+    rename_to_outputs(n, branch.outputs, n.outputs, then_branch ? "then_output" : "else_output", nodes);
     ++folded;
   }
   g.nodes = std::move(nodes);

@@ -29,13 +29,15 @@ std::string fix_input_values(Graph& g, const std::vector<std::string>& specs) {
     if (elements != 1)
       throw CompileError(where + ": input '" + name + "' has shape " + shape_string(t.shape) +
                          "; only a one-element input can be fixed to a value");
-    errno = 0;
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    const std::string lowered = text == "true" || text == "True" ? "1" : text == "false" || text == "False" ? "0" : "";
-    const bool number = end && *end == '\0' && errno == 0 && std::isfinite(value);
-    if (!number && lowered.empty()) throw CompileError(where + ": '" + text + "' is not a number");
-    const double v = lowered.empty() ? value : std::atof(lowered.c_str());
+    double v = 0;
+    if (text == "true" || text == "True") {
+      v = 1;
+    } else if (text != "false" && text != "False") {
+      errno = 0;
+      char* end = nullptr;
+      v = std::strtod(text.c_str(), &end);
+      if (!end || *end != '\0' || errno != 0 || !std::isfinite(v)) throw CompileError(where + ": '" + text + "' is not a number");
+    }
     t.floats.clear();
     t.ints.clear();
     if (t.elem_type == kFloat || t.elem_type == kFloat16 || t.elem_type == kDouble) {

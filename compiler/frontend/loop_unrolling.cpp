@@ -1,7 +1,9 @@
 // Loop nodes with a trip count known at compile time, and a condition that stays true, become
 // their body repeated: each iteration's carried values feed the next, each scan output is the
-// iterations' values stacked on a new first axis. The NPU runs straight-line programs.
+// iterations' values stacked on a new first axis. Scan nodes over statically shaped inputs
+// likewise, one step per slice of their scanned axis. The NPU runs straight-line programs.
 #include <algorithm>
+#include <optional>
 
 #include "compiler/frontend/onnx_io.h"
 #include "compiler/frontend/passes.h"
@@ -54,22 +56,25 @@ void stack(Graph& g, const Node& owner, const std::vector<std::string>& parts, s
   nodes.push_back(std::move(concat));
 }
 
-// The trip count when the loop can be unrolled, else -1.
-std::int64_t static_trip_count(const Graph& g, const Node& n) {
-  if (n.op_type != "Loop" || !n.domain.empty() || n.inputs.size() < 2 || n.inputs[0].empty()) return -1;
-  if (!g.is_constant(n.inputs[0])) return -1;
-  const Tensor& m = g.tensor(n.inputs[0]);
-  if (m.ints.size() != 1 || m.ints[0] < 1 || m.ints[0] > kMaxUnrolledIterations) return -1;
-  if (!n.inputs[1].empty()) {
-    if (!g.is_constant(n.inputs[1])) return -1;
-    const Tensor& c = g.tensor(n.inputs[1]);
-    if (c.ints.size() != 1 || c.ints[0] == 0) return -1;
-  }
-  if (m.ints[0] * graph_attribute_nodes(n, "body") > kMaxUnrolledNodes) return -1;
-  return loop_body_condition_stays_true(n) ? m.ints[0] : -1;
-}
+// A Loop that can be unrolled: its trip count and the nodes unrolling adds.
+struct LoopPlan {
+  std::int64_t trips = 0, added = 0;
+};
 
-}  // namespace
+std::optional<LoopPlan> static_loop(const Graph& g, const Node& n) {
+  if (n.op_type != "Loop" || !n.domain.empty() || n.inputs.size() < 2 || n.inputs[0].empty()) return std::nullopt;
+  if (!g.is_constant(n.inputs[0])) return std::nullopt;
+  const Tensor& m = g.tensor(n.inputs[0]);
+  if (m.ints.size() != 1 || m.ints[0] < 1 || m.ints[0] > kMaxUnrolledIterations) return std::nullopt;
+  if (!n.inputs[1].empty()) {
+    if (!g.is_constant(n.inputs[1])) return std::nullopt;
+    const Tensor& c = g.tensor(n.inputs[1]);
+    if (c.ints.size() != 1 || c.ints[0] == 0) return std::nullopt;
+  }
+  const LoopPlan plan{m.ints[0], m.ints[0] * graph_attribute_nodes(n, "body")};
+  if (plan.added > kMaxUnrolledNodes || !loop_body_condition_stays_true(n)) return std::nullopt;
+  return plan;
+}
 
 // A Scan over statically shaped inputs: per step, each scan input's slice (Slice + Reshape away
 // the scanned axis) feeds the body with the carried states; scan outputs are stacked along their
@@ -145,16 +150,7 @@ bool unroll_scan(Graph& g, const Node& n, std::vector<Node>& nodes, std::int64_t
     for (std::int64_t k = 0; k < scan_outputs; ++k)
       stacked[static_cast<std::size_t>(k)].push_back(body.outputs[static_cast<std::size_t>(states + k)]);
   }
-  for (std::int64_t k = 0; k < states; ++k) {
-    if (n.outputs[static_cast<std::size_t>(k)].empty()) continue;
-    Node id;
-    id.name = n.name + "/final_" + std::to_string(k);
-    id.op_type = "Identity";
-    id.inputs = {carried[static_cast<std::size_t>(k)]};
-    id.outputs = {n.outputs[static_cast<std::size_t>(k)]};
-    id.fused_nodes = {n.name};
-    nodes.push_back(std::move(id));
-  }
+  rename_to_outputs(n, carried, {n.outputs.begin(), n.outputs.begin() + states}, "final", nodes);
   for (std::int64_t k = 0; k < scan_outputs; ++k) {
     const std::size_t kk = static_cast<std::size_t>(k);
     const std::string& out = n.outputs[static_cast<std::size_t>(states + k)];
@@ -167,23 +163,25 @@ bool unroll_scan(Graph& g, const Node& n, std::vector<Node>& nodes, std::int64_t
   return true;
 }
 
+}  // namespace
+
 int unroll_static_loops(Graph& g) {
   int unrolled = 0;
   std::vector<Node> nodes;
   nodes.reserve(g.nodes.size());
   std::int64_t graph_nodes = static_cast<std::int64_t>(g.nodes.size());
   for (auto& n : g.nodes) {
-    const std::int64_t trips = static_trip_count(g, n);
-    const std::int64_t added = trips < 0 ? 0 : trips * graph_attribute_nodes(n, "body");
     if (n.op_type == "Scan" && n.domain.empty() && g.opset >= 9) {
       if (unroll_scan(g, n, nodes, graph_nodes)) ++unrolled;
       else nodes.push_back(std::move(n));
       continue;
     }
-    if (trips < 0 || graph_nodes + added > kMaxGraphNodes) {
+    const std::optional<LoopPlan> plan = static_loop(g, n);
+    if (!plan || graph_nodes + plan->added > kMaxGraphNodes) {
       nodes.push_back(std::move(n));
       continue;
     }
+    const std::int64_t trips = plan->trips;
     const std::size_t carried = n.inputs.size() - 2;
     if (n.outputs.size() < carried)
       throw CompileError(g.source + ": node '" + n.name + "' (Loop): " + std::to_string(carried) +
@@ -204,20 +202,12 @@ int unroll_static_loops(Graph& g) {
       values.assign(body.outputs.begin() + 1, body.outputs.begin() + 1 + static_cast<std::ptrdiff_t>(carried));
       for (std::size_t k = 0; k < scans.size(); ++k) scans[k].push_back(body.outputs[1 + carried + k]);
     }
-    for (std::size_t k = 0; k < carried; ++k) {
-      if (n.outputs[k].empty()) continue;
-      Node id;
-      id.name = n.name + "/final_" + std::to_string(k);
-      id.op_type = "Identity";
-      id.inputs = {values[k]};
-      id.outputs = {n.outputs[k]};
-      id.fused_nodes = {n.name};
-      nodes.push_back(std::move(id));
-    }
+    rename_to_outputs(n, values, {n.outputs.begin(), n.outputs.begin() + static_cast<std::ptrdiff_t>(carried)}, "final",
+                      nodes);
     for (std::size_t k = 0; k < scans.size(); ++k)
       if (!n.outputs[carried + k].empty())
         stack(g, n, scans[k], 0, n.name + "/scan_" + std::to_string(k), n.outputs[carried + k], nodes);
-    graph_nodes += added;
+    graph_nodes += plan->added;
     ++unrolled;
   }
   g.nodes = std::move(nodes);

@@ -297,6 +297,20 @@ InlinedGraph import_graph_attribute(Graph& g, const Node& owner, const std::stri
   return inlined;
 }
 
+void rename_to_outputs(const Node& owner, const std::vector<std::string>& values, const std::vector<std::string>& outputs,
+                       const std::string& tag, std::vector<Node>& nodes) {
+  for (std::size_t i = 0; i < outputs.size() && i < values.size(); ++i) {
+    if (outputs[i].empty()) continue;
+    Node id;
+    id.name = owner.name + "/" + tag + "_" + std::to_string(i);
+    id.op_type = "Identity";
+    id.inputs = {values[i]};
+    id.outputs = {outputs[i]};
+    id.fused_nodes = {owner.name};
+    nodes.push_back(std::move(id));
+  }
+}
+
 std::int64_t graph_attribute_nodes(const Node& owner, const std::string& attribute) {
   const auto found = owner.attributes.find(attribute);
   onnx::AttributeProto a;

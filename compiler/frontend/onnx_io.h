@@ -31,6 +31,12 @@ struct InlinedGraph {
 InlinedGraph import_graph_attribute(Graph& g, const Node& owner, const std::string& attribute,
                                     const std::vector<std::string>& bound_inputs, const std::string& prefix);
 
+// Identity nodes that give `values` the names `outputs` (an inlined If, an unrolled Loop or Scan
+// keeps its node's output names: later nodes and the graph outputs read them); empty outputs
+// are skipped. Named `owner`/`tag`_i.
+void rename_to_outputs(const Node& owner, const std::vector<std::string>& values, const std::vector<std::string>& outputs,
+                       const std::string& tag, std::vector<Node>& nodes);
+
 // How many nodes a graph attribute holds (0: none, or not a graph).
 std::int64_t graph_attribute_nodes(const Node& owner, const std::string& attribute);
 
