@@ -83,7 +83,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
     pipeline.run("qdq-import", g, import_qdq);
   check_runnable(g);
   report_dynamic_shapes(g, options, warnings);
-  if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "LSTM" || n.op_type == "GRU" || n.op_type == "RNN"; }))
+  if (std::any_of(g.nodes.begin(), g.nodes.end(), is_recurrent))
     pipeline.run("recurrent-lowering", g, lower_recurrent_layers);
   pipeline.run("dead-node-removal", g, remove_dead_nodes);
   // Each rewrite leaves Identity nodes and unused constants behind for dead-node removal.

@@ -37,7 +37,7 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
   if (op == "Scan")
     return "its scanned axis is not static, or over 256 steps (20000 nodes) unrolled, so it is not unrolled (the NPU "
            "runs straight-line programs)";
-  if (op == "LSTM" || op == "GRU" || op == "RNN") {
+  if (is_recurrent(n)) {
     const std::string why = recurrent_lowering_obstacle(g, n);
     return op + " not unrolled into NPU ops: " + (why.empty() ? std::string("(lowering off)") : why);
   }

@@ -17,6 +17,7 @@ std::string lower_for_npu(Graph& graph);
 // or per-batch lengths) unrolled over their static time steps into MatMul, Slice, Sigmoid/Tanh
 // and element-wise ops (recurrent_lowering.cpp).
 std::string lower_recurrent_layers(Graph& graph);
+bool is_recurrent(const Node& node);  // an ONNX LSTM, GRU or RNN
 // Why an LSTM/GRU/RNN node is not lowered ("" when it would be).
 std::string recurrent_lowering_obstacle(const Graph& graph, const Node& node);
 

@@ -12,11 +12,14 @@
 namespace npu::compiler {
 namespace {
 
+// Input i of `n`, or null when it is absent.
+const Tensor* optional_input(const Graph& g, const Node& n, std::size_t i) {
+  return i < n.inputs.size() && !n.inputs[i].empty() ? &g.tensor(n.inputs[i]) : nullptr;
+}
+
 // Why the node stays whole ("" when it is lowered).
 std::string unsupported(const Graph& g, const Node& n) {
-  auto input = [&](std::size_t i) -> const Tensor* {
-    return i < n.inputs.size() && !n.inputs[i].empty() ? &g.tensor(n.inputs[i]) : nullptr;
-  };
+  auto input = [&](std::size_t i) { return optional_input(g, n, i); };
   const bool lstm = n.op_type == "LSTM";
   if (g.opset < 10) return "opset below 10";
   const Tensor* x = input(0);
@@ -71,7 +74,7 @@ class Recurrent {
   std::string run() {
     std::vector<Node> out;
     for (auto& n : g_.nodes) {
-      if (n.domain.empty() && (n.op_type == "LSTM" || n.op_type == "GRU" || n.op_type == "RNN")) {
+      if (is_recurrent(n)) {
         const std::string why = unsupported(g_, n);
         if (why.empty()) {
           lower(n, out);
@@ -96,11 +99,8 @@ class Recurrent {
   std::vector<Node>* out_ = nullptr;
   const Node* from_ = nullptr;
 
-  const Tensor* input(const Node& n, std::size_t i) const {
-    return i < n.inputs.size() && !n.inputs[i].empty() ? &g_.tensor(n.inputs[i]) : nullptr;
-  }
+  const Tensor* input(const Node& n, std::size_t i) const { return optional_input(g_, n, i); }
 
- private:
   std::string value(const std::string& base) {
     const std::string name = g_.unique_name(base);
     Tensor& t = g_.tensors[name];
@@ -285,6 +285,10 @@ class Recurrent {
 };
 
 }  // namespace
+
+bool is_recurrent(const Node& node) {
+  return node.domain.empty() && (node.op_type == "LSTM" || node.op_type == "GRU" || node.op_type == "RNN");
+}
 
 std::string lower_recurrent_layers(Graph& graph) { return Recurrent(graph).run(); }
 
