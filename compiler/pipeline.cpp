@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "compiler/backend/integer_boundary.h"
 #include "compiler/backend/layout.h"
 #include "compiler/backend/partition.h"
 #include "compiler/backend/precision_converters.h"
 #include "compiler/backend/precision_cost.h"
+#include "compiler/frontend/model_import.h"
 #include "compiler/frontend/onnx_io.h"
 #include "compiler/frontend/opset_upgrade.h"
 #include "compiler/frontend/passes.h"
@@ -59,7 +61,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
                           std::vector<PassSummary>& summaries, Graph* before_fusion,
                           std::vector<std::string>* warnings) {
   PassPipeline pipeline(options, summaries);
-  Graph g = import_onnx(onnx_path, options.input_shapes, options.max_tensor_bytes);
+  Graph g = import_model(onnx_path, options.input_shapes, options.max_tensor_bytes);
   pipeline.record("import", g, g.nodes.size(),
                   std::to_string(g.inputs.size()) + " inputs, " + std::to_string(g.outputs.size()) +
                       " outputs, opset " + std::to_string(g.opset));
@@ -142,6 +144,8 @@ Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, C
   if (options.precision == Precision::Int8) {
     before = g.nodes.size();
     pipeline.record("quantization", g, before, quantize_graph(g, unfused, options, model, npu_questions(config, options)));
+    if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear"; }))
+      pipeline.run("integer-boundary", g, [&](Graph& x) { return fold_integer_boundary(x, model); });
   }
 
   int transposes = 0;

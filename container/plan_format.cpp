@@ -11,8 +11,8 @@ namespace {
 
 constexpr std::uint32_t kPlanMagic = 0x4e4c5050;  // "PPLN"
 // Version 2 added each layer's instruction runs (interleaved layers), version 3 each NPU step's
-// engine streams; versions 1 and 2 still read.
-constexpr std::uint32_t kPlanVersion = 3;
+// engine streams, version 4 the int8 model inputs and outputs; earlier versions still read.
+constexpr std::uint32_t kPlanVersion = 4;
 
 }  // namespace
 
@@ -71,6 +71,7 @@ void attach_plan(CompiledModel& m) {
     w.u32(static_cast<std::uint32_t>(s.npu.engine_starts.size()));
     for (std::uint32_t start : s.npu.engine_starts) w.u32(start);
   }
+  w.strs(m.integer_io);
   auto& extra = m.program.extra;
   extra.erase(std::remove_if(extra.begin(), extra.end(), [](const isa::OpaqueSection& s) { return s.kind == kPlanSectionKind; }),
               extra.end());
@@ -166,6 +167,7 @@ CompiledModel plan_from_program(isa::Program program, const std::string& origin)
                        npu.engine_starts.back() < npu.end_instruction);
       if (!ok) throw ModelFileError(origin + ": execution plan step " + std::to_string(i) + "'s engine streams lie outside it");
     }
+  if (version >= 4) m.integer_io = r.strs();
   if (!r.done()) throw ModelFileError(origin + ": execution plan has trailing bytes");
   m.program = std::move(program);
   read_quant_record(m, origin);

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "compiler/frontend/model_import.h"
+#include "compiler/frontend/tflite/tflite_import.h"
 #include "isa/whole_file.h"
 
 #include <fmt/format.h>
@@ -48,9 +50,31 @@ OnnxModelInfo read_onnx_model_info(const std::vector<std::uint8_t>& model_bytes,
   return info;
 }
 
+OnnxModelInfo read_tflite_model_info(const std::vector<std::uint8_t>& model_bytes, const std::string& origin) {
+  const compiler::Graph g = compiler::import_tflite_bytes(model_bytes, origin);
+  auto describe = [&](const std::string& name) {
+    const compiler::Tensor& t = g.tensor(name);
+    TensorDesc d;
+    d.name = name;
+    const auto dtype = element_type_from_onnx(t.elem_type);
+    if (!dtype)
+      throw std::runtime_error(fmt::format("{}: value '{}' has element type {}, which the runtime cannot hold", origin, name,
+                                           t.elem_type));
+    d.dtype = *dtype;
+    d.shape = t.shape;
+    if (d.shape.size() == 4) d.layout = "NHWC";  // TFLite images are NHWC
+    return d;
+  };
+  OnnxModelInfo info;
+  for (const auto& in : g.inputs) info.inputs.push_back(describe(in));
+  for (const auto& out : g.outputs) info.outputs.push_back(describe(out));
+  return info;
+}
+
 OnnxModelInfo read_onnx_model_file_info(const std::string& path) {
   const auto bytes = isa::read_whole_file(path);
   if (!bytes) throw std::runtime_error(path + ": cannot open file: " + std::strerror(errno));
+  if (compiler::model_format(*bytes) == compiler::ModelFormat::Tflite) return read_tflite_model_info(*bytes, path);
   return read_onnx_model_info(*bytes, path);
 }
 

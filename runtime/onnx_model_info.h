@@ -1,4 +1,4 @@
-// The boundary of a serialized ONNX model: names, element types and shapes of its graph
+// The boundary of a serialized ONNX (or TFLite) model: names, element types and shapes of its graph
 // inputs and outputs (the CPU steps' models, whose descriptors the runtime checks against).
 #pragma once
 #include <cstdint>
@@ -16,6 +16,8 @@ struct OnnxModelInfo {
 
 // Throws "<origin>: <what is wrong>" when the bytes are not an ONNX model.
 OnnxModelInfo read_onnx_model_info(const std::vector<std::uint8_t>& model_bytes, const std::string& origin);
+OnnxModelInfo read_tflite_model_info(const std::vector<std::uint8_t>& model_bytes, const std::string& origin);
+// The file's format is told by its contents (compiler/frontend/model_import.h): ONNX or TFLite.
 OnnxModelInfo read_onnx_model_file_info(const std::string& path);
 
 }  // namespace npu::runtime

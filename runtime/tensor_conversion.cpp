@@ -178,7 +178,9 @@ std::vector<std::uint8_t> to_npu(const HostTensor& host, const isa::TensorEntry&
     throw std::runtime_error(fmt::format("{} {}: {} elements for an NPU tensor of shape {}", role, e.name, n,
                                          shape_text(e.shape)));
 
-  const bool quantise = e.dtype == isa::DType::Int8 && e.scale > 0.0f;
+  // An int8 host tensor of an int8 model input already holds the NPU's bytes
+  // (compiler/backend/integer_boundary.h); any other host type is quantised here.
+  const bool quantise = e.dtype == isa::DType::Int8 && e.scale > 0.0f && host.dtype != ElementType::Int8;
   const bool same_type = host.dtype == device_type && !quantise;
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint8_t* src = host.bytes.data() + i * in_elem;

@@ -7,6 +7,8 @@ DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libsystemc-dev libyaml-cpp-dev libfmt-dev libboost-program-options-dev
   catch2 nlohmann-json3-dev pybind11-dev libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  # TFLite models: flatc generates the reader from compiler/frontend/tflite/tflite_schema.fbs
+  libflatbuffers-dev flatbuffers-compiler
   # The sanitizer and fuzzing build (scripts/build_sanitized.sh): clang with libFuzzer and the
   # ASan/UBSan runtimes, llvm-symbolizer for readable reports
   clang libclang-rt-14-dev llvm-14

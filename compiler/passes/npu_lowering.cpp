@@ -10,7 +10,17 @@
 //   multiplies the inserted zeros: s*s times the useful MACs, honestly counted.
 // - A "patchify" Conv whose stride exceeds the stride field (ViT's 16x16/16, kernel == stride,
 //   no padding): SpaceToDepth(s) then a 1x1 Conv over the s*s*C channels.
+// - Resize in mode linear by a whole factor s (the same on H and W, up to 8) with half-pixel or
+//   asymmetric coordinates (Keras/TFLite UpSampling2D, PyTorch's align_corners=False): every
+//   output phase (i, j) is a fixed 2x2 blend of a pixel's neighbourhood, so it is an edge Pad by
+//   one, a depthwise 3x3 Conv to C*s*s channels (one per phase) and DepthToSpace(s, CRD). Exact,
+//   borders included (the edge pad is the clamp); 9 MACs per output pixel.
+// - MaxPool/AveragePool whose window equals its stride and tiles the input without padding, with
+//   a kernel or stride past the pool instruction's fields (SelfieSegmentation's 16..128-wide
+//   average pools): a chain of such pools whose sizes multiply to it (averages of equal blocks
+//   average, maxima of maxima are maxima).
 #include <algorithm>
+#include <array>
 
 #include "compiler/core/node_parameters.h"
 #include "compiler/frontend/shape_inference.h"
@@ -22,6 +32,8 @@ namespace {
 
 constexpr std::int64_t kStrideMax = isa::field_max(isa::Opcode::Conv, isa::Field::stride_h);
 constexpr std::int64_t kKernelMax = isa::field_max(isa::Opcode::Conv, isa::Field::kernel_w);
+constexpr std::int64_t kPoolWindowMax =
+    std::min(isa::field_max(isa::Opcode::Pool, isa::Field::kernel_h), isa::field_max(isa::Opcode::Pool, isa::Field::stride_h));
 
 std::vector<std::int64_t> ints_or(const Node& n, const std::string& a, std::vector<std::int64_t> fallback) {
   return n.has(a) ? n.get_ints(a) : fallback;
@@ -38,6 +50,8 @@ class Lowering {
       if (n.domain.empty() && n.op_type == "Conv" && conv1d(n, out)) continue;
       if (n.domain.empty() && n.op_type == "Pad" && mirrored_pad(n, out)) continue;
       if (n.domain.empty() && n.op_type == "Conv" && patchify(n, out)) continue;
+      if (n.domain.empty() && n.op_type == "Resize" && linear_upsample(n, out)) continue;
+      if (n.domain.empty() && (n.op_type == "AveragePool" || n.op_type == "MaxPool") && chained_pool(n, out)) continue;
       out.push_back(std::move(n));
     }
     g_.nodes = std::move(out);
@@ -45,7 +59,8 @@ class Lowering {
     return std::to_string(subpixel_) + " ConvTranspose as 1x1 Conv + DepthToSpace, " + std::to_string(zero_insert_) +
            " as zero insertion + Conv, " + std::to_string(patchify_) + " large-stride Conv as SpaceToDepth + 1x1 Conv, " +
            std::to_string(conv1d_) + " Conv1d as 2-D Conv (" + std::to_string(blocked_) + " of them over stride-sized blocks), " +
-           std::to_string(mirrored_) + " reflect/edge Pad as slices and a Concat";
+           std::to_string(mirrored_) + " reflect/edge Pad as slices and a Concat, " + std::to_string(upsampled_) +
+           " linear Resize as depthwise Conv + DepthToSpace, " + std::to_string(chained_) + " wide pools as chains";
   }
 
  private:
@@ -331,8 +346,115 @@ class Lowering {
     return true;
   }
 
+  bool linear_upsample(const Node& n, std::vector<Node>& out) {
+    if (n.get_string("mode", "nearest") != "linear" || n.outputs.empty()) return false;
+    const std::string coords = n.get_string("coordinate_transformation_mode", "half_pixel");
+    const bool half = coords == "half_pixel" || coords == "pytorch_half_pixel";
+    if (!half && coords != "asymmetric") return false;
+    if (n.inputs.empty() || !g_.has_tensor(n.outputs[0])) return false;
+    const Tensor& x = g_.tensor(n.inputs[0]);
+    const Tensor& y = g_.tensor(n.outputs[0]);
+    if (!x.shape_known || !y.shape_known || x.shape.size() != 4 || y.shape.size() != 4) return false;
+    const std::int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+    if (y.shape[0] != N || y.shape[1] != C || H == 0 || W == 0 || y.shape[2] % H || y.shape[3] % W) return false;
+    const std::int64_t s = y.shape[2] / H;
+    if (s < 2 || s > 8 || y.shape[3] / W != s) return false;
+    // The scales input, when given, must say the same factor (sizes win otherwise).
+    if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+      if (!g_.is_constant(n.inputs[2])) return false;
+      const auto& sc = g_.tensor(n.inputs[2]).floats;
+      if (!sc.empty() && (sc.size() != 4 || sc[2] != static_cast<float>(s) || sc[3] != static_cast<float>(s))) return false;
+    }
+    // Output o = m*s + i reads source m + f, f = (i + 0.5)/s - 0.5 (half pixel) or i/s: taps
+    // m-1, m, m+1 of the edge-padded input.
+    auto taps = [&](std::int64_t i) {
+      const double f = half ? (static_cast<double>(i) + 0.5) / static_cast<double>(s) - 0.5 : static_cast<double>(i) / static_cast<double>(s);
+      std::array<float, 3> w{0.0f, 0.0f, 0.0f};
+      if (f < 0) {
+        w[0] = static_cast<float>(-f);
+        w[1] = static_cast<float>(1.0 + f);
+      } else {
+        w[1] = static_cast<float>(1.0 - f);
+        w[2] = static_cast<float>(f);
+      }
+      return w;
+    };
+    std::vector<float> weights(static_cast<std::size_t>(C * s * s * 9));
+    for (std::int64_t c = 0; c < C; ++c)
+      for (std::int64_t i = 0; i < s; ++i)
+        for (std::int64_t j = 0; j < s; ++j) {
+          const auto a = taps(i), b = taps(j);
+          const std::int64_t oc = (c * s + i) * s + j;  // CRD: channel c*s*s + i*s + j
+          for (int u = 0; u < 3; ++u)
+            for (int v = 0; v < 3; ++v) weights[static_cast<std::size_t>((oc * 3 + u) * 3 + v)] = a[static_cast<std::size_t>(u)] * b[static_cast<std::size_t>(v)];
+        }
+    const std::string padded = value(n.name + "_edge", {N, C, H + 2, W + 2});
+    Node pad = node("Pad", n, "_edge", {n.inputs[0], ints_constant(n.name + "_edge_pads", {0, 0, 1, 1, 0, 0, 1, 1})}, {padded});
+    pad.set_string("mode", "edge");
+    if (!mirrored_pad(pad, out)) return false;
+    const std::string wn = g_.unique_name(n.name + "_phase_weights");
+    g_.add_constant(wn, {C * s * s, 1, 3, 3}, std::move(weights));
+    const std::string phases = value(n.name + "_phases", {N, C * s * s, H, W});
+    Node conv = node("Conv", n, "_phases", {padded, wn}, {phases});
+    conv.set_ints("kernel_shape", {3, 3});
+    conv.set_int("group", C);
+    out.push_back(conv);
+    Node d2s = node("DepthToSpace", n, "_interleave", {phases}, {n.outputs[0]});
+    d2s.set_int("blocksize", s);
+    d2s.set_string("mode", "CRD");
+    out.push_back(d2s);
+    ++upsampled_;
+    return true;
+  }
+
+  // Factors of n, each at most `most`, largest first; empty when a prime factor exceeds it.
+  static std::vector<std::int64_t> factors_up_to(std::int64_t n, std::int64_t most) {
+    std::vector<std::int64_t> f;
+    while (n > 1) {
+      std::int64_t d = std::min(n, most);
+      while (d > 1 && n % d) --d;
+      if (d <= 1) return {};
+      f.push_back(d);
+      n /= d;
+    }
+    return f;
+  }
+
+  bool chained_pool(const Node& n, std::vector<Node>& out) {
+    const auto k = n.get_ints("kernel_shape");
+    const auto st = ints_or(n, "strides", {1, 1});
+    const auto p = ints_or(n, "pads", {0, 0, 0, 0});
+    if (k.size() != 2 || st != k || p != std::vector<std::int64_t>{0, 0, 0, 0} || n.get_int("ceil_mode", 0) ||
+        n.get_string("auto_pad", "NOTSET") != "NOTSET" || ints_or(n, "dilations", {1, 1}) != std::vector<std::int64_t>{1, 1} ||
+        (n.outputs.size() > 1 && !n.outputs[1].empty()))
+      return false;
+    if (k[0] <= kPoolWindowMax && k[1] <= kPoolWindowMax) return false;
+    const Tensor& x = g_.tensor(n.inputs[0]);
+    if (!x.shape_known || x.shape.size() != 4 || x.shape[2] % k[0] || x.shape[3] % k[1]) return false;
+    auto fh = factors_up_to(k[0], kPoolWindowMax), fw = factors_up_to(k[1], kPoolWindowMax);
+    if ((k[0] > 1 && fh.empty()) || (k[1] > 1 && fw.empty())) return false;
+    const std::size_t steps = std::max(fh.size(), fw.size());
+    fh.resize(steps, 1);
+    fw.resize(steps, 1);
+    std::string cur = n.inputs[0];
+    std::vector<std::int64_t> shape = x.shape;
+    for (std::size_t i = 0; i < steps; ++i) {
+      shape[2] /= fh[i];
+      shape[3] /= fw[i];
+      const bool last = i + 1 == steps;
+      const std::string v = last ? n.outputs[0] : value(n.name + "_stage" + std::to_string(i), shape);
+      Node stage = node(n.op_type, n, "_stage" + std::to_string(i), {cur}, {v});
+      stage.set_ints("kernel_shape", {fh[i], fw[i]});
+      stage.set_ints("strides", {fh[i], fw[i]});
+      out.push_back(stage);
+      cur = v;
+    }
+    ++chained_;
+    return true;
+  }
+
   Graph& g_;
-  int subpixel_ = 0, zero_insert_ = 0, patchify_ = 0, conv1d_ = 0, blocked_ = 0, mirrored_ = 0;
+  int subpixel_ = 0, zero_insert_ = 0, patchify_ = 0, conv1d_ = 0, blocked_ = 0, mirrored_ = 0, upsampled_ = 0, chained_ = 0;
 };
 
 }  // namespace

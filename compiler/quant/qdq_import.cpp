@@ -84,12 +84,28 @@ std::string import_qdq(Graph& g) {
       ++weights;
       continue;
     }
+    // The integer boundary of a model with int8 inputs or outputs (TFLite's full-integer models):
+    // the dequantised input and the value quantised for output take the file's parameters, as
+    // they would inside a pair; the conversion itself stays.
+    auto fix_range = [&](const std::string& value, const Params& p) {
+      const double qmin = p.elem_type == kOnnxUint8 ? 0.0 : -128.0, qmax = qmin + 255.0;
+      const double s = p.scales[0], zp = static_cast<double>(p.zero_points[0]);
+      g.qdq_ranges.try_emplace(value, std::pair<float, float>{static_cast<float>(s * (qmin - zp)), static_cast<float>(s * (qmax - zp))});
+    };
+    if (n.op_type == "DequantizeLinear" && std::find(g.inputs.begin(), g.inputs.end(), n.inputs[0]) != g.inputs.end()) {
+      if (const auto p = params_of(g, n); p && p->scales.size() == 1) fix_range(n.outputs[0], *p);
+      continue;
+    }
     if (n.op_type != "QuantizeLinear") continue;
     const auto params = params_of(g, n);
     if (!params || params->scales.size() != 1) continue;  // per-axis activations: the NPU's are per tensor
     const Params& p = *params;
     const std::string x = n.inputs[0], y = n.outputs[0];
     const auto readers = g.consumers(y);
+    if (g.is_graph_output(y) && readers.empty()) {
+      fix_range(x, p);
+      continue;
+    }
     bool pairs_only = !readers.empty() && !g.is_graph_output(y);
     for (int r : readers) {
       const Node& dq = g.nodes[r];

@@ -1,0 +1,18 @@
+// A TFLite subgraph's tensors decoded from the flatbuffer: names made unique, shapes checked,
+// quantisation parameters read, constant data widened to float or int64 (FP16 weights to float,
+// sparse weights densified through their SparsityParameters). A tensor over `max_tensor_bytes`
+// as FP32 is an error naming it, found before anything is allocated for it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/frontend/tflite/tflite_builder.h"
+#include "compiler/frontend/tflite/tflite_schema_generated.h"  // flatc, at build time
+
+namespace npu::compiler::tflite_import {
+
+std::vector<TensorInfo> read_tensors(const std::vector<std::uint8_t>& file, const tflite::Model& model,
+                                     const tflite::SubGraph& subgraph, const std::string& origin, std::uint64_t max_tensor_bytes);
+
+}  // namespace npu::compiler::tflite_import
