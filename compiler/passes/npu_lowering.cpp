@@ -13,8 +13,8 @@
 // - Resize in mode linear by a whole factor s (the same on H and W, up to 8) with half-pixel or
 //   asymmetric coordinates (Keras/TFLite UpSampling2D, PyTorch's align_corners=False): every
 //   output phase (i, j) is a fixed 2x2 blend of a pixel's neighbourhood, so it is an edge Pad by
-//   one, a depthwise 3x3 Conv to C*s*s channels (one per phase) and DepthToSpace(s, CRD). Exact,
-//   borders included (the edge pad is the clamp); 9 MACs per output pixel.
+//   one, a depthwise 3x3 Conv per phase, their Concat and DepthToSpace(s, DCR). Exact, borders
+//   included (the edge pad is the clamp); 9 MACs per output pixel.
 // - MaxPool/AveragePool whose window equals its stride and tiles the input without padding, with
 //   a kernel or stride past the pool instruction's fields (SelfieSegmentation's 16..128-wide
 //   average pools): a chain of such pools whose sizes multiply to it (averages of equal blocks
@@ -60,7 +60,7 @@ class Lowering {
            " as zero insertion + Conv, " + std::to_string(patchify_) + " large-stride Conv as SpaceToDepth + 1x1 Conv, " +
            std::to_string(conv1d_) + " Conv1d as 2-D Conv (" + std::to_string(blocked_) + " of them over stride-sized blocks), " +
            std::to_string(mirrored_) + " reflect/edge Pad as slices and a Concat, " + std::to_string(upsampled_) +
-           " linear Resize as depthwise Conv + DepthToSpace, " + std::to_string(chained_) + " wide pools as chains";
+           " linear Resize as depthwise Convs + DepthToSpace, " + std::to_string(chained_) + " wide pools as chains";
   }
 
  private:
@@ -379,29 +379,38 @@ class Lowering {
       }
       return w;
     };
-    std::vector<float> weights(static_cast<std::size_t>(C * s * s * 9));
-    for (std::int64_t c = 0; c < C; ++c)
-      for (std::int64_t i = 0; i < s; ++i)
-        for (std::int64_t j = 0; j < s; ++j) {
-          const auto a = taps(i), b = taps(j);
-          const std::int64_t oc = (c * s + i) * s + j;  // CRD: channel c*s*s + i*s + j
-          for (int u = 0; u < 3; ++u)
-            for (int v = 0; v < 3; ++v) weights[static_cast<std::size_t>((oc * 3 + u) * 3 + v)] = a[static_cast<std::size_t>(u)] * b[static_cast<std::size_t>(v)];
-        }
     const std::string padded = value(n.name + "_edge", {N, C, H + 2, W + 2});
     Node pad = node("Pad", n, "_edge", {n.inputs[0], ints_constant(n.name + "_edge_pads", {0, 0, 1, 1, 0, 0, 1, 1})}, {padded});
     pad.set_string("mode", "edge");
     if (!mirrored_pad(pad, out)) return false;
-    const std::string wn = g_.unique_name(n.name + "_phase_weights");
-    g_.add_constant(wn, {C * s * s, 1, 3, 3}, std::move(weights));
-    const std::string phases = value(n.name + "_phases", {N, C * s * s, H, W});
-    Node conv = node("Conv", n, "_phases", {padded, wn}, {phases});
-    conv.set_ints("kernel_shape", {3, 3});
-    conv.set_int("group", C);
-    out.push_back(conv);
-    Node d2s = node("DepthToSpace", n, "_interleave", {phases}, {n.outputs[0]});
+    // One depthwise Conv per phase, concatenated phase-major: DepthToSpace DCR then moves runs of
+    // C channels (CRD, from one Conv of multiplier s*s, would move single elements).
+    std::vector<std::string> phases;
+    for (std::int64_t i = 0; i < s; ++i)
+      for (std::int64_t j = 0; j < s; ++j) {
+        const auto a = taps(i), b = taps(j);
+        std::vector<float> weights(static_cast<std::size_t>(C * 9));
+        for (std::int64_t c = 0; c < C; ++c)
+          for (int u = 0; u < 3; ++u)
+            for (int v = 0; v < 3; ++v)
+              weights[static_cast<std::size_t>((c * 3 + u) * 3 + v)] = a[static_cast<std::size_t>(u)] * b[static_cast<std::size_t>(v)];
+        const std::string tag = "_phase" + std::to_string(i) + std::to_string(j);
+        const std::string wn = g_.unique_name(n.name + tag + "_weights");
+        g_.add_constant(wn, {C, 1, 3, 3}, std::move(weights));
+        const std::string phase = value(n.name + tag, {N, C, H, W});
+        Node conv = node("Conv", n, tag, {padded, wn}, {phase});
+        conv.set_ints("kernel_shape", {3, 3});
+        conv.set_int("group", C);
+        out.push_back(conv);
+        phases.push_back(phase);
+      }
+    const std::string joined = value(n.name + "_phases", {N, C * s * s, H, W});
+    Node concat = node("Concat", n, "_phases", phases, {joined});
+    concat.set_int("axis", 1);
+    out.push_back(concat);
+    Node d2s = node("DepthToSpace", n, "_interleave", {joined}, {n.outputs[0]});
     d2s.set_int("blocksize", s);
-    d2s.set_string("mode", "CRD");
+    d2s.set_string("mode", "DCR");
     out.push_back(d2s);
     ++upsampled_;
     return true;

@@ -1,6 +1,6 @@
 """Layers the NPU instructions cannot take directly, rewritten by passes/npu_lowering.cpp into ones
 they can, exactly: bilinear upsampling by a whole factor (half-pixel or asymmetric coordinates) as
-an edge pad, a depthwise 3x3 Conv per output phase and DepthToSpace; average and max pools whose
+an edge pad, a depthwise 3x3 Conv per output phase, their Concat and DepthToSpace; average and max pools whose
 window (= stride) is wider than the pool instruction's fields as chains of narrower pools. Both
 run whole on the NPU, with ONNX Runtime's outputs."""
 import numpy as np
@@ -47,7 +47,7 @@ def run_both(tmp_path, model, explain_needle):
 
 @pytest.mark.parametrize("coords,factor", [("half_pixel", 2), ("pytorch_half_pixel", 4), ("asymmetric", 3)])
 def test_linear_upsampling_is_exact_on_the_npu(tmp_path, coords, factor):
-    got, want = run_both(tmp_path, resize_model(coords, factor, 12), "1 linear Resize as depthwise Conv + DepthToSpace")
+    got, want = run_both(tmp_path, resize_model(coords, factor, 12), "1 linear Resize as depthwise Convs + DepthToSpace")
     # FP16 on the NPU: within its rounding of values up to 2, borders included (the edge pad).
     assert np.abs(got - want).max() <= 4e-3, np.abs(got - want).max()
     assert np.abs(got[..., 0, :] - want[..., 0, :]).max() <= 4e-3
