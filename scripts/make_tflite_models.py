@@ -28,6 +28,9 @@ Models:
                      FLOAT16 CSR, DENSIFY then DEQUANTIZE).
   lstm               UNIDIRECTIONAL_SEQUENCE_LSTM (batch-major [1,16,20], 32 cells, TANH, no
                      peephole/projection, variable state tensors) + FULLY_CONNECTED keep_num_dims.
+  bilstm             BIDIRECTIONAL_SEQUENCE_LSTM ([1,12,16], 24 cells each way, merged outputs).
+  misc_ops           EMBEDDING_LOOKUP, GATHER_ND, ADD_N, REVERSE_V2, CUMSUM, L2_POOL_2D,
+                     LOCAL_RESPONSE_NORMALIZATION, TOPK_V2.
   rnn                UNIDIRECTIONAL_SEQUENCE_RNN (the same shapes) + FULLY_CONNECTED keep_num_dims.
   streaming_state    frame [1,1,40] -> [1,16]: resource-variable state (CALL_ONCE of init subgraph
                      1, VAR_HANDLE "buffer", READ_VARIABLE, CONCATENATION, SLICE dropping the
@@ -656,6 +659,55 @@ def transformer_block():
     return m
 
 
+def bilstm():
+    """BIDIRECTIONAL_SEQUENCE_LSTM with merged outputs (forward then backward features)."""
+    m = Model(22)
+    steps, n_in, cells = 12, 16, 24
+    x = m.input("input", [1, steps, n_in])
+    gates = "input", "forget", "cell", "output"
+
+    def direction(tag):
+        w_in = [m.const(f"{tag}_input_to_{g}_w", m.rng.normal(0, np.sqrt(1.0 / n_in), (cells, n_in)).astype(np.float32))
+                for g in gates]
+        w_rec = [m.const(f"{tag}_recurrent_to_{g}_w", m.rng.normal(0, np.sqrt(1.0 / cells), (cells, cells)).astype(np.float32))
+                 for g in gates]
+        biases = [m.const(f"{tag}_{g}_gate_bias", m.rng.normal(1.0 if g == "forget" else 0.0, 0.1, cells).astype(np.float32))
+                  for g in gates]
+        # 17 per direction: 4 input weights, 4 recurrent, 3 peepholes, 4 biases, projection w / b
+        return w_in + w_rec + [-1] * 3 + biases + [-1, -1]
+
+    states = [m.tensor(n, [1, cells], variable=True) for n in ("fw_h", "fw_c", "bw_h", "bw_c")]
+    y = m.act("bilstm", [1, steps, 2 * cells])
+    m.op("BIDIRECTIONAL_SEQUENCE_LSTM", [x] + direction("fw") + direction("bw") + states + [-1] * 9, [y],
+         "BidirectionalSequenceLSTMOptions", fusedActivationFunction="TANH", cellClip=0.0, projClip=0.0,
+         mergeOutputs=True, timeMajor=False)
+    m.outputs(m.fully_connected(y, 8, keep_num_dims=True, name="head"))
+    return m
+
+
+def misc_ops():
+    """Ops older and smaller converters emit: EMBEDDING_LOOKUP, GATHER_ND, ADD_N, REVERSE_V2,
+    CUMSUM, L2_POOL_2D, LOCAL_RESPONSE_NORMALIZATION and TOPK_V2."""
+    m = Model(23)
+    ids = m.input("ids", [6], "INT32")
+    x = m.input("image", [1, 8, 8, 16])
+    table = m.const("table", m.rng.normal(0, 1, (20, 12)).astype(np.float32))
+    rows = m.op("EMBEDDING_LOOKUP", [ids, table], [m.act("rows", [6, 12])])                         # [6,12]
+    picked = m.op("GATHER_ND", [rows, m.ints("pairs", [[0, 1], [5, 11], [2, 3]])], [m.act("picked", [3])])
+    flipped = m.op("REVERSE_V2", [rows, m.ints("flip_axis", [0])], [m.act("flipped", [6, 12])], "ReverseV2Options")
+    total = m.op("ADD_N", [rows, flipped, rows], [m.act("total", [6, 12])], "AddNOptions")
+    running = m.op("CUMSUM", [total, m.ints("cumsum_axis", [1])], [m.act("running", [6, 12])], "CumsumOptions",
+                   exclusive=False, reverse=True)
+    l2 = m.op("L2_POOL_2D", [x], [m.act("l2pool", [1, 4, 4, 16])], "Pool2DOptions", padding="VALID", strideW=2,
+              strideH=2, filterWidth=2, filterHeight=2)
+    lrn = m.op("LOCAL_RESPONSE_NORMALIZATION", [l2], [m.act("lrn", [1, 4, 4, 16])], "LocalResponseNormalizationOptions",
+               radius=2, bias=1.0, alpha=0.1, beta=0.75)
+    values, indices = m.op("TOPK_V2", [m.reshape(lrn, [16, 16], name="lrn_rows"), m.ints("k", 3)],
+                           [m.act("top_values", [16, 3]), m.tensor("top_indices", [16, 3], "INT32")])
+    m.outputs(picked, running, lrn, values, indices)
+    return m
+
+
 MODELS = {
     "cnn_float": cnn,
     "cnn_int8": cnn_int8,
@@ -663,6 +715,8 @@ MODELS = {
     "cnn_sparse": lambda: cnn("sparse"),
     "lstm": lstm,
     "rnn": rnn,
+    "bilstm": bilstm,
+    "misc_ops": misc_ops,
     "streaming_state": streaming_state,
     "transpose_conv": transpose_conv,
     "transformer_block": transformer_block,

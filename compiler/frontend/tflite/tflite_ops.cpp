@@ -541,58 +541,110 @@ void batch_matmul(Builder& b, const Operator& op) {
   b.define(output(op), y);
 }
 
-// ONNX LSTM (gates i, o, f, c) from UNIDIRECTIONAL_SEQUENCE_LSTM (weights per gate i, f, c, o);
-// RNN likewise from UNIDIRECTIONAL_SEQUENCE_RNN.
-void sequence_lstm(Builder& b, const Operator& op) {
-  const auto& o = options(op, op.op.builtin_options_as_UnidirectionalSequenceLSTMOptions());
+// ONNX LSTM (gates i, o, f, c) from UNIDIRECTIONAL_SEQUENCE_LSTM and BIDIRECTIONAL_SEQUENCE_LSTM
+// (weights per gate i, f, c, o; a direction's 17 inputs from `base`: 4 input weights, 4
+// recurrent, 3 peepholes, 4 biases, projection weights and bias); RNN likewise from
+// UNIDIRECTIONAL_SEQUENCE_RNN. State tensors start at zero.
+struct LstmWeights {
+  std::vector<float> W, R, B;
+};
+
+LstmWeights lstm_direction(Builder& b, const Operator& op, std::size_t base, std::int64_t hidden, std::int64_t inputs) {
+  if (op.input(base) < 0) fail(op, "CIFG (no input gate) is not supported");
+  for (std::size_t k : {8, 9, 10}) if (op.input(base + k) >= 0) fail(op, "peephole connections are not supported");
+  if (op.input(base + 15) >= 0) fail(op, "a projection layer is not supported");
+  LstmWeights out;
+  for (std::size_t gate : {0, 3, 1, 2}) {  // TFLite i, f, c, o -> ONNX i, o, f, c
+    const auto w = b.constant_floats(required(op, base + gate));
+    const auto r = b.constant_floats(required(op, base + 4 + gate));
+    if (w.size() != static_cast<std::size_t>(hidden * inputs) || r.size() != static_cast<std::size_t>(hidden * hidden))
+      fail(op, "gate weights do not match " + std::to_string(hidden) + " cells of " + std::to_string(inputs) + " inputs");
+    out.W.insert(out.W.end(), w.begin(), w.end());
+    out.R.insert(out.R.end(), r.begin(), r.end());
+  }
+  for (std::size_t gate : {0, 3, 1, 2}) {
+    const int t = op.input(base + 11 + gate);
+    const auto bias = t >= 0 ? b.constant_floats(t) : std::vector<float>(static_cast<std::size_t>(hidden), 0.0f);
+    if (bias.size() != static_cast<std::size_t>(hidden)) fail(op, "a gate bias does not match " + std::to_string(hidden) + " cells");
+    out.B.insert(out.B.end(), bias.begin(), bias.end());
+  }
+  out.B.resize(static_cast<std::size_t>(8 * hidden), 0.0f);
+  return out;
+}
+
+void sequence_lstm(Builder& b, const Operator& op, bool bidirectional) {
+  int fused;
+  float cell_clip, proj_clip;
+  bool time_major, merge = false;
+  if (bidirectional) {
+    const auto& o = options(op, op.op.builtin_options_as_BidirectionalSequenceLSTMOptions());
+    fused = o.fused_activation_function(), cell_clip = o.cell_clip(), proj_clip = o.proj_clip(), time_major = o.time_major();
+    merge = o.merge_outputs();
+    if (op.input(39) >= 0) fail(op, "auxiliary inputs are not supported");
+  } else {
+    const auto& o = options(op, op.op.builtin_options_as_UnidirectionalSequenceLSTMOptions());
+    fused = o.fused_activation_function(), cell_clip = o.cell_clip(), proj_clip = o.proj_clip(), time_major = o.time_major();
+    for (std::size_t k : {20, 21, 22, 23}) if (op.input(k) >= 0) fail(op, "layer-normalised LSTM is not supported");
+  }
+  if (cell_clip > 0.0f || proj_clip > 0.0f) fail(op, "cell_clip and proj_clip are not supported");
   const int x = required(op, 0);
-  if (op.input(1) < 0) fail(op, "CIFG (no input gate) is not supported");
-  for (int k : {9, 10, 11}) if (op.input(k) >= 0) fail(op, "peephole connections are not supported");
-  if (op.input(16) >= 0) fail(op, "a projection layer is not supported");
-  for (int k : {20, 21, 22, 23}) if (op.input(k) >= 0) fail(op, "layer-normalised LSTM is not supported");
-  if (o.cell_clip() > 0.0f || o.proj_clip() > 0.0f) fail(op, "cell_clip and proj_clip are not supported");
   const auto& xs = b.info(x).shape;
   if (xs.size() != 3) fail(op, "input must be 3-D");
   const std::int64_t hidden = b.info(required(op, 2)).shape.at(0), inputs = xs[2];
-  const std::int64_t batch = o.time_major() ? xs[1] : xs[0], steps = o.time_major() ? xs[0] : xs[1];
-  std::vector<float> W, R, B;
-  for (int gate : {0, 3, 1, 2}) {  // TFLite i, f, c, o -> ONNX i, o, f, c
-    const auto w = b.constant_floats(required(op, static_cast<std::size_t>(1 + gate)));
-    const auto r = b.constant_floats(required(op, static_cast<std::size_t>(5 + gate)));
-    if (w.size() != static_cast<std::size_t>(hidden * inputs) || r.size() != static_cast<std::size_t>(hidden * hidden))
-      fail(op, "gate weights do not match " + std::to_string(hidden) + " cells");
-    W.insert(W.end(), w.begin(), w.end());
-    R.insert(R.end(), r.begin(), r.end());
+  const std::int64_t batch = time_major ? xs[1] : xs[0], steps = time_major ? xs[0] : xs[1];
+  const std::int64_t dirs = bidirectional ? 2 : 1;
+  LstmWeights all = lstm_direction(b, op, 1, hidden, inputs);
+  if (bidirectional) {
+    const LstmWeights back = lstm_direction(b, op, 18, hidden, inputs);
+    all.W.insert(all.W.end(), back.W.begin(), back.W.end());
+    all.R.insert(all.R.end(), back.R.begin(), back.R.end());
+    all.B.insert(all.B.end(), back.B.begin(), back.B.end());
   }
-  for (int gate : {0, 3, 1, 2}) {
-    const int t = op.input(static_cast<std::size_t>(12 + gate));
-    const auto bias = t >= 0 ? b.constant_floats(t) : std::vector<float>(static_cast<std::size_t>(hidden), 0.0f);
-    B.insert(B.end(), bias.begin(), bias.end());
-  }
-  B.resize(static_cast<std::size_t>(8 * hidden), 0.0f);
-  std::string seq = b.value(x, o.time_major() ? AxisOrder{} : AxisOrder{1, 0, 2});
+  const std::string seq = b.value(x, time_major ? AxisOrder{} : AxisOrder{1, 0, 2});
   const std::string name = b.info(output(op)).name;
   const std::string y = b.fresh_name(name + "/lstm");
   auto& gt = b.graph().tensors[y];
-  gt.name = y, gt.elem_type = kFloat, gt.shape = {steps, 1, batch, hidden}, gt.shape_known = true;
-  const std::vector<float> zeros(static_cast<std::size_t>(batch * hidden), 0.0f);
+  gt.name = y, gt.elem_type = kFloat, gt.shape = {steps, dirs, batch, hidden}, gt.shape_known = true;
+  const std::vector<float> zeros(static_cast<std::size_t>(dirs * batch * hidden), 0.0f);
   Node& n = b.add("LSTM",
-                  {seq, b.float_constant(name + "/W", {1, 4 * hidden, inputs}, W), b.float_constant(name + "/R", {1, 4 * hidden, hidden}, R),
-                   b.float_constant(name + "/B", {1, 8 * hidden}, B), "", b.float_constant(name + "/h0", {1, batch, hidden}, zeros),
-                   b.float_constant(name + "/c0", {1, batch, hidden}, zeros)},
+                  {seq, b.float_constant(name + "/W", {dirs, 4 * hidden, inputs}, all.W),
+                   b.float_constant(name + "/R", {dirs, 4 * hidden, hidden}, all.R), b.float_constant(name + "/B", {dirs, 8 * hidden}, all.B),
+                   "", b.float_constant(name + "/h0", {dirs, batch, hidden}, zeros), b.float_constant(name + "/c0", {dirs, batch, hidden}, zeros)},
                   {y}, y);
   n.set_int("hidden_size", hidden);
-  const int fused = o.fused_activation_function();
+  if (bidirectional) n.set_string("direction", "bidirectional");
   if (fused != tflite::ActivationFunctionType_TANH) {
     if (fused != tflite::ActivationFunctionType_RELU) fail(op, "the cell activation must be TANH or RELU");
     n.attributes["activations"].kind = Attribute::Kind::Strings;
     n.attributes["activations"].strings = {"Sigmoid", "Relu", "Relu"};
+    if (bidirectional) n.attributes["activations"].strings = {"Sigmoid", "Relu", "Relu", "Sigmoid", "Relu", "Relu"};
   }
-  const std::string flat = b.fresh_name(name + "/lstm_out");
-  auto& ft = b.graph().tensors[flat];
-  ft.name = flat, ft.elem_type = kFloat, ft.shape = {steps, batch, hidden}, ft.shape_known = true;
-  b.add("Reshape", {y, b.int_constant(flat + "_shape", {3}, {steps, batch, hidden})}, {flat}, flat);
-  b.define(output(op), flat, o.time_major() ? AxisOrder{} : AxisOrder{1, 0, 2});
+  const AxisOrder order = time_major ? AxisOrder{} : AxisOrder{1, 0, 2};
+  auto reshaped = [&](const std::string& from, const std::string& tag, std::int64_t width, int tensor) {
+    const std::string flat = b.fresh_name(b.info(tensor).name + tag);
+    auto& ft = b.graph().tensors[flat];
+    ft.name = flat, ft.elem_type = kFloat, ft.shape = {steps, batch, width}, ft.shape_known = true;
+    b.add("Reshape", {from, b.int_constant(flat + "_shape", {3}, {steps, batch, width})}, {flat}, flat);
+    return flat;
+  };
+  if (!bidirectional) return b.define(output(op), reshaped(y, "/lstm_out", hidden, output(op)), order);
+  if (merge) {  // [T, 2, B, H] -> [T, B, 2, H] -> [T, B, 2H]: forward then backward features
+    const std::string t = b.fresh_name(name + "/lstm_dirs_last");
+    auto& tt = b.graph().tensors[t];
+    tt.name = t, tt.elem_type = kFloat, tt.shape = {steps, batch, 2, hidden}, tt.shape_known = true;
+    b.add("Transpose", {y}, {t}, t).set_ints("perm", {0, 2, 1, 3});
+    return b.define(output(op), reshaped(t, "/lstm_out", 2 * hidden, output(op)), order);
+  }
+  if (op.outputs.size() < 2) fail(op, "without merge_outputs the op needs a backward output");
+  std::vector<std::string> halves;
+  for (int d = 0; d < 2; ++d) {
+    const std::string h = b.fresh_name(name + (d ? "/lstm_bw" : "/lstm_fw"));
+    auto& ht = b.graph().tensors[h];
+    ht.name = h, ht.elem_type = kFloat, ht.shape = {steps, 1, batch, hidden}, ht.shape_known = true;
+    halves.push_back(h);
+  }
+  b.add("Split", {y, b.int_constant(name + "/lstm_split", {2}, {1, 1})}, halves, name + "/lstm_split").set_int("axis", 1);
+  for (int d = 0; d < 2; ++d) b.define(op.outputs[static_cast<std::size_t>(d)], reshaped(halves[static_cast<std::size_t>(d)], "/lstm_out", hidden, op.outputs[static_cast<std::size_t>(d)]), order);
 }
 
 void sequence_rnn(Builder& b, const Operator& op) {
@@ -826,6 +878,102 @@ void translate_operator(Builder& b, const Operator& op, Variables& variables) {
     case T::BuiltinOperator_TRANSPOSE: return transpose(b, op);
     case T::BuiltinOperator_BATCH_MATMUL: return batch_matmul(b, op);
     case T::BuiltinOperator_GATHER: return gather(b, op);
+    case T::BuiltinOperator_EMBEDDING_LOOKUP: {  // (ids, table): rows of the table
+      const std::string y = b.fresh_value(output(op), {}, "/lookup");
+      b.add("Gather", {b.value(required(op, 1)), b.value(required(op, 0))}, {y}, y).set_int("axis", 0);
+      return b.define(output(op), y);
+    }
+    case T::BuiltinOperator_GATHER_ND: {
+      const std::string y = b.fresh_value(output(op), {}, "/gather_nd");
+      const int indices = required(op, 1);
+      std::string idx = b.value(indices);
+      if (b.info(indices).elem_type != kInt64) {
+        const std::string c = b.fresh_value(indices, {}, "/int64");
+        b.graph().tensors[c].elem_type = kInt64;
+        b.add("Cast", {idx}, {c}, c).set_int("to", kInt64);
+        idx = c;
+      }
+      b.add("GatherND", {b.value(required(op, 0)), idx}, {y}, y);
+      return b.define(output(op), y);
+    }
+    case T::BuiltinOperator_ADD_N: {  // a chain of Adds, which the vector unit runs
+      const int rank = b.rank(output(op));
+      const AxisOrder order = common_order(b, op.inputs, rank);
+      if (op.inputs.empty()) fail(op, "ADD_N needs an input");
+      std::string sum = b.value(op.inputs[0], order, std::max(rank, b.rank(op.inputs[0])));
+      for (std::size_t k = 1; k < op.inputs.size(); ++k) {
+        const std::string y = b.fresh_value(output(op), order, "/add");
+        b.add("Add", {sum, b.value(op.inputs[k], order, std::max(rank, b.rank(op.inputs[k])))}, {y}, y);
+        sum = y;
+      }
+      return b.define(output(op), sum, order);
+    }
+    case T::BuiltinOperator_REVERSE_V2: {
+      const int x = required(op, 0);
+      const auto axes = b.constant_ints(required(op, 1));
+      std::vector<std::int64_t> starts, ends, steps;
+      for (auto a : axes) (void)normalise_axis(op, a, b.rank(x));
+      for (int a = 0; a < b.rank(x); ++a) {
+        const bool flip = std::any_of(axes.begin(), axes.end(), [&](std::int64_t v) { return normalise_axis(op, v, b.rank(x)) == a; });
+        starts.push_back(flip ? -1 : 0), ends.push_back(flip ? -kBig : kBig), steps.push_back(flip ? -1 : 1);
+      }
+      return slice(b, op, starts, ends, steps, false);
+    }
+    case T::BuiltinOperator_LOCAL_RESPONSE_NORMALIZATION: {  // across channels, as ONNX LRN (which divides alpha by size)
+      const int x = required(op, 0);
+      if (b.rank(x) != 4) fail(op, "input must be 4-D (NHWC)");
+      const auto& o = options(op, op.op.builtin_options_as_LocalResponseNormalizationOptions());
+      if (o.radius() < 0) fail(op, "radius must not be negative");
+      const std::int64_t size = 2 * static_cast<std::int64_t>(o.radius()) + 1;
+      const std::string y = b.fresh_value(output(op), nchw_order(), "/lrn");
+      Node& n = b.add("LRN", {b.value(x, nchw_order())}, {y}, y);
+      n.set_int("size", size);
+      n.set_float("alpha", o.alpha() * static_cast<float>(size));
+      n.set_float("beta", o.beta());
+      n.set_float("bias", o.bias());
+      return b.define(output(op), y, nchw_order());
+    }
+    case T::BuiltinOperator_L2_POOL_2D: {  // sqrt(average of squares)
+      const int x = required(op, 0);
+      if (b.rank(x) != 4) fail(op, "input must be 4-D (NHWC)");
+      const auto& o = options(op, op.op.builtin_options_as_Pool2DOptions());
+      if (o.stride_w() < 1 || o.stride_h() < 1 || o.filter_width() < 1 || o.filter_height() < 1)
+        fail(op, "filter and strides must be positive");
+      const auto& xs = b.info(x).shape;
+      const bool same = o.padding() == tflite::Padding_SAME;
+      const auto [pt, pb] = same_padding(same, xs[1], o.filter_height(), o.stride_h(), 1);
+      const auto [pl, pr] = same_padding(same, xs[2], o.filter_width(), o.stride_w(), 1);
+      const std::string in = b.value(x, nchw_order());
+      const std::string sq = b.fresh_value(x, nchw_order(), "/square");
+      b.add("Mul", {in, in}, {sq}, sq);
+      const std::string avg = b.fresh_value(output(op), nchw_order(), "/mean_square");
+      Node& n = b.add("AveragePool", {sq}, {avg}, avg);
+      n.set_ints("kernel_shape", {o.filter_height(), o.filter_width()});
+      n.set_ints("strides", {o.stride_h(), o.stride_w()});
+      n.set_ints("pads", {pt, pl, pb, pr});
+      n.set_int("count_include_pad", 0);
+      const std::string y = b.fresh_value(output(op), nchw_order(), "/l2pool");
+      b.add("Sqrt", {avg}, {y}, y);
+      finish(b, op, y, o.fused_activation_function(), nchw_order());
+      return;
+    }
+    case T::BuiltinOperator_TOPK_V2: {
+      const int x = required(op, 0);
+      const auto k = b.constant_ints(required(op, 1));
+      if (k.size() != 1) fail(op, "k must be one value");
+      if (op.outputs.size() < 2) fail(op, "TOPK_V2 has two outputs");
+      const std::string values = b.fresh_value(op.outputs[0], {}, "/topk");
+      std::string indices = b.fresh_value(op.outputs[1], {}, "/topk_indices");
+      b.graph().tensors[indices].elem_type = kInt64;
+      b.add("TopK", {b.value(x), b.int_constant(values + "_k", {1}, {k[0]})}, {values, indices}, values).set_int("axis", -1);
+      if (b.info(op.outputs[1]).elem_type != kInt64) {
+        const std::string c = b.fresh_value(op.outputs[1], {}, "/cast");
+        b.add("Cast", {indices}, {c}, c).set_int("to", b.info(op.outputs[1]).elem_type);
+        indices = c;
+      }
+      b.define(op.outputs[0], values);
+      return b.define_raw(op.outputs[1], indices);
+    }
     case T::BuiltinOperator_SHAPE: {
       const int x = required(op, 0);
       const auto& xs = b.info(x).shape;
@@ -878,7 +1026,8 @@ void translate_operator(Builder& b, const Operator& op, Variables& variables) {
       n.set_int("reverse", o && o->reverse() ? 1 : 0);
       return b.define(output(op), y, order);
     }
-    case T::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM: return sequence_lstm(b, op);
+    case T::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM: return sequence_lstm(b, op, false);
+    case T::BuiltinOperator_BIDIRECTIONAL_SEQUENCE_LSTM: return sequence_lstm(b, op, true);
     case T::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_RNN: return sequence_rnn(b, op);
     case T::BuiltinOperator_VAR_HANDLE:
     case T::BuiltinOperator_READ_VARIABLE:
