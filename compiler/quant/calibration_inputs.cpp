@@ -129,6 +129,18 @@ std::string input_list(const Graph& g) {
 
 IntegerInputValues integer_input_values(const Graph& g, const std::string& input) {
   IntegerInputValues values;
+  // A quantised input (TFLite's full-integer models, QDQ models with int8 inputs): any value of
+  // its type is an image or a feature the DequantizeLinear reading it scales.
+  const int type = g.tensor(input).elem_type;
+  if (type == kInt8 || type == kUint8)
+    for (int c : g.consumers(input))
+      if (g.nodes[static_cast<std::size_t>(c)].op_type == "DequantizeLinear" && g.nodes[static_cast<std::size_t>(c)].inputs[0] == input) {
+        values.lo = type == kInt8 ? -128 : 0;
+        values.hi = values.lo + 256;
+        values.why = std::string("uniform over ") + (type == kInt8 ? "int8" : "uint8") + " (the DequantizeLinear '" +
+                     g.nodes[static_cast<std::size_t>(c)].name + "' scales it)";
+        return values;
+      }
   // Follows the input's values forward, `offset` added on the way (OPT's positions + 2), to every
   // Gather that uses them as indices; the ids must then index each table: lo <= id < hi.
   std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();

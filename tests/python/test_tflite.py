@@ -126,6 +126,7 @@ def test_full_integer_model_runs_with_its_own_scales(tmp_path, tflite):
     r = run_npusim("compile", path, "-c", CONFIG, "-o", tmp_path / "m.npuprog")
     assert r.code == 0, r.err
     assert "100.0 % of simulated time on the NPU, 0 CPU island(s)" in r.out, r.out
+    assert "integer input 'input': uniform over int8" in r.err, r.err  # calibration's generated images
     assert "int8 graph input/output conversions taken by the NPU" in run_npusim(
         "compile", path, "-c", CONFIG, "-o", tmp_path / "m2.npuprog", "--explain").out
     feeds = random_inputs(path, seed=1)
