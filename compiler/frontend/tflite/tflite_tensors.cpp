@@ -210,7 +210,10 @@ std::vector<TensorInfo> read_tensors(const std::vector<std::uint8_t>& file, cons
     info.variable = t->is_variable();
     if (const auto* q = t->quantization()) {
       if (q->scale()) info.scales.assign(q->scale()->begin(), q->scale()->end());
-      if (q->zero_point()) info.zero_points.assign(q->zero_point()->begin(), q->zero_point()->end());
+      if (const auto* zp = q->zero_point()) {  // the verifier aligns the vector to 4 bytes only: copy bytes
+        info.zero_points.resize(zp->size());
+        if (zp->size()) std::memcpy(info.zero_points.data(), zp->Data(), zp->size() * sizeof(std::int64_t));
+      }
       info.quant_axis = q->quantized_dimension();
       if (info.scales.size() > 1 &&
           (info.quant_axis < 0 || static_cast<std::size_t>(info.quant_axis) >= info.shape.size() ||
