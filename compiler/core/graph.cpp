@@ -180,3 +180,20 @@ std::string shape_string(const std::vector<std::int64_t>& shape) {
 }
 
 }  // namespace npu::compiler
+
+namespace npu::compiler {
+
+void check_tensor_sizes(const Graph& g, std::uint64_t max_bytes) {
+  for (const auto& [name, t] : g.tensors) {
+    unsigned __int128 bytes = 4;
+    for (auto d : t.shape) {
+      if (d > 0) bytes *= static_cast<std::uint64_t>(d);
+      if (bytes > max_bytes) break;
+    }
+    if (bytes > max_bytes)
+      throw CompileError(g.source + ": tensor '" + name + "' of shape " + shape_string(t.shape) +
+                         " is larger than npusim handles (" + std::to_string(max_bytes >> 20) + " MiB as FP32)");
+  }
+}
+
+}  // namespace npu::compiler

@@ -121,4 +121,8 @@ struct Graph {
 
 std::string shape_string(const std::vector<std::int64_t>& shape);
 
+// Every tensor of `g` within `max_bytes` as FP32, or a CompileError naming it: checked where
+// shapes come from a file and again after shape inference, before anything allocates by them.
+void check_tensor_sizes(const Graph& g, std::uint64_t max_bytes);
+
 }  // namespace npu::compiler

@@ -348,20 +348,6 @@ bool loop_body_condition_stays_true(const Node& loop) {
   return false;
 }
 
-// Checked where shapes come from the file (graph inputs) and again after shape inference,
-// before anything allocates by them.
-static void check_tensor_sizes(const Graph& g, std::uint64_t max_bytes) {
-  for (const auto& [name, t] : g.tensors) {
-    unsigned __int128 bytes = 4;
-    for (auto d : t.shape) {
-      if (d > 0) bytes *= static_cast<std::uint64_t>(d);
-      if (bytes > max_bytes) break;
-    }
-    if (bytes > max_bytes)
-      throw CompileError(g.source + ": tensor '" + name + "' of shape " + shape_string(t.shape) +
-                         " is larger than npusim handles (" + std::to_string(max_bytes >> 20) + " MiB as FP32)");
-  }
-}
 
 Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::string& origin,
                         const std::vector<std::string>& input_shapes, std::uint64_t max_tensor_bytes) {

@@ -29,18 +29,6 @@ std::vector<int> indices(const flatbuffers::Vector<std::int32_t>* v) {
   return v ? std::vector<int>(v->begin(), v->end()) : std::vector<int>{};
 }
 
-void check_sizes(const Graph& g, std::uint64_t max_bytes) {
-  for (const auto& [name, t] : g.tensors) {
-    unsigned __int128 bytes = 4;
-    for (auto d : t.shape) {
-      if (d > 0) bytes *= static_cast<std::uint64_t>(d);
-      if (bytes > max_bytes) break;
-    }
-    if (bytes > max_bytes)
-      throw CompileError(g.source + ": tensor '" + name + "' of shape " + shape_string(t.shape) +
-                         " is larger than npusim handles (" + std::to_string(max_bytes >> 20) + " MiB as FP32)");
-  }
-}
 
 }  // namespace
 
@@ -227,7 +215,7 @@ Graph import_tflite_bytes(const std::vector<std::uint8_t>& bytes, const std::str
     g.outputs.push_back(out);
   }
   if (g.outputs.empty()) throw CompileError(origin + ": the model has no outputs");
-  check_sizes(g, max_tensor_bytes);
+  check_tensor_sizes(g, max_tensor_bytes);
   try {
     g.sort_topologically();
     infer_shapes(g);

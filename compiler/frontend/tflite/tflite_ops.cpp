@@ -149,7 +149,8 @@ void transpose_conv(Builder& b, const Operator& op, int x, int w, int bias, bool
   finish(b, op, y, fused, nchw_order());
 }
 
-void pool(Builder& b, const Operator& op, const char* onnx_op) {
+// AVERAGE_POOL_2D, MAX_POOL_2D, and L2_POOL_2D as the square root of the average of squares.
+void pool(Builder& b, const Operator& op, const std::string& kind) {
   const int x = required(op, 0);
   if (b.rank(x) != 4) fail(op, "input must be 4-D (NHWC)");
   const auto& o = options(op, op.op.builtin_options_as_Pool2DOptions());
@@ -159,12 +160,25 @@ void pool(Builder& b, const Operator& op, const char* onnx_op) {
   const bool same = o.padding() == tflite::Padding_SAME;
   const auto [pt, pb] = same_padding(same, xs[1], o.filter_height(), o.stride_h(), 1);
   const auto [pl, pr] = same_padding(same, xs[2], o.filter_width(), o.stride_w(), 1);
-  const std::string y = b.fresh_value(output(op), nchw_order(), "/pool");
-  Node& n = b.add(onnx_op, {b.value(x, nchw_order())}, {y}, y);
+  const bool l2 = kind == "L2Pool";
+  std::string in = b.value(x, nchw_order());
+  if (l2) {
+    const std::string sq = b.fresh_value(x, nchw_order(), "/square");
+    b.add("Mul", {in, in}, {sq}, sq);
+    in = sq;
+  }
+  const std::string onnx_op = l2 ? "AveragePool" : kind;
+  std::string y = b.fresh_value(output(op), nchw_order(), "/pool");
+  Node& n = b.add(onnx_op, {in}, {y}, y);
   n.set_ints("kernel_shape", {o.filter_height(), o.filter_width()});
   n.set_ints("strides", {o.stride_h(), o.stride_w()});
   n.set_ints("pads", {pt, pl, pb, pr});
-  if (std::string(onnx_op) == "AveragePool") n.set_int("count_include_pad", 0);  // TensorFlow averages real pixels only
+  if (onnx_op == "AveragePool") n.set_int("count_include_pad", 0);  // TensorFlow averages real pixels only
+  if (l2) {
+    const std::string root = b.fresh_value(output(op), nchw_order(), "/l2pool");
+    b.add("Sqrt", {y}, {root}, root);
+    y = root;
+  }
   finish(b, op, y, o.fused_activation_function(), nchw_order());
 }
 
@@ -933,30 +947,7 @@ void translate_operator(Builder& b, const Operator& op, Variables& variables) {
       n.set_float("bias", o.bias());
       return b.define(output(op), y, nchw_order());
     }
-    case T::BuiltinOperator_L2_POOL_2D: {  // sqrt(average of squares)
-      const int x = required(op, 0);
-      if (b.rank(x) != 4) fail(op, "input must be 4-D (NHWC)");
-      const auto& o = options(op, op.op.builtin_options_as_Pool2DOptions());
-      if (o.stride_w() < 1 || o.stride_h() < 1 || o.filter_width() < 1 || o.filter_height() < 1)
-        fail(op, "filter and strides must be positive");
-      const auto& xs = b.info(x).shape;
-      const bool same = o.padding() == tflite::Padding_SAME;
-      const auto [pt, pb] = same_padding(same, xs[1], o.filter_height(), o.stride_h(), 1);
-      const auto [pl, pr] = same_padding(same, xs[2], o.filter_width(), o.stride_w(), 1);
-      const std::string in = b.value(x, nchw_order());
-      const std::string sq = b.fresh_value(x, nchw_order(), "/square");
-      b.add("Mul", {in, in}, {sq}, sq);
-      const std::string avg = b.fresh_value(output(op), nchw_order(), "/mean_square");
-      Node& n = b.add("AveragePool", {sq}, {avg}, avg);
-      n.set_ints("kernel_shape", {o.filter_height(), o.filter_width()});
-      n.set_ints("strides", {o.stride_h(), o.stride_w()});
-      n.set_ints("pads", {pt, pl, pb, pr});
-      n.set_int("count_include_pad", 0);
-      const std::string y = b.fresh_value(output(op), nchw_order(), "/l2pool");
-      b.add("Sqrt", {avg}, {y}, y);
-      finish(b, op, y, o.fused_activation_function(), nchw_order());
-      return;
-    }
+    case T::BuiltinOperator_L2_POOL_2D: return pool(b, op, "L2Pool");
     case T::BuiltinOperator_TOPK_V2: {
       const int x = required(op, 0);
       const auto k = b.constant_ints(required(op, 1));
