@@ -11,7 +11,7 @@
 namespace npu::backends {
 
 std::vector<std::string> backend_names() {
-  return {"sim", "openvino:NPU", "openvino:GPU", "openvino:CPU", "ort:cpu", "ort:qnn", "ort:openvino"};
+  return {"sim", "openvino:NPU", "openvino:GPU", "openvino:CPU", "ort:cpu", "ort:qnn", "ort:openvino", "litert:cpu"};
 }
 
 std::unique_ptr<InferenceBackend> make_backend(const std::string& name, const HardwareConfig& config) {
@@ -27,6 +27,7 @@ std::unique_ptr<InferenceBackend> make_backend(const std::string& name, const Ha
     std::transform(device.begin(), device.end(), device.begin(), [](unsigned char c) { return std::tolower(c); });
     if (device == "cpu" || device == "qnn" || device == "openvino") return make_onnxruntime_backend(device);
   }
+  if (name == "litert:cpu" || name == "litert") return make_litert_backend();
   std::string known;
   for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::runtime_error(fmt::format("unknown device '{}' (devices: {})", name, known));

@@ -1,3 +1,5 @@
+#include "compiler/frontend/model_import.h"
+#include "isa/whole_file.h"
 #include "backends/device_comparison.h"
 
 #include <algorithm>
@@ -80,6 +82,9 @@ Comparison compare_on_devices(const std::string& model_path, const HardwareConfi
   const auto inputs = model_inputs(model_path, options, &c.input_notes);
 
   NamedTensors reference;
+  if (const auto bytes = isa::read_whole_file(model_path);
+      bytes && compiler::model_format(*bytes) == compiler::ModelFormat::Tflite)
+    c.reference = "litert:cpu";  // TFLite's own runtime, as ONNX Runtime is ONNX's
   auto ref = make_backend(c.reference, config);
   if (const auto a = ref->availability(); !a.available) {
     c.reference_problem = fmt::format("{} is not available: {}", c.reference, a.reason);

@@ -1,4 +1,4 @@
-// ort:cpu, ort:qnn, ort:openvino: implemented in the Python bridge (backends/python_bridge/
+// ort:cpu, ort:qnn, ort:openvino and litert:cpu: implemented in the Python bridge (backends/python_bridge/
 // onnxruntime_backend.cpp explains why through Python), which is loaded here on first use.
 // When the bridge cannot load, the back end is still listed, as not available and why.
 #include <stdexcept>
@@ -38,6 +38,16 @@ std::unique_ptr<InferenceBackend> make_onnxruntime_backend(const std::string& de
     return std::make_unique<UnavailableBackend>("ort:" + device, e.what());
   }
   return std::unique_ptr<InferenceBackend>(make(device.c_str()));
+}
+
+std::unique_ptr<InferenceBackend> make_litert_backend() {
+  MakeLiteRtBackendFn* make = nullptr;
+  try {
+    make = runtime::python_bridge_function<MakeLiteRtBackendFn>(kMakeLiteRtBackend);
+  } catch (const std::exception& e) {
+    return std::make_unique<UnavailableBackend>("litert:cpu", e.what());
+  }
+  return std::unique_ptr<InferenceBackend>(make());
 }
 
 }  // namespace npu::backends

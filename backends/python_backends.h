@@ -10,6 +10,10 @@ namespace npu::backends {
 using MakeOnnxRuntimeBackendFn = InferenceBackend*(const char* device);
 constexpr const char* kMakeOnnxRuntimeBackend = "npusim_make_onnxruntime_backend";
 
+// litert:cpu; the caller owns the result.
+using MakeLiteRtBackendFn = InferenceBackend*();
+constexpr const char* kMakeLiteRtBackend = "npusim_make_litert_backend";
+
 // The openvino wheel's libs/ directory: true and `dir`, or false and the reason.
 using OpenVinoPackageLibDirFn = bool(std::string* dir, std::string* why_not);
 constexpr const char* kOpenVinoPackageLibDir = "npusim_openvino_package_lib_dir";

@@ -15,6 +15,9 @@ std::unique_ptr<runtime::CpuExecutor> make_onnxruntime_cpu_executor();
 // ort:cpu, ort:qnn, ort:openvino; `device` is "cpu", "qnn" or "openvino".
 std::unique_ptr<backends::InferenceBackend> make_onnxruntime_backend(const std::string& device);
 
+// litert:cpu: LiteRT's Interpreter on a .tflite file.
+std::unique_ptr<backends::InferenceBackend> make_litert_backend();
+
 // The installed openvino wheel's libs/ directory, found without importing the package (its
 // import would load a second copy of the runtime through the Python bindings). False, with
 // the reason in `why_not`, when there is none.

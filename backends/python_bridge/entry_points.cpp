@@ -19,6 +19,8 @@ backends::InferenceBackend* npusim_make_onnxruntime_backend(const char* device) 
   return python_bridge::make_onnxruntime_backend(device).release();
 }
 
+backends::InferenceBackend* npusim_make_litert_backend() { return python_bridge::make_litert_backend().release(); }
+
 bool npusim_openvino_package_lib_dir(std::string* dir, std::string* why_not) {
   return python_bridge::openvino_package_lib_dir(dir, why_not);
 }
@@ -31,6 +33,7 @@ __attribute__((visibility("default"))) void* npusim_python_bridge_lookup(const c
   static const Entry entries[] = {
       {runtime::kMakeOnnxRuntimeExecutor, reinterpret_cast<void*>(&npusim_make_onnxruntime_executor)},
       {backends::kMakeOnnxRuntimeBackend, reinterpret_cast<void*>(&npusim_make_onnxruntime_backend)},
+      {backends::kMakeLiteRtBackend, reinterpret_cast<void*>(&npusim_make_litert_backend)},
       {backends::kOpenVinoPackageLibDir, reinterpret_cast<void*>(&npusim_openvino_package_lib_dir)},
   };
   for (const auto& e : entries)
@@ -42,4 +45,5 @@ __attribute__((visibility("default"))) void* npusim_python_bridge_lookup(const c
 
 static_assert(std::is_same_v<decltype(npusim_make_onnxruntime_executor), runtime::MakeOnnxRuntimeExecutorFn>);
 static_assert(std::is_same_v<decltype(npusim_make_onnxruntime_backend), backends::MakeOnnxRuntimeBackendFn>);
+static_assert(std::is_same_v<decltype(npusim_make_litert_backend), backends::MakeLiteRtBackendFn>);
 static_assert(std::is_same_v<decltype(npusim_openvino_package_lib_dir), backends::OpenVinoPackageLibDirFn>);

@@ -13,6 +13,8 @@ const char* elem_type_name(int t) {
     case kInt8: return "int8";
     case kInt32: return "int32";
     case kInt64: return "int64";
+    case 5: return "int16";
+    case 4: return "uint16";
     case kBool: return "bool";
     case kFloat16: return "float16";
     case kDouble: return "float64";

@@ -54,7 +54,7 @@ TEST_CASE("every advertised backend name makes a backend and unknown names list 
   CHECK(npu::backends::make_backend("openvino:npu", npu::HardwareConfig{})->name() == "openvino:NPU");
   CHECK_THROWS_WITH(npu::backends::make_backend("cuda:0", npu::HardwareConfig{}),
                     "unknown device 'cuda:0' (devices: sim, openvino:NPU, openvino:GPU, openvino:CPU, ort:cpu, "
-                    "ort:qnn, ort:openvino)");
+                    "ort:qnn, ort:openvino, litert:cpu)");
 }
 
 TEST_CASE("median and nearest-rank p90 of run times", "[devices]") {

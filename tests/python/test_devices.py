@@ -98,7 +98,7 @@ def three_conv_cnn(tmp_path_factory):
 def test_devices_lists_every_backend_with_a_reason(npusim):
     r = npusim("devices")
     assert r.code == 0, r.err
-    for name in ["sim", "openvino:NPU", "openvino:GPU", "openvino:CPU", "ort:cpu", "ort:qnn", "ort:openvino"]:
+    for name in ["sim", "openvino:NPU", "openvino:GPU", "openvino:CPU", "ort:cpu", "ort:qnn", "ort:openvino", "litert:cpu"]:
         line = next(l for l in r.out.splitlines() if l.startswith(name + " "))
         assert "available" in line
         if "not available" in line:

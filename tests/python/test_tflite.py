@@ -180,3 +180,21 @@ def test_a_malformed_file_is_one_line_naming_it(tmp_path, tflite):
                           "not a valid TFLite model")
     assert_one_line_error(run_npusim("compile", tflite("cnn_float"), "-c", CONFIG, "--input-shape", "input=1x32x32x3",
                                      "-o", tmp_path / "x.npuprog"), "cnn_float.tflite", "--input-shape")
+
+
+def test_compare_takes_litert_as_the_reference_for_tflite(tmp_path, tflite):
+    """`npusim compare` of a .tflite file checks every device's outputs against LiteRT (litert:cpu),
+    and litert:cpu is a device of its own."""
+    import json
+    out = tmp_path / "cmp.json"
+    r = run_npusim("compare", tflite("cnn_float"), "-c", CONFIG, "--device", "litert:cpu", "--runs", "1", "--warmup", "0",
+                   "--json", out)
+    assert r.code == 0, r.err
+    report = json.loads(out.read_text())
+    assert report["reference"] == "litert:cpu"
+    by_device = {d["device"]: d for d in report["devices"]}
+    assert set(by_device) == {"sim", "litert:cpu"}
+    # litert:cpu against itself: identical; the simulated INT8 NPU within INT8's error
+    assert [o["output"] for o in by_device["sim"]["outputs"]] == ["probs", "seg"], by_device["sim"]["outputs"]
+    assert all(o["max_abs_error"] == 0 for o in by_device["litert:cpu"]["outputs"])
+    assert all(o["cosine"] >= 0.99 for o in by_device["sim"]["outputs"]), by_device["sim"]["outputs"]
