@@ -183,6 +183,7 @@ bool rule(ShapeContext& c) {
   }
   if (op == "Gather") {
     const Tensor* idx = c.in(1);
+    if (!idx) throw CompileError(c.where() + ": Gather needs indices");
     const auto axis = axis_in(c, n.get_int("axis", 0), xs.size());
     Shape s(xs.begin(), xs.begin() + axis);
     s.insert(s.end(), idx->shape.begin(), idx->shape.end());
@@ -191,6 +192,7 @@ bool rule(ShapeContext& c) {
     return true;
   }
   if (op == "GatherElements") {
+    if (!c.in(1)) throw CompileError(c.where() + ": GatherElements needs indices");
     c.set(0, c.in(1)->shape, xt);
     return true;
   }
@@ -235,6 +237,7 @@ bool rule(ShapeContext& c) {
     return true;
   }
   if (op == "Where") {
+    if (!c.in(1) || !c.in(2)) throw CompileError(c.where() + ": Where needs a condition and two values");
     Shape s = broadcast_shapes(broadcast_shapes(xs, c.in(1)->shape, c.where()), c.in(2)->shape, c.where());
     c.set(0, s, c.in(1)->elem_type);
     return true;

@@ -787,7 +787,9 @@ void translate_operator(Builder& b, const Operator& op, Variables& variables) {
     case T::BuiltinOperator_LOGICAL_AND: return elementwise(b, op, "And");
     case T::BuiltinOperator_LOGICAL_OR: return elementwise(b, op, "Or");
     case T::BuiltinOperator_SELECT:
-    case T::BuiltinOperator_SELECT_V2: return elementwise(b, op, "Where");
+    case T::BuiltinOperator_SELECT_V2:
+      for (std::size_t k = 0; k < 3; ++k) required(op, k);
+      return elementwise(b, op, "Where");
     case T::BuiltinOperator_SQUARED_DIFFERENCE: {
       AxisOrder order;
       const std::string d = elementwise_value(b, op, "Sub", order);
