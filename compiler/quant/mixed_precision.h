@@ -6,7 +6,9 @@
 // without one, by sensitivity alone. The shortest prefix of the ranking that reaches the target
 // is found by bisection (what promoting one at a time finds when accuracy grows with each
 // promotion), each candidate measured with the quantisation simulator over all samples; then
-// a backward pass drops the promotions the target does not need, the costliest first.
+// a backward pass drops the promotions the target does not need, the costliest first. With four
+// or more calibration samples a quarter is held out: the search aims at the target with a margin
+// (a quarter of the allowed error, or 1 dB), and the held-out samples must meet the target.
 #pragma once
 #include <functional>
 #include <memory>
@@ -30,6 +32,12 @@ struct MixedPrecisionChoice {
   // With a cost model: its estimate of the program's NPU cycles with only the forced layers in
   // fp16, and with the chosen ones too (0 without a cost model).
   double estimated_int8_cycles = 0, estimated_cycles = 0;
+  std::vector<std::string> ranking;   // the order the search promotes candidates in
+  // Samples held out of the search (0: fewer than four), the agreement on them with the layers
+  // chosen, and how many layers were promoted beyond the search's choice to meet the target there.
+  std::size_t held_out_samples = 0;
+  ModelAgreement held_out;
+  std::size_t added_for_held_out = 0;
 };
 
 // What promoting layers to fp16 costs in NPU cycles: the back end's PrecisionCostModel

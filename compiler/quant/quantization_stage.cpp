@@ -101,6 +101,15 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
     if (std::find(record.fp16_layers.begin(), record.fp16_layers.end(), n.name) != record.fp16_layers.end())
       n.set_string("precision", "fp16");
   detail += "; " + std::to_string(record.fp16_layers.size()) + " layer(s) in fp16";
+  if (choice.held_out_samples > 0)
+    detail += "; " + describe(choice.held_out, target) + " on " + std::to_string(choice.held_out_samples) +
+              " held-out sample(s)" +
+              (choice.added_for_held_out ? " (" + std::to_string(choice.added_for_held_out) + " layer(s) added to reach it)" : "") +
+              (choice.target_met ? "" : ", below the target");
+  if (!choice.target_met)
+    model.warnings.push_back("--accuracy-target " + accuracy_target_text(target) + " is met on the calibration samples but not on the " +
+                             std::to_string(choice.held_out_samples) + " held out of the search (" + describe(choice.held_out, target) +
+                             " with every fp16-capable layer promoted): give more representative --calib data");
   if (choice.estimated_int8_cycles > 0) {
     char cost[96];
     std::snprintf(cost, sizeof cost, " (cost model: %+.1f %% NPU cycles against all int8, %zu evaluations)",
