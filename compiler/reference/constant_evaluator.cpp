@@ -15,6 +15,15 @@
 namespace npu::compiler {
 namespace {
 
+// Truncated toward zero like a cast, but defined for every float: NaN is 0, out-of-range values
+// saturate (a file's constants may hold anything).
+std::int64_t to_int64(float x) {
+  if (std::isnan(x)) return 0;
+  if (x >= 9.2233720368547758e18f) return std::numeric_limits<std::int64_t>::max();
+  if (x <= -9.2233720368547758e18f) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(x);
+}
+
 bool is_int_type(int t) {
   return t == kInt64 || t == kInt32 || t == kInt8 || t == kUint8 || t == kBool || t == 4 || t == 5 || t == 12 || t == 13;
 }
@@ -36,7 +45,7 @@ Value from_tensor(const Tensor& t) {
     v.i.shape = t.shape;
     if (!t.ints.empty() || t.floats.empty()) v.i.data = t.ints;
     else
-      for (float x : t.floats) v.i.data.push_back(static_cast<std::int64_t>(x));
+      for (float x : t.floats) v.i.data.push_back(to_int64(x));
   } else {
     v.f = constant_as_float(t);
   }
@@ -60,7 +69,7 @@ IntTensor to_ints(const Value& v) {
   if (v.integer()) return v.i;
   IntTensor t;
   t.shape = v.f.shape;
-  for (float x : v.f.data) t.data.push_back(static_cast<std::int64_t>(x));
+  for (float x : v.f.data) t.data.push_back(to_int64(x));
   return t;
 }
 FloatTensor to_floats(const Value& v) {
@@ -471,7 +480,7 @@ bool fold_node(const Graph& g, const Node& n, std::vector<Tensor>& outputs) {
                      ? g.tensor(n.outputs[o]).elem_type : kFloat;
       if (is_int_type(type)) {
         IntTensor t{results[o].shape, {}};
-        for (float v : results[o].data) t.data.push_back(static_cast<std::int64_t>(std::llround(v)));
+        for (float v : results[o].data) t.data.push_back(to_int64(std::round(v)));
         out.push_back(make_int(std::move(t), type));
       } else {
         out.push_back(make_float(std::move(results[o]), is_float_type(type) ? type : kFloat));
