@@ -29,11 +29,16 @@ namespace {
 // (CPU fallback), and the compiler's internal ops.
 bool runnable_domain(const std::string& d) {
   return d.empty() || d == "ai.onnx" || d == "npusim" || d == "ai.onnx.ml" || d == "com.microsoft" ||
-         d == "ai.onnx.preview.training";
+         d == "ai.onnx.preview.training" || d == kTfliteOnlyDomain;
 }
 
 // An op nobody can run is one line naming the node, before anything is planned around it.
-void check_runnable(const Graph& g) {
+void check_runnable(const Graph& g, std::vector<std::string>* warnings) {
+  for (const auto& n : g.nodes)
+    if (n.domain == kTfliteOnlyDomain && warnings)
+      warnings->push_back(g.source + ": node '" + n.name + "' (TFLite " + n.op_type +
+                          ") has no ONNX equivalent: it is placed on the CPU and timed by its output size; a timing-only "
+                          "run works, a functional run stops at it");
   for (const auto& n : g.nodes) {
     if (!runnable_domain(n.domain))
       throw CompileError(g.source + ": node '" + n.name + "' (" + n.op_type + ") is of domain '" + n.domain +
@@ -83,7 +88,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   }
   if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear"; }))
     pipeline.run("qdq-import", g, import_qdq);
-  check_runnable(g);
+  check_runnable(g, warnings);
   report_dynamic_shapes(g, options, warnings);
   if (std::any_of(g.nodes.begin(), g.nodes.end(), is_recurrent))
     pipeline.run("recurrent-lowering", g, lower_recurrent_layers);

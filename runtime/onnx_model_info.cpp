@@ -50,6 +50,14 @@ OnnxModelInfo read_onnx_model_info(const std::vector<std::uint8_t>& model_bytes,
   return info;
 }
 
+std::string tflite_only_node(const std::vector<std::uint8_t>& model_bytes) {
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()))) return "";
+  for (const auto& n : model.graph().node())
+    if (n.domain() == compiler::kTfliteOnlyDomain) return "node '" + n.name() + "' (TFLite " + n.op_type() + ")";
+  return "";
+}
+
 OnnxModelInfo read_tflite_model_info(const std::vector<std::uint8_t>& model_bytes, const std::string& origin) {
   const compiler::Graph g = compiler::import_tflite_bytes(model_bytes, origin);
   auto describe = [&](const std::string& name) {

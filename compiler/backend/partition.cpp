@@ -26,6 +26,7 @@ std::string batch_one(const Graph& g, const Node& n) {
 
 std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
   const std::string& op = n.op_type;
+  if (n.domain == kTfliteOnlyDomain) return "a TFLite op with no ONNX equivalent: only LiteRT runs it (npusim times it, cannot execute it)";
   if (!n.domain.empty() && n.domain != "npusim") return "domain '" + n.domain + "' is not an NPU op set";
   // Control flow the front end could not fold (frontend/if_folding.cpp, --input-value).
   if (op == "If")

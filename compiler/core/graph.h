@@ -67,10 +67,13 @@ struct Attribute {
   std::string onnx_bytes;  // Opaque: a serialized onnx::AttributeProto kept for re-export
 };
 
+// The domain of a TFLite operator with no ONNX equivalent (frontend/tflite/): only LiteRT runs it.
+constexpr const char* kTfliteOnlyDomain = "tflite";
+
 struct Node {
   std::string name;
   std::string op_type;
-  std::string domain;                  // "" = ONNX, "npusim" = fused NPU layer
+  std::string domain;                  // "" = ONNX, "npusim" = fused NPU layer, kTfliteOnlyDomain
   std::vector<std::string> inputs;     // "" = absent optional input
   std::vector<std::string> outputs;
   std::map<std::string, Attribute> attributes;

@@ -745,6 +745,30 @@ void mediapipe_transpose_conv(Builder& b, const Operator& op) {
   transpose_conv(b, op, required(op, 0), required(op, 1), op.input(2), params[0] == 1, params[1], params[2], 0);
 }
 
+// An operator with no ONNX equivalent (a custom op such as TFLite_Detection_PostProcess, SVDF,
+// WHILE): one node of domain "tflite" with the file's output shapes, which the partition places
+// on the CPU and the time model charges by its output size. Nothing executes it: a timing-only
+// run works, a functional run stops at it with a line naming it.
+void opaque(Builder& b, const Operator& op, const std::string& name) {
+  if (name.empty()) fail(op, "an operator without a name");
+  std::vector<std::string> inputs, outputs;
+  for (int t : op.inputs) {
+    if (t < 0) {
+      inputs.emplace_back();
+    } else if (b.info(t).elem_type < 0) {
+      inputs.emplace_back();  // a resource handle: nothing to pass on
+    } else {
+      inputs.push_back(b.value(t));
+    }
+  }
+  for (int t : op.outputs) {
+    if (t < 0) fail(op, "an output index is negative");
+    outputs.push_back(b.fresh_value(t, {}, "/" + name));
+  }
+  b.add(name, inputs, outputs, outputs.empty() ? name : outputs[0]).domain = kTfliteOnlyDomain;
+  for (std::size_t i = 0; i < outputs.size(); ++i) b.define(op.outputs[i], outputs[i]);
+}
+
 }  // namespace
 
 void translate_operator(Builder& b, const Operator& op, Variables& variables) {
@@ -1028,9 +1052,9 @@ void translate_operator(Builder& b, const Operator& op, Variables& variables) {
     case T::BuiltinOperator_CALL_ONCE: return;  // initialises the variables, which are inputs here
     case T::BuiltinOperator_CUSTOM:
       if (op.custom_code == "Convolution2DTransposeBias") return mediapipe_transpose_conv(b, op);
-      fail(op, "custom op '" + op.custom_code + "' is not supported");
+      return opaque(b, op, op.custom_code);
     default:
-      fail(op, "this operator is not supported by npusim's TFLite importer");
+      return opaque(b, op, tflite::EnumNameBuiltinOperator(static_cast<tflite::BuiltinOperator>(op.code)));
   }
 }
 

@@ -1,7 +1,9 @@
 #include "compiler/frontend/tflite/tflite_tensors.h"
 
+#include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 
 namespace npu::compiler::tflite_import {
@@ -221,7 +223,12 @@ std::vector<TensorInfo> read_tensors(const std::vector<std::uint8_t>& file, cons
         throw CompileError(where + ": " + std::to_string(info.scales.size()) + " scales do not match quantized_dimension " +
                            std::to_string(info.quant_axis) + " of shape " + shape_string(info.shape));
       for (float s : info.scales)
-        if (!(s > 0.0f)) throw CompileError(where + ": quantisation scale " + std::to_string(s) + " is not positive");
+        if (!(s > 0.0f) || !std::isfinite(s)) throw CompileError(where + ": quantisation scale " + std::to_string(s) + " is not a positive number");
+      for (auto z : info.zero_points)  // within the quantised type's own range (int32 biases, int8 values, ...)
+        if (z < std::numeric_limits<std::int32_t>::min() || z > std::numeric_limits<std::int32_t>::max() ||
+            (info.elem_type == kInt8 && (z < -128 || z > 127)) || (info.elem_type == kUint8 && (z < 0 || z > 255)))
+          throw CompileError(where + ": zero point " + std::to_string(z) + " is outside the range of its " +
+                             elem_type_name(info.elem_type) + " values");
     }
     // Bounded before anything is allocated by it: the file's shapes are not trusted.
     const std::int64_t most = static_cast<std::int64_t>(max_tensor_bytes / 4);
