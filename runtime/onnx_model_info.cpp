@@ -50,11 +50,13 @@ OnnxModelInfo read_onnx_model_info(const std::vector<std::uint8_t>& model_bytes,
   return info;
 }
 
-std::string tflite_only_node(const std::vector<std::uint8_t>& model_bytes) {
+std::string tflite_operator_model(const std::vector<std::uint8_t>& model_bytes) {
   onnx::ModelProto model;
-  if (!model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()))) return "";
-  for (const auto& n : model.graph().node())
-    if (n.domain() == compiler::kTfliteOnlyDomain) return "node '" + n.name() + "' (TFLite " + n.op_type() + ")";
+  if (!model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size())) || model.graph().node_size() != 1) return "";
+  const auto& n = model.graph().node(0);
+  if (n.domain() != compiler::kTfliteOnlyDomain) return "";
+  for (const auto& a : n.attribute())
+    if (a.name() == "tflite_model") return a.s();
   return "";
 }
 

@@ -17,9 +17,10 @@ struct OnnxModelInfo {
 // Throws "<origin>: <what is wrong>" when the bytes are not an ONNX model.
 OnnxModelInfo read_onnx_model_info(const std::vector<std::uint8_t>& model_bytes, const std::string& origin);
 OnnxModelInfo read_tflite_model_info(const std::vector<std::uint8_t>& model_bytes, const std::string& origin);
-// "node 'x' (TFLite Y)" for the first node of a CPU step's model that only LiteRT runs
-// (compiler/core/graph.h kTfliteOnlyDomain), or "" when there is none.
-std::string tflite_only_node(const std::vector<std::uint8_t>& model_bytes);
+// A CPU step's model that is one operator only LiteRT runs (compiler/core/graph.h
+// kTfliteOnlyDomain): that operator as a .tflite model (its "tflite_model" attribute); empty
+// for any other step.
+std::string tflite_operator_model(const std::vector<std::uint8_t>& model_bytes);
 // The file's format is told by its contents (compiler/frontend/model_import.h): ONNX or TFLite.
 OnnxModelInfo read_onnx_model_file_info(const std::string& path);
 

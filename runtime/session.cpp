@@ -10,7 +10,6 @@
 #include "runtime/compiled_model_io.h"
 #include "runtime/input_check.h"
 #include "runtime/input_placement.h"
-#include "runtime/onnx_model_info.h"
 #include "runtime/sim_totals.h"
 #include "runtime/tensor_conversion.h"
 
@@ -75,10 +74,6 @@ class Run {
     if (options_.timing_only) {
       for (const auto& name : step.outputs) host_[name] = HostTensor{};  // present, contents unknown
     } else {
-      if (const std::string node = tflite_only_node(step.onnx_model); !node.empty())
-        throw std::runtime_error(fmt::format("CPU step {}: {} has no ONNX equivalent and only LiteRT runs it; npusim "
-                                             "times it but cannot execute it (--timing-only gives the latency)",
-                                             index, node));
       auto outputs = cpu_.run(index, step, inputs);
       for (std::size_t i = 0; i < step.outputs.size(); ++i) host_[step.outputs[i]] = std::move(outputs.at(i));
     }

@@ -30,7 +30,8 @@ Models:
                      peephole/projection, variable state tensors) + FULLY_CONNECTED keep_num_dims.
   bilstm             BIDIRECTIONAL_SEQUENCE_LSTM ([1,12,16], 24 cells each way, merged outputs).
   misc_ops           EMBEDDING_LOOKUP, GATHER_ND, ADD_N, REVERSE_V2, CUMSUM, L2_POOL_2D,
-                     LOCAL_RESPONSE_NORMALIZATION, TOPK_V2.
+                     LOCAL_RESPONSE_NORMALIZATION, TOPK_V2, and FLOOR_DIV (which npusim leaves
+                     to LiteRT).
   rnn                UNIDIRECTIONAL_SEQUENCE_RNN (the same shapes) + FULLY_CONNECTED keep_num_dims.
   streaming_state    frame [1,1,40] -> [1,16]: resource-variable state (CALL_ONCE of init subgraph
                      1, VAR_HANDLE "buffer", READ_VARIABLE, CONCATENATION, SLICE dropping the
@@ -704,7 +705,10 @@ def misc_ops():
                radius=2, bias=1.0, alpha=0.1, beta=0.75)
     values, indices = m.op("TOPK_V2", [m.reshape(lrn, [16, 16], name="lrn_rows"), m.ints("k", 3)],
                            [m.act("top_values", [16, 3]), m.tensor("top_indices", [16, 3], "INT32")])
-    m.outputs(picked, running, lrn, values, indices)
+    # FLOOR_DIV has no translation: one operator LiteRT runs for npusim's CPU step.
+    floored = m.op("FLOOR_DIV", [rows, m.const("divisor", np.full((12,), 0.7, np.float32))], [m.act("floored", [6, 12])],
+                   "FloorDivOptions")
+    m.outputs(picked, running, lrn, values, indices, floored)
     return m
 
 

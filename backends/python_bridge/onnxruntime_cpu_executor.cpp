@@ -1,5 +1,6 @@
 // CPU steps on ONNX Runtime's CPU provider, through the `onnxruntime` Python package (what
-// scripts/requirements.txt installs; no registry reachable here ships ORT's C headers).
+// scripts/requirements.txt installs; no registry reachable here ships ORT's C headers), and a
+// step that is one TFLite operator with no ONNX equivalent on LiteRT (ai-edge-litert).
 #include <map>
 #include <stdexcept>
 
@@ -9,6 +10,7 @@
 #include "backends/python_bridge/bridge.h"
 #include "backends/python_bridge/numpy_bridge.h"
 #include "backends/python_bridge/python_interpreter.h"
+#include "runtime/onnx_model_info.h"
 
 namespace py = pybind11;
 
@@ -21,17 +23,69 @@ namespace {
 class OnnxRuntimeExecutor : public runtime::CpuExecutor {
  public:
   ~OnnxRuntimeExecutor() override {
-    if (sessions_.empty()) return;
+    if (sessions_.empty() && interpreters_.empty()) return;
     py::gil_scoped_acquire gil;
     sessions_.clear();
+    interpreters_.clear();
   }
 
   std::string name() const override { return "onnxruntime"; }
+
+  // A TFLite operator with no ONNX equivalent: LiteRT's Interpreter on the operator alone. The
+  // step's values are float where the operator's tensors are quantised: quantised on the way
+  // in with the tensor's scale and zero point, dequantised on the way out.
+  std::vector<HostTensor> run_on_litert(std::size_t step_index, const container::CpuStep& step,
+                                        const std::vector<HostTensor>& inputs, const std::string& model) {
+    try {
+      auto it = interpreters_.find(step_index);
+      if (it == interpreters_.end()) {
+        py::object interpreter = py::module_::import("ai_edge_litert.interpreter")
+                                     .attr("Interpreter")(py::arg("model_content") = py::bytes(model));
+        interpreter.attr("allocate_tensors")();
+        it = interpreters_.emplace(step_index, std::move(interpreter)).first;
+      }
+      py::object& interpreter = it->second;
+      const py::module_ np = py::module_::import("numpy");
+      const py::list in_details = interpreter.attr("get_input_details")();
+      if (in_details.size() != inputs.size())
+        throw std::runtime_error(fmt::format("the operator takes {} inputs, the step gives {}", in_details.size(), inputs.size()));
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const py::dict d = in_details[i];
+        py::object x = to_numpy_array(inputs[i]);
+        const py::tuple q = d["quantization"];
+        const float scale = q[0].cast<float>();
+        if (scale > 0.0f) {
+          const py::object info = np.attr("iinfo")(d["dtype"]);
+          x = np.attr("clip")(np.attr("round")(x / py::float_(scale)) + q[1], info.attr("min"), info.attr("max"));
+        }
+        interpreter.attr("set_tensor")(d["index"], x.attr("astype")(d["dtype"]).attr("reshape")(d["shape"]));
+      }
+      interpreter.attr("invoke")();
+      const py::list out_details = interpreter.attr("get_output_details")();
+      std::vector<HostTensor> outputs;
+      for (std::size_t i = 0; i < step.outputs.size() && i < out_details.size(); ++i) {
+        const py::dict d = out_details[i];
+        py::object y = interpreter.attr("get_tensor")(d["index"]);
+        const py::tuple q = d["quantization"];
+        if (q[0].cast<float>() > 0.0f)
+          y = ((y.attr("astype")(np.attr("float32")) - q[1]) * q[0]).attr("astype")(np.attr("float32"));
+        outputs.push_back(from_numpy_array(y, "CPU step output " + step.outputs[i]));
+      }
+      return outputs;
+    } catch (const py::error_already_set& e) {
+      std::string what = e.what();
+      for (auto& c : what)
+        if (c == '\n') c = ' ';
+      throw std::runtime_error(fmt::format("CPU step {} (nodes {}): LiteRT failed: {}", step_index, nodes_text(step), what));
+    }
+  }
 
   std::vector<HostTensor> run(std::size_t step_index, const container::CpuStep& step,
                               const std::vector<HostTensor>& inputs) override {
     ensure_python_interpreter();
     py::gil_scoped_acquire gil;
+    if (const std::string tflite = runtime::tflite_operator_model(step.onnx_model); !tflite.empty())
+      return run_on_litert(step_index, step, inputs, tflite);
     try {
       py::object& session = session_for(step_index, step);
       py::dict feed;
@@ -55,6 +109,7 @@ class OnnxRuntimeExecutor : public runtime::CpuExecutor {
 
  private:
   std::map<std::size_t, py::object> sessions_;
+  std::map<std::size_t, py::object> interpreters_;
 
   static std::string nodes_text(const container::CpuStep& step) {
     std::string s;

@@ -121,8 +121,10 @@ std::vector<Fallback> assign_devices(Graph& g, Precision precision, bool strict)
 
 std::vector<StepNodes> group_steps(const Graph& g) {
   std::vector<StepNodes> steps;
+  // A node only LiteRT runs is a CPU step of its own (its executor runs that one op).
+  auto alone = [&](std::size_t i) { return g.nodes[i].domain == kTfliteOnlyDomain; };
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    if (steps.empty() || steps.back().device != g.nodes[i].device) {
+    if (steps.empty() || steps.back().device != g.nodes[i].device || alone(i) || (i > 0 && alone(i - 1))) {
       steps.emplace_back();
       steps.back().device = g.nodes[i].device;
     }

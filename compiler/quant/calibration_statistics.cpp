@@ -188,9 +188,7 @@ CalibrationStatistics collect_statistics(const Graph& g, const std::vector<Tenso
     unevaluated.unevaluated = [&](std::size_t k, const std::string& missing_input, const std::string& why) {
       const Node& n = g.nodes[k];
       std::string line;
-      if (missing_input.empty() && n.domain == kTfliteOnlyDomain) {
-        line = "calibration could not run '" + n.name + "' (TFLite " + n.op_type + "): only LiteRT runs it";
-      } else if (missing_input.empty()) {
+      if (missing_input.empty()) {
         line = "calibration could not run '" + n.name + "' (" + n.op_type + "): " + without_node_prefix(g, n, why) +
                (elsewhere ? "" : "; nothing else to run it on (the runtime lends ONNX Runtime as host_runner)");
       } else {

@@ -86,19 +86,21 @@ def test_float_models_run_whole_on_the_npu_and_match_litert(tmp_path, tflite, na
 
 def test_ops_without_an_npu_instruction_run_on_the_cpu_and_cost_only_themselves(tmp_path, tflite):
     """EMBEDDING_LOOKUP, GATHER_ND, REVERSE_V2, CUMSUM, LOCAL_RESPONSE_NORMALIZATION, TOPK_V2 run on
-    the CPU (ONNX Runtime, as the ops they become); L2_POOL_2D and ADD_N on the NPU; every output
-    is LiteRT's."""
+    the CPU (ONNX Runtime, as the ops they become), FLOOR_DIV on LiteRT (no translation); L2_POOL_2D
+    and ADD_N on the NPU; every output is LiteRT's."""
     path = tflite("misc_ops")
     r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "-o", tmp_path / "m.npuprog")
     assert r.code == 0, r.err
     fallbacks = [l for l in r.out.splitlines() if l.startswith("fallback")]
     assert not any("l2pool" in l or "total/" in l for l in fallbacks), fallbacks
     assert any("(LRN)" in l for l in fallbacks) and any("(CumSum)" in l for l in fallbacks), fallbacks
+    # FLOOR_DIV has no translation: the operator alone, run by LiteRT as a CPU step of its own
+    assert any("(FLOOR_DIV): a TFLite op with no ONNX equivalent" in l for l in fallbacks), fallbacks
     feeds = random_inputs(path)
     want = litert(path, feeds)
     got = npusim_run(tmp_path / "m.npuprog", feeds, tmp_path)
     np.testing.assert_array_equal(got("top_indices"), want["top_indices"])
-    for out in ("picked", "running", "lrn", "top_values"):
+    for out in ("picked", "running", "lrn", "top_values", "floored"):
         assert np.abs(got(out) - want[out]).max() <= 0.01 * max(1.0, np.abs(want[out]).max()), out
 
 

@@ -145,7 +145,7 @@ Graph import_tflite_bytes(const std::vector<std::uint8_t>& bytes, const std::str
   tflite_import::Variables variables;
   for (const auto& p : ops) {
     if (p.code < 0) continue;
-    tflite_import::Operator op{*p.op, p.code, p.custom, indices(p.op->inputs()), indices(p.op->outputs()), ""};
+    tflite_import::Operator op{*p.op, *model, bytes, p.code, p.custom, indices(p.op->inputs()), indices(p.op->outputs()), ""};
     const std::string first_output = !op.outputs.empty() && op.outputs[0] >= 0 && op.outputs[0] < static_cast<int>(tensors.size())
                                          ? tensors[static_cast<std::size_t>(op.outputs[0])].name
                                          : "";

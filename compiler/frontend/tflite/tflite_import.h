@@ -15,7 +15,9 @@
 //   graph input "state/<shared_name>" (its value before the call) and a graph output
 //   "state/<shared_name>/next" (its value after), which the caller feeds back. Variable tensors
 //   of LSTM/RNN ops start at zero.
-// A malformed file, an op or option the importer does not know, is a CompileError naming the file
+// - An operator with no translation is one node of domain kTfliteOnlyDomain that carries it as a
+//   model of its own, which LiteRT runs (tflite_single_op.h).
+// A malformed file, or an option the importer does not take, is a CompileError naming the file
 // and the operator (index, op and first output tensor).
 #pragma once
 #include <cstdint>

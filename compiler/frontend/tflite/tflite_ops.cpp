@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "compiler/frontend/tflite/tflite_single_op.h"
+
 namespace npu::compiler::tflite_import {
 namespace {
 
@@ -746,26 +748,29 @@ void mediapipe_transpose_conv(Builder& b, const Operator& op) {
 }
 
 // An operator with no ONNX equivalent (a custom op such as TFLite_Detection_PostProcess, SVDF,
-// WHILE): one node of domain "tflite" with the file's output shapes, which the partition places
-// on the CPU and the time model charges by its output size. Nothing executes it: a timing-only
-// run works, a functional run stops at it with a line naming it.
+// WHILE): one node of domain kTfliteOnlyDomain with the file's output shapes, carrying the
+// operator as a model of its own (attribute "tflite_model", tflite_single_op.h) that LiteRT runs
+// for the CPU step and for INT8 calibration. Its inputs are the operator's non-constant ones (the
+// constants travel inside that model), as floats: the CPU step quantises them where the
+// operator's tensors are quantised.
 void opaque(Builder& b, const Operator& op, const std::string& name) {
   if (name.empty()) fail(op, "an operator without a name");
   std::vector<std::string> inputs, outputs;
+  std::vector<int> fed;
   for (int t : op.inputs) {
-    if (t < 0) {
-      inputs.emplace_back();
-    } else if (b.info(t).elem_type < 0) {
-      inputs.emplace_back();  // a resource handle: nothing to pass on
-    } else {
-      inputs.push_back(b.value(t));
-    }
+    if (t < 0 || b.is_constant(t) || b.info(t).variable) continue;
+    if (b.info(t).elem_type < 0) fail(op, "an input is a resource handle, which only LiteRT's own graph can pass");
+    inputs.push_back(b.value(t));
+    fed.push_back(t);
   }
   for (int t : op.outputs) {
     if (t < 0) fail(op, "an output index is negative");
     outputs.push_back(b.fresh_value(t, {}, "/" + name));
   }
-  b.add(name, inputs, outputs, outputs.empty() ? name : outputs[0]).domain = kTfliteOnlyDomain;
+  const auto model = single_operator_model(op.file, op.model, op.op, fed, op.where);
+  Node& n = b.add(name, inputs, outputs, outputs.empty() ? name : outputs[0]);
+  n.domain = kTfliteOnlyDomain;
+  n.set_string("tflite_model", std::string(model.begin(), model.end()));
   for (std::size_t i = 0; i < outputs.size(); ++i) b.define(op.outputs[i], outputs[i]);
 }
 

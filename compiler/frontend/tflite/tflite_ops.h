@@ -1,6 +1,7 @@
 // One TFLite operator into IR nodes (ONNX-style ops): each builtin the importer takes, and
 // MediaPipe's Convolution2DTransposeBias custom op.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ struct Variables {
 
 struct Operator {
   const tflite::Operator& op;
+  const tflite::Model& model;            // the file's, for an operator copied out whole
+  const std::vector<std::uint8_t>& file;
   int code;                  // BuiltinOperator
   std::string custom_code;   // for CUSTOM
   std::vector<int> inputs;   // -1: absent optional input
