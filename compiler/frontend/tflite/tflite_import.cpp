@@ -1,6 +1,7 @@
 #include "compiler/frontend/tflite/tflite_import.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "compiler/frontend/opset_upgrade.h"
 #include "compiler/frontend/shape_inference.h"
@@ -160,6 +161,8 @@ Graph import_tflite_bytes(const std::vector<std::uint8_t>& bytes, const std::str
     } catch (const CompileError& e) {  // helpers that do not know the operator: name it here
       if (std::string(e.what()).rfind(origin, 0) == 0) throw;
       throw CompileError(op.where + ": " + e.what());
+    } catch (const std::out_of_range&) {  // a shape with fewer axes than the op reads
+      throw CompileError(op.where + ": an input or output has fewer dimensions than the operator needs");
     }
   }
 

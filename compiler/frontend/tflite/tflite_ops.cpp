@@ -465,6 +465,7 @@ void strided_slice(Builder& b, const Operator& op) {
 }
 
 void split(Builder& b, const Operator& op, int x, int axis_tensor) {
+  if (op.outputs.empty()) fail(op, "no outputs");
   const auto axis_values = b.constant_ints(axis_tensor);
   if (axis_values.size() != 1) fail(op, "axis must be one value");
   const int axis = normalise_axis(op, axis_values[0], b.rank(x));
@@ -482,6 +483,7 @@ void split(Builder& b, const Operator& op, int x, int axis_tensor) {
 }
 
 void pack(Builder& b, const Operator& op) {
+  if (op.inputs.empty()) fail(op, "no inputs");
   const int rank = b.rank(output(op));
   const auto* o = op.op.builtin_options_as_PackOptions();
   const int axis = normalise_axis(op, o ? o->axis() : 0, rank);
@@ -502,6 +504,7 @@ void pack(Builder& b, const Operator& op) {
 
 void unpack(Builder& b, const Operator& op) {
   const int x = required(op, 0);
+  if (op.outputs.empty()) fail(op, "no outputs");
   const int rank = b.rank(x);
   const auto* o = op.op.builtin_options_as_UnpackOptions();
   const int axis = normalise_axis(op, o ? o->axis() : 0, rank);
