@@ -10,6 +10,10 @@ namespace npu::compiler::tflite_import {
 std::vector<std::uint8_t> single_operator_model(const std::vector<std::uint8_t>& file, const tflite::Model& model,
                                                 const tflite::Operator& op, const std::vector<int>& inputs,
                                                 const std::string& where) {
+  // StableHLO options hold int64 vectors the verifier does not check for alignment; no
+  // translation reads them, and neither does this copy.
+  if (op.builtin_options_2_type() != tflite::BuiltinOptions2_NONE)
+    throw CompileError(where + ": StableHLO operators are not supported");
   const tflite::SubGraph& source = *model.subgraphs()->Get(0);
   tflite::ModelT out;
   out.version = 3;

@@ -1,6 +1,7 @@
 #include "compiler/frontend/tflite/tflite_tensors.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -212,7 +213,11 @@ std::vector<TensorInfo> read_tensors(const std::vector<std::uint8_t>& file, cons
     info.variable = t->is_variable();
     if (const auto* q = t->quantization()) {
       if (q->scale()) info.scales.assign(q->scale()->begin(), q->scale()->end());
-      if (const auto* zp = q->zero_point()) {  // the verifier aligns the vector to 4 bytes only: copy bytes
+      if (const auto* zp = q->zero_point()) {
+        // flatbuffers' verifier checks this vector's alignment to 4 bytes only; every writer aligns
+        // it to 8, and reading one that is not is undefined behaviour.
+        if (reinterpret_cast<std::uintptr_t>(zp->Data()) % alignof(std::int64_t) != 0)
+          throw CompileError(where + ": zero_point vector is not 8-byte aligned (not written by a flatbuffers builder)");
         info.zero_points.resize(zp->size());
         if (zp->size()) std::memcpy(info.zero_points.data(), zp->Data(), zp->size() * sizeof(std::int64_t));
       }
