@@ -15,14 +15,20 @@
 namespace npu::compiler {
 namespace {
 
-// Truncated toward zero like a cast, but defined for every float: NaN is 0, out-of-range values
-// saturate (a file's constants may hold anything).
-std::int64_t to_int64(float x) {
-  if (std::isnan(x)) return 0;
-  if (x >= 9.2233720368547758e18f) return std::numeric_limits<std::int64_t>::max();
-  if (x <= -9.2233720368547758e18f) return std::numeric_limits<std::int64_t>::min();
-  return static_cast<std::int64_t>(x);
+// Truncated toward zero like ONNX Runtime's Cast, but defined for every value: NaN is 0,
+// out-of-range values saturate (a file's constants may hold anything).
+std::int64_t saturating_cast(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9.2233720368547758e18) return std::numeric_limits<std::int64_t>::max();
+  if (v <= -9.2233720368547758e18) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(v);
 }
+
+// int64 arithmetic wraps (two's complement), as ONNX Runtime's does, instead of overflowing.
+std::int64_t wrap(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+std::int64_t wrapping_add(std::int64_t a, std::int64_t b) { return wrap(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b)); }
+std::int64_t wrapping_sub(std::int64_t a, std::int64_t b) { return wrap(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b)); }
+std::int64_t wrapping_mul(std::int64_t a, std::int64_t b) { return wrap(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b)); }
 
 bool is_int_type(int t) {
   return t == kInt64 || t == kInt32 || t == kInt8 || t == kUint8 || t == kBool || t == 4 || t == 5 || t == 12 || t == 13;
@@ -45,7 +51,7 @@ Value from_tensor(const Tensor& t) {
     v.i.shape = t.shape;
     if (!t.ints.empty() || t.floats.empty()) v.i.data = t.ints;
     else
-      for (float x : t.floats) v.i.data.push_back(to_int64(x));
+      for (float x : t.floats) v.i.data.push_back(saturating_cast(x));
   } else {
     v.f = constant_as_float(t);
   }
@@ -69,7 +75,7 @@ IntTensor to_ints(const Value& v) {
   if (v.integer()) return v.i;
   IntTensor t;
   t.shape = v.f.shape;
-  for (float x : v.f.data) t.data.push_back(to_int64(x));
+  for (float x : v.f.data) t.data.push_back(saturating_cast(x));
   return t;
 }
 FloatTensor to_floats(const Value& v) {
@@ -82,24 +88,20 @@ FloatTensor to_floats(const Value& v) {
 
 std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
   if (b == 0) throw std::invalid_argument("integer Mod by zero");
+  if (b == -1) return 0;  // INT64_MIN % -1 overflows
   std::int64_t r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
 
 std::int64_t int_pow(std::int64_t a, std::int64_t b) {
-  if (b < 0) return a == 1 ? 1 : 0;
+  if (b < 0) return a == 1 ? 1 : (a == -1 ? (b % 2 ? -1 : 1) : 0);
   std::int64_t r = 1;
-  for (std::int64_t k = 0; k < b; ++k) r *= a;
+  for (; b > 0; b >>= 1, a = wrapping_mul(a, a))  // by squaring: an exponent of 2^62 is 62 steps
+    if (b & 1) r = wrapping_mul(r, a);
   return r;
 }
 
-std::int64_t saturating_cast(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 9.2233720368547758e18) return std::numeric_limits<std::int64_t>::max();
-  if (v <= -9.2233720368547758e18) return std::numeric_limits<std::int64_t>::min();
-  return static_cast<std::int64_t>(v);  // truncates toward zero, as ONNX Runtime's Cast
-}
 
 // Applies `f` to the data of v, in its own element type (int64 or float).
 template <typename F>
@@ -218,9 +220,11 @@ class Folder {
     if (s.integer()) {
       const std::int64_t start = s.i.data.at(0), limit = l.i.data.at(0), delta = d.i.data.at(0);
       if (delta == 0) throw std::invalid_argument("Range delta is 0");
-      std::int64_t n = std::max<std::int64_t>(0, (limit - start + delta + (delta > 0 ? -1 : 1)) / delta);
+      const __int128 count = std::max<__int128>(0, (static_cast<__int128>(limit) - start + delta + (delta > 0 ? -1 : 1)) / delta);
+      if (count > (std::int64_t{1} << 28)) throw std::invalid_argument("Range of more than 2^28 elements");
+      const auto n = static_cast<std::int64_t>(count);
       IntTensor t{{n}, {}};
-      for (std::int64_t k = 0; k < n; ++k) t.data.push_back(start + k * delta);
+      for (std::int64_t k = 0; k < n; ++k) t.data.push_back(wrapping_add(start, wrapping_mul(k, delta)));
       return make_int(t, s.elem_type);
     }
     const double start = s.f.data.at(0), limit = l.f.data.at(0), delta = d.f.data.at(0);
@@ -305,15 +309,17 @@ class Folder {
       acc = make_int(broadcast_binary<std::int64_t, std::int64_t, std::int64_t>(
                          acc.i, b.i, out_shape(acc.i.shape, b.i.shape),
                          [&](std::int64_t x, std::int64_t y) -> std::int64_t {
-                           if (op == "Add" || op == "Sum") return x + y;
-                           if (op == "Sub") return x - y;
-                           if (op == "Mul") return x * y;
+                           if (op == "Add" || op == "Sum") return wrapping_add(x, y);
+                           if (op == "Sub") return wrapping_sub(x, y);
+                           if (op == "Mul") return wrapping_mul(x, y);
                            if (op == "Div") {
                              if (y == 0) throw std::invalid_argument("integer division by zero");
+                             if (y == -1) return wrapping_sub(0, x);  // INT64_MIN / -1 wraps
                              return x / y;  // truncates toward zero, as ONNX Runtime does
                            }
                            if (op == "Mod") {
                              if (y == 0) throw std::invalid_argument("integer Mod by zero");
+                             if (y == -1) return 0;
                              return fmod ? x % y : floor_mod(x, y);
                            }
                            if (op == "Pow") return int_pow(x, y);
@@ -329,7 +335,7 @@ class Folder {
     const Value& x = need(0);
     if (!x.integer()) throw std::invalid_argument("float operand");
     IntTensor t = x.i;
-    for (auto& v : t.data) v = op == "Neg" ? -v : op == "Abs" ? std::abs(v) : (v > 0) - (v < 0);
+    for (auto& v : t.data) v = op == "Neg" ? wrapping_sub(0, v) : op == "Abs" ? (v < 0 ? wrapping_sub(0, v) : v) : (v > 0) - (v < 0);
     return make_int(t, x.elem_type);
   }
 
@@ -363,8 +369,8 @@ class Folder {
                                            : std::numeric_limits<std::int64_t>::max();
     return make_int(reduce<std::int64_t, std::int64_t>(x.i, axes, keep, init,
                                                       [&](std::int64_t a, std::int64_t v) {
-                                                        if (op == "ReduceProd") return a * v;
-                                                        if (op == "ReduceSum") return a + v;
+                                                        if (op == "ReduceProd") return wrapping_mul(a, v);
+                                                        if (op == "ReduceSum") return wrapping_add(a, v);
                                                         if (op == "ReduceMax") return std::max(a, v);
                                                         return std::min(a, v);
                                                       }),
@@ -480,7 +486,7 @@ bool fold_node(const Graph& g, const Node& n, std::vector<Tensor>& outputs) {
                      ? g.tensor(n.outputs[o]).elem_type : kFloat;
       if (is_int_type(type)) {
         IntTensor t{results[o].shape, {}};
-        for (float v : results[o].data) t.data.push_back(to_int64(std::round(v)));
+        for (float v : results[o].data) t.data.push_back(saturating_cast(std::round(v)));
         out.push_back(make_int(std::move(t), type));
       } else {
         out.push_back(make_float(std::move(results[o]), is_float_type(type) ? type : kFloat));
