@@ -9,20 +9,12 @@
 #include "compiler/core/node_parameters.h"
 #include "compiler/reference/float_evaluator.h"
 #include "compiler/reference/node_geometry.h"
+#include "compiler/reference/saturating_cast.h"
 #include "compiler/reference/shape_rules.h"
 #include "isa/fp16.h"
 
 namespace npu::compiler {
 namespace {
-
-// Truncated toward zero like ONNX Runtime's Cast, but defined for every value: NaN is 0,
-// out-of-range values saturate (a file's constants may hold anything).
-std::int64_t saturating_cast(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 9.2233720368547758e18) return std::numeric_limits<std::int64_t>::max();
-  if (v <= -9.2233720368547758e18) return std::numeric_limits<std::int64_t>::min();
-  return static_cast<std::int64_t>(v);
-}
 
 // int64 arithmetic wraps (two's complement), as ONNX Runtime's does, instead of overflowing.
 std::int64_t wrap(std::uint64_t v) { return static_cast<std::int64_t>(v); }

@@ -7,6 +7,7 @@
 #include "compiler/core/node_parameters.h"
 #include "compiler/reference/float_evaluator_checks.h"
 #include "compiler/reference/float_kernels.h"
+#include "compiler/reference/saturating_cast.h"
 
 namespace npu::compiler {
 namespace {
@@ -60,7 +61,7 @@ IntTensor EvalNode::as_ints(std::size_t i) const {
   IntTensor t;
   t.shape = f.shape;
   t.data.reserve(f.data.size());
-  for (float v : f.data) t.data.push_back(static_cast<std::int64_t>(v));
+  for (float v : f.data) t.data.push_back(saturating_cast(v));
   return t;
 }
 

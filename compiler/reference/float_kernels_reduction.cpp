@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "compiler/reference/float_kernels.h"
+#include "compiler/reference/saturating_cast.h"
 
 namespace npu::compiler {
 namespace {
@@ -154,7 +155,7 @@ FloatOutputs softmax_kernel(const EvalNode& e) {
 FloatOutputs cumsum(const EvalNode& e) {
   const FloatTensor& x = e.need(0);
   if (e.need(1).data.empty()) e.fail("axis is empty");
-  const auto axis = normalize_axis_checked(static_cast<std::int64_t>(e.need(1).data[0]), static_cast<std::int64_t>(x.shape.size()));
+  const auto axis = normalize_axis_checked(saturating_cast(e.need(1).data[0]), static_cast<std::int64_t>(x.shape.size()));
   const bool exclusive = e.node.get_int("exclusive", 0) != 0, reverse = e.node.get_int("reverse", 0) != 0;
   auto v = view_around(x.shape, axis);
   FloatTensor y = x;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "compiler/reference/float_kernels.h"
+#include "compiler/reference/saturating_cast.h"
 #include "compiler/reference/shape_rules.h"
 
 namespace npu::compiler {
@@ -51,7 +52,7 @@ FloatOutputs shape_of(const EvalNode& e) {
 
 FloatOutputs constant_of_shape(const EvalNode& e) {
   FloatTensor y;
-  for (float v : e.need(0).data) y.shape.push_back(static_cast<std::int64_t>(v));
+  for (float v : e.need(0).data) y.shape.push_back(saturating_cast(v));
   float value = 0.0f;
   auto it = e.node.attributes.find("value");
   if (it != e.node.attributes.end()) {
