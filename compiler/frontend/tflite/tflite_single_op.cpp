@@ -27,6 +27,16 @@ std::vector<std::uint8_t> single_operator_model(const std::vector<std::uint8_t>&
     if (t < 0) return -1;
     if (const auto found = index.find(t); found != index.end()) return found->second;
     std::unique_ptr<tflite::TensorT> tensor(source.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->UnPack());
+    // A union whose type is set but whose table is absent passes the verifier; packing it would
+    // dereference nothing.
+    if (tensor->quantization && tensor->quantization->details.type != tflite::QuantizationDetails_NONE &&
+        !tensor->quantization->details.value)
+      throw CompileError(where + ": a tensor's quantisation details name a type but hold no table");
+    if (tensor->sparsity)
+      for (const auto& d : tensor->sparsity->dim_metadata)
+        if (d && ((d->array_segments.type != tflite::SparseIndexVector_NONE && !d->array_segments.value) ||
+                  (d->array_indices.type != tflite::SparseIndexVector_NONE && !d->array_indices.value)))
+          throw CompileError(where + ": a tensor's sparsity names an index vector type but holds none");
     if (tensor->buffer > 0) {
       const tflite::Buffer* b = model.buffers()->Get(tensor->buffer);
       auto copy = std::make_unique<tflite::BufferT>();
@@ -46,6 +56,8 @@ std::vector<std::uint8_t> single_operator_model(const std::vector<std::uint8_t>&
     return k;
   };
   std::unique_ptr<tflite::OperatorT> copy(op.UnPack());
+  if (copy->builtin_options.type != tflite::BuiltinOptions_NONE && !copy->builtin_options.value)
+    throw CompileError(where + ": builtin_options names a type but holds no table");
   copy->opcode_index = 0;
   for (auto& t : copy->inputs) t = take(t);
   for (auto& t : copy->outputs) t = take(t);
