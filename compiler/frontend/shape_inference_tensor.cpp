@@ -184,6 +184,7 @@ bool rule(ShapeContext& c) {
   if (op == "Gather") {
     const Tensor* idx = c.in(1);
     if (!idx) throw CompileError(c.where() + ": Gather needs indices");
+    if (xs.empty()) throw CompileError(c.where() + ": Gather from a scalar (the data needs rank 1 or more)");
     const auto axis = axis_in(c, n.get_int("axis", 0), xs.size());
     Shape s(xs.begin(), xs.begin() + axis);
     s.insert(s.end(), idx->shape.begin(), idx->shape.end());
