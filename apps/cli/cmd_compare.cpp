@@ -17,7 +17,7 @@ namespace {
 int run_compare(const std::vector<std::string>& args) {
   po::options_description opts("compare options");
   opts.add_options()
-      ("model", po::value<std::string>(), "ONNX model")
+      ("model", po::value<std::string>(), "ONNX or TFLite model")
       ("published", po::value<std::vector<std::string>>()->composing(),
        "FILE of published device latencies (CSV: model,input_shape,precision,latency_ms), repeatable: instead of "
        "measuring, simulate each model on --config and print it against the figures, the error and whether the "
@@ -42,7 +42,7 @@ int run_compare(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line(
-      "npusim compare MODEL.onnx --config CFG --device D [--device D2 ...] [--runs N] [--warmup N] [--strict] [--json OUT]\n"
+      "npusim compare MODEL.onnx|MODEL.tflite --config CFG --device D [--device D2 ...] [--runs N] [--warmup N] [--strict] [--json OUT]\n"
       "       npusim compare --published FILE [--published FILE2 ...] --config CFG [--json OUT]",
       opts, pos, args);
   if (!vm) return kExitOk;

@@ -16,7 +16,7 @@ namespace {
 int run_compare_configs(const std::vector<std::string>& args) {
   po::options_description opts("compare-configs options");
   opts.add_options()
-      ("model", po::value<std::string>()->required(), "ONNX model (compiled for each config) or .npuprog")
+      ("model", po::value<std::string>()->required(), "ONNX or TFLite model (compiled for each config) or .npuprog")
       ("config,c", po::value<std::vector<std::string>>()->composing()->required(),
        "hardware config YAML, two or more (the first is A, the base of the ratios)")
       ("json", po::value<std::string>(), "write the comparison (values and ratios per metric) as JSON")

@@ -19,7 +19,7 @@ namespace {
 int run_compile(const std::vector<std::string>& args) {
   po::options_description opts("compile options");
   opts.add_options()
-      ("model", po::value<std::string>()->required(), "ONNX model to compile")
+      ("model", po::value<std::string>()->required(), "ONNX or TFLite model to compile")
       ("config,c", po::value<std::string>()->required(), "hardware config YAML (configs/*.yaml)")
       ("output,o", po::value<std::string>()->required(), "program to write (.npuprog)")
       ("calib", po::value<std::string>(), "directory of .npy calibration inputs (<input>.npy or <input>_N.npy)")
@@ -42,7 +42,7 @@ int run_compile(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line(
-      "npusim compile MODEL.onnx --config CFG -o MODEL.npuprog [--precision int8|fp16|mixed] [--calib DIR] "
+      "npusim compile MODEL.onnx|MODEL.tflite --config CFG -o MODEL.npuprog [--precision int8|fp16|mixed] [--calib DIR] "
       "[--calib-method M] [--accuracy-target cosine=X] [--keep-fp16 NODE,...] [--weights int8|int4 [--group-size N]] [--strict] "
       "[--explain] [--input-shape NAME=1x3x224x224] [--input-value NAME=VALUE] [--dump-dir DIR] [--json OUT]",
       opts, pos, args);

@@ -83,7 +83,7 @@ fs::path find_plot_script() {
 int run_quant_report(const std::vector<std::string>& args) {
   po::options_description opts("quant-report options");
   opts.add_options()
-      ("model", po::value<std::string>()->required(), "ONNX model")
+      ("model", po::value<std::string>()->required(), "ONNX or TFLite model")
       ("config,c", po::value<std::string>()->required(), "hardware config YAML (decides what runs on the NPU)")
       ("calib", po::value<std::string>(), "directory of .npy calibration inputs (<input>.npy or <input>_N.npy)")
       ("json", po::value<std::string>(), "write the per-layer figures as JSON to FILE")
@@ -94,7 +94,7 @@ int run_quant_report(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line(
-      "npusim quant-report MODEL.onnx --config CFG [--calib DIR] [--calib-method M] [--json OUT] [-o chart.png]", opts,
+      "npusim quant-report MODEL.onnx|MODEL.tflite --config CFG [--calib DIR] [--calib-method M] [--json OUT] [-o chart.png]", opts,
       pos, args);
   if (!vm) return kExitOk;
 

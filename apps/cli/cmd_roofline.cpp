@@ -37,7 +37,7 @@ std::string shell_quote(const std::string& s) {
 int run_roofline(const std::vector<std::string>& args) {
   po::options_description opts("roofline options");
   opts.add_options()
-      ("model", po::value<std::string>()->required(), "ONNX model (compiled for the config) or .npuprog")
+      ("model", po::value<std::string>()->required(), "ONNX or TFLite model (compiled for the config) or .npuprog")
       ("config,c", po::value<std::string>()->required(), "hardware config YAML (configs/*.yaml)")
       ("output,o", po::value<std::string>(), "PNG plot (runs python3 scripts/plot_roofline.py on the JSON)")
       ("json", po::value<std::string>(), "roofline JSON (default with -o: the PNG's path with .json)")

@@ -56,7 +56,7 @@ GivenInputs read_inputs(const std::vector<std::string>& args) {
 int run_model(const std::vector<std::string>& args) {
   po::options_description opts("run options");
   opts.add_options()
-      ("model", po::value<std::string>()->required(), "ONNX model (compiled on the fly) or .npuprog")
+      ("model", po::value<std::string>()->required(), "ONNX or TFLite model (compiled on the fly) or .npuprog")
       ("config,c", po::value<std::string>()->required(), "hardware config YAML (configs/*.yaml)")
       ("input,i", po::value<std::vector<std::string>>()->composing(),
        "NAME=FILE (.npy or TensorProto .pb), repeatable; none given: deterministic random inputs")
@@ -82,7 +82,7 @@ int run_model(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line(
-      "npusim run MODEL.onnx|MODEL.npuprog --config CFG [--input NAME=FILE ...] [--save-outputs DIR] [--json OUT] "
+      "npusim run MODEL.onnx|MODEL.tflite|MODEL.npuprog --config CFG [--input NAME=FILE ...] [--save-outputs DIR] [--json OUT] "
       "[--csv OUT] [--top N] [--trace OUT.json] [--vcd OUT.vcd] [--timing-only]",
       opts, pos, args);
   if (!vm) return kExitOk;

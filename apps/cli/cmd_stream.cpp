@@ -31,7 +31,7 @@ runtime::HostStage host_stage(const po::variables_map& vm, const std::string& na
 int stream_model(const std::vector<std::string>& args) {
   po::options_description opts("stream options");
   opts.add_options()
-      ("model", po::value<std::string>()->required(), "ONNX model (compiled on the fly) or .npuprog")
+      ("model", po::value<std::string>()->required(), "ONNX or TFLite model (compiled on the fly) or .npuprog")
       ("config,c", po::value<std::string>()->required(), "hardware config YAML (configs/*.yaml)")
       ("frames,n", po::value<int>()->default_value(16), "frames through the pipeline")
       ("pre-ms", po::value<double>()->default_value(0.0), "pre-processing per frame on the host, ms")
@@ -55,7 +55,7 @@ int stream_model(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line(
-      "npusim stream MODEL.onnx|MODEL.npuprog --config CFG [--frames N] [--pre-ms X | --pre PRE.onnx] "
+      "npusim stream MODEL.onnx|MODEL.tflite|MODEL.npuprog --config CFG [--frames N] [--pre-ms X | --pre PRE.onnx] "
       "[--post-ms Y | --post POST.onnx] [--depth 2] [--json OUT] [--trace OUT.json]",
       opts, pos, args);
   if (!vm) return kExitOk;
