@@ -17,12 +17,6 @@ using namespace pybind11::literals;
 namespace npu::python_bridge {
 namespace {
 
-std::string one_line(std::string text) {
-  for (auto& c : text)
-    if (c == '\n') c = ' ';
-  return text;
-}
-
 class LiteRtBackend : public backends::InferenceBackend {
  public:
   ~LiteRtBackend() override {

@@ -59,12 +59,6 @@ constexpr Provider kProviders[] = {
     {"openvino", "OpenVINOExecutionProvider", "onnxruntime_ep_openvino", "onnxruntime-ep-openvino"},
 };
 
-std::string one_line(std::string text) {
-  for (auto& c : text)
-    if (c == '\n') c = ' ';
-  return text;
-}
-
 std::string package_version(const std::string& package) {
   try {
     return py::str(py::module_::import("importlib.metadata").attr("version")(package));

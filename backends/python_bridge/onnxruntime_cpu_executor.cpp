@@ -73,10 +73,8 @@ class OnnxRuntimeExecutor : public runtime::CpuExecutor {
       }
       return outputs;
     } catch (const py::error_already_set& e) {
-      std::string what = e.what();
-      for (auto& c : what)
-        if (c == '\n') c = ' ';
-      throw std::runtime_error(fmt::format("CPU step {} (nodes {}): LiteRT failed: {}", step_index, nodes_text(step), what));
+      throw std::runtime_error(
+          fmt::format("CPU step {} (nodes {}): LiteRT failed: {}", step_index, nodes_text(step), one_line(e.what())));
     }
   }
 
@@ -98,12 +96,8 @@ class OnnxRuntimeExecutor : public runtime::CpuExecutor {
         outputs.push_back(from_numpy_array(results[i], "CPU step output " + step.outputs[i]));
       return outputs;
     } catch (const py::error_already_set& e) {
-      // Python's message can span lines; the CLI promises one.
-      std::string what = e.what();
-      for (auto& c : what)
-        if (c == '\n') c = ' ';
       throw std::runtime_error(fmt::format("CPU step {} (nodes {}): onnxruntime failed: {}", step_index,
-                                           nodes_text(step), what));
+                                           nodes_text(step), one_line(e.what())));
     }
   }
 

@@ -16,4 +16,10 @@ void ensure_python_interpreter() {
   });
 }
 
+std::string one_line(std::string text) {
+  for (auto& c : text)
+    if (c == '\n') c = ' ';
+  return text;
+}
+
 }  // namespace npu::python_bridge

@@ -1,5 +1,6 @@
 // The one Python interpreter of the process, shared by everything in the bridge.
 #pragma once
+#include <string>
 
 namespace npu::python_bridge {
 
@@ -8,5 +9,8 @@ namespace npu::python_bridge {
 // pybind11::gil_scoped_acquire. Never finalizes: extension modules such as onnxruntime do not
 // survive Py_Finalize cleanly, and the process is ending anyway.
 void ensure_python_interpreter();
+
+// A Python error's text on one line (the CLI promises one-line errors; tracebacks span several).
+std::string one_line(std::string text);
 
 }  // namespace npu::python_bridge
