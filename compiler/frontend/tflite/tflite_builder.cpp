@@ -85,27 +85,32 @@ const TensorInfo& Builder::info(int tensor) const {
   return tensors_[static_cast<std::size_t>(tensor)];
 }
 
-std::vector<float> Builder::constant_floats(int tensor) const {
-  const TensorInfo& t = info(tensor);
-  if (!t.constant) throw CompileError(g_.source + ": " + origin_ + ": tensor '" + t.name + "' must be a constant");
+std::vector<float> dequantized(const TensorInfo& t) {
   if (!t.floats.empty() || t.ints.empty()) return t.floats;
   std::vector<float> out(t.ints.size());
+  // Per axis: element i belongs to channel (i / inner) % channels.
+  std::int64_t inner = 1, channels = 1;
+  if (t.scales.size() > 1) {
+    for (std::size_t d = static_cast<std::size_t>(t.quant_axis) + 1; d < t.shape.size(); ++d) inner *= t.shape[d];
+    channels = t.shape[static_cast<std::size_t>(t.quant_axis)];
+  }
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (t.scales.empty()) {
       out[i] = static_cast<float>(t.ints[i]);
       continue;
     }
-    std::size_t channel = 0;
-    if (t.scales.size() > 1) {
-      std::int64_t inner = 1;
-      for (std::size_t d = static_cast<std::size_t>(t.quant_axis) + 1; d < t.shape.size(); ++d) inner *= t.shape[d];
-      channel = static_cast<std::size_t>((static_cast<std::int64_t>(i) / inner) % t.shape[static_cast<std::size_t>(t.quant_axis)]);
-    }
+    const auto channel = static_cast<std::size_t>((static_cast<std::int64_t>(i) / inner) % channels);
     const float scale = t.scales[std::min(channel, t.scales.size() - 1)];
     const std::int64_t zp = t.zero_points.empty() ? 0 : t.zero_points[std::min(channel, t.zero_points.size() - 1)];
     out[i] = scale * static_cast<float>(t.ints[i] - zp);
   }
   return out;
+}
+
+std::vector<float> Builder::constant_floats(int tensor) const {
+  const TensorInfo& t = info(tensor);
+  if (!t.constant) throw CompileError(g_.source + ": " + origin_ + ": tensor '" + t.name + "' must be a constant");
+  return dequantized(t);
 }
 
 std::vector<std::int64_t> Builder::constant_ints(int tensor) const {

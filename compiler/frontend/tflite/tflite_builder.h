@@ -33,6 +33,10 @@ struct TensorInfo {
   bool quantized_activation() const { return !constant && !scales.empty() && (elem_type == kInt8 || elem_type == kUint8); }
 };
 
+// A constant's values as floats: float data as it is, integers scaled by their (per-tensor or
+// per-axis) quantisation, or as they are without one.
+std::vector<float> dequantized(const TensorInfo& tensor);
+
 class Builder {
  public:
   Builder(Graph& graph, std::vector<TensorInfo> tensors) : g_(graph), tensors_(std::move(tensors)) {}

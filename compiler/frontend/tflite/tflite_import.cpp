@@ -78,18 +78,18 @@ Graph import_tflite_bytes(const std::vector<std::uint8_t>& bytes, const std::str
     check_index(in[0], origin);
     check_index(out[0], origin);
     if (in[0] < 0 || out[0] < 0 || !tensors[static_cast<std::size_t>(in[0])].constant) continue;
-    Graph scratch;
-    Builder reader(scratch, {tensors[static_cast<std::size_t>(in[0])]});
     TensorInfo folded = tensors[static_cast<std::size_t>(out[0])];
     folded.constant = true;
-    folded.floats = reader.constant_floats(0);
+    folded.floats = tflite_import::dequantized(tensors[static_cast<std::size_t>(in[0])]);
     folded.ints.clear();
     folded.scales.clear();
     folded.zero_points.clear();
     folded.elem_type = kFloat;
-    if (folded.floats.size() != tensors[static_cast<std::size_t>(in[0])].floats.size() &&
-        folded.floats.size() != tensors[static_cast<std::size_t>(in[0])].ints.size())
-      throw CompileError(origin + ": operator " + std::to_string(p.index) + ": DEQUANTIZE output does not match its input");
+    std::int64_t elements = 1;
+    for (auto d : folded.shape) elements *= d;
+    if (static_cast<std::size_t>(elements) != folded.floats.size())
+      throw CompileError(origin + ": operator " + std::to_string(p.index) + ": its output " + shape_string(folded.shape) +
+                         " does not hold its constant input's " + std::to_string(folded.floats.size()) + " values");
     tensors[static_cast<std::size_t>(out[0])] = std::move(folded);
     p.code = -1;  // done
   }

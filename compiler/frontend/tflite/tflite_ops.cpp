@@ -58,15 +58,10 @@ AxisOrder common_order(Builder& b, const std::vector<int>& inputs, int rank) {
   bool first = true;
   for (int t : inputs) {
     if (t < 0 || b.is_constant(t)) continue;
-    const AxisOrder o = b.rank(t) == rank ? b.order_of(t) : AxisOrder{};
-    const AxisOrder held = b.rank(t) == rank ? o : AxisOrder{};
-    if (first) {
-      order = held;
-      first = false;
-    } else if (held != order) {
-      return {};
-    }
-    if (b.rank(t) != rank && !order.empty()) return {};
+    const AxisOrder held = b.rank(t) == rank ? b.order_of(t) : AxisOrder{};  // a lower rank broadcasts in TFLite's
+    if (first) order = held;
+    else if (held != order) return {};
+    first = false;
   }
   return order;
 }
@@ -564,6 +559,16 @@ void batch_matmul(Builder& b, const Operator& op) {
 // (weights per gate i, f, c, o; a direction's 17 inputs from `base`: 4 input weights, 4
 // recurrent, 3 peepholes, 4 biases, projection weights and bias); RNN likewise from
 // UNIDIRECTIONAL_SEQUENCE_RNN. State tensors start at zero.
+// A recurrent op's output as [steps, batch, width] (ONNX gives [steps, directions, batch, hidden]).
+std::string as_sequence(Builder& b, const std::string& from, const std::string& base, std::int64_t steps, std::int64_t batch,
+                        std::int64_t width) {
+  const std::string flat = b.fresh_name(base);
+  auto& ft = b.graph().tensors[flat];
+  ft.name = flat, ft.elem_type = kFloat, ft.shape = {steps, batch, width}, ft.shape_known = true;
+  b.add("Reshape", {from, b.int_constant(flat + "_shape", {3}, {steps, batch, width})}, {flat}, flat);
+  return flat;
+}
+
 struct LstmWeights {
   std::vector<float> W, R, B;
 };
@@ -640,11 +645,7 @@ void sequence_lstm(Builder& b, const Operator& op, bool bidirectional) {
   }
   const AxisOrder order = time_major ? AxisOrder{} : AxisOrder{1, 0, 2};
   auto reshaped = [&](const std::string& from, const std::string& tag, std::int64_t width, int tensor) {
-    const std::string flat = b.fresh_name(b.info(tensor).name + tag);
-    auto& ft = b.graph().tensors[flat];
-    ft.name = flat, ft.elem_type = kFloat, ft.shape = {steps, batch, width}, ft.shape_known = true;
-    b.add("Reshape", {from, b.int_constant(flat + "_shape", {3}, {steps, batch, width})}, {flat}, flat);
-    return flat;
+    return as_sequence(b, from, b.info(tensor).name + tag, steps, batch, width);
   };
   if (!bidirectional) return b.define(output(op), reshaped(y, "/lstm_out", hidden, output(op)), order);
   if (merge) {  // [T, 2, B, H] -> [T, B, 2, H] -> [T, B, 2H]: forward then backward features
@@ -691,11 +692,7 @@ void sequence_rnn(Builder& b, const Operator& op) {
     fail(op, "the activation must be TANH or RELU");
   n.attributes["activations"].kind = Attribute::Kind::Strings;
   n.attributes["activations"].strings = {fused == tflite::ActivationFunctionType_RELU ? "Relu" : "Tanh"};
-  const std::string flat = b.fresh_name(name + "/rnn_out");
-  auto& ft = b.graph().tensors[flat];
-  ft.name = flat, ft.elem_type = kFloat, ft.shape = {steps, batch, hidden}, ft.shape_known = true;
-  b.add("Reshape", {y, b.int_constant(flat + "_shape", {3}, {steps, batch, hidden})}, {flat}, flat);
-  b.define(output(op), flat, o.time_major() ? AxisOrder{} : AxisOrder{1, 0, 2});
+  b.define(output(op), as_sequence(b, y, name + "/rnn_out", steps, batch, hidden), o.time_major() ? AxisOrder{} : AxisOrder{1, 0, 2});
 }
 
 void gather(Builder& b, const Operator& op) {
