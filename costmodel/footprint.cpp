@@ -40,6 +40,8 @@ std::optional<FootprintConflict> first_conflict(const Footprint& earlier, const 
 }
 
 std::uint64_t transfer_bytes(const isa::Instruction& in) {
+  if (in.opcode == isa::Opcode::Gather)
+    return static_cast<std::uint64_t>(in.get(isa::Field::len0)) * static_cast<std::uint64_t>(in.get(isa::Field::count));
   if (in.opcode != isa::Opcode::Load && in.opcode != isa::Opcode::Store) return 0;
   return static_cast<std::uint64_t>(in.get(isa::Field::len0)) * static_cast<std::uint64_t>(in.get(isa::Field::count1)) *
          static_cast<std::uint64_t>(in.get(isa::Field::count2)) * static_cast<std::uint64_t>(in.get(isa::Field::count3));

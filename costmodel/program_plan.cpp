@@ -207,6 +207,33 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
   return t;
 }
 
+// A gather: count runs of len0 bytes, run i timed at table row i % rows (see DmaTransfer).
+DmaTransfer plan_gather(Checker& ck, const HardwareConfig& c, const isa::Instruction& in, std::uint32_t index) {
+  DmaTransfer t;
+  t.index = index;
+  t.channel = static_cast<std::uint32_t>(ck.u(Field::channel) % static_cast<std::uint64_t>(c.dma.channels));
+  t.ddr_addr = ck.u(Field::ddr_addr);
+  t.sram_addr = ck.u(Field::sram_addr);
+  t.index_addr = ck.u(Field::index_addr);
+  t.len0 = ck.at_least(Field::len0, 1);
+  t.count1 = ck.at_least(Field::count, 1);
+  t.gather_rows = ck.at_least(Field::rows, 1);
+  t.ddr_stride1 = ck.u(Field::ddr_stride1);
+  t.sram_stride1 = ck.u(Field::sram_stride1);
+  if (t.ddr_stride1 < t.len0) ck.fail("ddr_stride1 = {} is less than len0 = {} (table rows would overlap)", t.ddr_stride1, t.len0);
+  if (t.count1 > 1 && t.sram_stride1 < t.len0)
+    ck.fail("sram_stride1 = {} is less than len0 = {} (gathered rows would overlap)", t.sram_stride1, t.len0);
+  t.bytes = t.len0 * t.count1;
+  t.push = in.push;
+  ck.check_operands();
+  const auto burst = static_cast<std::uint64_t>(c.ddr.burst_bytes);
+  for (std::uint64_t i = 0; i < t.count1; ++i)
+    t.bus_bytes += run_bursts(t.ddr_addr + (i % t.gather_rows) * t.ddr_stride1, t.len0, burst) * burst;
+  if (needs_bounce(t.ddr_addr, std::min(t.count1, t.gather_rows), t.ddr_stride1, 1, 0, 1, 0, c.dma))
+    t.bounce_cycles = bounce_cycles(t.bytes, c.dma);
+  return t;
+}
+
 // The checks counted each operand once; the array streams some of them several times.
 void set_traffic(PlannedOp& op, const SramTraffic& t) {
   op.sram_read_bytes = t.read;
@@ -406,7 +433,7 @@ ProgramPlan plan_program(const std::vector<isa::Instruction>& code, std::size_t 
   plan.ops.reserve(end - first + 1);
   std::size_t dma_count = 0;
   for (std::size_t i = first; i < end; ++i)
-    dma_count += code[i].opcode == Opcode::Load || code[i].opcode == Opcode::Store;
+    dma_count += code[i].unit() == Unit::Load || code[i].unit() == Unit::Store;
   plan.transfers.reserve(dma_count);
   Accumulators accumulators;
   std::uint64_t tokens[isa::kQueueCount][isa::kQueueCount] = {};  // pushed, not yet popped: [src][dst]
@@ -438,7 +465,8 @@ ProgramPlan plan_program(const std::vector<isa::Instruction>& code, std::size_t 
       case Unit::Load:
       case Unit::Store:
         op.transfer = static_cast<std::uint32_t>(plan.transfers.size());
-        plan.transfers.push_back(plan_dma(ck, config, in, op.index));
+        plan.transfers.push_back(in.opcode == Opcode::Gather ? plan_gather(ck, config, in, op.index)
+                                                             : plan_dma(ck, config, in, op.index));
         plan.transfers.back().engine = options.engine;
         op.cycles = 0;
         break;

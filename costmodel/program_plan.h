@@ -26,6 +26,10 @@ struct DmaTransfer {
   std::uint64_t bus_bytes = 0;      // whole DDR bursts of all runs (what the DDR models count)
   std::uint8_t push = 0;            // tokens given when the transfer completes
   std::uint8_t engine = 0;          // the engine whose channel runs it
+  // gather (a load whose runs are table rows picked by indices in the scratchpad): the table's
+  // rows (0: not a gather) and where the int32 indices are. Timing walks run i at row
+  // i % gather_rows (isa/instruction_set.def); the data path reads the index (sim/dma_engine).
+  std::uint64_t gather_rows = 0, index_addr = 0;
 };
 
 struct PlannedOp {

@@ -35,7 +35,7 @@ void relocate_ddr(isa::Program& p, std::uint64_t offset) {
   for (auto& t : p.tensors) t.ddr_addr += offset;
   for (auto& d : p.data) d.ddr_addr += offset;
   for (auto& in : p.code)
-    if (in.opcode == isa::Opcode::Load || in.opcode == isa::Opcode::Store)
+    if (in.unit() == isa::Unit::Load || in.unit() == isa::Unit::Store)
       in.set(isa::Field::ddr_addr, in.get(isa::Field::ddr_addr) + static_cast<std::int64_t>(offset));
 }
 

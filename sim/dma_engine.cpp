@@ -1,5 +1,7 @@
 #include "sim/dma_engine.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "sim/scratchpad.h"
@@ -18,8 +20,25 @@ std::uint8_t* DmaEngine::scratchpad() {
   return sram_;
 }
 
+// A gather's piece arrives at its run's timing address (row i % rows, cost::DmaTransfer); the
+// data comes from the row the run's index names.
+std::uint64_t DmaEngine::gathered_row_address(const cost::DmaTransfer& t, std::uint64_t sram) const {
+  const std::uint64_t into = sram - t.sram_addr;
+  const std::uint64_t i = t.count1 == 1 ? 0 : into / t.sram_stride1;
+  const std::uint64_t offset = into - i * t.sram_stride1;
+  std::int32_t r;
+  std::memcpy(&r, sram_ + t.index_addr + 4 * i, 4);
+  const auto rows = static_cast<std::int64_t>(t.gather_rows);
+  const std::int64_t row = r < 0 ? r + rows : r;
+  if (row < 0 || row >= rows)
+    throw SimError(fmt::format("{}: index {} of run {} is outside [{}, {}) (the table's rows)",
+                               cost::instruction_label(t.index, isa::Opcode::Gather), r, i, -rows, rows));
+  return t.ddr_addr + static_cast<std::uint64_t>(row) * t.ddr_stride1 + offset;
+}
+
 void DmaEngine::move(const cost::DmaTransfer& t, std::uint64_t ddr, std::uint64_t sram, std::uint64_t bytes) {
   scratchpad();
+  if (t.gather_rows && sram_) ddr = gathered_row_address(t, sram);
   tlm::tlm_generic_payload& p = payload_;
   p.set_command(t.store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   p.set_address(ddr);
@@ -33,7 +52,7 @@ void DmaEngine::move(const cost::DmaTransfer& t, std::uint64_t ddr, std::uint64_
   ddr_socket->b_transport(p, delay);
   if (p.is_response_error())
     throw SimError(fmt::format("{}: DDR access {:#x} + {} bytes failed ({})",
-                               cost::instruction_label(t.index, t.store ? isa::Opcode::Store : isa::Opcode::Load), ddr,
+                               cost::instruction_label(t.index, t.gather_rows ? isa::Opcode::Gather : t.store ? isa::Opcode::Store : isa::Opcode::Load), ddr,
                                bytes, p.get_response_string()));
 }
 

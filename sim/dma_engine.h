@@ -27,6 +27,7 @@ class DmaEngine : public sc_core::sc_module {
   std::uint8_t* scratchpad();
 
  private:
+  std::uint64_t gathered_row_address(const cost::DmaTransfer& t, std::uint64_t sram) const;
   tlm::tlm_generic_payload payload_;
   std::uint8_t* sram_ = nullptr;  // DMI pointer; null in timing-only runs
   bool sram_asked_ = false;

@@ -18,7 +18,8 @@ class RunCursor {
   RunCursor(const DmaTransfer& t, std::uint64_t chunk_bytes) : t_(t), chunk_(chunk_bytes) {}
   bool done() const { return i3_ == t_.count3; }
   Piece next() {
-    const std::uint64_t ddr = t_.ddr_addr + i3_ * t_.ddr_stride3 + i2_ * t_.ddr_stride2 + i1_ * t_.ddr_stride1;
+    const std::uint64_t row = t_.gather_rows ? i1_ % t_.gather_rows : i1_;  // a gather's runs: as table rows 0, 1, ...
+    const std::uint64_t ddr = t_.ddr_addr + i3_ * t_.ddr_stride3 + i2_ * t_.ddr_stride2 + row * t_.ddr_stride1;
     const std::uint64_t sram = t_.sram_addr + i3_ * t_.sram_stride3 + i2_ * t_.sram_stride2 + i1_ * t_.sram_stride1;
     const std::uint64_t a = ddr + offset_;
     const std::uint64_t n = std::min(t_.len0 - offset_, (a / chunk_ + 1) * chunk_ - a);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/footprint.h"
 #include "hwconfig/hardware_config.h"
 #include "isa/program.h"
 #include "sim/simulator.h"
@@ -21,10 +22,7 @@ constexpr std::uint64_t kMaxDmaBytes = 64ull << 20;
 std::uint64_t dma_bytes(const npu::isa::Program& program) {
   using npu::isa::Field;
   std::uint64_t total = 0;
-  for (const auto& in : program.code)
-    if (in.opcode == npu::isa::Opcode::Load || in.opcode == npu::isa::Opcode::Store)
-      total += static_cast<std::uint64_t>(in.get(Field::len0)) * static_cast<std::uint64_t>(in.get(Field::count1)) *
-               static_cast<std::uint64_t>(in.get(Field::count2)) * static_cast<std::uint64_t>(in.get(Field::count3));
+  for (const auto& in : program.code) total += npu::cost::transfer_bytes(in);
   return total;
 }
 

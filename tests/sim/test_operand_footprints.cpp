@@ -44,11 +44,13 @@ enum class Kind {
   Fp16,           // fp16 in [-4, 4]
   Fp32,           // fp32 in [-4, 4]
   RequantParams,  // {int32 multiplier in [2^30, 2^31), int32 shift in [34, 36]}: y ~ x / 32
+  RowIndex16,     // int32 in [-16, 16): a row of a 16-row table (gather)
 };
 
 std::uint64_t element_bytes(Kind k) {
   switch (k) {
     case Kind::Int32Small:
+    case Kind::RowIndex16:
     case Kind::Fp32: return 4;
     case Kind::Fp16: return 2;
     case Kind::RequantParams: return 8;
@@ -63,6 +65,11 @@ void fill(Kind k, Rng& rng, std::uint8_t* p, std::uint64_t bytes) {
       case Kind::Int8Small: p[at] = static_cast<std::uint8_t>(rng.i32(-8, 8)); break;
       case Kind::Int32Small: {
         const std::int32_t v = rng.i32(-1000, 1000);
+        std::memcpy(p + at, &v, 4);
+        break;
+      }
+      case Kind::RowIndex16: {
+        const std::int32_t v = rng.i32(-16, 15);
         std::memcpy(p + at, &v, 4);
         break;
       }
@@ -266,6 +273,11 @@ std::vector<Case> cases() {
       {with(Opcode::Store, {{Field::ddr_addr, win + 64}, {Field::sram_addr, 0x800}, {Field::len0, 10}, {Field::count1, 5},
                             {Field::ddr_stride1, 16}, {Field::sram_stride1, 48}})},
       {}, false);
+  // 100 of the 16 rows (24 B, 40 B apart in DDR) into runs 32 B apart: rows 0 and 15 among them.
+  add("gather",
+      {with(Opcode::Gather, {{Field::ddr_addr, win + 64}, {Field::sram_addr, 0x1000}, {Field::index_addr, 0}, {Field::len0, 24},
+                             {Field::count, 100}, {Field::rows, 16}, {Field::ddr_stride1, 40}, {Field::sram_stride1, 32}})},
+      {{{0, Field::index_addr}, Kind::RowIndex16}}, false);
 
   // gemm: A at 0x0, B at 0x2000, C at 0x4000, scales at 0x6000
   add("gemm int8", {gemm(0, 0x2000, 0x4000, 5, 7, 9)});
