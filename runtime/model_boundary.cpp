@@ -49,7 +49,9 @@ ModelBoundary model_boundary(const container::CompiledModel& model) {
       if (!contains(as_input ? step.npu.inputs : step.npu.outputs, name)) continue;
       const bool integer = contains(model.integer_io, name);
       if (const auto* entry = find_npu_tensor(model.program, name))
-        return host_view_of(*entry, integer ? ElementType::Int8 : ElementType::Float32);
+        return host_view_of(*entry, integer                              ? ElementType::Int8
+                                    : entry->dtype == isa::DType::Int32 ? ElementType::Int32  // gather indices
+                                                                        : ElementType::Float32);
       throw std::runtime_error(fmt::format("model {} '{}' is missing from the program's tensor table",
                                            as_input ? "input" : "output", name));
     }

@@ -1,6 +1,7 @@
 #include "runtime/session.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -35,8 +36,13 @@ class Run {
   void npu_step(std::size_t index, const container::NpuStep& step) {
     switch_to(StepKind::Npu);
     for (const auto& name : step.inputs) place_on_npu(index, name);
-    const auto result = device_.run(step.first_instruction, step.end_instruction,
-                                    {options_.timing_only, options_.record_trace, step.engine_starts});
+    sim::SimResult result;
+    try {
+      result = device_.run(step.first_instruction, step.end_instruction,
+                           {options_.timing_only, options_.record_trace, step.engine_starts});
+    } catch (const std::exception& e) {
+      throw std::runtime_error(with_layer(e.what(), step.first_instruction));
+    }
     add_step(report_.npu, result, step.first_instruction, timeline_cycle_);
 
     StepReport row{"npu", step.first_instruction, step.end_instruction, {}, result.cycles, 0.0, timeline_us()};
@@ -46,6 +52,25 @@ class Run {
       on_npu_.insert(name);
       host_.erase(name);  // the NPU's copy is now the current one
     }
+  }
+
+  // A run-time error of an instruction (a gather index outside its table) names the layer the
+  // instruction belongs to: "layer 'wte' (Gather): instruction #3 (gather): ...".
+  std::string with_layer(const std::string& message, std::uint32_t step_first) const {
+    const std::string head = "instruction #";
+    if (message.compare(0, head.size(), head) != 0) return message;
+    std::uint64_t local = 0;
+    std::size_t at = head.size();
+    for (; at < message.size() && std::isdigit(static_cast<unsigned char>(message[at])); ++at)
+      local = local * 10 + static_cast<std::uint64_t>(message[at] - '0');
+    const std::uint64_t global = step_first + local;
+    for (const auto& layer : model_.layers) {
+      if (layer.device != "npu") continue;
+      const auto own = container::owned_instructions(layer, model_.program.code.size());
+      if (std::find(own.begin(), own.end(), global) != own.end())
+        return fmt::format("layer '{}' ({}): {}", layer.name, layer.op, message);
+    }
+    return message;
   }
 
   void cpu_step(std::size_t index, const container::CpuStep& step) {

@@ -191,7 +191,12 @@ std::vector<std::uint8_t> to_npu(const HostTensor& host, const isa::TensorEntry&
       *reinterpret_cast<std::int8_t*>(dst) = quantize_int8(static_cast<float>(load_element(src, host.dtype)), e.scale,
                                                            e.zero_point);
     } else {
-      store_element(dst, device_type, load_element(src, host.dtype));
+      const double v = load_element(src, host.dtype);
+      // int64 token ids narrow to the NPU's int32 indices; one that does not fit is an error,
+      // not a wrapped index.
+      if (device_type == ElementType::Int32 && (v < -2147483648.0 || v > 2147483647.0))
+        throw std::runtime_error(fmt::format("{} {}: element {} = {} does not fit the NPU's int32", role, e.name, i, v));
+      store_element(dst, device_type, v);
     }
   }
 

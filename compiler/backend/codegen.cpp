@@ -349,7 +349,7 @@ void ProgramGenerator::fill_tensor_table() {
     e.role = step_outputs_.count(name) ? isa::TensorRole::Output
              : step_inputs_.count(name) ? isa::TensorRole::Input
                                        : isa::TensorRole::Intermediate;
-    e.dtype = d.elem == 1 ? isa::DType::Int8 : isa::DType::Fp16;
+    e.dtype = d.elem == 1 ? isa::DType::Int8 : d.elem == 4 ? isa::DType::Int32 : isa::DType::Fp16;
     // shape in memory order; layout names the order (ND[a,b,...] only for NPU-internal values).
     // An NHWC image the host hands over or reads back as it is is row-major, and named NHWC.
     // Where the layout pass's order and the placement's are the same bytes (a 4-D value with one

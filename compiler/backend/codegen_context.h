@@ -102,8 +102,12 @@ class CodegenContext {
   bool int8() const { return precision == Precision::Int8; }
   std::int64_t elem_bytes() const { return int8() ? 1 : 2; }
   // Per value: int8 when it has quantisation parameters, else fp16 (an fp16 program's values, an
-  // int8 program's masked attention scores, -inf where masked, and its fp16 layers' values).
-  std::int64_t elem_bytes(const Tensor& t) const { return t.quant.valid() ? 1 : 2; }
+  // int8 program's masked attention scores, -inf where masked, and its fp16 layers' values);
+  // integer values (a gather's run-time indices) are int32.
+  std::int64_t elem_bytes(const Tensor& t) const {
+    if (t.elem_type == kInt32 || t.elem_type == kInt64) return 4;
+    return t.quant.valid() ? 1 : 2;
+  }
   std::uint64_t align(std::uint64_t v) const { return (v + alignment - 1) / alignment * alignment; }
 
   // DDR placement of an activation (allocated on first use; reshapes alias their input).

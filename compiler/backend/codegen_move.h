@@ -8,6 +8,7 @@
 // transpose (batch x rows x cols -> batch x cols x rows) between load and store.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "compiler/backend/codegen_context.h"
@@ -27,6 +28,11 @@ struct MoveBox {
 // `fill_bytes`: one element of the fill value as stored (int8 or fp16), for boxes with fill.
 LayerCode generate_moves(CodegenContext& ctx, const Node& node, const std::vector<MoveBox>& boxes,
                          const std::vector<std::uint8_t>& fill_bytes = {});
+
+// Gather with run-time int32/int64 indices (is_row_gather): why the NPU does not take it ("" when
+// it does), and its code (codegen_row_gather.cpp).
+std::string row_gather_rejection(const Graph& graph, const Node& node);
+LayerCode generate_row_gather(CodegenContext& ctx, const Node& node);
 
 // A box copying all of `src` to `dst`, element (logical index) for element: the two may have
 // different orders (a Relayout) and `dst` may be a sub-box of a larger tensor at byte offset

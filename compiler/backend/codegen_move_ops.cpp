@@ -50,6 +50,7 @@ std::string move_rejection(const Graph& g, const Node& n, bool int8) {
         if (p.step[a] < 0 && p.size[a] > 1) return "negative slice step (the DMA strides run forwards)";
       if (p.size != g.tensor(n.outputs[0]).shape) return "slice sizes disagree with the inferred output shape";
     } else if (op == "Gather") {
+      if (is_row_gather(g, n)) return row_gather_rejection(g, n);
       gather_indices(g, n);
     } else if (op == "Pad") {
       PadParams p = pad_params(g, n);
@@ -73,6 +74,7 @@ std::string move_rejection(const Graph& g, const Node& n, bool int8) {
 LayerCode generate_move(CodegenContext& ctx, const Node& n) {
   const Graph& g = ctx.graph;
   const std::string& op = n.op_type;
+  if (is_row_gather(g, n)) return generate_row_gather(ctx, n);
   const DdrTensor& y = ctx.tensor(n.outputs[0]);
   std::vector<MoveBox> boxes;
   std::vector<std::uint8_t> fill;

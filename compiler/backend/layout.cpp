@@ -28,6 +28,8 @@
 #include <set>
 
 #include "compiler/backend/layout.h"
+
+#include "compiler/backend/move_params.h"
 #include "compiler/backend/rowwise_params.h"
 #include "compiler/core/npu_ops.h"
 #include "compiler/core/tensor_layout.h"
@@ -387,6 +389,12 @@ class LayoutPass {
         for (auto a : axes) kept[static_cast<std::size_t>(a)] = false;
         set_output(y, without_axes(order_of(in[0]), kept, -1, 0));
       }
+      return;
+    }
+    if (is_row_gather(g_, n)) {  // rows of a row-major table picked by run-time indices
+      for (auto& v : in)
+        if (activation(v)) v = ensure(v, identity_order(shape(v).size()), out);
+      set_output(y, identity_order(shape(y).size()));
       return;
     }
     if (op == "Gather") {

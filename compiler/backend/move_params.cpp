@@ -96,6 +96,13 @@ std::int64_t split_axis(const Graph& g, const Node& n) { return node_axis(g, n, 
 
 std::int64_t gather_axis(const Graph& g, const Node& n) { return node_axis(g, n, n.get_int("axis", 0), input_shape(g, n).size()); }
 
+bool is_row_gather(const Graph& g, const Node& n) {
+  if (n.op_type != "Gather" || !n.domain.empty() || n.inputs.size() < 2 || n.inputs[1].empty() || g.is_constant(n.inputs[1]))
+    return false;
+  const int t = g.tensor(n.inputs[1]).elem_type;
+  return t == kInt32 || t == kInt64;
+}
+
 std::vector<std::int64_t> gather_indices(const Graph& g, const Node& n) {
   if (n.inputs.size() < 2 || !g.is_constant(n.inputs[1])) fail(g, n, "indices are not a constant");
   std::vector<std::int64_t> idx = g.tensor(n.inputs[1]).ints;

@@ -35,6 +35,11 @@ std::int64_t gather_axis(const Graph& graph, const Node& node);
 // Constant indices, negative ones wrapped; throws when they are not constant or out of range.
 std::vector<std::int64_t> gather_indices(const Graph& graph, const Node& node);
 
+// A Gather whose integer indices are known only at run time (token ids): the NPU's gather
+// instruction picks the rows of a constant table (codegen_move_ops.cpp); move_rejection says
+// which such gathers it takes.
+bool is_row_gather(const Graph& graph, const Node& node);
+
 // Reduction axes (attribute or input, per opset), normalised and sorted; all axes when empty
 // (unless noop_with_empty_axes).
 std::vector<std::int64_t> reduce_axes(const Graph& graph, const Node& node);

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/backend/move_params.h"
 #include "compiler/backend/op_registry.h"
 #include "compiler/core/npu_ops.h"
 #include "compiler/core/subgraph_capture.h"
@@ -48,6 +49,10 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     const Tensor& t = g.tensor(in);
     if (!t.shape_known) return "input '" + in + "' has an unknown shape";
     if (t.is_constant) continue;  // weights and parameters (shapes, indices, pads) are compiled in
+    if (is_row_gather(g, n) && in == n.inputs[1]) {  // token ids: int32 in DDR (the runtime narrows int64)
+      ++activations;
+      continue;
+    }
     if (!is_float(t.elem_type)) return std::string("input '") + in + "' is " + elem_type_name(t.elem_type) + ", the NPU takes float models";
     ++activations;
   }

@@ -40,11 +40,15 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
     }
     return head + "no calibration run computed it";
   };
+  // Integer values on the NPU (a gather's run-time indices) are not quantised.
+  auto quantised = [&](const std::string& v) {
+    return !v.empty() && !g.is_constant(v) && g.tensor(v).elem_type != kInt32 && g.tensor(v).elem_type != kInt64;
+  };
   std::vector<std::string> unmeasured;
   for (auto& n : g.nodes) {
     if (n.device != Node::Device::Npu) continue;
     std::vector<std::string> values;
-    for (const auto& v : n.inputs) if (!v.empty() && !g.is_constant(v)) values.push_back(v);
+    for (const auto& v : n.inputs) if (quantised(v)) values.push_back(v);
     for (const auto& v : n.outputs) if (!v.empty()) values.push_back(v);
     for (const char* key : {"acc_value", "act_value"}) if (n.has(key)) values.push_back(n.get_string(key, ""));
     auto finite = [](float x) { return std::isfinite(x); };
@@ -79,7 +83,7 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
   for (const auto& n : g.nodes) {
     if (n.device != Node::Device::Npu) continue;
     for (const auto& v : n.inputs)
-      if (!v.empty() && !g.is_constant(v)) activations.insert(v);
+      if (quantised(v)) activations.insert(v);
     for (const auto& v : n.outputs)
       if (!v.empty()) activations.insert(v);
     // Data movement passes its parameters through unchanged (the bytes are the values), as do
@@ -105,6 +109,16 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
     if (gr == group_range.end()) group_range[root] = it->second;
     else gr->second = {std::min(gr->second.first, it->second.first), std::max(gr->second.second, it->second.second)};
   }
+  // A table's rows picked by run-time indices (token embeddings) may be any of its rows, not
+  // only those the calibration inputs picked: its output covers the whole table.
+  for (const auto& n : g.nodes)
+    if (n.device == Node::Device::Npu && n.op_type == "Gather" && n.inputs.size() > 1 && g.is_constant(n.inputs[0]) &&
+        !g.is_constant(n.inputs[1]) && !g.tensor(n.inputs[0]).floats.empty()) {
+      const auto& table = g.tensor(n.inputs[0]).floats;
+      const auto [lo, hi] = std::minmax_element(table.begin(), table.end());
+      auto& r = group_range[find(n.outputs[0])];
+      r = {std::min(r.first, *lo), std::max(r.second, *hi)};
+    }
   for (const auto& v : activations) {
     auto [lo, hi] = group_range[find(v)];
     g.tensor(v).quant = activation_params(lo, hi);

@@ -58,9 +58,17 @@ def test_bad_engine_assignments_are_one_line(npusim, root, two_engines, spec, ne
     assert_one_line_error(r, *needles)
 
 
-def test_a_model_with_cpu_steps_is_refused_by_name(npusim, root, two_engines):
-    r = npusim("concurrent", root / TINY, root / "models/exported/gpt_tiny_decode.onnx", "-c", two_engines)
-    assert_one_line_error(r, "gpt_tiny_decode.onnx", "whole on the NPU")
+def test_a_model_with_cpu_steps_is_refused_by_name(npusim, root, tmp_path, two_engines):
+    from onnx import TensorProto, helper, save
+    # LpNormalization has no NPU instruction: a CPU step between two NPU ones.
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("LpNormalization", ["r"], ["n"], axis=1),
+             helper.make_node("Relu", ["n"], ["y"])]
+    graph = helper.make_graph(nodes, "cpu_step", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 4, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 4, 4])])
+    model = tmp_path / "with_cpu_step.onnx"
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(model))
+    r = npusim("concurrent", root / TINY, model, "-c", two_engines)
+    assert_one_line_error(r, "with_cpu_step.onnx", "whole on the NPU")
 
 
 def test_python_concurrent_matches_the_cli(npusim, root, tmp_path, two_engines):

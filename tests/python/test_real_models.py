@@ -124,19 +124,12 @@ def _models():
 MODELS = {m.name: m for m in _models()}
 
 # (model, precision, what) -> reason with the measured number; reported as xfail.
-EMBEDDING = ("the token-embedding Gather indexes its table by token ids the runtime supplies, which no NPU "
-             "instruction can address (a CPU prefix, not an island: every layer after it is on the NPU); the "
-             "CPU step and the host transition leave the NPU {} of the simulated time")
 # Per-tensor INT8 post-training quantisation itself: the same models with only their
 # activations quantised by the min/max rule (QuantizeLinear/DequantizeLinear after every
 # value, weights in FP32, in ONNX Runtime) reach lower cosines than the NPU program does. The
 # NPU's cosine per calibration method is in compiler/README.md; mse is the default.
 PTQ = "per-tensor int8 activations are not enough for this model: cosine {} with mse calibration ({})"
 EXCEPTIONS = {
-    ("gpt_tiny_prefill", "fp16", "time"): EMBEDDING.format("93.2 %"),
-    ("gpt_tiny_prefill", "int8", "time"): EMBEDDING.format("83.9 %"),
-    ("gpt_tiny_decode", "fp16", "time"): EMBEDDING.format("93.2 %"),
-    ("gpt_tiny_decode", "int8", "time"): EMBEDDING.format("85.6 %"),
     ("ppocrv4_det_320", "int8", "cosine"): PTQ.format(
         "0.875", "minmax 0.871, percentile 0.912; fake-quantising every activation in ONNX Runtime with min/max "
         "gives 0.62; --precision mixed reaches 0.99"),
