@@ -286,6 +286,110 @@ class FixedPast(nn.Module):
         return self.gpt(input_ids, *past)
 
 
+class RMSNorm(nn.Module):
+    """Llama's RMSNorm as Hugging Face writes it: x * rsqrt(mean(x^2) + eps) * weight."""
+
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+        self.eps = eps
+
+    def forward(self, x):
+        variance = x.pow(2).mean(-1, keepdim=True)
+        return self.weight * (x * torch.rsqrt(variance + self.eps))
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+class LlamaAttention(nn.Module):
+    """Grouped-query attention with rotary position embeddings: cos/sin tables indexed by the
+    position ids (a Gather by run-time ids), K/V heads repeated to the query heads (expand +
+    reshape), a causal mask from triu, past/present K/V of the KV heads only."""
+
+    def __init__(self, d, heads, kv_heads, n_positions, theta=10000.0):
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = heads, kv_heads, d // heads
+        self.q_proj = nn.Linear(d, heads * self.head_dim, bias=False)
+        self.k_proj = nn.Linear(d, kv_heads * self.head_dim, bias=False)
+        self.v_proj = nn.Linear(d, kv_heads * self.head_dim, bias=False)
+        self.o_proj = nn.Linear(heads * self.head_dim, d, bias=False)
+        inv_freq = 1.0 / (theta ** (torch.arange(0, self.head_dim, 2).float() / self.head_dim))
+        freqs = torch.outer(torch.arange(n_positions).float(), inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        self.register_buffer("cos_cached", emb.cos(), persistent=False)
+        self.register_buffer("sin_cached", emb.sin(), persistent=False)
+
+    def repeat_kv(self, x):
+        b, h, t, hd = x.shape
+        n = self.heads // self.kv_heads
+        return x[:, :, None, :, :].expand(b, h, n, t, hd).reshape(b, h * n, t, hd)
+
+    def forward(self, x, position_ids, past_key=None, past_value=None):
+        b, t, _ = x.size()
+        q = self.q_proj(x).view(b, t, self.heads, self.head_dim).transpose(1, 2)
+        k = self.k_proj(x).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
+        v = self.v_proj(x).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
+        cos = self.cos_cached[position_ids].unsqueeze(1)  # [b, 1, t, hd]
+        sin = self.sin_cached[position_ids].unsqueeze(1)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        if past_key is not None:
+            k = torch.cat([past_key, k], dim=2)
+            v = torch.cat([past_value, v], dim=2)
+        s = k.size(2)
+        att = torch.matmul(q, self.repeat_kv(k).transpose(2, 3)) / math.sqrt(self.head_dim)
+        mask = torch.triu(torch.full((t, s), torch.finfo(att.dtype).min), diagonal=s - t + 1)
+        att = F.softmax(att + mask, dim=-1)
+        y = torch.matmul(att, self.repeat_kv(v)).transpose(1, 2).reshape(b, t, -1)
+        return self.o_proj(y), k, v
+
+
+class LlamaBlock(nn.Module):
+    def __init__(self, d, heads, kv_heads, ffn, n_positions):
+        super().__init__()
+        self.input_layernorm = RMSNorm(d)
+        self.self_attn = LlamaAttention(d, heads, kv_heads, n_positions)
+        self.post_attention_layernorm = RMSNorm(d)
+        self.gate_proj = nn.Linear(d, ffn, bias=False)
+        self.up_proj = nn.Linear(d, ffn, bias=False)
+        self.down_proj = nn.Linear(ffn, d, bias=False)
+
+    def forward(self, x, position_ids, past_key=None, past_value=None):
+        a, k, v = self.self_attn(self.input_layernorm(x), position_ids, past_key, past_value)
+        x = x + a
+        h = self.post_attention_layernorm(x)
+        x = x + self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
+        return x, k, v
+
+
+class TinyLlama(nn.Module):
+    """Llama-style decoder: int64 token and position ids, Gather embedding, RMSNorm, rotary
+    embeddings, grouped-query attention, SiLU-gated MLP, untied LM head. forward() returns logits
+    and every layer's present key/value ([1, kv_heads, past + T, head_dim])."""
+
+    def __init__(self, vocab=512, d=128, heads=4, kv_heads=2, layers=2, ffn=344, n_positions=128):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(vocab, d)
+        self.layers = nn.ModuleList(LlamaBlock(d, heads, kv_heads, ffn, n_positions) for _ in range(layers))
+        self.norm = RMSNorm(d)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        for name, p in self.named_parameters():
+            if name.endswith("weight") and p.dim() == 2:
+                nn.init.normal_(p, 0.0, 0.02)
+
+    def forward(self, input_ids, position_ids, *past):
+        x = self.embed_tokens(input_ids)
+        presents = []
+        for i, layer in enumerate(self.layers):
+            pk, pv = (past[2 * i], past[2 * i + 1]) if past else (None, None)
+            x, k, v = layer(x, position_ids, pk, pv)
+            presents += [k, v]
+        return (self.lm_head(self.norm(x)), *presents)
+
+
 # ----------------------------------------------------------------------------------------------
 # The corpus. Each builder returns (model, example_args, input_names, output_names).
 
@@ -383,6 +487,57 @@ def b_gpt_decode():
     return m, (ids, *past), names, gpt_output_names()
 
 
+LLAMA_CFG = dict(vocab=512, d=128, heads=4, kv_heads=2, layers=2, ffn=344, n_positions=512)
+
+
+def llama_output_names():
+    names = ["logits"]
+    for i in range(LLAMA_CFG["layers"]):
+        names += [f"present_key_{i}", f"present_value_{i}"]
+    return names
+
+
+def b_llama_prefill():
+    m = TinyLlama(**LLAMA_CFG)
+    ids = torch.randint(0, LLAMA_CFG["vocab"], (1, GPT_PREFILL_T), dtype=torch.long)
+    pos = torch.arange(GPT_PREFILL_T, dtype=torch.long).unsqueeze(0)
+    return m, (ids, pos), ["input_ids", "position_ids"], llama_output_names()
+
+
+def b_llama_decode():
+    m = TinyLlama(**LLAMA_CFG)
+    ids = torch.randint(0, LLAMA_CFG["vocab"], (1, 1), dtype=torch.long)
+    pos = torch.tensor([[GPT_PAST_LEN]], dtype=torch.long)
+    hd = LLAMA_CFG["d"] // LLAMA_CFG["heads"]
+    past, names = [], ["input_ids", "position_ids"]
+    for i in range(LLAMA_CFG["layers"]):
+        past += [torch.randn(1, LLAMA_CFG["kv_heads"], GPT_PAST_LEN, hd) for _ in range(2)]
+        names += [f"past_key_{i}", f"past_value_{i}"]
+    return m, (ids, pos, *past), names, llama_output_names()
+
+
+def gpt_dynamic_axes(prefill):
+    """Hugging Face Optimum's axes: the prompt length of a prefill, the cache length of a decode
+    step (`npusim generate` compiles the decode graph once per cache length)."""
+    axes = {"input_ids": {1: "sequence"}} if prefill else {}
+    for i in range(GPT_CFG["layers"]):
+        for kind in ("key", "value"):
+            axes[f"present_{kind}_{i}"] = {2: "total_sequence"}
+            if not prefill:
+                axes[f"past_{kind}_{i}"] = {2: "past_sequence"}
+    if prefill:
+        axes["logits"] = {1: "sequence"}
+    return axes
+
+
+def b_gpt_dynamic_prefill():
+    return (*b_gpt_prefill(), gpt_dynamic_axes(True))
+
+
+def b_gpt_dynamic_decode():
+    return (*b_gpt_decode(), gpt_dynamic_axes(False))
+
+
 def b_unet():
     return TinyUNet(), image(128), ["input"], ["logits"]
 
@@ -450,6 +605,22 @@ MODEL_SPECS = [
      "the same GPT (same weights), decode step: 1 new token + KV cache of 127 per layer as inputs, present K/V (length 128) as outputs",
      "scripts/export_torch_models.py TinyGPT(vocab=512, d=128, heads=4, layers=2, n_positions=128)",
      "as gpt_tiny_prefill; T=1, past length 127"),
+    ("llama_tiny_prefill", b_llama_prefill, 14, True, "llama_tiny",
+     "Llama-style decoder, prefill: int64 token and position ids, Gather embedding, RMSNorm (Pow/ReduceMean/Sqrt/Div), rotary embeddings from cos/sin tables gathered by position id, grouped-query attention (2 KV heads for 4: Expand + Reshape), causal mask from Trilu, SiLU-gated MLP, untied LM head; outputs present K/V",
+     "scripts/export_torch_models.py TinyLlama(vocab=512, d=128, heads=4, kv_heads=2, layers=2, ffn=344, n_positions=512)",
+     "vocab 512, d 128, 4 heads / 2 KV heads, 2 blocks, FFN 344, 512 rotary positions; T=32"),
+    ("llama_tiny_decode", b_llama_decode, 14, True, "llama_tiny",
+     "the same Llama (same weights), decode step: 1 new token at position 127 + KV cache of 127 per layer (2 KV heads) as inputs, present K/V (length 128) as outputs",
+     "scripts/export_torch_models.py TinyLlama(vocab=512, d=128, heads=4, kv_heads=2, layers=2, ffn=344, n_positions=512)",
+     "as llama_tiny_prefill; T=1, past length 127"),
+    ("gpt_tiny_dynamic_prefill", b_gpt_dynamic_prefill, 14, True, "gpt_tiny",
+     "gpt_tiny_prefill (same weights) exported with a dynamic prompt length (input_ids axis 1), as Optimum exports decoders",
+     "scripts/export_torch_models.py TinyGPT(vocab=512, d=128, heads=4, layers=2, n_positions=128); dynamic_axes",
+     "as gpt_tiny_prefill; prompt length dynamic (--input-shape input_ids=1xN, npusim generate --prompt N)"),
+    ("gpt_tiny_dynamic_decode", b_gpt_dynamic_decode, 14, True, "gpt_tiny",
+     "gpt_tiny_decode (same weights) exported with a dynamic cache length (past K/V axis 2): one graph for every step of a generation",
+     "scripts/export_torch_models.py TinyGPT(vocab=512, d=128, heads=4, layers=2, n_positions=128); dynamic_axes",
+     "as gpt_tiny_decode; past length dynamic (at most 127: 128 positions)"),
     ("unet_tiny", b_unet, 13, True, None,
      "U-Net-style segmentation: 3-level encoder (conv-BN-ReLU x2, maxpool), ConvTranspose2d 2x2/2 upsampling, skip Concat, 1x1 head (4 classes)",
      "scripts/export_torch_models.py TinyUNet(widths=(16, 32, 64), bottleneck=128, num_classes=4)",
@@ -530,7 +701,8 @@ def export_one(spec, out_dir, versions):
     name, builder, opset, fold, seed_name, arch, source, reductions = spec
     seed = zlib.crc32((seed_name or name).encode()) & 0x7FFFFFFF
     torch.manual_seed(seed)
-    model, args, in_names, out_names = builder()
+    model, args, in_names, out_names, *dynamic = builder()
+    dynamic_axes = dynamic[0] if dynamic else None
     args = reference_inputs(args)  # same shapes and dtypes; values reproducible with numpy alone
     liven_constant_params(model)
     if args[0].dim() == 4:
@@ -547,7 +719,8 @@ def export_one(spec, out_dir, versions):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(model, args, path, export_params=True, opset_version=opset,
-                          do_constant_folding=fold, input_names=in_names, output_names=out_names)
+                          do_constant_folding=fold, input_names=in_names, output_names=out_names,
+                          dynamic_axes=dynamic_axes)
     return {
         "name": name,
         "file": name + ".onnx",
@@ -556,6 +729,7 @@ def export_one(spec, out_dir, versions):
         "reductions": reductions,
         "opset": opset,
         "do_constant_folding": fold,
+        **({"dynamic_axes": dynamic_axes} if dynamic_axes else {}),
         "seed": seed,
         "inputs": io_desc(in_names, args),
         "outputs": io_desc(out_names, outs),

@@ -18,10 +18,12 @@
 #include "container/compiled_model.h"
 #include "isa/program.h"
 #include "report/concurrent_report.h"
+#include "report/generation_report.h"
 #include "report/model_report.h"
 #include "report/stream_report.h"
 #include "runtime/concurrent.h"
 #include "runtime/engine.h"
+#include "runtime/generation.h"
 #include "runtime/host_time_model.h"
 
 namespace py = pybind11;
@@ -277,6 +279,32 @@ void bind_session(py::module_& m) {
           return json;
         },
         py::arg("paths"), py::arg("config"), py::arg("engines"), py::arg("precision"));
+
+  m.def("generate",
+        [](const std::string& prefill, const std::string& decode, const HardwareConfig& config, int prompt, int tokens,
+           const std::string& precision, const std::string& weights, const std::string& group_size, const std::string& calib,
+           bool timing_only, std::uint64_t seed) {
+          std::string json;
+          {
+            py::gil_scoped_release release;
+            compiler::QuantSpelling quant;
+            quant.precision = precision;
+            quant.weights = weights;
+            quant.group_size = group_size;
+            compiler::CompileOptions options;
+            compiler::apply_quant_spelling(quant, options);
+            options.calibration_dir = calib;
+            runtime::GenerationOptions generation;
+            generation.prompt = prompt;
+            generation.tokens = tokens;
+            generation.timing_only = timing_only;
+            generation.seed = seed;
+            json = report::generation_json(runtime::generate(prefill, decode, config, options, generation)).dump();
+          }
+          return json;
+        },
+        py::arg("prefill"), py::arg("decode"), py::arg("config"), py::arg("prompt"), py::arg("tokens"), py::arg("precision"),
+        py::arg("weights"), py::arg("group_size"), py::arg("calib"), py::arg("timing_only"), py::arg("seed"));
 
   py::class_<runtime::OnnxModelInfo, std::shared_ptr<runtime::OnnxModelInfo>>(m, "OnnxBoundary",
                                                                             "an ONNX file's declared inputs/outputs");

@@ -704,14 +704,75 @@ std::optional<TilePlan> with_third_weight_slot(const TilePlan& plan) {
   return p;
 }
 
+namespace {
+
+// Everything of a layer the tiler reads (all of ConvShape but its name) with the region's size
+// and alignment, as bytes: layers of one shape in one place (ResNet's repeated blocks) then
+// share one search.
+std::string plan_key(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t alignment) {
+  std::string key;
+  const auto put = [&key](auto v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  for (std::int64_t v : {s.h, s.w, s.c, s.oc, s.oh, s.ow, s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.groups, s.pad_top,
+                         s.pad_left, s.elem})
+    put(v);
+  put(s.weights.format);
+  put(s.weights.group);
+  for (bool b : {s.gemm, s.residual, s.lut, s.input_resident, s.residual_resident, s.output_resident, s.output_stored})
+    put(b);
+  put(sram_bytes);
+  put(alignment);
+  put(s.epilogue.size());
+  for (isa::Opcode op : s.epilogue) put(op);
+  put(s.parts.size());
+  for (const auto& p : s.parts) {
+    put(p.c);
+    put(p.resident);
+  }
+  return key;
+}
+
+// The plans of the hardware config last planned for, per thread (a compile runs on one; a
+// sweep's workers each compile on their own). The config is compared by value, not address:
+// a sweep edits one config in place between compiles.
+struct PlanCache {
+  std::optional<HardwareConfig> hw;  // nullopt: plans without a config
+  bool used = false;
+  std::map<std::string, std::optional<TilePlan>> plans;
+};
+constexpr std::size_t kCachedPlans = 4096;  // a few models' layers; beyond that start afresh
+
+const std::optional<TilePlan>& cached_plan(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t alignment,
+                                           const HardwareConfig* hw) {
+  thread_local PlanCache cache;
+  const bool same_config = cache.used && (hw ? cache.hw && *cache.hw == *hw : !cache.hw);
+  if (!same_config || cache.plans.size() >= kCachedPlans) {
+    cache.plans.clear();
+    if (hw) cache.hw = *hw;
+    else cache.hw.reset();
+    cache.used = true;
+  }
+  auto [it, fresh] = cache.plans.try_emplace(plan_key(s, sram_bytes, alignment));
+  if (fresh) {
+    try {
+      it->second = ConvTiler(s, sram_bytes, alignment, hw).plan();
+    } catch (...) {
+      cache.plans.erase(it);
+      throw;
+    }
+  }
+  return it->second;
+}
+
+}  // namespace
+
 std::optional<TilePlan> try_plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t alignment,
                                             const HardwareConfig* hw) {
-  return ConvTiler(s, sram_bytes, alignment, hw).plan();
+  return cached_plan(s, sram_bytes, alignment, hw);
 }
 
 TilePlan plan_conv_tiles(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t alignment, const HardwareConfig* hw) {
+  if (const auto& p = cached_plan(s, sram_bytes, alignment, hw)) return *p;
   ConvTiler tiler(s, sram_bytes, alignment, hw);
-  if (auto p = tiler.plan()) return *p;
   throw CompileError("layer '" + s.name + "': the smallest tile (1 output pixel, " +
                      (s.groups == 1 ? std::string("1 output channel, 1 input channel") : "1 group") + ") needs " +
                      std::to_string(tiler.smallest_need()) + " bytes of SRAM; the scratchpad region has " +

@@ -467,8 +467,15 @@ bool fold_node(const Graph& g, const Node& n, std::vector<Tensor>& outputs) {
     }
   } else {
     if (!evaluator_supports(n)) return false;
-    for (const auto& v : in)
-      if (v.integer()) return false;  // integer data the exact folder lacks: never round through float
+    // Integer data the exact folder lacks never rounds through float; a float op's integer
+    // parameters (Trilu's k, TopK's K, Resize's sizes) are exact in float up to 2^24.
+    const bool float_data = !in.empty() && !n.inputs[0].empty() && !in[0].integer();
+    for (auto& v : in) {
+      if (!v.integer()) continue;
+      if (!float_data || std::any_of(v.i.data.begin(), v.i.data.end(), [](std::int64_t x) { return x < -(1 << 24) || x > (1 << 24); }))
+        return false;
+      v.f = to_floats(v);
+    }
     std::vector<const FloatTensor*> ptrs;
     for (std::size_t k = 0; k < n.inputs.size(); ++k) ptrs.push_back(n.inputs[k].empty() ? nullptr : &in[k].f);
     auto results = evaluate_node(g, n, ptrs);

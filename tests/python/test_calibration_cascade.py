@@ -62,7 +62,8 @@ def run_int8(model_path, tmp_path):
     return report, outputs, reference, r.out + r.err
 
 
-DECODERS = sorted(p.name for p in (ROOT / "models" / "exported").glob("gpt_*.onnx"))
+DECODERS = sorted(p.name for pattern in ("gpt_*.onnx", "llama_*.onnx") for p in (ROOT / "models" / "exported").glob(pattern)
+                  if "dynamic" not in p.name)
 
 
 @pytest.mark.parametrize("name", DECODERS)

@@ -116,8 +116,11 @@ def _models():
         models.append(Model("ppocr_v2_cls", ocr / "ch_ppocr_mobile_v2.0_cls_infer.onnx", text_like_image,
                             {"x": (1, 3, 48, 192)}))
         models.append(Model("ppocrv4_rec", ocr / "ch_PP-OCRv4_rec_infer.onnx", text_like_image, {"x": (1, 3, 48, 320)}))
+    # Decoders exported with dynamic axes (for npusim generate), run here at their static twins' shapes.
+    past = {f"past_{kind}_{i}": (1, 4, 127, 32) for kind in ("key", "value") for i in range(2)}
+    dynamic = {"gpt_tiny_dynamic_prefill": {"input_ids": (1, 32)}, "gpt_tiny_dynamic_decode": past}
     for path in sorted((ROOT / "models" / "exported").glob("*.onnx")):
-        models.append(Model(path.stem, path, normal))
+        models.append(Model(path.stem, path, normal, dynamic.get(path.stem)))
     return models
 
 

@@ -10,7 +10,7 @@ NPU model, and design-space sweeps (npusim.sweep, `python3 -m npusim sweep`).
 from .config import Config, config_keys, config_to_dict, load_config, with_values
 from .errors import CompileError, ConfigError, Error, SweepSpecError
 from .report import Report
-from .session import Session, compile, concurrent, host_time, program_from_bytes, read_onnx_boundary
+from .session import Session, compile, concurrent, generate, host_time, program_from_bytes, read_onnx_boundary
 
-__all__ = ["Config", "CompileError", "ConfigError", "Error", "Report", "Session", "SweepSpecError", "compile", "concurrent",
+__all__ = ["Config", "CompileError", "ConfigError", "Error", "Report", "Session", "SweepSpecError", "compile", "concurrent", "generate",
            "config_keys", "config_to_dict", "host_time", "load_config", "program_from_bytes", "read_onnx_boundary", "with_values"]

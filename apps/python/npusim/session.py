@@ -62,6 +62,21 @@ def concurrent(models, config, engines=None, precision="int8"):
     return json.loads(_core.concurrent([os.fspath(m) for m in models], config, spec, precision))
 
 
+def generate(prefill, decode, config, prompt=0, tokens=8, precision="int8", weights=None, group_size=None, calib=None,
+             timing_only=False, seed=1):
+    """A decoder's generation loop, as `npusim generate`: the prefill graph on the prompt (`prompt`
+    tokens, 0: the graph's fixed length; token ids uniform from `seed`), then `tokens` decode
+    steps, each step's present K/V the next one's past (a decode graph with a dynamic past axis
+    is compiled once per cache length). Returns the JSON report as a dict: per step its past
+    length, latency_us, weight_bytes, kv_bytes, bound_us (their DDR time) and of_bound, energy_uj,
+    the token it chose and its top logits; time_to_first_token_us, tokens_per_s,
+    energy_per_token_uj. weights: "int8" or "int4" weight-only MatMul weights (precision "fp16")."""
+    config = load_config(config)
+    return json.loads(_core.generate(os.fspath(prefill), os.fspath(decode), config, int(prompt), int(tokens), precision,
+                                     weights or "", "" if group_size is None else str(group_size),
+                                     os.fspath(calib) if calib else "", bool(timing_only), int(seed)))
+
+
 def compile(model, config, precision="int8", calib=None, strict=False, input_shapes=None, device="sim",
             input_misalignment_bytes=0, calib_method=None, calib_percentile=None, activations=None,
             accuracy_target=None, keep_fp16=None, weights=None, group_size=None, input_values=None):
