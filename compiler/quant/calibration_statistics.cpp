@@ -6,6 +6,10 @@
 #include <limits>
 #include <thread>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace npu::compiler {
 
 namespace {
@@ -109,11 +113,26 @@ void ValueHistogram::add(const float* data, std::size_t n) {
     const std::size_t m = std::min(kBlock, n - first);
     const float* block = data + first;
     if (all_finite && !nans) {
-      for (std::size_t i = 0; i < m; ++i) {
+      std::size_t i = 0;
+#if defined(__SSE2__)
+      // Four at a time in SSE2 (every x86-64 has it; GCC at -O2 leaves this loop scalar): the
+      // same double arithmetic and truncation, so the same bins.
+      const __m128d rr = _mm_set1_pd(r), scale = _mm_set1_pd(inv);
+      const __m128i last = _mm_set1_epi32(kBins - 1);
+      for (; i + 4 <= m; i += 4) {
+        const __m128 v = _mm_loadu_ps(block + i);
+        const __m128i lo = _mm_cvttpd_epi32(_mm_mul_pd(_mm_add_pd(_mm_cvtps_pd(v), rr), scale));
+        const __m128i hi = _mm_cvttpd_epi32(_mm_mul_pd(_mm_add_pd(_mm_cvtps_pd(_mm_movehl_ps(v, v)), rr), scale));
+        const __m128i b = _mm_unpacklo_epi64(lo, hi);
+        const __m128i over = _mm_cmpgt_epi32(b, last);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(bins + i), _mm_or_si128(_mm_andnot_si128(over, b), _mm_and_si128(over, last)));
+      }
+#endif
+      for (; i < m; ++i) {
         const auto b = static_cast<std::int32_t>((static_cast<double>(block[i]) + r) * inv);
         bins[i] = b < kBins - 1 ? b : kBins - 1;
       }
-      std::size_t i = 0;
+      i = 0;
       for (; i + kTables <= m; i += kTables) {
         ++t0[bins[i]];
         ++t1[bins[i + 1]];
@@ -171,7 +190,6 @@ std::string without_node_prefix(const Graph& g, const Node& n, std::string why) 
 
 CalibrationStatistics collect_statistics(const Graph& g, const std::vector<TensorMap>& inputs, bool histograms,
                                          const NodeRunner& elsewhere, UnmeasuredValues* unmeasured) {
-  const TensorMap constants = graph_constants(g);
   // Samples are independent: up to one thread per core, each with its own statistics, merged
   // after (exactly: see calibration_statistics.h).
   const std::size_t threads =
@@ -201,7 +219,7 @@ CalibrationStatistics collect_statistics(const Graph& g, const std::vector<Tenso
     try {
       for (std::size_t s = t; s < inputs.size(); s += threads)
         evaluate_graph_visiting(
-            g, inputs[s], constants,
+            g, inputs[s],
             [&](const std::string& name, const FloatTensor& v) {
               if (v.data.empty()) return;
               auto [it, fresh] = partial[t].try_emplace(name);

@@ -209,10 +209,10 @@ std::pair<float, float> value_range(const std::vector<float>& values) {
   return {lo[0], hi[0]};
 }
 
-void evaluate_graph_visiting(const Graph& g, const TensorMap& inputs, const TensorMap& constants,
+void evaluate_graph_visiting(const Graph& g, const TensorMap& inputs,
                              const std::function<void(const std::string&, const FloatTensor&)>& visit,
                              const UnevaluatedNodes* unevaluated) {
-  // last reader of each value; graph outputs live to the end
+  // last reader of each value (constants too); graph outputs live to the end
   std::map<std::string, std::size_t> last_use;
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     for (const auto& in : g.nodes[i].inputs)
@@ -227,8 +227,8 @@ void evaluate_graph_visiting(const Graph& g, const TensorMap& inputs, const Tens
   auto lookup = [&](const std::string& name) -> const FloatTensor* {
     auto v = values.find(name);
     if (v != values.end()) return &v->second;
-    auto c = constants.find(name);
-    if (c != constants.end()) return &c->second;
+    auto c = g.tensors.find(name);
+    if (c != g.tensors.end() && c->second.is_constant) return &values.emplace(name, constant_as_float(c->second)).first->second;
     auto i = inputs.find(name);
     return i != inputs.end() ? &i->second : nullptr;
   };
