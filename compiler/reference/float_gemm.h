@@ -9,5 +9,9 @@ namespace npu::compiler {
 // Deterministic for a given machine; sums run over k in order for each output.
 void gemm_accumulate(std::int64_t M, std::int64_t N, std::int64_t K, const float* A, std::int64_t lda, const float* B,
                      std::int64_t ldb, float* C, std::int64_t ldc);
+// The same without the AVX-512 kernel, which gemm_accumulate takes where the CPU has it: for
+// tests that check the two agree bit for bit.
+void gemm_accumulate_narrow(std::int64_t M, std::int64_t N, std::int64_t K, const float* A, std::int64_t lda,
+                            const float* B, std::int64_t ldb, float* C, std::int64_t ldc);
 
 }  // namespace npu::compiler

@@ -10,6 +10,7 @@
 #include "compiler/reference/float_gemm.h"
 
 using npu::compiler::gemm_accumulate;
+using npu::compiler::gemm_accumulate_narrow;
 
 namespace {
 
@@ -41,10 +42,11 @@ Operands operands(const Case& c, bool integers, unsigned seed) {
 }  // namespace
 
 TEST_CASE("float GEMM equals the triple loop exactly on integer data", "[float_gemm]") {
-  // Rows around the 6-row block, columns around the 16-column strip, K around the 256 slice.
-  for (std::int64_t M : {1, 5, 6, 7, 13})
-    for (std::int64_t N : {1, 15, 16, 17, 49})
-      for (std::int64_t K : {1, 255, 256, 257, 600}) {
+  // Rows around the 6- and 8-row blocks, columns around the 16- and 32-column strips, K around
+  // the 128 and 256 slices.
+  for (std::int64_t M : {1, 5, 6, 7, 8, 9, 13, 17})
+    for (std::int64_t N : {1, 15, 16, 17, 31, 32, 33, 49})
+      for (std::int64_t K : {1, 127, 128, 129, 255, 256, 257, 600}) {
         const Case c{M, N, K};
         Operands o = operands(c, true, static_cast<unsigned>(M * 1000 + N * 10 + K));
         std::vector<float> want = o.C;
@@ -82,4 +84,21 @@ TEST_CASE("float GEMM results do not depend on the blocking", "[float_gemm]") {
       CHECK(std::memcmp(&col.C[static_cast<std::size_t>(m * col.ldc + n)],
                         &all.C[static_cast<std::size_t>(m * all.ldc + n)], sizeof(float)) == 0);
   }
+}
+
+TEST_CASE("float GEMM: the AVX-512 kernel gives the narrow kernel's bits", "[float_gemm]") {
+  // Both chain single-precision fused multiply-adds over k in order (where the CPU has no
+  // AVX-512 both calls run the narrow kernel).
+  for (std::int64_t M : {1, 6, 7, 8, 9, 16, 23, 64})
+    for (std::int64_t N : {1, 16, 17, 32, 33, 49, 196})
+      for (std::int64_t K : {1, 128, 129, 256, 300, 1152}) {
+        const Case c{M, N, K};
+        Operands wide = operands(c, false, static_cast<unsigned>(M * 7919 + N * 31 + K));
+        Operands narrow = wide;
+        gemm_accumulate(M, N, K, wide.A.data(), wide.lda, wide.B.data(), wide.ldb, wide.C.data(), wide.ldc);
+        gemm_accumulate_narrow(M, N, K, narrow.A.data(), narrow.lda, narrow.B.data(), narrow.ldb, narrow.C.data(),
+                               narrow.ldc);
+        INFO("M=" << M << " N=" << N << " K=" << K);
+        CHECK(std::memcmp(wide.C.data(), narrow.C.data(), wide.C.size() * sizeof(float)) == 0);
+      }
 }
