@@ -731,32 +731,43 @@ std::string plan_key(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t
   return key;
 }
 
-// The plans of the hardware config last planned for, per thread (a compile runs on one; a
-// sweep's workers each compile on their own). The config is compared by value, not address:
-// a sweep edits one config in place between compiles.
+// Plans per hardware config, per thread (a compile runs on one; a sweep's workers each compile
+// on their own). Configs are compared by value, not address: a sweep edits one config in place
+// between compiles. A few configs at once: a multi-engine compile prices its parts with a
+// tiling config of its own besides the config itself.
 struct PlanCache {
-  std::optional<HardwareConfig> hw;  // nullopt: plans without a config
-  bool used = false;
-  std::map<std::string, std::optional<TilePlan>> plans;
+  struct Entry {
+    std::optional<HardwareConfig> hw;  // nullopt: plans without a config
+    std::map<std::string, std::optional<TilePlan>> plans;
+  };
+  std::vector<Entry> entries;  // most recently used first
 };
-constexpr std::size_t kCachedPlans = 4096;  // a few models' layers; beyond that start afresh
+constexpr std::size_t kCachedConfigs = 4;
+constexpr std::size_t kCachedPlans = 4096;  // per config: a few models' layers; beyond that start afresh
 
 const std::optional<TilePlan>& cached_plan(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t alignment,
                                            const HardwareConfig* hw) {
   thread_local PlanCache cache;
-  const bool same_config = cache.used && (hw ? cache.hw && *cache.hw == *hw : !cache.hw);
-  if (!same_config || cache.plans.size() >= kCachedPlans) {
-    cache.plans.clear();
-    if (hw) cache.hw = *hw;
-    else cache.hw.reset();
-    cache.used = true;
+  auto& entries = cache.entries;
+  auto same = std::find_if(entries.begin(), entries.end(), [&](const PlanCache::Entry& e) {
+    return hw ? e.hw && *e.hw == *hw : !e.hw;
+  });
+  if (same == entries.end()) {
+    if (entries.size() >= kCachedConfigs) entries.pop_back();
+    PlanCache::Entry fresh;
+    if (hw) fresh.hw = *hw;
+    entries.insert(entries.begin(), std::move(fresh));
+  } else if (same != entries.begin()) {
+    std::rotate(entries.begin(), same, same + 1);
   }
-  auto [it, fresh] = cache.plans.try_emplace(plan_key(s, sram_bytes, alignment));
+  auto& plans = entries.front().plans;
+  if (plans.size() >= kCachedPlans) plans.clear();
+  auto [it, fresh] = plans.try_emplace(plan_key(s, sram_bytes, alignment));
   if (fresh) {
     try {
       it->second = ConvTiler(s, sram_bytes, alignment, hw).plan();
     } catch (...) {
-      cache.plans.erase(it);
+      plans.erase(it);
       throw;
     }
   }
