@@ -178,13 +178,25 @@ void channel_max_abs(const std::vector<float>& w, std::size_t inner, std::vector
   float* m = max_abs.data();
   const float* d = w.data();
   if (inner == 1) {
-    for (std::size_t begin = 0; begin < n; begin += channels) {
-      const std::size_t len = std::min(channels, n - begin);
-      for (std::size_t c = 0; c < len; ++c) {
+    // Eight channels at a time in registers: updated in place through `m`, the loop would be a
+    // load and a store per weight (the compiler cannot rule out `m` aliasing the weights).
+    constexpr std::size_t kLanes = 8;
+    std::size_t c0 = 0;
+    for (; c0 + kLanes <= channels; c0 += kLanes) {
+      float lanes[kLanes];
+      for (std::size_t k = 0; k < kLanes; ++k) lanes[k] = m[c0 + k];
+      for (std::size_t begin = c0; begin + kLanes <= n; begin += channels)
+        for (std::size_t k = 0; k < kLanes; ++k) {
+          const float a = std::fabs(d[begin + k]);
+          lanes[k] = lanes[k] < a ? a : lanes[k];
+        }
+      for (std::size_t k = 0; k < kLanes; ++k) m[c0 + k] = lanes[k];
+    }
+    for (std::size_t begin = 0; begin < n; begin += channels)  // the last channels, a short last row
+      for (std::size_t c = begin == n - n % channels ? 0 : c0; c < channels && begin + c < n; ++c) {
         const float a = std::fabs(d[begin + c]);
         m[c] = m[c] < a ? a : m[c];
       }
-    }
     return;
   }
   constexpr std::size_t kLanes = 8;
@@ -238,22 +250,25 @@ inline __m128i round4(__m128 q) {
 }
 #endif
 
-// out[i] = round_to_int8(w[i] / scale) for i in [0, n).
-void round_run(const float* w, std::size_t n, float scale, std::int8_t* out) {
+// out[i] = round_to_int8(w[i] / scale[i * scale_step]) for i in [0, n): one scale (step 0) or
+// one per element (step 1, a row of a gemm's [K, N] weights).
+void round_run(const float* w, std::size_t n, const float* scale, std::size_t scale_step, std::int8_t* out) {
   std::size_t i = 0;
 #if defined(__SSE2__)
-  const __m128 s = _mm_set1_ps(scale);
   const __m128i hi = _mm_set1_epi16(127), lo = _mm_set1_epi16(-127);
+  const auto quotient = [&](std::size_t at) {
+    return _mm_div_ps(_mm_loadu_ps(w + at), scale_step ? _mm_loadu_ps(scale + at) : _mm_set1_ps(*scale));
+  };
   for (; i + 16 <= n; i += 16) {
     // Values in [-129, 129]: exact in int16, clamped there, then exact in int8.
-    __m128i a = _mm_packs_epi32(round4(_mm_div_ps(_mm_loadu_ps(w + i), s)), round4(_mm_div_ps(_mm_loadu_ps(w + i + 4), s)));
-    __m128i b = _mm_packs_epi32(round4(_mm_div_ps(_mm_loadu_ps(w + i + 8), s)), round4(_mm_div_ps(_mm_loadu_ps(w + i + 12), s)));
+    __m128i a = _mm_packs_epi32(round4(quotient(i)), round4(quotient(i + 4)));
+    __m128i b = _mm_packs_epi32(round4(quotient(i + 8)), round4(quotient(i + 12)));
     a = _mm_min_epi16(_mm_max_epi16(a, lo), hi);
     b = _mm_min_epi16(_mm_max_epi16(b, lo), hi);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_packs_epi16(a, b));
   }
 #endif
-  for (; i < n; ++i) out[i] = round_to_int8(w[i] / scale);
+  for (; i < n; ++i) out[i] = round_to_int8(w[i] / scale[i * scale_step]);
 }
 
 // Scales round_to_int8 does not cover (0, subnormal, infinite: a channel of tiny or infinite
@@ -316,7 +331,7 @@ QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t chan
     for (std::size_t begin = 0; begin < w.size(); begin += scales.size()) {
       const std::size_t len = std::min(scales.size(), w.size() - begin);
       if (normal)
-        for (std::size_t c = 0; c < len; ++c) out[begin + c] = round_to_int8(d[begin + c] / scales[c]);
+        round_run(d + begin, len, scales.data(), 1, out + begin);
       else
         for (std::size_t c = 0; c < len; ++c) out[begin + c] = round_to_int8_any_scale(d[begin + c], scales[c]);
     }
@@ -325,7 +340,7 @@ QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t chan
   for_each_run([&](std::size_t c, std::size_t begin, std::size_t end) {
     const float scale = scales[c];
     if (std::isnormal(scale))
-      round_run(d + begin, end - begin, scale, out + begin);
+      round_run(d + begin, end - begin, &scale, 0, out + begin);
     else
       for (std::size_t i = begin; i < end; ++i) out[i] = round_to_int8_any_scale(d[i], scale);
   });
