@@ -3,6 +3,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/reference/float_evaluator.h"
@@ -33,6 +34,15 @@ struct EvalNode {
 };
 
 using FloatOutputs = std::vector<FloatTensor>;
+// A kernel's results moved into its FloatOutputs: `return {std::move(y)};` builds the vector from
+// an initializer list, whose elements are const, and so copies every output tensor.
+template <typename... T>
+FloatOutputs outputs(T&&... tensors) {
+  FloatOutputs out;
+  out.reserve(sizeof...(T));
+  (out.push_back(std::forward<T>(tensors)), ...);
+  return out;
+}
 using FloatKernel = FloatOutputs (*)(const EvalNode&);
 using KernelTable = std::map<std::string, FloatKernel>;
 

@@ -14,14 +14,14 @@ namespace {
 FloatOutputs activation(const EvalNode& e, const ActivationFn& f) {
   FloatTensor y = e.need(0);
   f.apply(y.data);
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 template <typename F>
 FloatOutputs unary(const EvalNode& e, F f) {
   FloatTensor y = e.need(0);
   for (auto& v : y.data) v = f(v);
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 template <typename F>
@@ -32,7 +32,7 @@ FloatTensor binary(const EvalNode& e, const FloatTensor& a, const FloatTensor& b
 
 template <typename F>
 FloatOutputs binary_op(const EvalNode& e, F f) {
-  return {binary(e, e.need(0), e.need(1), f)};
+  return outputs(binary(e, e.need(0), e.need(1), f));
 }
 
 // Max, Min, Sum, Mean: folded pairwise over all inputs.
@@ -58,7 +58,7 @@ FloatOutputs cast_to(const EvalNode& e, int to) {
   } else if (to == 8 /*string*/) {
     e.fail("string tensors have no FP32 kernel");
   }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 float python_mod(float a, float b) {
@@ -146,7 +146,7 @@ void add_unary(KernelTable& t) {
     if (e.floats("max", v) && !v.empty()) hi = v[0];
     return unary(e, [=](float x) { return std::min(std::max(x, lo), hi); });
   };
-  t["Identity"] = [](const EvalNode& e) { return FloatOutputs{e.need(0)}; };
+  t["Identity"] = [](const EvalNode& e) { return outputs(e.need(0)); };
   t["Dropout"] = [](const EvalNode& e) {
     FloatOutputs out{e.need(0)};
     if (e.wants_output(1)) {
@@ -191,19 +191,19 @@ void add_binary(KernelTable& t) {
   t["Or"] = [](const EvalNode& e) { return binary_op(e, [](float a, float b) { return a != 0 || b != 0 ? 1.0f : 0.0f; }); };
   t["Xor"] = [](const EvalNode& e) { return binary_op(e, [](float a, float b) { return (a != 0) != (b != 0) ? 1.0f : 0.0f; }); };
   t["Max"] = [](const EvalNode& e) {
-    return FloatOutputs{variadic(e, [](float a, float b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); })};
+    return outputs(variadic(e, [](float a, float b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }));
   };
   t["Min"] = [](const EvalNode& e) {
-    return FloatOutputs{variadic(e, [](float a, float b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); })};
+    return outputs(variadic(e, [](float a, float b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); }));
   };
-  t["Sum"] = [](const EvalNode& e) { return FloatOutputs{variadic(e, [](float a, float b) { return a + b; })}; };
+  t["Sum"] = [](const EvalNode& e) { return outputs(variadic(e, [](float a, float b) { return a + b; })); };
   t["Mean"] = [](const EvalNode& e) {
     FloatTensor s = variadic(e, [](float a, float b) { return a + b; });
     const float n = static_cast<float>(e.inputs.size());
     for (auto& v : s.data) v /= n;
-    return FloatOutputs{std::move(s)};
+    return outputs(std::move(s));
   };
-  t["Where"] = [](const EvalNode& e) { return FloatOutputs{where(e.as_ints(0), e.need(1), e.need(2))}; };
+  t["Where"] = [](const EvalNode& e) { return outputs(where(e.as_ints(0), e.need(1), e.need(2))); };
 }
 
 }  // namespace

@@ -213,9 +213,9 @@ FloatOutputs conv_transpose(const EvalNode& e) {
   const FloatTensor& x = e.need(0);
   const FloatTensor& w = e.need(1);
   if (x.shape.size() == 3 && w.shape.size() == 3)
-    return {drop_unit_h(conv_transpose2d(e, as_2d_window(e.node), with_unit_h(x), with_unit_h(w), e.optional(2)))};
+    return outputs(drop_unit_h(conv_transpose2d(e, as_2d_window(e.node), with_unit_h(x), with_unit_h(w), e.optional(2))));
   if (x.shape.size() != 4) e.fail("only 1-D and 2-D ConvTranspose are supported");
-  return {conv_transpose2d(e, e.node, x, w, e.optional(2))};
+  return outputs(conv_transpose2d(e, e.node, x, w, e.optional(2)));
 }
 
 FloatOutputs pool2d(const EvalNode& e, const Node& n, const FloatTensor& x, bool is_max) {
@@ -289,7 +289,7 @@ FloatOutputs global_pool(const EvalNode& e, bool is_max) {
     }
     y.data.push_back(static_cast<float>(is_max ? acc : acc / std::max<std::int64_t>(hw, 1)));
   }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 // x [R x C] as [C x R], in square tiles: the generic transpose's index arithmetic per element
@@ -412,7 +412,7 @@ FloatOutputs compute_layer(const EvalNode& e) {
       post.apply(y.data);
     }
   }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 // Per-channel (dim 1) normalisation with given mean/variance: BatchNormalization.
@@ -437,7 +437,7 @@ FloatOutputs batch_norm(const EvalNode& e) {
     const std::int64_t c = (i / inner) % C;
     y.data[i] = x.data[i] * scale[c] + shift[c];
   }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 FloatOutputs instance_norm(const EvalNode& e) {
@@ -454,7 +454,7 @@ FloatOutputs instance_norm(const EvalNode& e) {
     for (std::int64_t j = 0; j < inner; ++j)
       y.data[i * inner + j] = static_cast<float>((x.data[i * inner + j] - mean) * inv * s.data[i % C] + b.data[i % C]);
   }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 // LayerNormalization-17: normalise over dims [axis, rank), then scale and bias (broadcast).
@@ -515,7 +515,7 @@ FloatOutputs lrn(const EvalNode& e) {
         const std::int64_t at = (n * C + c) * inner + i;
         y.data[at] = static_cast<float>(x.data[at] / std::pow(bias + alpha / size * sq, beta));
       }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ FloatOutputs reduce_kernel(const EvalNode& e) {
   const FloatTensor& x = e.need(0);
   bool noop = false;
   auto axes = reduce_axes(e, x.shape.size(), noop);
-  if (noop) return {x};
+  if (noop) return outputs(x);
   const bool keep = e.node.get_int("keepdims", 1) != 0;
   std::int64_t count = 1;
   for (auto a : axes) count *= x.shape[a];
@@ -74,7 +74,7 @@ FloatOutputs reduce_kernel(const EvalNode& e) {
     if constexpr (R == Reduction::LogSum) v = std::log(v);
     y.data[i] = static_cast<float>(v);
   }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 // outer x len x inner view of x around `axis`.
@@ -113,7 +113,7 @@ FloatOutputs arg_extreme(const EvalNode& e, bool is_max) {
       }
       y.data[o * v.inner + i] = static_cast<float>(best);
     }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 enum class SoftmaxKind { Softmax, LogSoftmax, Hardmax };
@@ -149,7 +149,7 @@ FloatOutputs softmax_kernel(const EvalNode& e) {
         else at(k) = static_cast<float>(std::exp(static_cast<double>(at(k)) - mx) / sum);
       }
     }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 FloatOutputs cumsum(const EvalNode& e) {
@@ -174,7 +174,7 @@ FloatOutputs cumsum(const EvalNode& e) {
         }
       }
     }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 FloatOutputs topk(const EvalNode& e) {
@@ -205,7 +205,7 @@ FloatOutputs topk(const EvalNode& e) {
         idx.data[(o * k + j) * v.inner + i] = static_cast<float>(order[j]);
       }
     }
-  return {std::move(vals), std::move(idx)};
+  return outputs(std::move(vals), std::move(idx));
 }
 
 }  // namespace

@@ -20,23 +20,23 @@ FloatTensor reshaped(const EvalNode& e, const Shape& shape) {
 FloatOutputs reshape(const EvalNode& e) {
   std::vector<std::int64_t> target;
   if (!e.ints("shape", target)) e.fail("the target shape is not known");
-  return {reshaped(e, reshape_shape(e.need(0).shape, target, e.node.get_int("allowzero", 0) != 0))};
+  return outputs(reshaped(e, reshape_shape(e.need(0).shape, target, e.node.get_int("allowzero", 0) != 0)));
 }
 
 FloatOutputs squeeze(const EvalNode& e) {
   std::vector<std::int64_t> axes;
   e.ints("axes", axes);
-  return {reshaped(e, squeeze_shape(e.need(0).shape, axes))};
+  return outputs(reshaped(e, squeeze_shape(e.need(0).shape, axes)));
 }
 
 FloatOutputs unsqueeze(const EvalNode& e) {
   std::vector<std::int64_t> axes;
   if (!e.ints("axes", axes)) e.fail("axes are not known");
-  return {reshaped(e, unsqueeze_shape(e.need(0).shape, axes))};
+  return outputs(reshaped(e, unsqueeze_shape(e.need(0).shape, axes)));
 }
 
 FloatOutputs flatten(const EvalNode& e) {
-  return {reshaped(e, flatten_shape(e.need(0).shape, e.node.get_int("axis", 1)))};
+  return outputs(reshaped(e, flatten_shape(e.need(0).shape, e.node.get_int("axis", 1))));
 }
 
 FloatOutputs shape_of(const EvalNode& e) {
@@ -47,7 +47,7 @@ FloatOutputs shape_of(const EvalNode& e) {
   FloatTensor y;
   for (std::int64_t d = start; d < end; ++d) y.data.push_back(static_cast<float>(s[d]));
   y.shape = {static_cast<std::int64_t>(y.data.size())};
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 FloatOutputs constant_of_shape(const EvalNode& e) {
@@ -61,7 +61,7 @@ FloatOutputs constant_of_shape(const EvalNode& e) {
     value = !a.floats.empty() ? a.floats[0] : !a.ints.empty() ? static_cast<float>(a.ints[0]) : 0.0f;
   }
   y.data.assign(static_cast<std::size_t>(shape_elements(y.shape)), value);
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 FloatOutputs range(const EvalNode& e) {
@@ -70,13 +70,13 @@ FloatOutputs range(const EvalNode& e) {
   const std::int64_t n = range_count(start, limit, delta);
   y.shape = {n};
   for (std::int64_t i = 0; i < n; ++i) y.data.push_back(static_cast<float>(start + i * delta));
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 FloatOutputs concat_kernel(const EvalNode& e) {
   std::vector<const FloatTensor*> parts;
   for (std::size_t i = 0; i < e.inputs.size(); ++i) parts.push_back(&e.need(i));
-  return {concat(parts, e.node.get_int("axis", 0))};
+  return outputs(concat(parts, e.node.get_int("axis", 0)));
 }
 
 FloatOutputs split_kernel(const EvalNode& e) {
@@ -94,7 +94,7 @@ FloatOutputs slice_kernel(const EvalNode& e) {
   if (!e.ints("starts", starts) || !e.ints("ends", ends)) e.fail("starts/ends are not known");
   e.ints("axes", axes);
   e.ints("steps", steps);
-  return {slice(e.need(0), starts, ends, axes, steps)};
+  return outputs(slice(e.need(0), starts, ends, axes, steps));
 }
 
 FloatOutputs pad_kernel(const EvalNode& e) {
@@ -115,7 +115,7 @@ FloatOutputs pad_kernel(const EvalNode& e) {
   }
   std::vector<float> value;
   e.floats("value", value);
-  return {pad(x, pads, e.node.get_string("mode", "constant"), value.empty() ? 0.0f : value[0])};
+  return outputs(pad(x, pads, e.node.get_string("mode", "constant"), value.empty() ? 0.0f : value[0]));
 }
 
 FloatOutputs depth_to_space(const EvalNode& e) {
@@ -128,7 +128,7 @@ FloatOutputs depth_to_space(const EvalNode& e) {
   t.shape = crd ? Shape{N, C / (b * b), b, b, H, W} : Shape{N, b, b, C / (b * b), H, W};
   FloatTensor y = transpose(t, crd ? std::vector<std::int64_t>{0, 1, 4, 2, 5, 3} : std::vector<std::int64_t>{0, 3, 4, 1, 5, 2});
   y.shape = {N, C / (b * b), H * b, W * b};
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 FloatOutputs space_to_depth(const EvalNode& e) {
@@ -140,7 +140,7 @@ FloatOutputs space_to_depth(const EvalNode& e) {
   t.shape = {N, C, H / b, b, W / b, b};
   FloatTensor y = transpose(t, {0, 3, 5, 1, 2, 4});
   y.shape = {N, C * b * b, H / b, W / b};
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 FloatOutputs nonzero(const EvalNode& e) {
@@ -155,7 +155,7 @@ FloatOutputs nonzero(const EvalNode& e) {
   y.data.resize(r * hits.size());
   for (std::size_t h = 0; h < hits.size(); ++h)
     for (std::size_t d = 0; d < r; ++d) y.data[d * hits.size() + h] = static_cast<float>((hits[h] / strides[d]) % x.shape[d]);
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 FloatOutputs trilu(const EvalNode& e) {
@@ -168,7 +168,7 @@ FloatOutputs trilu(const EvalNode& e) {
     const std::int64_t c = i % C, rr = (i / C) % R;
     if (upper ? c - rr < k : c - rr > k) y.data[i] = 0.0f;
   }
-  return {std::move(y)};
+  return outputs(std::move(y));
 }
 
 // Linear interpolation source coordinate (ONNX coordinate transformation modes).
@@ -270,8 +270,8 @@ FloatOutputs resize(const EvalNode& e) {
   std::string mode = e.node.get_string("mode", "nearest");
   std::string ctm = upsample ? "asymmetric" : e.node.get_string("coordinate_transformation_mode", "half_pixel");
   std::string nm = upsample ? "floor" : e.node.get_string("nearest_mode", "round_prefer_floor");
-  if (mode == "nearest") return {resize_nearest(e, x, out_shape, ctm, nm)};
-  if (mode == "linear" || mode == "bilinear") return {resize_linear(e, x, out_shape, ctm, sizes.empty() ? scales : std::vector<float>{})};
+  if (mode == "nearest") return outputs(resize_nearest(e, x, out_shape, ctm, nm));
+  if (mode == "linear" || mode == "bilinear") return outputs(resize_linear(e, x, out_shape, ctm, sizes.empty() ? scales : std::vector<float>{}));
   e.fail("mode '" + mode + "' is not supported");
 }
 
@@ -283,29 +283,29 @@ void add_tensor_kernels(KernelTable& t) {
   t["Unsqueeze"] = unsqueeze;
   t["Flatten"] = flatten;
   t["Shape"] = shape_of;
-  t["Size"] = [](const EvalNode& e) { return FloatOutputs{FloatTensor{{}, {static_cast<float>(e.need(0).elements())}}}; };
+  t["Size"] = [](const EvalNode& e) { return outputs(FloatTensor{{}, {static_cast<float>(e.need(0).elements())}}); };
   t["ConstantOfShape"] = constant_of_shape;
   t["Range"] = range;
-  t["Transpose"] = [](const EvalNode& e) { return FloatOutputs{transpose(e.need(0), e.node.get_ints("perm"))}; };
+  t["Transpose"] = [](const EvalNode& e) { return outputs(transpose(e.need(0), e.node.get_ints("perm"))); };
   t["Concat"] = concat_kernel;
   t["Split"] = split_kernel;
   t["Slice"] = slice_kernel;
-  t["Gather"] = [](const EvalNode& e) { return FloatOutputs{gather(e.need(0), e.as_ints(1), e.node.get_int("axis", 0))}; };
+  t["Gather"] = [](const EvalNode& e) { return outputs(gather(e.need(0), e.as_ints(1), e.node.get_int("axis", 0))); };
   t["GatherElements"] = [](const EvalNode& e) {
-    return FloatOutputs{gather_elements(e.need(0), e.as_ints(1), e.node.get_int("axis", 0))};
+    return outputs(gather_elements(e.need(0), e.as_ints(1), e.node.get_int("axis", 0)));
   };
   t["ScatterND"] = [](const EvalNode& e) {
-    return FloatOutputs{scatter_nd(e.need(0), e.as_ints(1), e.need(2), e.node.get_string("reduction", "none"))};
+    return outputs(scatter_nd(e.need(0), e.as_ints(1), e.need(2), e.node.get_string("reduction", "none")));
   };
   t["Expand"] = [](const EvalNode& e) {
     std::vector<std::int64_t> shape;
     if (!e.ints("shape", shape)) e.fail("the target shape is not known");
-    return FloatOutputs{expand(e.need(0), shape)};
+    return outputs(expand(e.need(0), shape));
   };
   t["Tile"] = [](const EvalNode& e) {
     std::vector<std::int64_t> repeats;
     if (!e.ints("repeats", repeats)) e.fail("repeats are not known");
-    return FloatOutputs{tile(e.need(0), repeats)};
+    return outputs(tile(e.need(0), repeats));
   };
   t["Pad"] = pad_kernel;
   t["DepthToSpace"] = depth_to_space;
