@@ -19,6 +19,7 @@
 #include "compiler/quant/qdq_import.h"
 #include "compiler/quant/quant_simulation.h"
 #include "compiler/quant/quantize.h"
+#include "compiler/quant/weight_bits.h"
 
 namespace npu::compiler {
 
@@ -147,6 +148,7 @@ Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, C
                       std::to_string(model.fallbacks.size()) + " cpu nodes");
 
   if (options.precision == Precision::Int8) {
+    if (options.quant.weights == WeightOnly::Int4) pipeline.run("int4-weights", g, [](Graph& x) { return mark_int4_weights(x); });
     before = g.nodes.size();
     pipeline.record("quantization", g, before, quantize_graph(g, unfused, options, model, npu_questions(config, options)));
     if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear"; }))

@@ -25,6 +25,7 @@ GemmShape GemmShape::of(const isa::Instruction& in) {
   s.b_zero_point = in.get(Field::b_zero_point);
   s.b_storage.format = static_cast<isa::WeightFormat>(in.get(Field::b_format));
   s.b_storage.group = in.get(Field::b_group);
+  s.b_storage.scaled = s.fp16;
   s.b_scale_addr = in.get(Field::b_scale_addr);
   return s;
 }

@@ -20,22 +20,26 @@ struct ArrayMapping {
 };
 
 // How gemm's B is stored (fields b_format, b_group): as A's type, or int8 / packed int4 with
-// fp16 scales per column and group of rows. The packed sizes are the ISA table's size rules
+// fp16 scales per column and group of rows (fp16 A), or packed int4 without scales (int8 A). The packed sizes are the ISA table's size rules
 // (isa/operands.h: weight_bytes, weight_scale_bytes); the MAC array's traffic, the compiler's
 // tiler and its weight blocks ask for them here.
 struct WeightStorage {
   isa::WeightFormat format = isa::WeightFormat::Same;
   std::uint64_t group = 0;  // rows of B per scale row; 0: all k rows (one scale per column)
+  // false with int8 A (int4 B sign-extended): the column's scale is the drain's requantisation,
+  // so no scale rows are stored or read.
+  bool scaled = true;
   bool quantized() const { return format != isa::WeightFormat::Same; }
+  bool has_scales() const { return quantized() && scaled; }
   std::uint64_t group_rows(std::uint64_t k) const { return isa::weight_group_rows(group, k); }
-  std::uint64_t scale_rows(std::uint64_t k) const { return quantized() ? (k + group_rows(k) - 1) / group_rows(k) : 0; }
+  std::uint64_t scale_rows(std::uint64_t k) const { return has_scales() ? (k + group_rows(k) - 1) / group_rows(k) : 0; }
   // Bytes of the k x n values (int4: two per byte, the last byte half used when k*n is odd);
   // elem_bytes 2 is fp16 A, 1 int8.
   std::uint64_t value_bytes(std::uint64_t k, std::uint64_t n, std::uint64_t elem_bytes) const {
     return isa::weight_bytes(format, k, n, elem_bytes == 2 ? isa::MacDType::Fp16 : isa::MacDType::Int8);
   }
   std::uint64_t scale_bytes(std::uint64_t k, std::uint64_t n) const {
-    return quantized() ? isa::weight_scale_bytes(group, k, n) : 0;
+    return has_scales() ? isa::weight_scale_bytes(group, k, n) : 0;
   }
 };
 

@@ -286,7 +286,11 @@ isa::Operands plan_compute(Checker& ck, const isa::Instruction& in, const MacArr
     ck.at_least(Field::n, 1);
     ck.at_least(Field::k, 1);
     const WeightStorage& w = s.b_storage;
-    if (w.quantized() && !s.fp16) ck.fail("b_format {} needs mac_dtype fp16 (weight-only quantisation)", isa::enum_name(w.format));
+    if (w.quantized() && !s.fp16 && w.format != isa::WeightFormat::Int4)
+      ck.fail("b_format {} needs mac_dtype fp16 (weight-only quantisation; int8 A takes int8 B as b_format same)",
+              isa::enum_name(w.format));
+    if (w.quantized() && !s.fp16 && w.group != 0)
+      ck.fail("b_group = {} with mac_dtype int8: int4 B has no scales there (the drain requantises each column)", w.group);
     const isa::Operands operands = ck.check_operands();
     op.cycles = mac.cycles(s);
     op.macs = s.m * s.n * s.k;

@@ -145,11 +145,23 @@ std::vector<std::int16_t> minus_zero_point(const std::int8_t* x, std::uint64_t c
   return out;
 }
 
+// Packed int4 B (two per byte, low nibble first) sign-extended to int8, in storage order.
+std::vector<std::int8_t> unpacked_int4(const std::uint8_t* b, std::uint64_t count) {
+  std::vector<std::int8_t> out(count);
+  for (std::uint64_t e = 0; e < count; ++e) {
+    const int nibble = (b[e / 2] >> (e % 2 ? 4 : 0)) & 0xF;
+    out[e] = static_cast<std::int8_t>(nibble >= 8 ? nibble - 16 : nibble);
+  }
+  return out;
+}
+
 }  // namespace
 
 void gemm_int8(const GemmShape& s, std::uint8_t* sram) {
   const auto* a = at<const std::int8_t>(sram, s.a_addr);
-  const auto* b = at<const std::int8_t>(sram, s.b_addr);
+  std::vector<std::int8_t> unpacked;
+  if (s.b_storage.format == isa::WeightFormat::Int4) unpacked = unpacked_int4(sram + s.b_addr, s.k * s.n);
+  const auto* b = unpacked.empty() ? at<const std::int8_t>(sram, s.b_addr) : unpacked.data();
   auto* c = at<std::uint32_t>(sram, s.c_addr);
   if (s.a_zero_point == 0 && s.b_zero_point == 0 && !s.b_transposed) return gemm_kernel(a, b, c, s);
   const std::vector<std::int8_t> b_kn = b_row_major(b, s);
@@ -166,17 +178,13 @@ std::vector<float> dequantized_weights(const GemmShape& s, const std::uint8_t* s
   const cost::WeightStorage& w = s.b_storage;
   const std::uint64_t group = w.group_rows(s.k);
   const auto* scales = reinterpret_cast<const std::uint16_t*>(sram + s.b_scale_addr);
-  const std::uint8_t* b = sram + s.b_addr;
+  std::vector<std::int8_t> unpacked;
+  if (w.format == isa::WeightFormat::Int4) unpacked = unpacked_int4(sram + s.b_addr, s.k * s.n);
+  const auto* b = unpacked.empty() ? reinterpret_cast<const std::int8_t*>(sram + s.b_addr) : unpacked.data();
   std::vector<float> out(s.k * s.n);
   for (std::uint64_t e = 0; e < s.k * s.n; ++e) {
     const std::uint64_t p = s.b_transposed ? e % s.k : e / s.n, j = s.b_transposed ? e / s.k : e % s.n;
-    int q;
-    if (w.format == isa::WeightFormat::Int4) {
-      const int nibble = (b[e / 2] >> (e % 2 ? 4 : 0)) & 0xF;
-      q = nibble >= 8 ? nibble - 16 : nibble;
-    } else {
-      q = static_cast<std::int8_t>(b[e]);
-    }
+    const int q = b[e];
     const float scale = isa::half_to_float(scales[(p / group) * s.n + j]);
     out[e] = isa::round_to_half(static_cast<float>(q) * scale);
   }

@@ -34,10 +34,11 @@ void add_quant_options(po::options_description& opts, const std::string& what) {
       ("keep-fp16", po::value<std::string>(),
        (what + "NODE,... layers (fused or ONNX node names) that run in fp16 in an int8 program").c_str())
       ("weights", po::value<std::string>(),
-       (what + "int8 or int4: weight-only quantisation of MatMul/Gemm weights with fp16 activations (needs "
-               "--precision fp16); int8 per output channel, int4 per group of --group-size").c_str())
+       (what + "int8 or int4: weight-only quantisation of MatMul/Gemm weights with --precision fp16 (int8 per "
+               "output channel, int4 per group of --group-size); with --precision int8, int4 stores MatMul/Gemm "
+               "weights as int4 per output channel beside int8 activations").c_str())
       ("group-size", po::value<std::string>(),
-       (what + "--weights int4: weights per fp16 scale along the reduction axis (default 128; a last shorter "
+       (what + "--weights int4 with --precision fp16: weights per fp16 scale along the reduction axis (default 128; a last shorter "
                "group where K is not a multiple)").c_str())
       ;
 }

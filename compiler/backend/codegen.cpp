@@ -375,7 +375,10 @@ void ProgramGenerator::fill_tensor_table() {
 }
 
 void ProgramGenerator::describe_weight_only() {
-  if (ctx_.weight_only.quantized()) {
+  if (ctx_.weight_only.quantized() && ctx_.int8()) {
+    model_.quantization.weights = "int4 per output channel (its scale in the requantisation), int8 activations, " +
+                                 std::to_string(ctx_.weight_only_layers) + " MatMul/Gemm layer(s)";
+  } else if (ctx_.weight_only.quantized()) {
     model_.quantization.weights = std::string(weight_only_name(options_.quant.weights)) +
                                  (options_.quant.weights == WeightOnly::Int4
                                       ? " per-group (" + std::to_string(options_.quant.group_size) + " weights per fp16 scale)"

@@ -301,8 +301,10 @@ void ConvTileEmitter::reduction_slice(const ConvTile& tile, std::int64_t k, cons
       std::uint64_t scale_offset = 0;
       weight_block_bytes(wstore, cs, ch.oc, es_, ctx_.alignment, &scale_offset);
       mm.set(Field::b_format, static_cast<std::int64_t>(wstore.format));
-      mm.set(Field::b_scale_addr, addr(w_slot_ + scale_offset));
-      mm.set(Field::b_group, static_cast<std::int64_t>(wstore.group));
+      if (wstore.has_scales()) {
+        mm.set(Field::b_scale_addr, addr(w_slot_ + scale_offset));
+        mm.set(Field::b_group, static_cast<std::int64_t>(wstore.group));
+      }
     }
     code.push_back(mm);
   } else {

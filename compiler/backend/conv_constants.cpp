@@ -35,7 +35,8 @@ ConvConstants place_conv_constants(CodegenContext& ctx, const Node& n, const Con
   const cost::WeightStorage& wstore = s.weights;
   WeightOnlyWeights wq;
   if (wstore.quantized()) {
-    wq = quantize_weight_only(wf, s.c, s.oc, wstore);
+    // int8 activations: the int4 integers the requantisation was computed with ([K][N]).
+    wq = ctx.int8() ? WeightOnlyWeights{s.c, s.oc, s.c, q.weights, {}} : quantize_weight_only(wf, s.c, s.oc, wstore);
     if (!ctx.dry_run) ++ctx.weight_only_layers;
   }
 

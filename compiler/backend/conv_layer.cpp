@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/quant/int8_layer_params.h"
+#include "compiler/quant/weight_bits.h"
 #include "isa/field_limits.h"
 
 namespace npu::compiler {
@@ -54,7 +55,7 @@ ConvLayer describe_conv_layer(CodegenContext& ctx, const Node& n) {
   s.pad_top = L.geo.pad_top;
   s.pad_left = L.geo.pad_left;
   s.elem = ctx.elem_bytes();
-  if (L.gemm && !ctx.int8() && ctx.weight_only.quantized()) s.weights = ctx.weight_only;
+  if (L.gemm && ctx.weight_only.quantized() && (!ctx.int8() || weight_bits(n) == 4)) s.weights = ctx.weight_only;
   s.residual = L.residual;
   L.act = n.get_string("activation", "");
   L.post = n.get_string("post_activation", "");

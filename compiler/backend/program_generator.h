@@ -40,6 +40,7 @@ class ProgramGenerator {
       ctx_.weight_only.format = options.quant.weights == WeightOnly::Int4 ? isa::WeightFormat::Int4 : isa::WeightFormat::Int8;
       ctx_.weight_only.group =
           options.quant.weights == WeightOnly::Int4 ? static_cast<std::uint64_t>(options.quant.group_size) : 0;
+      if (ctx_.int8()) ctx_.weight_only = {isa::WeightFormat::Int4, 0, false};  // int4 weights, int8 activations
     }
   }
 

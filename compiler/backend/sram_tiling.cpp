@@ -622,7 +622,7 @@ std::uint64_t weight_block_bytes(const cost::WeightStorage& w, std::int64_t k, s
                                  std::uint64_t alignment, std::uint64_t* scale_offset) {
   const auto uk = static_cast<std::uint64_t>(k), un = static_cast<std::uint64_t>(n);
   const std::uint64_t values = w.value_bytes(uk, un, static_cast<std::uint64_t>(elem));
-  if (!w.quantized()) return values;
+  if (!w.has_scales()) return values;
   const std::uint64_t at = align_up(values, alignment);
   if (scale_offset) *scale_offset = at;
   return at + w.scale_bytes(uk, un);
@@ -717,6 +717,7 @@ std::string plan_key(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t
     put(v);
   put(s.weights.format);
   put(s.weights.group);
+  put(s.weights.scaled);
   for (bool b : {s.gemm, s.residual, s.lut, s.input_resident, s.residual_resident, s.output_resident, s.output_stored})
     put(b);
   put(sram_bytes);

@@ -16,7 +16,8 @@ namespace npu::compiler {
 //   range plus clipping outside it) over the histogram.
 enum class CalibrationMethod { MinMax, Percentile, Entropy, Mse };
 
-// Weight-only quantisation of Gemm/MatMul weights with fp16 activations.
+// Weight-only quantisation of Gemm/MatMul weights with fp16 activations; with int8 activations,
+// Int4 stores the int8 program's MatMul/Gemm weights as int4 (compiler/quant/weight_bits.h).
 enum class WeightOnly { None, Int8, Int4 };
 
 // A bound on how far the quantised model may drift from FP32 on the calibration data: the

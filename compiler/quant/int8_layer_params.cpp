@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "compiler/quant/quantize.h"
+#include "compiler/quant/weight_bits.h"
 #include "compiler/reference/float_evaluator.h"
 
 namespace npu::compiler {
@@ -54,7 +55,7 @@ Int8ConvParams int8_conv_params(const Graph& g, const Node& n) {
   const std::string post = n.get_string("post_activation", "");
 
   Int8ConvParams p;
-  QuantizedWeights qw = gemm ? quantize_weights(wt.floats, oc, 1) : quantize_weights(wt.floats, oc, per_oc);
+  QuantizedWeights qw = gemm ? quantize_weights(wt.floats, oc, 1, weight_bits(n)) : quantize_weights(wt.floats, oc, per_oc);
   p.weights = std::move(qw.values);
   p.channel_scales = std::move(qw.channel_scales);
   p.residual = !res_name.empty();

@@ -8,6 +8,7 @@
 #include "compiler/core/npu_ops.h"
 #include "compiler/core/subgraph_capture.h"
 #include "compiler/quant/int8_layer_params.h"
+#include "compiler/quant/weight_bits.h"
 #include "compiler/quant/quant_math.h"
 #include "compiler/quant/quantize.h"
 #include "isa/fp16.h"
@@ -131,7 +132,8 @@ QuantSimulator::QuantSimulator(const Graph& g, NodeRunner host)
     const std::int64_t oc = gemm ? w.shape[1] : w.shape[0];
     FloatTensor q = constants_.at(node.inputs[1]);
     FloatTensor h = q;
-    QuantizedWeights qw = gemm ? quantize_weights(w.floats, oc, 1) : quantize_weights(w.floats, oc, w.elements() / oc);
+    QuantizedWeights qw =
+        gemm ? quantize_weights(w.floats, oc, 1, weight_bits(node)) : quantize_weights(w.floats, oc, w.elements() / oc);
     const std::int64_t inner = gemm ? 1 : w.elements() / oc;
     for (std::size_t e = 0; e < q.data.size(); ++e)
       q.data[e] = qw.values[e] * qw.channel_scales[static_cast<std::size_t>((static_cast<std::int64_t>(e) / inner) % oc)];

@@ -7,19 +7,26 @@
 namespace npu::compiler {
 namespace {
 
-// Weight-only quantisation keeps fp16 activations, so it goes with --precision fp16 only; a
-// group size is int4's (int8 has one scale per output channel).
+// Weight-only quantisation keeps fp16 activations (--precision fp16, int8 or int4 weights); with
+// --precision int8, --weights int4 stores MatMul/Gemm weights as int4 (weight_bits.h). A group
+// size is fp16 int4's (int8 weights, and int4 ones beside int8 activations, have one scale per
+// output channel).
 void read_weight_only(const QuantSpelling& s, CompileOptions& options) {
   QuantOptions& q = options.quant;
   if (!s.weights.empty()) {
     q.weights = parse_weight_only(s.weights);
-    if (options.precision != Precision::Fp16 || q.mixed)
-      throw CompileError("--weights " + s.weights + " keeps fp16 activations: it needs --precision fp16 (got " +
+    const bool int8_activations = options.precision == Precision::Int8 && !q.mixed;
+    if (int8_activations && q.weights == WeightOnly::Int8)
+      throw CompileError("--weights int8 with --precision int8: int8 weights are what --precision int8 has already "
+                         "(--weights int4 stores them as int4)");
+    if (options.precision != Precision::Fp16 && !(int8_activations && q.weights == WeightOnly::Int4))
+      throw CompileError("--weights " + s.weights + " needs --precision fp16 (weight-only) or int8 (int4 only; got " +
                          (q.mixed ? std::string("mixed") : container::precision_name(options.precision)) + ")");
   }
   if (s.group_size.empty()) return;
-  if (q.weights != WeightOnly::Int4)
-    throw CompileError("--group-size " + s.group_size + " needs --weights int4 (int8 weights have one scale per output channel)");
+  if (q.weights != WeightOnly::Int4 || options.precision != Precision::Fp16)
+    throw CompileError("--group-size " + s.group_size + " needs --weights int4 with --precision fp16 (int8 weights, and "
+                       "int4 weights beside int8 activations, have one scale per output channel)");
   const std::int64_t most = isa::field_max(isa::Opcode::Gemm, isa::Field::b_group);
   std::size_t used = 0;
   long long size = 0;

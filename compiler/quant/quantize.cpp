@@ -280,7 +280,7 @@ std::int8_t round_to_int8_any_scale(float w, float scale) {
 
 }  // namespace
 
-QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t channels, std::int64_t inner) {
+QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t channels, std::int64_t inner, int bits) {
   QuantizedWeights q;
   q.channel_scales.assign(static_cast<std::size_t>(channels), 0.0f);
   // Element i belongs to channel (i / inner) % channels: walked as runs of `inner` elements
@@ -304,15 +304,16 @@ QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t chan
   };
   const std::vector<float> max_abs = q.channel_scales;
   const float tensor_max = *std::max_element(max_abs.begin(), max_abs.end());
-  for (auto& s : q.channel_scales) s = s > 0 ? s / 127.0f : 1.0f;
-  bool per_tensor_grid = false;
+  const float levels = bits == 4 ? 7.0f : 127.0f;
+  for (auto& s : q.channel_scales) s = s > 0 ? s / levels : 1.0f;
+  bool per_tensor_grid = bits == 4;  // int4: no int8 grid to keep
   constexpr float kGrids[] = {127.0f, 64.0f, 63.0f};
   for (float steps : kGrids) {
     if (per_tensor_grid || tensor_max <= 0 || channels <= 1) break;
     per_tensor_grid = std::all_of(w.begin(), w.end(), [&](float v) { return on_grid(v, tensor_max / steps); });
     if (per_tensor_grid) q.channel_scales.assign(q.channel_scales.size(), tensor_max / steps);
   }
-  if (!per_tensor_grid) {
+  if (!per_tensor_grid && bits == 8) {
     for (float steps : {kGrids[1], kGrids[2]}) {  // max / 127 is the default anyway
       std::vector<char> grid(max_abs.size(), 1);    // the channel is on its max / steps grid
       for_each_run([&](std::size_t c, std::size_t begin, std::size_t end) {

@@ -50,7 +50,9 @@ struct QuantizedWeights {
   std::vector<float> channel_scales;  // one per output channel
 };
 // Symmetric per-output-channel: channel c of `channels` holds the elements with
-// (index / inner) % channels == c.
-QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t channels, std::int64_t inner);
+// (index / inner) % channels == c. bits 8: integers in [-127, 127] (a QDQ model's own int8 grid
+// kept); bits 4: in [-7, 7], scale max / 7 (int4 weights of an int8 program, weight_bits.h).
+QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t channels, std::int64_t inner,
+                                  int bits = 8);
 
 }  // namespace npu::compiler

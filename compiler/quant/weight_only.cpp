@@ -58,6 +58,7 @@ void append_weight_block(std::vector<std::uint8_t>& out, const WeightOnlyWeights
       }
     }
   while ((out.size() - start) % alignment) out.push_back(0);
+  if (!storage.scaled) return;
   const std::int64_t g0 = per_column ? 0 : row0 / q.group_rows;
   const std::int64_t g1 = per_column ? 1 : (row1 + q.group_rows - 1) / q.group_rows;
   for (std::int64_t g = g0; g < g1; ++g)

@@ -23,7 +23,8 @@ WeightOnlyWeights quantize_weight_only(const std::vector<float>& w, std::int64_t
 
 // Appends the block of rows [row0, row1) and columns [col0, col0 + cols): the values (int8, or
 // int4 two per byte, low nibble first, row-major), zeros to a multiple of `alignment`, the
-// scale rows of those rows' groups (int8: the one row). row0 must start a group (throws std::logic_error).
+// scale rows of those rows' groups (int8: the one row; none when the storage is not scaled:
+// int4 weights of an int8 program, weight_bits.h). row0 must start a group (throws std::logic_error).
 void append_weight_block(std::vector<std::uint8_t>& out, const WeightOnlyWeights& q, const cost::WeightStorage& storage,
                          std::int64_t row0, std::int64_t row1, std::int64_t col0, std::int64_t cols,
                          std::uint64_t alignment);

@@ -100,6 +100,12 @@ TEST_CASE("operands are evaluated as the table writes them", "[isa][operands]") 
   CHECK(ops.items[1].bytes == (11 * 3 + 1) / 2);
   CHECK(ops.items[2].address() == Field::b_scale_addr);
   CHECK(ops.items[2].bytes == 3 * 3 * 2);  // ceil(11 / 5) rows of 3 fp16 scales
+  // int4 B beside int8 A: packed the same, no scale operand.
+  ops = operands(make(Opcode::Gemm, {{Field::mac_dtype, 0}, {Field::b_format, 2}, {Field::m, 1}, {Field::n, 3},
+                                     {Field::k, 11}}));
+  REQUIRE(ops.count == 3);
+  CHECK(ops.items[1].bytes == (11 * 3 + 1) / 2);
+  CHECK(ops.items[2].address() == Field::c_addr);
   // A 4-D load spans from its first byte to the end of its last run and moves len0 x counts.
   ops = operands(make(Opcode::Load, {{Field::ddr_addr, 0x1000}, {Field::sram_addr, 0x40}, {Field::len0, 16},
                                      {Field::count1, 3}, {Field::count2, 2}, {Field::sram_stride1, 64},

@@ -95,9 +95,55 @@ def test_int4_gemv_reads_a_quarter_of_the_fp16_weight_bytes(tmp_path):
     assert ratio("fp16", "int4") == pytest.approx(weight_bytes["fp16"] / weight_bytes["int4"], rel=0.15)
 
 
+def test_int4_weights_beside_int8_activations(npusim, tmp_path):
+    """--precision int8 --weights int4: MatMul weights as int4 per output column (scale max|w| / 7
+    in the requantisation), int8 activations. The output follows the int4-rounded weights, not the
+    FP32 ones, and the program's gemms say b_format int4."""
+    path, w, b = linear_model(tmp_path / "linear.onnx", 8, 300, 70)
+    x = np.random.default_rng(1).standard_normal((8, 300)).astype(np.float32)
+    calib = tmp_path / "calib"
+    calib.mkdir()
+    np.save(calib / "x.npy", x)
+    session = sys.modules["npusim"].compile(path, CONFIG, weights="int4", calib=str(calib))
+    (y,) = session.run({"x": x})[0].values()
+    scale = np.abs(w).max(axis=0) / 7
+    w4 = np.clip(np.rint(w / scale), -7, 7) * scale
+    ref4, ref32 = x @ w4 + b, x @ w + b
+    # Mean errors: calibration measures ranges with the FP32 weights, so extremes may clip.
+    int4_error = np.abs(ref4 - ref32).mean()
+    assert np.abs(y - ref4).mean() < 0.25 * int4_error, (np.abs(y - ref4).mean(), int4_error)
+    assert np.abs(y - ref32).mean() > 0.75 * int4_error
+    prog = tmp_path / "m.npuprog"
+    result = npusim("compile", path, "-c", CONFIG, "-o", prog, "--weights", "int4", "--calib", calib)
+    assert result.code == 0, result.err
+    assert ("weight-only quantisation: int4 per output channel (its scale in the requantisation), int8 activations, "
+            "1 MatMul/Gemm layer(s)") in result.out
+    listing = npusim("disasm", prog).out
+    gemms = [line for line in listing.splitlines() if line.lstrip().startswith("gemm")]
+    assert gemms and all("b_format=int4" in g and "mac_dtype=int8" in g and "b_group=0" in g for g in gemms)
+
+
+def test_int8_gemv_with_int4_weights_reads_half_the_bytes(tmp_path):
+    """A 2048 x 2048 GEMV in INT8: int4 weights are k * n / 2 bytes (no scales), and at 55 GB/s
+    the layer stays memory-bound (the array takes R = 128 int8 weights per cycle streaming them),
+    so its cycles follow the bytes."""
+    k = n = 2048
+    path, _, _ = linear_model(tmp_path / "gemv.onnx", 1, k, n)
+    runs = {}
+    for weights in ("int8", "int4"):
+        session = npusim.compile(path, CONFIG, **({"weights": "int4"} if weights == "int4" else {}))
+        runs[weights] = session.run(timing_only=True)[1]
+    other = k + 4 * n + 8 * n + n  # x in (int8), bias and requantisation (int32 x 3) per column, y out
+    weight_bytes = {w: r["ddr"]["bytes_read"] + r["ddr"]["bytes_written"] - other for w, r in runs.items()}
+    assert weight_bytes["int8"] == pytest.approx(k * n, rel=0.002)
+    assert weight_bytes["int4"] == pytest.approx(k * n // 2, rel=0.004)
+    assert runs["int4"]["cycles"] / runs["int8"]["cycles"] == pytest.approx(0.5, rel=0.15)
+
+
 @pytest.mark.parametrize("args,needles", [
     (["--precision", "fp16", "--weights", "int3"], ["--weights 'int3'", "int8, int4"]),
-    (["--weights", "int4"], ["--weights int4", "--precision fp16", "got int8"]),
+    (["--weights", "int8"], ["--weights int8 with --precision int8", "--weights int4 stores them as int4"]),
+    (["--weights", "int4", "--group-size", "64"], ["--group-size 64", "with --precision fp16"]),
     (["--precision", "mixed", "--weights", "int8"], ["--precision fp16", "got mixed"]),
     (["--precision", "fp16", "--weights", "int4", "--group-size", "0"], ["--group-size 0", "1..65535"]),
     (["--precision", "fp16", "--weights", "int4", "--group-size", "12x"], ["--group-size 12x"]),
@@ -113,7 +159,7 @@ def test_python_compile_refuses_like_the_cli(tmp_path):
     path, _, _ = linear_model(tmp_path / "linear.onnx", 2, 64, 16)
     with pytest.raises(npusim.Error, match="--group-size 0 is not a number of weights per scale"):
         npusim.compile(path, CONFIG, precision="fp16", weights="int4", group_size=0)
-    with pytest.raises(npusim.Error, match="needs --precision fp16"):
+    with pytest.raises(npusim.Error, match="int8 weights are what --precision int8 has already"):
         npusim.compile(path, CONFIG, weights="int8")
 
 

@@ -297,6 +297,10 @@ std::vector<Case> cases() {
         {{{0, Field::a_addr}, Kind::Fp16}, {{0, Field::b_scale_addr}, Kind::Fp16}});
   }
 
+  g = gemm(0, 0x2000, 0x4000, 3, 7, 11);
+  g.set(Field::b_format, 2);
+  add("gemm int8, int4 weights", {g});
+
   // conv: input 0x0, weights 0x4000, output 0x8000
   Instruction cv = conv3x3_same(0, 0x4000, 0x8000, 5, 6, 8, 6);
   cv.set(Field::groups, 2);

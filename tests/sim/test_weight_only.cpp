@@ -88,11 +88,59 @@ TEST_CASE("weight-only gemm times as fp16 plus the dequantiser per fold", "[timi
   }
 }
 
+TEST_CASE("int4 B beside int8 A is sign-extended and multiplied as int8, without scales", "[functional][mac][weight-only]") {
+  for (const bool transposed : {false, true}) {
+    const int m = 3, n = 17, k = 37;  // k * n odd: the last byte half used
+    Rng rng;
+    std::vector<std::int8_t> a(m * k);
+    std::vector<int> q(k * n);
+    for (auto& x : a) x = static_cast<std::int8_t>(rng.i32(-128, 127));
+    for (auto& x : q) x = rng.i32(-8, 7);
+    const std::int64_t za = 5, zb = -1;
+    const std::uint64_t B = 0x8000, C = 0x10000;
+    Harness h;
+    h.put(0, a);
+    h.put(B, pack(q, isa::WeightFormat::Int4));
+    auto g = gemm(0, B, C, m, n, k);
+    g.set(Field::b_format, static_cast<std::int64_t>(isa::WeightFormat::Int4));
+    g.set(Field::b_transposed, transposed ? 1 : 0);
+    g.set(Field::a_zero_point, za);
+    g.set(Field::b_zero_point, zb);
+    h.op(g);
+    h.get(C, m * n * 4);
+    const auto r = h.run();
+    const auto out = h.read<std::int32_t>(C, m * n);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        std::int32_t sum = 0;
+        for (int p = 0; p < k; ++p) sum += (a[i * k + p] - za) * (q[transposed ? j * k + p : p * n + j] - zb);
+        CHECK(out[i * n + j] == sum);
+      }
+    CHECK(r.int8_macs == static_cast<std::uint64_t>(m) * n * k);
+  }
+}
+
+TEST_CASE("int4 B beside int8 A times as int8 plus the unpacking per fold and reads no scales", "[timing][weight-only]") {
+  // m=64, n=32, k=48 WS on 16x16: 6 folds of 110 cycles = 660 (int8: no fp16 factor) + 6 x 3.
+  auto c = config();
+  c.mac_array.dequant_int4_cycles_per_fold = 3;
+  auto g = gemm(0, 8192, 16384, 64, 32, 48);
+  g.set(Field::b_format, static_cast<std::int64_t>(isa::WeightFormat::Int4));
+  const auto r = run(program({g, halt()}), c);
+  CHECK(r.compute.busy_cycles == 660 + 18);
+  CHECK(r.compute.sram_bytes_read == 2 * 64 * 48 + 48 * 32 / 2);  // A per column fold, B packed, no scales
+}
+
 TEST_CASE("weight-only B needs fp16 activations and a known format", "[errors][weight-only]") {
   auto g = gemm(0, 0x1000, 0x2000, 4, 4, 4);
-  g.set(Field::b_format, static_cast<std::int64_t>(isa::WeightFormat::Int4));
+  g.set(Field::b_format, static_cast<std::int64_t>(isa::WeightFormat::Int8));
   CHECK_THROWS_WITH(run(program({g, halt()}), config()),
-                    Catch::Contains("instruction #0 (gemm): b_format int4 needs mac_dtype fp16"));
+                    Catch::Contains("instruction #0 (gemm): b_format int8 needs mac_dtype fp16"));
+  g.set(Field::b_format, static_cast<std::int64_t>(isa::WeightFormat::Int4));
+  g.set(Field::b_group, 2);
+  CHECK_THROWS_WITH(run(program({g, halt()}), config()),
+                    Catch::Contains("instruction #0 (gemm): b_group = 2 with mac_dtype int8: int4 B has no scales there"));
+  g.set(Field::b_group, 0);
   g.set(Field::mac_dtype, 1);
   g.set(Field::b_format, 3);
   CHECK_THROWS_WITH(run(program({g, halt()}), config()), Catch::Contains("b_format = 3 is not a value of WeightFormat (0..2)"));
