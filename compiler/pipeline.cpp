@@ -148,7 +148,8 @@ Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, C
                       std::to_string(model.fallbacks.size()) + " cpu nodes");
 
   if (options.precision == Precision::Int8) {
-    if (options.quant.weights == WeightOnly::Int4) pipeline.run("int4-weights", g, [](Graph& x) { return mark_int4_weights(x); });
+    if (options.quant.weights == WeightOnly::Int4)
+      pipeline.run("int4-weights", g, [](Graph& x) { return mark_int4_weights(x); });
     before = g.nodes.size();
     pipeline.record("quantization", g, before, quantize_graph(g, unfused, options, model, npu_questions(config, options)));
     if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear"; }))

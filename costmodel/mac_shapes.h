@@ -20,9 +20,9 @@ struct ArrayMapping {
 };
 
 // How gemm's B is stored (fields b_format, b_group): as A's type, or int8 / packed int4 with
-// fp16 scales per column and group of rows (fp16 A), or packed int4 without scales (int8 A). The packed sizes are the ISA table's size rules
-// (isa/operands.h: weight_bytes, weight_scale_bytes); the MAC array's traffic, the compiler's
-// tiler and its weight blocks ask for them here.
+// fp16 scales per column and group of rows (fp16 A), or packed int4 without scales (int8 A). The
+// packed sizes are the ISA table's size rules (isa/operands.h: weight_bytes, weight_scale_bytes);
+// the MAC array's traffic, the compiler's tiler and its weight blocks ask for them here.
 struct WeightStorage {
   isa::WeightFormat format = isa::WeightFormat::Same;
   std::uint64_t group = 0;  // rows of B per scale row; 0: all k rows (one scale per column)

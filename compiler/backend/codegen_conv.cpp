@@ -298,10 +298,10 @@ void ConvTileEmitter::reduction_slice(const ConvTile& tile, std::int64_t k, cons
                                          {Field::k, cs}, {Field::swap, swap}});
     const cost::WeightStorage& wstore = s_.weights;
     if (wstore.quantized()) {
-      std::uint64_t scale_offset = 0;
-      weight_block_bytes(wstore, cs, ch.oc, es_, ctx_.alignment, &scale_offset);
       mm.set(Field::b_format, static_cast<std::int64_t>(wstore.format));
       if (wstore.has_scales()) {
+        std::uint64_t scale_offset = 0;
+        weight_block_bytes(wstore, cs, ch.oc, es_, ctx_.alignment, &scale_offset);
         mm.set(Field::b_scale_addr, addr(w_slot_ + scale_offset));
         mm.set(Field::b_group, static_cast<std::int64_t>(wstore.group));
       }

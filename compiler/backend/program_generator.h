@@ -36,11 +36,12 @@ class ProgramGenerator {
   ProgramGenerator(const Graph& g, const std::vector<StepNodes>& steps, const HardwareConfig& config,
                    const CompileOptions& options, CompiledModel& model, const Int8ParamsCache* int8_params)
       : g_(g), steps_(steps), config_(config), options_(options), model_(model), ctx_(g, config, options.precision, int8_params) {
-    if (options.quant.weights != WeightOnly::None) {
+    if (ctx_.int8() && options.quant.weights == WeightOnly::Int4) {
+      ctx_.weight_only = {isa::WeightFormat::Int4, 0, /*scaled=*/false};  // int4 weights, int8 activations
+    } else if (options.quant.weights != WeightOnly::None) {
       ctx_.weight_only.format = options.quant.weights == WeightOnly::Int4 ? isa::WeightFormat::Int4 : isa::WeightFormat::Int8;
       ctx_.weight_only.group =
           options.quant.weights == WeightOnly::Int4 ? static_cast<std::uint64_t>(options.quant.group_size) : 0;
-      if (ctx_.int8()) ctx_.weight_only = {isa::WeightFormat::Int4, 0, false};  // int4 weights, int8 activations
     }
   }
 

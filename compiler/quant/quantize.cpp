@@ -306,14 +306,15 @@ QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t chan
   const float tensor_max = *std::max_element(max_abs.begin(), max_abs.end());
   const float levels = bits == 4 ? 7.0f : 127.0f;
   for (auto& s : q.channel_scales) s = s > 0 ? s / levels : 1.0f;
-  bool per_tensor_grid = bits == 4;  // int4: no int8 grid to keep
+  const bool keep_int8_grid = bits == 8;  // int4 weights are rounded afresh
+  bool per_tensor_grid = false;
   constexpr float kGrids[] = {127.0f, 64.0f, 63.0f};
   for (float steps : kGrids) {
-    if (per_tensor_grid || tensor_max <= 0 || channels <= 1) break;
+    if (!keep_int8_grid || per_tensor_grid || tensor_max <= 0 || channels <= 1) break;
     per_tensor_grid = std::all_of(w.begin(), w.end(), [&](float v) { return on_grid(v, tensor_max / steps); });
     if (per_tensor_grid) q.channel_scales.assign(q.channel_scales.size(), tensor_max / steps);
   }
-  if (!per_tensor_grid && bits == 8) {
+  if (keep_int8_grid && !per_tensor_grid) {
     for (float steps : {kGrids[1], kGrids[2]}) {  // max / 127 is the default anyway
       std::vector<char> grid(max_abs.size(), 1);    // the channel is on its max / steps grid
       for_each_run([&](std::size_t c, std::size_t begin, std::size_t end) {
