@@ -11,6 +11,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, os.environ.get("NPUSIM_PYTHONPATH", str(ROOT / "build" / "python")))
 import npusim  # noqa: E402
 from npusim import config_key_paths, sweep_compile  # noqa: E402
+from npusim.sweep_spec import ModelEntry  # noqa: E402
 
 TINY = ROOT / "models" / "tiny_convnet.onnx"
 
@@ -55,7 +56,7 @@ def test_timing_only_keys_do_not_change_the_program(preset, precision):
 
 
 def test_compile_relevant_keys_do_change_the_key():
-    model = type("M", (), {"path": "m.onnx", "precision": "int8", "input_shapes": {}, "calib": "", "strict": False})
+    model = ModelEntry(label="m", path="m.onnx")
     base = {"sram.capacity_kib": 64, "mac_array.rows": 8, "ddr.bandwidth_gbps": 1.6, "controller.queue_depth": 8,
             "host.gflops": 50}
     key = sweep_compile.compile_key(model, base)

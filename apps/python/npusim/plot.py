@@ -19,11 +19,17 @@ def _pyplot():
 
 
 def axis_columns(table):
-    """The sweep's axis columns: the results file puts them between `precision` and `status`."""
+    """The sweep's axis columns: the results file puts them between `precision` and `status`;
+    `weights` and `precision` (compile options, written before them) count, after them, where they vary."""
     cols = list(table.columns)
     if "precision" in cols and "status" in cols:
-        return cols[cols.index("precision") + 1:cols.index("status")]
+        options = [c for c in ("weights", "precision") if c in cols and table[c].nunique() > 1]
+        return list(dict.fromkeys(cols[cols.index("precision") + 1:cols.index("status")] + options))
     return []
+
+
+def _tick(value):
+    return str(value) if isinstance(value, str) else f"{value:g}"
 
 
 def heatmap_axes(table):
@@ -86,7 +92,10 @@ def pareto_front(table, objectives):
 
 def format_front(front, objectives, max_rows=40):
     """The front as a text table: model, the axis columns, the objectives."""
-    columns = ["model", *[c for c in axis_columns(front) if c in front.columns], *(c for c, _ in objectives)]
+    # How a row was compiled, whenever a sweep tells (weights, or a precision other than int8).
+    compiled = [c for c in ("weights", "precision") if "weights" in front.columns or
+                (c == "precision" and c in front.columns and (front[c] != "int8").any())]
+    columns = ["model", *[c for c in axis_columns(front) if c in front.columns], *compiled, *(c for c, _ in objectives)]
     columns = list(dict.fromkeys(columns))
     shown = front[columns].head(max_rows)
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.4g}")
@@ -186,8 +195,8 @@ def plot_heatmap(table, out_png, x_axis, y_axis, metric="latency_us", reduce="mi
     for ax, model in zip(axes[0], models):
         grid = rows[rows["model"] == model].pivot_table(index=y_axis, columns=x_axis, values=metric, aggfunc=reduce)
         image = ax.imshow(grid.values, origin="lower", aspect="auto", cmap="viridis")
-        ax.set_xticks(range(len(grid.columns)), [f"{v:g}" for v in grid.columns])
-        ax.set_yticks(range(len(grid.index)), [f"{v:g}" for v in grid.index])
+        ax.set_xticks(range(len(grid.columns)), [_tick(v) for v in grid.columns])
+        ax.set_yticks(range(len(grid.index)), [_tick(v) for v in grid.index])
         for (i, j), value in np.ndenumerate(grid.values):
             if not np.isnan(value):
                 ax.text(j, i, f"{value:.3g}", ha="center", va="center", fontsize=7, color="white")

@@ -1,5 +1,6 @@
-"""One axis of a sweep spec: the values of a config key, written as a list, a linear range,
-a geometric (log) range, or a zipped group of keys that vary together. Values are checked
+"""One axis of a sweep spec: the values of a config key (or of a compile option: precision,
+weights, group_size), written as a list, a linear range, a geometric (log) range, or a zipped
+group of keys that vary together. Values are checked
 against the key's type and limits here, so a bad spec fails before any simulation."""
 import math
 from dataclasses import dataclass
@@ -9,6 +10,29 @@ from . import config_key_paths as config_keys
 
 class AxisError(ValueError):
     """Message without the spec file and key: the caller prefixes them."""
+
+
+# Axes that are compile options, not config keys: their values pick how the model is quantised
+# (`npusim compile --precision P --weights W --group-size G`). Their key paths live under
+# "compile." so they never reach the config.
+COMPILE_OPTION_PREFIX = "compile."
+COMPILE_OPTIONS = {
+    "precision": ("int8", "fp16"),
+    "weights": ("none", "int8", "int4"),   # none: weights in the activations' precision
+    "group_size": None,                    # a positive whole number (int4 weights per fp16 scale)
+}
+
+
+def check_compile_option(name, value):
+    """A compile option's value as the compiler wants it, or AxisError."""
+    choices = COMPILE_OPTIONS[name]
+    if choices is None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise AxisError(f"expected a positive whole number for {name} (got {value!r})")
+        return value
+    if value not in choices:
+        raise AxisError(f"{value!r} is not one of {', '.join(choices)} ({name})")
+    return value
 
 
 @dataclass
@@ -123,9 +147,13 @@ def parse_axis(name, spec):
         columns, paths, levels = [], [], []
         for member, member_spec in members.items():
             try:
-                path = config_keys.resolve(str(member))
-                field = config_keys.key_table()[path]
-                levels.append([check_value(v, field) for v in expand_levels(member_spec)])
+                if str(member) in COMPILE_OPTIONS:
+                    path = COMPILE_OPTION_PREFIX + str(member)
+                    levels.append([check_compile_option(str(member), v) for v in expand_levels(member_spec)])
+                else:
+                    path = config_keys.resolve(str(member))
+                    field = config_keys.key_table()[path]
+                    levels.append([check_value(v, field) for v in expand_levels(member_spec)])
             except (AxisError, config_keys.UnknownKey) as e:
                 raise AxisError(f"zip.{member}: {e}") from None
             columns.append(str(member))
@@ -134,6 +162,9 @@ def parse_axis(name, spec):
         if len(lengths) != 1:
             raise AxisError(f"zipped keys need the same number of values (got {', '.join(str(len(v)) for v in levels)})")
         return Axis(name, columns, paths, _dedupe(list(zip(*levels))))
+    if name in COMPILE_OPTIONS:
+        values = _dedupe([check_compile_option(name, v) for v in expand_levels(spec)])
+        return Axis(name, [name], [COMPILE_OPTION_PREFIX + name], [(v,) for v in values])
     path = config_keys.resolve(name)
     field = config_keys.key_table()[path]
     values = _dedupe([check_value(v, field) for v in expand_levels(spec)])

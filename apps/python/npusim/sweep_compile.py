@@ -44,10 +44,16 @@ def compile_values(config_values, base_values, shared=()):
     return {**config_values, **{p: base_values[p] for p in shared if p in base_values}}
 
 
-def compile_key(model, config_values):
+def compile_key(model, config_values, options=None):
     """Points with equal keys get the same program. config_values: {key path: value} (after
-    compile_values when the spec shares programs)."""
+    compile_values when the spec shares programs); options: the point's compile options
+    (model.options(design.compile)); None: the model entry's own."""
+    options = options or model.options()
     relevant = {p: v for p, v in config_values.items() if compiler_reads(p, config_values)}
-    key = {"model": model.path, "precision": model.precision, "input_shapes": model.input_shapes,
+    key = {"model": model.path, "precision": options["precision"], "input_shapes": model.input_shapes,
            "calib": model.calib, "strict": model.strict, "config": relevant}
+    if options["weights"] or options["group_size"]:  # absent otherwise: keys of older sweeps stay as they were
+        key["weights"], key["group_size"] = options["weights"], options["group_size"]
+    if model.decoder:
+        key["decoder"] = model.decoder
     return hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]

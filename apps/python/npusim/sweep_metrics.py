@@ -37,7 +37,19 @@ METRICS = {
     "tops_per_mm2": (("area", "peak_tops_per_mm2"), "max", "peak TOPS per mm^2"),
     "achieved_tops_per_mm2": (("area", "achieved_tops_per_mm2"), "max", "achieved TOPS per mm^2"),
     "cpu_fallbacks": (None, "min", "nodes on the CPU"),
+    # A decoder's generation loop (models[i].decoder; `npusim generate --json`). Its rows have
+    # latency_us (prefill + every decode step), cycles and energy_uj (their sums) too.
+    "time_to_first_token_us": (("time_to_first_token_us",), "min", "the prefill's latency"),
+    "decode_us": (("decode_us",), "min", "every decode step's latency"),
+    "tokens_per_s": (("tokens_per_s",), "max", "decode steps per second"),
+    "energy_per_token_uj": (("energy_per_token_uj",), "min", "decode energy per generated token"),
+    "decode_bound_us": (None, "min", "the decode steps' DDR bound: (weights + past K/V bytes) / bandwidth"),
+    "decode_of_bound": (None, "max", "decode_bound_us / decode_us: 1 = as fast as the bytes allow"),
 }
+
+# The columns only a decoder's rows fill.
+GENERATION_METRICS = ("time_to_first_token_us", "decode_us", "tokens_per_s", "energy_per_token_uj",
+                      "decode_bound_us", "decode_of_bound")
 
 
 # Known before the design runs (npusim.Config.costs()): constraints on these select points
@@ -66,9 +78,26 @@ def _at(report, path):
     return node
 
 
+def generation_metrics(report):
+    """The metric columns of a decoder's row, from `npusim generate`'s report: the generation
+    columns, and cycles, latency_us and energy_uj summed over the prefill and the decode steps
+    (so the default objectives rank generation loops too). The rest stay empty."""
+    row = {column: _at(report, METRICS[column][0]) for column in GENERATION_METRICS if METRICS[column][0]}
+    steps = report["steps"]
+    decode = [s for s in steps if s["phase"] == "decode"]
+    row["decode_bound_us"] = sum(s["bound_us"] for s in decode)
+    row["decode_of_bound"] = row["decode_bound_us"] / row["decode_us"] if row["decode_us"] else None
+    row["cycles"] = sum(s["cycles"] for s in steps)
+    row["latency_us"] = sum(s["latency_us"] for s in steps)
+    row["npu_latency_us"] = sum(s["npu_us"] for s in steps)
+    energies = [s.get("energy_uj") for s in steps]
+    row["energy_uj"] = None if None in energies else sum(energies)
+    return row
+
+
 def metrics(report):
     """The metric columns of one results row, from the run's report."""
-    row = {column: _at(report, path) for column, (path, _, _) in METRICS.items() if path}
+    row = {column: _at(report, path) for column, (path, _, _) in METRICS.items() if path and column not in GENERATION_METRICS}
     energy = report.get("energy") or {}
     if row["energy_mac_uj"] is not None:
         row["energy_mac_uj"] += energy.get("mac_fp16_uj", 0.0)

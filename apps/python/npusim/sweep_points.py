@@ -7,12 +7,13 @@ import itertools
 import json
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import config_key_paths as config_keys
 from .config import with_values
 from .errors import Error, SweepSpecError
 from .safe_expression import ExpressionError
+from .sweep_axes import COMPILE_OPTION_PREFIX
 from .sweep_metrics import DESIGN_METRICS, design_metrics
 
 _MAX_GRID = 10_000_000  # a grid larger than this must be sampled (random or lhs)
@@ -22,6 +23,7 @@ _MAX_GRID = 10_000_000  # a grid larger than this must be sampled (random or lhs
 class DesignPoint:
     values: dict      # {column as written in the spec: value}
     overrides: dict   # {config key path: value}
+    compile: dict = field(default_factory=dict)  # {compile option (precision, weights, group_size): value}
 
 
 @dataclass
@@ -33,12 +35,15 @@ class SweepPoint:
 
 
 def _design(axes, levels):
-    values, overrides = {}, {}
+    values, overrides, options = {}, {}, {}
     for axis, level in zip(axes, levels):
         for column, path, value in zip(axis.columns, axis.paths, axis.values[level]):
             values[column] = value
-            overrides[path] = value
-    return DesignPoint(values, overrides)
+            if path.startswith(COMPILE_OPTION_PREFIX):
+                options[path[len(COMPILE_OPTION_PREFIX):]] = value
+            else:
+                overrides[path] = value
+    return DesignPoint(values, overrides, options)
 
 
 def constraint_names(spec, design):
@@ -147,6 +152,12 @@ def design_points(spec):
 def point_id(model, design):
     key = {"model": model.label, "precision": model.precision, "input_shapes": model.input_shapes,
            "values": design.overrides}
+    # Only when given, so the points of specs without them keep their ids (and resume).
+    options = {**model.compile_options(), **design.compile}
+    if options:
+        key["compile"] = options
+    if model.decoder:
+        key["decoder"] = model.decoder
     return hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 

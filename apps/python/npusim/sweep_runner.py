@@ -109,7 +109,9 @@ def run_sweep(spec_path, out, workers=None, scheduler=None, restart=False, progr
     done = store.done_ids()
     todo = [p for p in points if p.id not in done]
     order = {p.id: p.index for p in points}
-    leading = ["point_id", "model", "precision", *(c for a in spec.axes for c in a.columns), "status", "error"]
+    axis_columns = [c for a in spec.axes for c in a.columns if c != "precision"]
+    weights_column = ["weights"] if any(m.weights for m in spec.models) and "weights" not in axis_columns else []
+    leading = ["point_id", "model", *weights_column, "precision", *axis_columns, "status", "error"]
     designs = {p.id: p.design for p in points}
 
     def decorate(table):
@@ -124,7 +126,10 @@ def run_sweep(spec_path, out, workers=None, scheduler=None, restart=False, progr
     tasks, compile_for = [], {}
     with _progress(len(points), len(points) - len(todo), spec.name, progress) as bar:
         for p in todo:
-            row = {"point_id": p.id, "model": p.model.label, "precision": p.model.precision, **p.design.values}
+            options = p.model.options(p.design.compile)
+            row = {"point_id": p.id, "model": p.model.label, **p.design.values, "precision": options["precision"]}
+            if weights_column:
+                row["weights"] = options["weights"] or "none"
             try:
                 config = with_values(spec.base_config, p.design.overrides, origin=f"{spec.path} point {p.id}")
             except Error as e:  # e.g. SRAM not a multiple of its alignment: this point only
@@ -133,12 +138,12 @@ def run_sweep(spec_path, out, workers=None, scheduler=None, restart=False, progr
                 continue
             shared = spec.shared_program_keys
             values = compile_values({**base_values, **p.design.overrides}, base_values, shared)
-            key = compile_key(p.model, values)
+            key = compile_key(p.model, values, options)
             config_yaml = config.yaml()
             if key not in compile_for:
                 compile_config = config if not shared else with_values(
                     spec.base_config, {k: v for k, v in p.design.overrides.items() if k not in shared})
-                compile_for[key] = (p.model, compile_config.yaml())
+                compile_for[key] = (p.model, options, compile_config.yaml())
             if shared:
                 row["compiled_for"] = ", ".join(f"{k}={base_values[k]}" for k in shared)
             tasks.append(({"row": row, "config_yaml": config_yaml, "model_path": p.model.path}, key))
@@ -189,10 +194,10 @@ def _run_on_dask(client, tasks, compile_for, timing_only, store, bar):
         by_key.setdefault(key, []).append(point)
     rows = {}
     for key, points in by_key.items():
-        model, config_yaml = compile_for[key]
+        model, options, config_yaml = compile_for[key]
         for i in range(0, len(points), POINTS_PER_TASK):
             chunk = points[i:i + POINTS_PER_TASK]
-            future = client.submit(run_points, model, config_yaml, key, chunk, timing_only,
+            future = client.submit(run_points, model, options, config_yaml, key, chunk, timing_only,
                                    key=f"points-{key}-{i // POINTS_PER_TASK}", pure=False)
             rows[future] = [p["row"] for p in chunk]
     for future in as_completed(list(rows)):

@@ -11,14 +11,16 @@ from . import config_key_paths as config_keys
 from .config import config_to_dict, load_config, load_yaml
 from .errors import Error, SweepSpecError
 from .safe_expression import FUNCTIONS, Expression, ExpressionError
-from .sweep_axes import AxisError, parse_axis
+from .sweep_axes import AxisError, check_compile_option, parse_axis
 from .sweep_compile import SHAREABLE_KEYS
 from .sweep_metrics import DESIGN_METRICS, METRICS
 
 TOP_LEVEL_KEYS = {"name", "base", "models", "axes", "constraints", "objectives", "sampling", "timing_only",
                   "precision", "share_program_across"}
 DEFAULT_OBJECTIVES = ("latency_us", "energy_uj")
-MODEL_KEYS = {"name", "path", "generate", "input_size", "precision", "input_shapes", "calib", "strict"}
+MODEL_KEYS = {"name", "path", "generate", "decoder", "input_size", "precision", "weights", "group_size",
+              "input_shapes", "calib", "strict"}
+DECODER_KEYS = {"prefill", "decode", "prompt", "tokens"}
 SAMPLING_METHODS = ("grid", "random", "lhs")
 
 
@@ -32,6 +34,29 @@ class ModelEntry:
     input_shapes: dict = field(default_factory=dict)
     calib: str = ""
     strict: bool = False
+    weights: str = ""          # "", "int8" or "int4": `npusim compile --weights`
+    group_size: int = 0        # 0: the compiler's default
+    # A generation loop instead of one run (`npusim generate`): {prefill, decode (absolute
+    # paths), prompt, tokens}; its rows carry time to first token, tokens/s and energy per token.
+    decoder: dict = field(default_factory=dict)
+
+    def compile_options(self):
+        """The compile options the entry fixes besides its precision (for point ids)."""
+        out = {}
+        if self.weights:
+            out["weights"] = self.weights
+        if self.group_size:
+            out["group_size"] = self.group_size
+        return out
+
+    def options(self, design_options=None):
+        """What a point compiles with: {precision, weights ("" when none), group_size (0: the
+        compiler's default)}, an axis's value over the entry's own."""
+        chosen = {"precision": self.precision, "weights": self.weights, "group_size": self.group_size,
+                  **(design_options or {})}
+        if chosen["weights"] == "none":
+            chosen["weights"] = ""
+        return chosen
 
 
 @dataclass
@@ -93,12 +118,28 @@ def _parse_model(spec_path, spec_dir, index, entry, default_precision):
     unknown = set(entry) - MODEL_KEYS
     if unknown:
         _fail(spec_path, f"{key}.{sorted(unknown)[0]}", f"unknown key (a model has {', '.join(sorted(MODEL_KEYS))})")
-    if ("path" in entry) == ("generate" in entry):
-        _fail(spec_path, key, "give exactly one of path (an ONNX file) or generate (a scripts/make_models.py name)")
+    if sum(k in entry for k in ("path", "generate", "decoder")) != 1:
+        _fail(spec_path, key, "give exactly one of path (an ONNX file), generate (a scripts/make_models.py name) "
+              "or decoder (a prefill and a decode graph)")
     m = ModelEntry(label="", precision=entry.get("precision", default_precision))
-    if m.precision not in ("int8", "fp16"):
-        _fail(spec_path, f"{key}.precision", f"expected int8 or fp16 (got {m.precision!r})")
-    if "path" in entry:
+    for option in ("precision", "weights", "group_size"):
+        if option in entry:
+            try:
+                check_compile_option(option, entry[option])
+            except AxisError as e:
+                _fail(spec_path, f"{key}.{option}", str(e))
+    m.weights = "" if entry.get("weights", "none") == "none" else entry["weights"]
+    m.group_size = entry.get("group_size", 0)
+    if m.precision not in ("int8", "fp16"):  # the spec's default precision
+        _fail(spec_path, "precision", f"expected int8 or fp16 (got {m.precision!r})")
+    if "decoder" in entry:
+        for fixed in ("input_size", "input_shapes", "strict"):
+            if fixed in entry:
+                _fail(spec_path, f"{key}.{fixed}", "not for a decoder: its shapes follow from prompt and tokens")
+        m.decoder = _parse_decoder(spec_path, spec_dir, key, entry["decoder"])
+        m.path = m.decoder["decode"]
+        m.label = pathlib.Path(m.path).stem
+    elif "path" in entry:
         if not isinstance(entry["path"], str):
             _fail(spec_path, f"{key}.path", f"expected a file path (got {entry['path']!r})")
         m.path = _relative(spec_dir, entry["path"])
@@ -127,6 +168,30 @@ def _parse_model(spec_path, spec_dir, index, entry, default_precision):
     m.strict = entry.get("strict", False)
     m.label = str(entry.get("name", m.label))
     return m
+
+
+def _parse_decoder(spec_path, spec_dir, key, raw):
+    """models[i].decoder: {prefill: FILE, decode: FILE, prompt: N (0: the prefill's fixed length),
+    tokens: T (decode steps, default 8)}, as `npusim generate PREFILL DECODE --prompt N --tokens T`."""
+    if not isinstance(raw, dict):
+        _fail(spec_path, f"{key}.decoder", f"expected a mapping with prefill, decode, prompt and tokens (got {raw!r})")
+    unknown = set(raw) - DECODER_KEYS
+    if unknown:
+        _fail(spec_path, f"{key}.decoder.{sorted(unknown)[0]}",
+              f"unknown key (a decoder has {', '.join(sorted(DECODER_KEYS))})")
+    out = {}
+    for graph in ("prefill", "decode"):
+        if not isinstance(raw.get(graph), str):
+            _fail(spec_path, f"{key}.decoder.{graph}", f"expected the {graph} graph's ONNX file (got {raw.get(graph)!r})")
+        out[graph] = _relative(spec_dir, raw[graph])
+        if not os.path.isfile(out[graph]):
+            _fail(spec_path, f"{key}.decoder.{graph}", f"no such file {out[graph]}")
+    for count, default, least in (("prompt", 0, 0), ("tokens", 8, 1)):
+        value = raw.get(count, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            _fail(spec_path, f"{key}.decoder.{count}", f"expected a whole number >= {least} (got {value!r})")
+        out[count] = value
+    return out
 
 
 def _parse_sampling(spec_path, tree):
@@ -203,6 +268,10 @@ def load_sweep_spec(path):
                      constraints=constraints, sampling=_parse_sampling(spec_path, tree), timing_only=timing_only,
                      result_constraints=result_constraints, objectives=_parse_objectives(spec_path, tree),
                      shared_program_keys=_parse_shared(spec_path, tree))
+    decoders = [i for i, m in enumerate(parsed_models) if m.decoder]
+    if spec.shared_program_keys and decoders:
+        _fail(spec_path, "share_program_across", f"models[{decoders[0]}] is a decoder, whose generation loop compiles "
+              "its own programs for each point: sharing programs does not apply")
     return spec
 
 
