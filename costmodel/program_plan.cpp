@@ -146,30 +146,37 @@ class Checker {
 std::uint64_t bus_bytes(const DmaTransfer& t, std::uint64_t burst) {
   if (t.ddr_stride1 % burst == 0 && t.ddr_stride2 % burst == 0 && t.ddr_stride3 % burst == 0)
     return t.count1 * t.count2 * t.count3 * run_bursts(t.ddr_addr, t.len0, burst) * burst;
-  std::vector<std::uint64_t> runs(burst, 0);
-  runs[t.ddr_addr % burst] = 1;
-  std::vector<std::uint64_t> step(burst), next(burst);
+  // The runs per residue, kept as a sparse list (residue, runs): a dimension with stride s
+  // adds i * s for i < count, whose residues repeat with a period of at most `burst`, so the
+  // list stays at most `burst` long and the work is (entries x period) per dimension.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> runs{{t.ddr_addr % burst, 1}}, step;
+  std::vector<std::uint64_t> next(burst, 0);
   auto spread = [&](std::uint64_t count, std::uint64_t stride) {
-    // i * stride mod burst repeats with a period of at most `burst` values of i.
-    std::fill(step.begin(), step.end(), 0);
     const std::uint64_t s = stride % burst;
+    if (count == 1) return;
+    if (s == 0) {
+      for (auto& run : runs) run.second *= count;
+      return;
+    }
     std::uint64_t period = 1;
     while (period < burst && (period * s) % burst != 0) ++period;
+    step.clear();
     for (std::uint64_t i = 0; i < std::min(count, period); ++i)
-      step[(i * s) % burst] += count / period + (i < count % period ? 1 : 0);
-    std::fill(next.begin(), next.end(), 0);
+      step.emplace_back((i * s) % burst, count / period + (i < count % period ? 1 : 0));
+    for (const auto& [r, n] : runs)
+      for (const auto& [q, m] : step) next[(r + q) % burst] += n * m;
+    runs.clear();
     for (std::uint64_t r = 0; r < burst; ++r)
-      if (runs[r])
-        for (std::uint64_t q = 0; q < burst; ++q)
-          if (step[q]) next[(r + q) % burst] += runs[r] * step[q];
-    runs.swap(next);
+      if (next[r]) {
+        runs.emplace_back(r, next[r]);
+        next[r] = 0;
+      }
   };
   spread(t.count1, t.ddr_stride1);
   spread(t.count2, t.ddr_stride2);
   spread(t.count3, t.ddr_stride3);
   std::uint64_t bursts = 0;
-  for (std::uint64_t r = 0; r < burst; ++r)
-    if (runs[r]) bursts += runs[r] * run_bursts(r, t.len0, burst);
+  for (const auto& [r, n] : runs) bursts += n * run_bursts(r, t.len0, burst);
   return bursts * burst;
 }
 
