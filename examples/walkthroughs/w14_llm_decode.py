@@ -21,6 +21,10 @@ Needs the transformer ops on the NPU (MatMul of two activations, LayerNormalizat
 GELU: the npu-ops-compiler branch); on a compiler without them the blocks fall back to the CPU
 and the script says so.
 
+INT4 weights beside INT8 activations (W4A8, `--precision int8 --weights int4`, how NPU runtimes
+ship INT4 LLM weights): the same decode step streams half the weight bytes through the same
+integer array, each output column's scale folded into the requantisation.
+
 Weight-only quantisation (`--precision fp16 --weights int8|int4`, as LLM weights ship to NPUs):
 the decode step compiled with FP16 activations and FP16, INT8 (one fp16 scale per output
 channel) or INT4 weights (two per byte, one fp16 scale per 128 weights) streams 2, 1 or about
@@ -202,8 +206,10 @@ def main():
     for preset in presets:
         cfg = npusim.load_config(str(REPO / "configs" / preset))
         dec, pre = run(npusim, decode, cfg), run(npusim, prefill, cfg)
+        w4a8 = run(npusim, decode, cfg, "int8", "int4")
         bound_us = (weights + kv_bytes) / (dec["ddr_gbps"] * 1e3)
-        rows.append({"preset": preset, "decode": dec, "prefill": pre, "stream_bound_us": bound_us,
+        rows.append({"preset": preset, "decode": dec, "prefill": pre, "stream_bound_us": bound_us, "w4a8": w4a8,
+                     "w4a8_bound_us": (weights / 2 + kv_bytes) / (dec["ddr_gbps"] * 1e3),
                      "weights_only_us": weights / (dec["ddr_gbps"] * 1e3),
                      "tokens_per_s": 1e6 / dec["npu_us"] if dec["npu_us"] else None,
                      "bound_tokens_per_s": 1e6 / bound_us})
@@ -219,6 +225,13 @@ def main():
         print(f"{r['preset']:26s} {dec['ddr_gbps']:6.1f} {dec['npu_us']:10.1f} {r['stream_bound_us']:11.1f} "
               f"{dec['npu_us'] / r['stream_bound_us']:6.2f} {r['tokens_per_s'] or 0:7.0f} {intensity(dec):6.2f} | "
               f"{pre['npu_us']:10.1f} {pre['npu_us'] / prefill_tokens:9.2f} {intensity(pre):7.1f} {dec['ridge']:6.0f}")
+
+    # INT4 weights beside INT8 activations (W4A8): half the weight bytes, the same integer array.
+    print(f"{'preset':26s} {'INT8 us':>8s} {'W4A8 us':>8s} {'bytes/BW us':>11s} {'ratio':>6s} {'vs INT8':>7s}")
+    for r in rows:
+        w = r["w4a8"]["npu_us"]
+        print(f"{r['preset']:26s} {r['decode']['npu_us']:8.1f} {w:8.1f} {r['w4a8_bound_us']:11.1f} "
+              f"{w / r['w4a8_bound_us']:6.2f} {w / r['decode']['npu_us']:6.2f}x")
 
     sweep = []
     cfg = npusim.load_config(str(REPO / "configs" / presets[0]))

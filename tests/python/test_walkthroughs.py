@@ -273,6 +273,17 @@ def test_w14_decode_is_memory_bound_prefill_is_not(walk):
     assert all(b > a for a, b in zip(times, times[1:])), times   # a longer cache is more bytes per token
 
 
+def test_w14_w4a8_decode_streams_half_the_weight_bytes(walk):
+    """INT4 weights beside INT8 activations: the decode step reads half the weight bytes through
+    the same integer array, so it is well below INT8's time and never below its own bytes' bound."""
+    s = llm_run(walk)
+    for r in s["presets"]:
+        w4a8, int8 = r["w4a8"], r["decode"]
+        assert w4a8["ddr_read"] < int8["ddr_read"] - 0.45 * s["weight_bytes"], r
+        assert w4a8["macs"] == int8["macs"], r
+        assert r["w4a8_bound_us"] * 0.99 <= w4a8["npu_us"] < 0.75 * int8["npu_us"], r
+
+
 def test_w14_weight_only_int4_faster_than_int8_faster_than_fp16(walk):
     """Weight-only quantisation (fp16 activations) on the weight-streaming half of a decode step:
     never faster than its bounds (weight bytes / bandwidth, the array's GEMV rate), and the
