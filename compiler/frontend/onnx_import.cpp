@@ -158,27 +158,6 @@ void read_attribute(const onnx::AttributeProto& a, Node& node, Graph& g,
   node.attributes[a.name()] = at;
 }
 
-// "name=1x3x224x224" -> (name, dims)
-std::pair<std::string, std::vector<std::int64_t>> parse_input_shape(const std::string& spec,
-                                                                    const std::string& origin) {
-  auto eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw CompileError(origin + ": input shape '" + spec + "' is not of the form name=1x3x224x224");
-  std::vector<std::int64_t> dims;
-  std::stringstream ss(spec.substr(eq + 1));
-  std::string part;
-  while (std::getline(ss, part, 'x')) {
-    try {
-      std::size_t used = 0;
-      long long v = std::stoll(part, &used);
-      if (used != part.size() || v <= 0) throw std::invalid_argument("bad");
-      dims.push_back(v);
-    } catch (const std::exception&) {
-      throw CompileError(origin + ": input shape '" + spec + "' has a bad dimension '" + part + "'");
-    }
-  }
-  return {spec.substr(0, eq), dims};
-}
 
 void apply_input_shapes(onnx::ModelProto& m, const std::vector<std::string>& specs,
                         const std::string& origin) {
@@ -224,6 +203,27 @@ void read_constant_node(const onnx::NodeProto& np, Tensor& t, const std::string&
 }
 
 }  // namespace
+
+std::pair<std::string, std::vector<std::int64_t>> parse_input_shape(const std::string& spec,
+                                                                    const std::string& origin) {
+  auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw CompileError(origin + ": input shape '" + spec + "' is not of the form name=1x3x224x224");
+  std::vector<std::int64_t> dims;
+  std::stringstream ss(spec.substr(eq + 1));
+  std::string part;
+  while (std::getline(ss, part, 'x')) {
+    try {
+      std::size_t used = 0;
+      long long v = std::stoll(part, &used);
+      if (used != part.size() || v <= 0) throw std::invalid_argument("bad");
+      dims.push_back(v);
+    } catch (const std::exception&) {
+      throw CompileError(origin + ": input shape '" + spec + "' has a bad dimension '" + part + "'");
+    }
+  }
+  return {spec.substr(0, eq), dims};
+}
 
 InlinedGraph import_graph_attribute(Graph& g, const Node& owner, const std::string& attribute,
                                     const std::vector<std::string>& bound_inputs, const std::string& prefix) {
