@@ -43,6 +43,16 @@ Models:
                      BATCH_MATMUL adj_y, MUL, SOFTMAX), layer norm as MEAN / SQUARED_DIFFERENCE /
                      RSQRT / SUB / MUL / ADD, GELU FFN, STRIDED_SLICE shrink_axis_mask -> FC head;
                      outputs [1,16,64] and [1,10].
+  if_branches        x [1,16] and a bool input use_relu []: FC, then IF on a constant (true) condition
+                     and IF on use_relu, both over subgraphs 1 (then: FC + RELU, ADD of the second
+                     argument) and 2 (else: MUL, ADD of the second argument), the second argument a
+                     constant of the main graph; FC head -> y [1,8].
+  while_loop         x [1,16]: WHILE over (i, x), cond subgraph 1 i < 3, body subgraph 2 i + 1 and
+                     x = x * w + b (FULLY_CONNECTED); FC head -> y [1,8].
+  while_dynamic      while_loop with the trip count from an int32 input n [] (not known at compile
+                     time).
+  dynamic_batch      x [1,8] with shape_signature [-1,8] (every activation's batch dynamic): FC +
+                     RELU, RESHAPE to [-1,4,4], SOFTMAX -> probs [batch,4,4].
 """
 import argparse
 import importlib
@@ -712,6 +722,59 @@ def misc_ops():
     return m
 
 
+def if_branches():
+    m = Model(60)
+    x = m.input("x", [1, 16])
+    use_relu = m.input("use_relu", [], "BOOL")
+    h = m.fully_connected(x, 16, name="fc_in")
+    shift = m.const("shift", m.rng.normal(0, 0.1, 16).astype(np.float32))
+    fixed = m.op("IF", [m.const("always", np.array(True)), h, shift], [m.act("fixed_branch", [1, 16])], "IfOptions",
+                 thenSubgraphIndex=1, elseSubgraphIndex=2)
+    chosen = m.op("IF", [use_relu, fixed, shift], [m.act("chosen_branch", [1, 16])], "IfOptions",
+                  thenSubgraphIndex=1, elseSubgraphIndex=2)
+    m.outputs(m.fully_connected(chosen, 8, name="y"))
+    m.subgraph("then")
+    a, b = m.input("a", [1, 16]), m.input("b", [16])
+    m.outputs(m.binary("ADD", m.fully_connected(a, 16, act="RELU", name="then_fc"), b, name="then_out"))
+    m.subgraph("else")
+    a, b = m.input("a", [1, 16]), m.input("b", [16])
+    m.outputs(m.binary("ADD", m.mul_const(a, m.rng.uniform(0.5, 1.5, 16), "else_scale"), b, name="else_out"))
+    return m
+
+
+def while_loop(dynamic=False):
+    m = Model(61)
+    x = m.input("x", [1, 16])
+    limit = m.input("n", [], "INT32") if dynamic else None
+    loop_vars = [m.const("i0", np.array(0, np.int32)), x] + ([limit] if dynamic else [])
+    outs = [m.tensor("i_final", [], "INT32"), m.act("x_final", [1, 16])] + ([m.tensor("n_final", [], "INT32")] if dynamic else [])
+    final = m.op("WHILE", loop_vars, outs, "WhileOptions", condSubgraphIndex=1, bodySubgraphIndex=2)[1]
+    m.outputs(m.fully_connected(final, 8, name="y"))
+    m.subgraph("cond")
+    i, _ = m.input("i", [], "INT32"), m.input("x", [1, 16])
+    bound = m.input("n", [], "INT32") if dynamic else m.const("trips", np.array(3, np.int32))
+    m.outputs(m.op("LESS", [i, bound], [m.tensor("more", [], "BOOL")]))
+    m.subgraph("body")
+    i, x = m.input("i", [], "INT32"), m.input("x", [1, 16])
+    carried = [m.input("n", [], "INT32")] if dynamic else []
+    step = m.op("ADD", [i, m.const("one", np.array(1, np.int32))], [m.tensor("i_next", [], "INT32")], "AddOptions")
+    m.outputs(step, m.fully_connected(x, 16, name="x_next"), *carried)
+    return m
+
+
+def dynamic_batch():
+    m = Model(62)
+    x = m.input("x", [1, 8])
+    h = m.fully_connected(x, 16, act="RELU", name="fc")
+    probs = m.softmax(m.reshape(h, [-1, 4, 4], name="rows"), name="probs")
+    m.outputs(probs)
+    for t in m.sg.tensors:  # every activation's batch is dynamic
+        if t.buffer == 0:
+            t.shapeSignature = [-1] + list(t.shape[1:])
+            t.shape = [1] + list(t.shape[1:])
+    return m
+
+
 MODELS = {
     "cnn_float": cnn,
     "cnn_int8": cnn_int8,
@@ -724,6 +787,10 @@ MODELS = {
     "streaming_state": streaming_state,
     "transpose_conv": transpose_conv,
     "transformer_block": transformer_block,
+    "if_branches": if_branches,
+    "while_loop": while_loop,
+    "while_dynamic": lambda: while_loop(dynamic=True),
+    "dynamic_batch": dynamic_batch,
 }
 
 
