@@ -47,8 +47,9 @@ Models:
                      and IF on use_relu, both over subgraphs 1 (then: FC + RELU, ADD of the second
                      argument) and 2 (else: MUL, ADD of the second argument), the second argument a
                      constant of the main graph; FC head -> y [1,8].
-  while_loop         x [1,16]: WHILE over (i, x), cond subgraph 1 i < 3, body subgraph 2 i + 1 and
-                     x = x * w + b (FULLY_CONNECTED); FC head -> y [1,8].
+  while_loop         x [1,16]: WHILE over TensorFlow's (loop_counter, maximum_iterations = 5, i, x),
+                     cond subgraph 1 loop_counter < maximum_iterations AND i < 3, body subgraph 2
+                     steps both counters by 1 and x = x * w + b (FULLY_CONNECTED); FC head -> y [1,8].
   while_dynamic      while_loop with the trip count from an int32 input n [] (not known at compile
                      time).
   dynamic_batch      x [1,8] with shape_signature [-1,8] (every activation's batch dynamic): FC +
@@ -743,22 +744,34 @@ def if_branches():
 
 
 def while_loop(dynamic=False):
+    """TensorFlow's while_v2 form: loop variables (loop_counter, maximum_iterations, i, x), cond
+    loop_counter < maximum_iterations AND i < 3 (or i < n, an input), body steps both counters."""
     m = Model(61)
     x = m.input("x", [1, 16])
     limit = m.input("n", [], "INT32") if dynamic else None
-    loop_vars = [m.const("i0", np.array(0, np.int32)), x] + ([limit] if dynamic else [])
-    outs = [m.tensor("i_final", [], "INT32"), m.act("x_final", [1, 16])] + ([m.tensor("n_final", [], "INT32")] if dynamic else [])
-    final = m.op("WHILE", loop_vars, outs, "WhileOptions", condSubgraphIndex=1, bodySubgraphIndex=2)[1]
+    int_scalar = lambda name: m.tensor(name, [], "INT32")
+    loop_vars = [m.const("counter0", np.array(0, np.int32)), m.const("maximum_iterations", np.array(5, np.int32)),
+                 m.const("i0", np.array(0, np.int32)), x] + ([limit] if dynamic else [])
+    outs = [int_scalar("counter_final"), int_scalar("maximum_final"), int_scalar("i_final"), m.act("x_final", [1, 16])]
+    outs += [int_scalar("n_final")] if dynamic else []
+    final = m.op("WHILE", loop_vars, outs, "WhileOptions", condSubgraphIndex=1, bodySubgraphIndex=2)[3]
     m.outputs(m.fully_connected(final, 8, name="y"))
+
+    def loop_inputs():
+        vs = [m.input(name, [], "INT32") for name in ("counter", "maximum", "i")] + [m.input("x", [1, 16])]
+        return vs + ([m.input("n", [], "INT32")] if dynamic else [])
+
     m.subgraph("cond")
-    i, _ = m.input("i", [], "INT32"), m.input("x", [1, 16])
-    bound = m.input("n", [], "INT32") if dynamic else m.const("trips", np.array(3, np.int32))
-    m.outputs(m.op("LESS", [i, bound], [m.tensor("more", [], "BOOL")]))
+    counter, maximum, i, _, *rest = loop_inputs()
+    bound = rest[0] if dynamic else m.const("trips", np.array(3, np.int32))
+    tests = [m.op("LESS", [counter, maximum], [m.tensor("below_maximum", [], "BOOL")]),
+             m.op("LESS", [i, bound], [m.tensor("below_trips", [], "BOOL")])]
+    m.outputs(m.op("LOGICAL_AND", tests, [m.tensor("more", [], "BOOL")]))
     m.subgraph("body")
-    i, x = m.input("i", [], "INT32"), m.input("x", [1, 16])
-    carried = [m.input("n", [], "INT32")] if dynamic else []
-    step = m.op("ADD", [i, m.const("one", np.array(1, np.int32))], [m.tensor("i_next", [], "INT32")], "AddOptions")
-    m.outputs(step, m.fully_connected(x, 16, name="x_next"), *carried)
+    counter, maximum, i, x, *rest = loop_inputs()
+    one = m.const("one", np.array(1, np.int32))
+    steps = [m.op("ADD", [v, one], [int_scalar(v_name + "_next")], "AddOptions") for v, v_name in ((counter, "counter"), (i, "i"))]
+    m.outputs(steps[0], maximum, steps[1], m.fully_connected(x, 16, name="x_next"), *rest)
     return m
 
 

@@ -10,6 +10,8 @@
 // (tflite_single_op.h); one the passes leave is put back as that operator, which LiteRT runs
 // (restore_tflite_control_flow).
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <optional>
 
 #include "compiler/frontend/onnx_io.h"
@@ -75,7 +77,25 @@ std::optional<double> scalar(const TensorInfo& t) {
   return std::nullopt;
 }
 
-// The number of times a WHILE runs its body, when its cond and body have the counting form.
+bool comparison(int code) {
+  return code == T::BuiltinOperator_LESS || code == T::BuiltinOperator_LESS_EQUAL || code == T::BuiltinOperator_GREATER ||
+         code == T::BuiltinOperator_GREATER_EQUAL || code == T::BuiltinOperator_NOT_EQUAL;
+}
+
+bool holds(int code, double x, double y) {
+  switch (code) {
+    case T::BuiltinOperator_LESS: return x < y;
+    case T::BuiltinOperator_LESS_EQUAL: return x <= y;
+    case T::BuiltinOperator_GREATER: return x > y;
+    case T::BuiltinOperator_GREATER_EQUAL: return x >= y;
+    default: return x != y;
+  }
+}
+
+// The number of times a WHILE runs its body, when its cond is a comparison of a counter with a
+// limit, or a LOGICAL_AND of such (TensorFlow's loop counter against maximum_iterations beside
+// the loop's own test): each counter a loop variable the body steps by a constant from a constant
+// initial value, each limit a constant or a loop variable the body passes through unchanged.
 std::optional<std::int64_t> static_trip_count(Builder& b, const Operator& op, int cond_index, int body_index) {
   const auto& subgraphs = *op.model.subgraphs();
   const auto n = op.inputs.size();
@@ -85,33 +105,9 @@ std::optional<std::int64_t> static_trip_count(Builder& b, const Operator& op, in
   if (cin.size() != n || bin.size() != n || bout.size() != n || cout.size() != 1) return std::nullopt;
   const auto& ct = op.subgraphs->tensors(cond_index, op.where);
   const auto& bt = op.subgraphs->tensors(body_index, op.where);
-  int compare = -1;
-  const tflite::Operator* cmp = producer(op.model, cs, cout[0], compare);
-  if (!cmp) return std::nullopt;
-  const auto sides = indices(cmp->inputs());
-  if (sides.size() != 2) return std::nullopt;
   auto initial = [&](std::size_t k) { return scalar(b.info(op.inputs[k])); };
-  // A side of the comparison: the loop variable it reads (or -1) and, for a constant or an
-  // unchanged variable, its value.
-  struct Side {
-    int var = -1;
-    std::optional<double> value;
-  };
-  auto side = [&](int t) {
-    Side s;
-    if (t < 0 || static_cast<std::size_t>(t) >= ct.size()) return s;
-    const auto at = std::find(cin.begin(), cin.end(), t);
-    if (at == cin.end()) {
-      s.value = scalar(ct[static_cast<std::size_t>(t)]);
-      return s;
-    }
-    s.var = static_cast<int>(at - cin.begin());
-    if (bout[static_cast<std::size_t>(s.var)] == bin[static_cast<std::size_t>(s.var)]) s.value = initial(static_cast<std::size_t>(s.var));
-    return s;
-  };
-  // The step the body adds to variable k each trip.
+  // The step the body adds to loop variable k each trip.
   auto step = [&](int k) -> std::optional<double> {
-    if (k < 0) return std::nullopt;
     int code = -1;
     const tflite::Operator* o = producer(op.model, bs, bout[static_cast<std::size_t>(k)], code);
     if (!o || (code != T::BuiltinOperator_ADD && code != T::BuiltinOperator_SUB)) return std::nullopt;
@@ -130,35 +126,65 @@ std::optional<std::int64_t> static_trip_count(Builder& b, const Operator& op, in
     }
     return std::nullopt;
   };
-  Side lhs = side(sides[0]), rhs = side(sides[1]);
-  const bool left_counts = lhs.var >= 0 && step(lhs.var).has_value();
-  Side& counter = left_counts ? lhs : rhs;
-  Side& limit = left_counts ? rhs : lhs;
-  const auto delta = step(counter.var);
-  const auto start = counter.var >= 0 ? initial(static_cast<std::size_t>(counter.var)) : std::nullopt;
-  if (!delta || !start || !limit.value) return std::nullopt;
-  const bool integer = b.info(op.inputs[static_cast<std::size_t>(counter.var)]).elem_type != kFloat;
-  double i = *start;
-  auto holds = [&]() {
-    const double x = left_counts ? i : *limit.value, y = left_counts ? *limit.value : i;
-    switch (compare) {
-      case T::BuiltinOperator_LESS: return x < y;
-      case T::BuiltinOperator_LESS_EQUAL: return x <= y;
-      case T::BuiltinOperator_GREATER: return x > y;
-      case T::BuiltinOperator_GREATER_EQUAL: return x >= y;
-      case T::BuiltinOperator_NOT_EQUAL: return x != y;
-      default: return false;
-    }
+  struct Counter {
+    double value, delta;
+    bool integer;
   };
-  if (compare != T::BuiltinOperator_LESS && compare != T::BuiltinOperator_LESS_EQUAL && compare != T::BuiltinOperator_GREATER &&
-      compare != T::BuiltinOperator_GREATER_EQUAL && compare != T::BuiltinOperator_NOT_EQUAL)
-    return std::nullopt;
+  std::map<int, Counter> counters;  // loop variable -> its value as the trips go by
+  struct Test {
+    int code;
+    int counter;       // the loop variable counted
+    double limit;
+    bool counter_left;  // counter < limit, or limit < counter
+  };
+  std::vector<Test> tests;
+  // One side of a comparison: a counter (its loop variable), or a limit's value.
+  auto counter_of = [&](int t) -> int {
+    const auto at = std::find(cin.begin(), cin.end(), t);
+    if (at == cin.end()) return -1;
+    const int k = static_cast<int>(at - cin.begin());
+    if (counters.count(k)) return k;
+    const auto delta = step(k);
+    const auto start = initial(static_cast<std::size_t>(k));
+    if (!delta || !start) return -1;
+    counters[k] = {*start, *delta, b.info(op.inputs[static_cast<std::size_t>(k)]).elem_type != kFloat};
+    return k;
+  };
+  auto limit_of = [&](int t) -> std::optional<double> {
+    if (t < 0 || static_cast<std::size_t>(t) >= ct.size()) return std::nullopt;
+    const auto at = std::find(cin.begin(), cin.end(), t);
+    if (at == cin.end()) return scalar(ct[static_cast<std::size_t>(t)]);
+    const auto k = static_cast<std::size_t>(at - cin.begin());
+    return bout[k] == bin[k] ? initial(k) : std::nullopt;
+  };
+  std::function<bool(int, int)> collect = [&](int t, int depth) {
+    int code = -1;
+    const tflite::Operator* o = depth < 8 ? producer(op.model, cs, t, code) : nullptr;
+    const auto in = o ? indices(o->inputs()) : std::vector<int>{};
+    if (in.size() != 2) return false;
+    if (code == T::BuiltinOperator_LOGICAL_AND) return collect(in[0], depth + 1) && collect(in[1], depth + 1);
+    if (!comparison(code)) return false;
+    for (int j = 0; j < 2; ++j) {
+      const auto limit = limit_of(in[static_cast<std::size_t>(1 - j)]);
+      if (!limit) continue;
+      const int k = counter_of(in[static_cast<std::size_t>(j)]);
+      if (k < 0) continue;
+      tests.push_back({code, k, *limit, j == 0});
+      return true;
+    }
+    return false;
+  };
+  if (!collect(cout[0], 0)) return std::nullopt;
   std::int64_t trips = 0;
-  for (; holds(); ++trips) {
+  for (;; ++trips) {
+    for (const auto& test : tests) {
+      const double i = counters.at(test.counter).value;
+      if (!holds(test.code, test.counter_left ? i : test.limit, test.counter_left ? test.limit : i)) return trips;
+    }
     if (trips >= kMaxTrips) return std::nullopt;
-    i = integer ? i + *delta : static_cast<double>(static_cast<float>(i) + static_cast<float>(*delta));
+    for (auto& [k, c] : counters)
+      c.value = c.integer ? c.value + c.delta : static_cast<double>(static_cast<float>(c.value) + static_cast<float>(c.delta));
   }
-  return trips;
 }
 
 }  // namespace
