@@ -52,6 +52,8 @@ Models:
                      steps both counters by 1 and x = x * w + b (FULLY_CONNECTED); FC head -> y [1,8].
   while_dynamic      while_loop with the trip count from an int32 input n [] (not known at compile
                      time).
+  while_if           x [1,16]: WHILE (i < 3) whose body holds an IF on i == 0 (subgraph 3: FC + RELU,
+                     subgraph 4: x * 0.5), the body's input named x as the model's; FC head -> y.
   dynamic_batch      x [1,8] with shape_signature [-1,8] (every activation's batch dynamic): FC +
                      RELU, RESHAPE to [-1,4,4], SOFTMAX -> probs [batch,4,4].
 """
@@ -775,6 +777,30 @@ def while_loop(dynamic=False):
     return m
 
 
+def while_if():
+    """A WHILE (i < 3) whose body holds an IF on i == 0: FC + RELU the first trip, x * 0.5 after;
+    the body's input is named x like the model's."""
+    m = Model(63)
+    x = m.input("x", [1, 16])
+    outs = [m.tensor("i_final", [], "INT32"), m.act("x_final", [1, 16])]
+    final = m.op("WHILE", [m.const("i0", np.array(0, np.int32)), x], outs, "WhileOptions", condSubgraphIndex=1,
+                 bodySubgraphIndex=2)[1]
+    m.outputs(m.fully_connected(final, 8, name="y"))
+    m.subgraph("cond")
+    i, _ = m.input("i", [], "INT32"), m.input("x", [1, 16])
+    m.outputs(m.op("LESS", [i, m.const("trips", np.array(3, np.int32))], [m.tensor("more", [], "BOOL")]))
+    m.subgraph("body")
+    i, x = m.input("i", [], "INT32"), m.input("x", [1, 16])
+    first = m.op("EQUAL", [i, m.const("zero", np.array(0, np.int32))], [m.tensor("first", [], "BOOL")])
+    y = m.op("IF", [first, x], [m.act("branch", [1, 16])], "IfOptions", thenSubgraphIndex=3, elseSubgraphIndex=4)
+    m.outputs(m.op("ADD", [i, m.const("one", np.array(1, np.int32))], [m.tensor("i_next", [], "INT32")], "AddOptions"), y)
+    m.subgraph("then")
+    m.outputs(m.fully_connected(m.input("a", [1, 16]), 16, act="RELU", name="then_fc"))
+    m.subgraph("else")
+    m.outputs(m.mul_const(m.input("a", [1, 16]), np.full(16, 0.5), "else_half"))
+    return m
+
+
 def dynamic_batch():
     m = Model(62)
     x = m.input("x", [1, 8])
@@ -803,6 +829,7 @@ MODELS = {
     "if_branches": if_branches,
     "while_loop": while_loop,
     "while_dynamic": lambda: while_loop(dynamic=True),
+    "while_if": while_if,
     "dynamic_batch": dynamic_batch,
 }
 
