@@ -244,30 +244,17 @@ def test_if_on_a_run_time_condition_is_left_to_litert_with_a_placement_line(tmp_
         assert cosine(got, want) >= 0.999, (flag, cosine(got, want))
 
 
-def test_while_with_a_static_trip_count_is_unrolled(tmp_path, tflite):
-    """WHILE in TensorFlow's form, cond loop_counter < maximum_iterations (5) AND i < 3, the body
-    stepping both by 1 (x = x * w + b each trip): three copies of the body, the whole model on the
-    NPU, LiteRT's output."""
-    path = tflite("while_loop")
-    r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "--strict", "-o", tmp_path / "m.npuprog",
-                   "--explain")
-    assert r.code == 0, r.err
-    assert "100.0 % of simulated time on the NPU, 0 CPU island(s)" in r.out, r.out
-    assert "1 Loop/Scan nodes unrolled" in r.out, r.out
-    feeds = random_inputs(path)
-    want = litert(path, feeds)["y"]
-    got = npusim_run(tmp_path / "m.npuprog", feeds, tmp_path)("y")
-    assert cosine(got, want) >= 0.999, cosine(got, want)
-    assert np.abs(got - want).max() <= 0.02 * max(1.0, np.abs(want).max())
-
-
-def test_an_if_inside_a_while_body_folds_in_each_unrolled_trip(tmp_path, tflite):
-    """The IF on i == 0 in the WHILE body: unrolled, i is a constant in each copy, so each IF folds
-    (then the first trip, else after), each reading its own trip's x: 100 % NPU, LiteRT's output."""
-    path = tflite("while_if")
+@pytest.mark.parametrize("name, folded", [("while_loop", "0 If nodes inlined, 1 Loop/Scan nodes unrolled"),
+                                          ("while_if", "3 If nodes inlined, 1 Loop/Scan nodes unrolled")])
+def test_while_with_a_static_trip_count_is_unrolled(tmp_path, tflite, name, folded):
+    """while_loop: WHILE in TensorFlow's form, cond loop_counter < maximum_iterations (5) AND i < 3,
+    the body stepping both by 1 (x = x * w + b each trip): three copies of the body. while_if: the
+    body's IF on i == 0 folds in each copy, where i is a constant (then the first trip, else after),
+    each reading its own trip's x. The whole model on the NPU, LiteRT's output."""
+    path = tflite(name)
     r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "--strict", "--explain", "-o", tmp_path / "m.npuprog")
     assert r.code == 0, r.err
-    assert "3 If nodes inlined, 1 Loop/Scan nodes unrolled" in r.out, r.out
+    assert folded in r.out, r.out
     assert "100.0 % of simulated time on the NPU, 0 CPU island(s)" in r.out, r.out
     feeds = random_inputs(path)
     want = litert(path, feeds)["y"]
