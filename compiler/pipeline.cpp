@@ -14,6 +14,7 @@
 #include "compiler/frontend/opset_upgrade.h"
 #include "compiler/frontend/passes.h"
 #include "compiler/frontend/shape_inference.h"
+#include "compiler/frontend/tflite/tflite_import.h"
 #include "compiler/passes/passes.h"
 #include "compiler/quant/host_node_runner.h"
 #include "compiler/quant/qdq_import.h"
@@ -36,7 +37,7 @@ bool runnable_domain(const std::string& d) {
 // An op nobody can run is one line naming the node, before anything is planned around it.
 void check_runnable(const Graph& g, std::vector<std::string>* warnings) {
   for (const auto& n : g.nodes)
-    if (n.domain == kTfliteOnlyDomain && warnings)
+    if (n.domain == kTfliteOnlyDomain && warnings && n.op_type != "IF" && n.op_type != "WHILE")  // partition says why
       warnings->push_back(g.source + ": node '" + n.name + "' (TFLite " + n.op_type +
                           ") has no ONNX equivalent: it is placed on the CPU and timed by its output size; a timing-only "
                           "run works, a functional run stops at it");
@@ -74,6 +75,8 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   if (!options.input_values.empty())
     pipeline.run("input-values", g, [&](Graph& x) { return fix_input_values(x, options.input_values); });
   pipeline.run("static-shapes", g, fold_static_shapes);
+  if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.has("tflite_model") && n.domain.empty(); }))
+    pipeline.run("tflite-control-flow", g, restore_tflite_control_flow);
   if (g.opset < kCanonicalOpset) {
     pipeline.run("opset-upgrade", g, [&](Graph& x) {
       const auto from = x.opset;

@@ -60,6 +60,13 @@ std::string tflite_operator_model(const std::vector<std::uint8_t>& model_bytes) 
   return "";
 }
 
+std::vector<std::string> tflite_operator_outputs(const std::vector<std::uint8_t>& model_bytes) {
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size())) || model.graph().node_size() != 1) return {};
+  const auto& n = model.graph().node(0);
+  return {n.output().begin(), n.output().end()};
+}
+
 OnnxModelInfo read_tflite_model_info(const std::vector<std::uint8_t>& model_bytes, const std::string& origin) {
   const compiler::Graph g = compiler::import_tflite_bytes(model_bytes, origin);
   auto describe = [&](const std::string& name) {

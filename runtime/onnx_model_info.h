@@ -21,6 +21,9 @@ OnnxModelInfo read_tflite_model_info(const std::vector<std::uint8_t>& model_byte
 // kTfliteOnlyDomain): that operator as a .tflite model (its "tflite_model" attribute); empty
 // for any other step.
 std::string tflite_operator_model(const std::vector<std::uint8_t>& model_bytes);
+// That operator's outputs, in the order of its own (the step's outputs are only those read later,
+// in the graph's order).
+std::vector<std::string> tflite_operator_outputs(const std::vector<std::uint8_t>& model_bytes);
 // The file's format is told by its contents (compiler/frontend/model_import.h): ONNX or TFLite.
 OnnxModelInfo read_onnx_model_file_info(const std::string& path);
 

@@ -43,6 +43,19 @@ Models:
                      BATCH_MATMUL adj_y, MUL, SOFTMAX), layer norm as MEAN / SQUARED_DIFFERENCE /
                      RSQRT / SUB / MUL / ADD, GELU FFN, STRIDED_SLICE shrink_axis_mask -> FC head;
                      outputs [1,16,64] and [1,10].
+  if_branches        x [1,16] and a bool input use_relu []: FC, then IF on a constant (true) condition
+                     and IF on use_relu, both over subgraphs 1 (then: FC + RELU, ADD of the second
+                     argument) and 2 (else: MUL, ADD of the second argument), the second argument a
+                     constant of the main graph; FC head -> y [1,8].
+  while_loop         x [1,16]: WHILE over TensorFlow's (loop_counter, maximum_iterations = 5, i, x),
+                     cond subgraph 1 loop_counter < maximum_iterations AND i < 3, body subgraph 2
+                     steps both counters by 1 and x = x * w + b (FULLY_CONNECTED); FC head -> y [1,8].
+  while_dynamic      while_loop with the trip count from an int32 input n [] (not known at compile
+                     time).
+  while_if           x [1,16]: WHILE (i < 3) whose body holds an IF on i == 0 (subgraph 3: FC + RELU,
+                     subgraph 4: x * 0.5), the body's input named x as the model's; FC head -> y.
+  dynamic_batch      x [1,8] with shape_signature [-1,8] (every activation's batch dynamic): FC +
+                     RELU, RESHAPE to [-1,4,4], SOFTMAX -> probs [batch,4,4].
 """
 import argparse
 import importlib
@@ -712,6 +725,95 @@ def misc_ops():
     return m
 
 
+def if_branches():
+    m = Model(60)
+    x = m.input("x", [1, 16])
+    use_relu = m.input("use_relu", [], "BOOL")
+    h = m.fully_connected(x, 16, name="fc_in")
+    shift = m.const("shift", m.rng.normal(0, 0.1, 16).astype(np.float32))
+    fixed = m.op("IF", [m.const("always", np.array(True)), h, shift], [m.act("fixed_branch", [1, 16])], "IfOptions",
+                 thenSubgraphIndex=1, elseSubgraphIndex=2)
+    chosen = m.op("IF", [use_relu, fixed, shift], [m.act("chosen_branch", [1, 16])], "IfOptions",
+                  thenSubgraphIndex=1, elseSubgraphIndex=2)
+    m.outputs(m.fully_connected(chosen, 8, name="y"))
+    m.subgraph("then")
+    a, b = m.input("a", [1, 16]), m.input("b", [16])
+    m.outputs(m.binary("ADD", m.fully_connected(a, 16, act="RELU", name="then_fc"), b, name="then_out"))
+    m.subgraph("else")
+    a, b = m.input("a", [1, 16]), m.input("b", [16])
+    m.outputs(m.binary("ADD", m.mul_const(a, m.rng.uniform(0.5, 1.5, 16), "else_scale"), b, name="else_out"))
+    return m
+
+
+def while_loop(dynamic=False):
+    """TensorFlow's while_v2 form: loop variables (loop_counter, maximum_iterations, i, x), cond
+    loop_counter < maximum_iterations AND i < 3 (or i < n, an input), body steps both counters."""
+    m = Model(61)
+    x = m.input("x", [1, 16])
+    limit = m.input("n", [], "INT32") if dynamic else None
+    int_scalar = lambda name: m.tensor(name, [], "INT32")
+    loop_vars = [m.const("counter0", np.array(0, np.int32)), m.const("maximum_iterations", np.array(5, np.int32)),
+                 m.const("i0", np.array(0, np.int32)), x] + ([limit] if dynamic else [])
+    outs = [int_scalar("counter_final"), int_scalar("maximum_final"), int_scalar("i_final"), m.act("x_final", [1, 16])]
+    outs += [int_scalar("n_final")] if dynamic else []
+    final = m.op("WHILE", loop_vars, outs, "WhileOptions", condSubgraphIndex=1, bodySubgraphIndex=2)[3]
+    m.outputs(m.fully_connected(final, 8, name="y"))
+
+    def loop_inputs():
+        vs = [m.input(name, [], "INT32") for name in ("counter", "maximum", "i")] + [m.input("x", [1, 16])]
+        return vs + ([m.input("n", [], "INT32")] if dynamic else [])
+
+    m.subgraph("cond")
+    counter, maximum, i, _, *rest = loop_inputs()
+    bound = rest[0] if dynamic else m.const("trips", np.array(3, np.int32))
+    tests = [m.op("LESS", [counter, maximum], [m.tensor("below_maximum", [], "BOOL")]),
+             m.op("LESS", [i, bound], [m.tensor("below_trips", [], "BOOL")])]
+    m.outputs(m.op("LOGICAL_AND", tests, [m.tensor("more", [], "BOOL")]))
+    m.subgraph("body")
+    counter, maximum, i, x, *rest = loop_inputs()
+    one = m.const("one", np.array(1, np.int32))
+    steps = [m.op("ADD", [v, one], [int_scalar(v_name + "_next")], "AddOptions") for v, v_name in ((counter, "counter"), (i, "i"))]
+    m.outputs(steps[0], maximum, steps[1], m.fully_connected(x, 16, name="x_next"), *rest)
+    return m
+
+
+def while_if():
+    """A WHILE (i < 3) whose body holds an IF on i == 0: FC + RELU the first trip, x * 0.5 after;
+    the body's input is named x like the model's."""
+    m = Model(63)
+    x = m.input("x", [1, 16])
+    outs = [m.tensor("i_final", [], "INT32"), m.act("x_final", [1, 16])]
+    final = m.op("WHILE", [m.const("i0", np.array(0, np.int32)), x], outs, "WhileOptions", condSubgraphIndex=1,
+                 bodySubgraphIndex=2)[1]
+    m.outputs(m.fully_connected(final, 8, name="y"))
+    m.subgraph("cond")
+    i, _ = m.input("i", [], "INT32"), m.input("x", [1, 16])
+    m.outputs(m.op("LESS", [i, m.const("trips", np.array(3, np.int32))], [m.tensor("more", [], "BOOL")]))
+    m.subgraph("body")
+    i, x = m.input("i", [], "INT32"), m.input("x", [1, 16])
+    first = m.op("EQUAL", [i, m.const("zero", np.array(0, np.int32))], [m.tensor("first", [], "BOOL")])
+    y = m.op("IF", [first, x], [m.act("branch", [1, 16])], "IfOptions", thenSubgraphIndex=3, elseSubgraphIndex=4)
+    m.outputs(m.op("ADD", [i, m.const("one", np.array(1, np.int32))], [m.tensor("i_next", [], "INT32")], "AddOptions"), y)
+    m.subgraph("then")
+    m.outputs(m.fully_connected(m.input("a", [1, 16]), 16, act="RELU", name="then_fc"))
+    m.subgraph("else")
+    m.outputs(m.mul_const(m.input("a", [1, 16]), np.full(16, 0.5), "else_half"))
+    return m
+
+
+def dynamic_batch():
+    m = Model(62)
+    x = m.input("x", [1, 8])
+    h = m.fully_connected(x, 16, act="RELU", name="fc")
+    probs = m.softmax(m.reshape(h, [-1, 4, 4], name="rows"), name="probs")
+    m.outputs(probs)
+    for t in m.sg.tensors:  # every activation's batch is dynamic
+        if t.buffer == 0:
+            t.shapeSignature = [-1] + list(t.shape[1:])
+            t.shape = [1] + list(t.shape[1:])
+    return m
+
+
 MODELS = {
     "cnn_float": cnn,
     "cnn_int8": cnn_int8,
@@ -724,6 +826,11 @@ MODELS = {
     "streaming_state": streaming_state,
     "transpose_conv": transpose_conv,
     "transformer_block": transformer_block,
+    "if_branches": if_branches,
+    "while_loop": while_loop,
+    "while_dynamic": lambda: while_loop(dynamic=True),
+    "while_if": while_if,
+    "dynamic_batch": dynamic_batch,
 }
 
 

@@ -1,6 +1,7 @@
 // CPU steps on ONNX Runtime's CPU provider, through the `onnxruntime` Python package (what
 // scripts/requirements.txt installs; no registry reachable here ships ORT's C headers), and a
 // step that is one TFLite operator with no ONNX equivalent on LiteRT (ai-edge-litert).
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -62,9 +63,17 @@ class OnnxRuntimeExecutor : public runtime::CpuExecutor {
       }
       interpreter.attr("invoke")();
       const py::list out_details = interpreter.attr("get_output_details")();
+      // The step gives back the operator's outputs read later: each is found by its position among
+      // the operator's own.
+      const auto names = runtime::tflite_operator_outputs(step.onnx_model);
       std::vector<HostTensor> outputs;
-      for (std::size_t i = 0; i < step.outputs.size() && i < out_details.size(); ++i) {
-        const py::dict d = out_details[i];
+      for (std::size_t i = 0; i < step.outputs.size(); ++i) {
+        const auto at = std::find(names.begin(), names.end(), step.outputs[i]);
+        const std::size_t k = at == names.end() ? i : static_cast<std::size_t>(at - names.begin());
+        if (k >= out_details.size())
+          throw std::runtime_error(fmt::format("the operator has {} outputs, the step reads output {} ('{}')", out_details.size(),
+                                               k, step.outputs[i]));
+        const py::dict d = out_details[k];
         py::object y = interpreter.attr("get_tensor")(d["index"]);
         const py::tuple q = d["quantization"];
         if (q[0].cast<float>() > 0.0f)

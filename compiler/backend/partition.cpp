@@ -27,6 +27,12 @@ std::string batch_one(const Graph& g, const Node& n) {
 
 std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
   const std::string& op = n.op_type;
+  if (n.domain == kTfliteOnlyDomain && op == "IF")
+    return "TFLite IF whose condition '" + (n.inputs.empty() ? std::string() : n.inputs[0]) +
+           "' is known only at run time (fold it: --input-value for the input it comes from); LiteRT runs it";
+  if (n.domain == kTfliteOnlyDomain && op == "WHILE")
+    return "TFLite WHILE whose trip count is not known at compile time (cond comparing a counter with a constant, the "
+           "body stepping it by a constant) or is over 256 (20000 nodes unrolled); LiteRT runs it";
   if (n.domain == kTfliteOnlyDomain) return "a TFLite op with no ONNX equivalent: only LiteRT runs it (npusim times it, cannot execute it)";
   if (!n.domain.empty() && n.domain != "npusim") return "domain '" + n.domain + "' is not an NPU op set";
   // Control flow the front end could not fold (frontend/if_folding.cpp, --input-value).

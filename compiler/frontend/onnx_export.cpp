@@ -259,6 +259,22 @@ std::vector<std::uint8_t> export_onnx(const Graph& g) {
   return to_bytes(m);
 }
 
+Attribute graph_attribute(const std::string& name, const Graph& sub, bool with_inputs) {
+  onnx::ModelProto m;
+  const auto bytes = export_onnx(sub);
+  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw CompileError(sub.source + ": graph '" + sub.name + "' does not serialise as ONNX");
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::GRAPH);
+  *a.mutable_g() = m.graph();
+  if (!with_inputs) a.mutable_g()->clear_input();
+  Attribute at;
+  at.kind = Attribute::Kind::Opaque;
+  a.SerializeToString(&at.onnx_bytes);
+  return at;
+}
+
 void write_onnx(const Graph& g, const std::string& path) {
   auto bytes = export_onnx(g);
   std::ofstream f(path, std::ios::binary);

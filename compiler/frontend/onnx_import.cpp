@@ -158,27 +158,6 @@ void read_attribute(const onnx::AttributeProto& a, Node& node, Graph& g,
   node.attributes[a.name()] = at;
 }
 
-// "name=1x3x224x224" -> (name, dims)
-std::pair<std::string, std::vector<std::int64_t>> parse_input_shape(const std::string& spec,
-                                                                    const std::string& origin) {
-  auto eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw CompileError(origin + ": input shape '" + spec + "' is not of the form name=1x3x224x224");
-  std::vector<std::int64_t> dims;
-  std::stringstream ss(spec.substr(eq + 1));
-  std::string part;
-  while (std::getline(ss, part, 'x')) {
-    try {
-      std::size_t used = 0;
-      long long v = std::stoll(part, &used);
-      if (used != part.size() || v <= 0) throw std::invalid_argument("bad");
-      dims.push_back(v);
-    } catch (const std::exception&) {
-      throw CompileError(origin + ": input shape '" + spec + "' has a bad dimension '" + part + "'");
-    }
-  }
-  return {spec.substr(0, eq), dims};
-}
 
 void apply_input_shapes(onnx::ModelProto& m, const std::vector<std::string>& specs,
                         const std::string& origin) {
@@ -221,6 +200,56 @@ void read_constant_node(const onnx::NodeProto& np, Tensor& t, const std::string&
   t.name = name;
   t.is_constant = true;
   t.shape_known = true;
+}
+
+}  // namespace
+
+std::pair<std::string, std::vector<std::int64_t>> parse_input_shape(const std::string& spec,
+                                                                    const std::string& origin) {
+  auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw CompileError(origin + ": input shape '" + spec + "' is not of the form name=1x3x224x224");
+  std::vector<std::int64_t> dims;
+  std::stringstream ss(spec.substr(eq + 1));
+  std::string part;
+  while (std::getline(ss, part, 'x')) {
+    try {
+      std::size_t used = 0;
+      long long v = std::stoll(part, &used);
+      if (used != part.size() || v <= 0) throw std::invalid_argument("bad");
+      dims.push_back(v);
+    } catch (const std::exception&) {
+      throw CompileError(origin + ": input shape '" + spec + "' has a bad dimension '" + part + "'");
+    }
+  }
+  return {spec.substr(0, eq), dims};
+}
+
+namespace {
+
+// The names `gp` reads from enclosing graphs (not its own inputs, initializers or node outputs)
+// renamed as `renamed` says, in the graphs inside it too.
+void rename_outer_references(onnx::GraphProto& gp, const std::map<std::string, std::string>& renamed) {
+  std::set<std::string> local;
+  for (const auto& in : gp.input()) local.insert(in.name());
+  for (const auto& init : gp.initializer()) local.insert(init.name());
+  for (const auto& n : gp.node())
+    for (const auto& o : n.output()) local.insert(o);
+  std::map<std::string, std::string> outer;
+  for (const auto& [from, to] : renamed)
+    if (!local.count(from) && from != to) outer[from] = to;
+  if (outer.empty()) return;
+  auto rename = [&](std::string* name) {
+    if (const auto found = outer.find(*name); found != outer.end()) *name = found->second;
+  };
+  for (auto& n : *gp.mutable_node()) {
+    for (auto& in : *n.mutable_input()) rename(&in);
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) rename_outer_references(*a.mutable_g(), outer);
+      for (auto& nested : *a.mutable_graphs()) rename_outer_references(nested, outer);
+    }
+  }
+  for (auto& o : *gp.mutable_output()) rename(o.mutable_name());
 }
 
 }  // namespace
@@ -285,7 +314,18 @@ InlinedGraph import_graph_attribute(Graph& g, const Node& owner, const std::stri
       node.inputs.push_back(value);
     }
     for (const auto& out : np.output()) node.outputs.push_back(out.empty() ? out : define(out));
-    for (const auto& at : np.attribute()) read_attribute(at, node, g, node_where);
+    for (const auto& at : np.attribute()) {
+      if (!at.has_g() && at.graphs_size() == 0) {
+        read_attribute(at, node, g, node_where);
+        continue;
+      }
+      // A graph in this node (an If's branch in a Loop body) reads this subgraph's values by
+      // name: the names they have in `g` now.
+      onnx::AttributeProto renamed_at = at;
+      if (renamed_at.has_g()) rename_outer_references(*renamed_at.mutable_g(), renamed);
+      for (auto& nested : *renamed_at.mutable_graphs()) rename_outer_references(nested, renamed);
+      read_attribute(renamed_at, node, g, node_where);
+    }
     inlined.nodes.push_back(std::move(node));
   }
   for (const auto& out : gp.output()) {

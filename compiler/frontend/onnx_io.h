@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/core/graph.h"
@@ -47,6 +48,15 @@ bool loop_body_condition_stays_true(const Node& loop);
 // A serialized onnx::TensorProto file (the node tests' test_data_set_*/input_0.pb) as a
 // constant tensor; throws CompileError naming the file.
 Tensor read_tensor_pb(const std::string& path);
+
+// "name=1x3x224x224" (--input-shape) as (name, dims); throws CompileError naming `origin` and
+// the spec when it is not of that form or a dim is not a positive integer.
+std::pair<std::string, std::vector<std::int64_t>> parse_input_shape(const std::string& spec, const std::string& origin);
+
+// `sub` as a graph attribute named `name` (an If branch, a Loop body), the form
+// import_graph_attribute reads. Without `with_inputs` the graph lists no inputs: an If branch
+// reads the enclosing graph's values by name.
+Attribute graph_attribute(const std::string& name, const Graph& sub, bool with_inputs);
 
 // The whole graph as a serialized ModelProto. Fused layers appear as ops of domain "npusim".
 std::vector<std::uint8_t> export_onnx(const Graph& graph);

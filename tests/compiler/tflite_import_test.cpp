@@ -17,14 +17,14 @@ class ModelWriter {
  public:
   int tensor(const std::string& name, std::vector<int> shape, tflite::TensorType type = tflite::TensorType_FLOAT32,
              std::vector<std::uint8_t> data = {}, flatbuffers::Offset<tflite::QuantizationParameters> quant = 0,
-             flatbuffers::Offset<tflite::SparsityParameters> sparsity = 0) {
+             flatbuffers::Offset<tflite::SparsityParameters> sparsity = 0, std::vector<int> signature = {}) {
     std::uint32_t buffer = 0;
     if (!data.empty()) {
       buffer = static_cast<std::uint32_t>(buffers_.size());
       buffers_.push_back(tflite::CreateBuffer(fbb_, fbb_.CreateVector(data)));
     }
     tensors_.push_back(tflite::CreateTensor(fbb_, fbb_.CreateVector(shape), type, buffer, fbb_.CreateString(name), quant, false,
-                                            sparsity));
+                                            sparsity, signature.empty() ? 0 : fbb_.CreateVector(signature)));
     return static_cast<int>(tensors_.size()) - 1;
   }
   template <typename T>
@@ -169,4 +169,24 @@ TEST_CASE("TFLite: an op without an ONNX equivalent is kept for LiteRT; invalid 
   big.op(tflite::BuiltinOperator_RELU, {a}, {b});
   CHECK_THROWS_WITH(import_tflite_bytes(big.finish({a}, {b}), "big.tflite"),
                     Catch::Contains("big.tflite: tensor 0 ('huge')") && Catch::Contains("larger than npusim handles"));
+}
+
+TEST_CASE("TFLite --input-shape fixes the dims shape_signature leaves dynamic, in every tensor") {
+  ModelWriter w;
+  const auto f32 = tflite::TensorType_FLOAT32;
+  const int x = w.tensor("x", {1, 4}, f32, {}, 0, 0, {-1, 4});
+  const int weights = w.tensor("w", {3, 4}, f32, ModelWriter::bytes(std::vector<float>(12, 0.5f)));
+  const int y = w.tensor("y", {1, 3}, f32, {}, 0, 0, {-1, 3});
+  w.op(tflite::BuiltinOperator_FULLY_CONNECTED, {x, weights, -1}, {y});
+  const auto bytes = w.finish({x}, {y});
+  // Without --input-shape the file's shape (batch 1); with it, batch 5 in and out.
+  CHECK(import_tflite_bytes(bytes, "dyn.tflite").tensor("y").shape == std::vector<std::int64_t>{1, 3});
+  const Graph g = import_tflite_bytes(bytes, "dyn.tflite", {"x=5x4"});
+  CHECK(g.tensor("x").shape == std::vector<std::int64_t>{5, 4});
+  CHECK(g.tensor("y").shape == std::vector<std::int64_t>{5, 3});
+  CHECK_THROWS_WITH(import_tflite_bytes(bytes, "dyn.tflite", {"x=5x4x1"}),
+                    Catch::Contains("dyn.tflite: --input-shape 'x=5x4x1': input 'x' has rank 2 (shape_signature -1x4), not 3"));
+  CHECK_THROWS_WITH(import_tflite_bytes(bytes, "dyn.tflite", {"x=5x3"}),
+                    Catch::Contains("dim 1 of input 'x' is fixed at 4 in the file"));
+  CHECK_THROWS_WITH(import_tflite_bytes(bytes, "dyn.tflite", {"z=5x4"}), Catch::Contains("the model has no input 'z' (its inputs: x)"));
 }

@@ -1,6 +1,7 @@
 // TFLite import: the flatbuffer verifier, tensor decoding (sub-byte, sparse, block-wise weights),
 // every operator translation and shape inference over the result, straight from bytes. Tensors
-// are limited to 16 MiB. What imports also passes the static-shape front end.
+// are limited to 16 MiB. What imports also passes the static-shape front end (IF folding, WHILE
+// unrolling) and the restoring of the IF/WHILE nodes it leaves.
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     compiler::fold_static_shapes(g);
+    compiler::restore_tflite_control_flow(g);  // IF/WHILE folding left
   } catch (const std::exception& e) {
     fuzz::require_clean_error(e);
   }

@@ -140,3 +140,42 @@ def test_a_static_scan_runs_unrolled(tmp_path, axis, direction, out_direction):
         got = np.load(tmp_path / "out" / f"{name}.npy")
         assert got.shape == ref.shape, name
         assert np.abs(got - ref).max() <= 0.01, (name, np.abs(got - ref).max())
+
+
+def test_an_if_inside_a_loop_body_reads_each_iterations_values(tmp_path):
+    """v = x; 3 times: v = If(i == 0, then: Conv(v) + x, else: v * 0.5). Unrolled, each copy of the
+    If reads its own iteration's v (the names the unrolling gives it, not the body's), and folds
+    on the now-constant i: the whole model on the NPU, with ONNX Runtime's output."""
+    rng = np.random.default_rng(9)
+    w = numpy_helper.from_array((rng.standard_normal((8, 8, 3, 3)) * 0.15).astype(np.float32), "w")
+    half = numpy_helper.from_array(np.array(0.5, np.float32), "half")
+    v = lambda name: helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, 8, 8, 8])
+    then_branch = helper.make_graph([helper.make_node("Conv", ["v_in", "w"], ["conv"], pads=[1, 1, 1, 1]),
+                                     helper.make_node("Add", ["conv", "x"], ["then_v"])], "then", [], [v("then_v")])
+    else_branch = helper.make_graph([helper.make_node("Mul", ["v_in", "half"], ["else_v"])], "else", [], [v("else_v")])
+    zero = numpy_helper.from_array(np.array(0, np.int64), "zero")
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Equal", ["i", "zero"], ["first"]),
+         helper.make_node("If", ["first"], ["v_out"], then_branch=then_branch, else_branch=else_branch)],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []), v("v_in")],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), v("v_out")], [zero])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "", "x"], ["v_final"], body=body), helper.make_node("Relu", ["v_final"], ["y"])],
+        "loop_if", [v("x")], [v("y")], [w, half, numpy_helper.from_array(np.array(3, np.int64), "trips")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    path = tmp_path / "loop_if.onnx"
+    onnx.save(model, str(path))
+    x = np.random.default_rng(1).standard_normal((1, 8, 8, 8)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "--strict", "--explain", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert "3 If nodes inlined, 1 Loop/Scan nodes unrolled" in r.out, r.out
+    assert "100.0 % of simulated time on the NPU" in r.out, r.out
+    r = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--input", f"x={tmp_path / 'x.npy'}",
+                   "--save-outputs", tmp_path / "out", "-q")
+    assert r.code == 0, r.err
+    want = reference(path, {"x": x})["y"]
+    got = np.load(tmp_path / "out" / "y.npy")
+    assert np.abs(got - want).max() <= 0.02 * np.abs(want).max() + 1e-3

@@ -181,7 +181,8 @@ def test_a_malformed_file_is_one_line_naming_it(tmp_path, tflite):
     assert_one_line_error(run_npusim("compile", cut, "-c", CONFIG, "-o", tmp_path / "x.npuprog"), "cut.tflite",
                           "not a valid TFLite model")
     assert_one_line_error(run_npusim("compile", tflite("cnn_float"), "-c", CONFIG, "--input-shape", "input=1x32x32x3",
-                                     "-o", tmp_path / "x.npuprog"), "cnn_float.tflite", "--input-shape")
+                                     "-o", tmp_path / "x.npuprog"), "cnn_float.tflite", "--input-shape",
+                          "dim 1 of input 'input' is fixed at 64 in the file")
 
 
 def test_compare_takes_litert_as_the_reference_for_tflite(tmp_path, tflite):
@@ -200,3 +201,101 @@ def test_compare_takes_litert_as_the_reference_for_tflite(tmp_path, tflite):
     assert [o["output"] for o in by_device["sim"]["outputs"]] == ["probs", "seg"], by_device["sim"]["outputs"]
     assert all(o["max_abs_error"] == 0 for o in by_device["litert:cpu"]["outputs"])
     assert all(o["cosine"] >= 0.99 for o in by_device["sim"]["outputs"]), by_device["sim"]["outputs"]
+
+
+def test_if_with_a_condition_known_at_compile_time_is_the_branch_it_takes(tmp_path, tflite):
+    """IF on a constant condition, and IF on the bool input use_relu fixed by --input-value: each is
+    replaced by the branch it takes (the same two subgraphs inlined twice), so the model runs whole
+    on the NPU, and its output is LiteRT's fed the same flag, for either value."""
+    path = tflite("if_branches")
+    x = np.random.default_rng(5).uniform(-1, 1, (1, 16)).astype(np.float32)
+    for flag in (True, False):
+        d = tmp_path / str(flag)
+        d.mkdir()
+        r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "--strict", "--input-value",
+                       f"use_relu={str(flag).lower()}", "-o", d / "m.npuprog")
+        assert r.code == 0, r.err
+        assert "100.0 % of simulated time on the NPU, 0 CPU island(s)" in r.out, r.out
+        want = litert(path, {"x": x, "use_relu": np.array(flag)})["y"]
+        got = npusim_run(d / "m.npuprog", {"x": x}, d)("y")
+        assert got.shape == want.shape
+        assert cosine(got, want) >= 0.999, (flag, cosine(got, want))
+        assert np.abs(got - want).max() <= 0.02 * max(1.0, np.abs(want).max())
+
+
+def test_if_on_a_run_time_condition_is_left_to_litert_with_a_placement_line(tmp_path, tflite):
+    """Without --input-value, the IF on use_relu stays one operator LiteRT runs (its branches with
+    it), named on its fallback line; the IF on a constant is still inlined; outputs are LiteRT's."""
+    path = tflite("if_branches")
+    r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    fallbacks = [l for l in r.out.splitlines() if l.startswith("fallback")]
+    ifs = [l for l in fallbacks if "(IF)" in l]
+    assert len(ifs) == 1, fallbacks
+    assert "chosen_branch" in ifs[0] and "condition 'use_relu' is known only at run time" in ifs[0], ifs[0]
+    assert "--input-value" in ifs[0], ifs[0]
+    x = np.random.default_rng(6).uniform(-1, 1, (1, 16)).astype(np.float32)
+    for flag in (True, False):
+        d = tmp_path / str(flag)
+        d.mkdir()
+        feeds = {"x": x, "use_relu": np.array(flag)}
+        want = litert(path, feeds)["y"]
+        got = npusim_run(tmp_path / "m.npuprog", feeds, d)("y")
+        assert cosine(got, want) >= 0.999, (flag, cosine(got, want))
+
+
+@pytest.mark.parametrize("name, folded", [("while_loop", "0 If nodes inlined, 1 Loop/Scan nodes unrolled"),
+                                          ("while_if", "3 If nodes inlined, 1 Loop/Scan nodes unrolled")])
+def test_while_with_a_static_trip_count_is_unrolled(tmp_path, tflite, name, folded):
+    """while_loop: WHILE in TensorFlow's form, cond loop_counter < maximum_iterations (5) AND i < 3,
+    the body stepping both by 1 (x = x * w + b each trip): three copies of the body. while_if: the
+    body's IF on i == 0 folds in each copy, where i is a constant (then the first trip, else after),
+    each reading its own trip's x. The whole model on the NPU, LiteRT's output."""
+    path = tflite(name)
+    r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "--strict", "--explain", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert folded in r.out, r.out
+    assert "100.0 % of simulated time on the NPU, 0 CPU island(s)" in r.out, r.out
+    feeds = random_inputs(path)
+    want = litert(path, feeds)["y"]
+    got = npusim_run(tmp_path / "m.npuprog", feeds, tmp_path)("y")
+    assert cosine(got, want) >= 0.999, cosine(got, want)
+    assert np.abs(got - want).max() <= 0.02 * max(1.0, np.abs(want).max())
+
+
+def test_while_with_a_run_time_trip_count_is_left_to_litert_with_a_placement_line(tmp_path, tflite):
+    path = tflite("while_dynamic")
+    r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    whiles = [l for l in r.out.splitlines() if l.startswith("fallback") and "(WHILE)" in l]
+    assert len(whiles) == 1 and "trip count is not known at compile time" in whiles[0], r.out
+    feeds = {"x": np.random.default_rng(7).uniform(-1, 1, (1, 16)).astype(np.float32), "n": np.array(3, np.int32)}
+    want = litert(path, feeds)["y"]
+    got = npusim_run(tmp_path / "m.npuprog", feeds, tmp_path)("y")
+    assert cosine(got, want) >= 0.999, cosine(got, want)
+
+
+def test_input_shape_fixes_a_dynamic_batch(tmp_path, tflite):
+    """shape_signature [-1,8]: --input-shape x=4x8 gives every activation batch 4 (the RESHAPE's -1
+    too), as LiteRT's resize_tensor_input does; a wrong rank or a static dim changed is one line
+    naming the file and the input."""
+    path = tflite("dynamic_batch")
+    r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "--strict", "--input-shape", "x=4x8",
+                   "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert "100.0 % of simulated time on the NPU, 0 CPU island(s)" in r.out, r.out
+    x = np.random.default_rng(8).uniform(-1, 1, (4, 8)).astype(np.float32)
+    it = Interpreter(model_path=str(path))
+    it.resize_tensor_input(it.get_input_details()[0]["index"], [4, 8])
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    want = it.get_tensor(it.get_output_details()[0]["index"])
+    got = npusim_run(tmp_path / "m.npuprog", {"x": x}, tmp_path)("probs")
+    assert got.shape == want.shape == (4, 4, 4)
+    assert cosine(got, want) >= 0.999 and np.abs(got - want).max() <= 0.02
+    for spec, needle in (("x=4x8x1", "input 'x' has rank 2 (shape_signature -1x8), not 3"),
+                         ("x=4x9", "dim 1 of input 'x' is fixed at 8 in the file"),
+                         ("y=4x8", "the model has no input 'y' (its inputs: x)")):
+        assert_one_line_error(run_npusim("compile", path, "-c", CONFIG, "--input-shape", spec, "-o", tmp_path / "x.npuprog"),
+                              "dynamic_batch.tflite", f"--input-shape '{spec}'", needle)

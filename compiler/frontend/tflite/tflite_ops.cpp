@@ -747,9 +747,9 @@ void mediapipe_transpose_conv(Builder& b, const Operator& op) {
   transpose_conv(b, op, required(op, 0), required(op, 1), op.input(2), params[0] == 1, params[1], params[2], 0);
 }
 
-// An operator with no ONNX equivalent (a custom op such as TFLite_Detection_PostProcess, SVDF,
-// WHILE): one node of domain kTfliteOnlyDomain with the file's output shapes, carrying the
-// operator as a model of its own (attribute "tflite_model", tflite_single_op.h) that LiteRT runs
+// An operator with no ONNX equivalent (a custom op such as TFLite_Detection_PostProcess, SVDF, a
+// WHILE whose trip count is not static): one node of domain kTfliteOnlyDomain with the file's
+// output shapes, carrying the operator as a model of its own (attribute "tflite_model", tflite_single_op.h) that LiteRT runs
 // for the CPU step and for INT8 calibration. Its inputs are the operator's non-constant ones (the
 // constants travel inside that model), as floats: the CPU step quantises them where the
 // operator's tensors are quantised.
@@ -767,7 +767,7 @@ void opaque(Builder& b, const Operator& op, const std::string& name) {
     if (t < 0) fail(op, "an output index is negative");
     outputs.push_back(b.fresh_value(t, {}, "/" + name));
   }
-  const auto model = single_operator_model(op.file, op.model, op.op, fed, op.where);
+  const auto model = single_operator_model(op.file, op.model, op.subgraph, op.op, fed, op.where);
   Node& n = b.add(name, inputs, outputs, outputs.empty() ? name : outputs[0]);
   n.domain = kTfliteOnlyDomain;
   n.set_string("tflite_model", std::string(model.begin(), model.end()));
@@ -775,6 +775,15 @@ void opaque(Builder& b, const Operator& op, const std::string& name) {
 }
 
 }  // namespace
+
+int builtin_code(const tflite::OperatorCode& code) {
+  return std::max<int>(code.builtin_code(), code.deprecated_builtin_code());
+}
+
+void opaque_operator(Builder& b, const Operator& op) {
+  if (op.code == T::BuiltinOperator_CUSTOM) return opaque(b, op, op.custom_code);
+  return opaque(b, op, tflite::EnumNameBuiltinOperator(static_cast<tflite::BuiltinOperator>(op.code)));
+}
 
 void translate_operator(Builder& b, const Operator& op, Variables& variables) {
   switch (op.code) {
@@ -1055,11 +1064,13 @@ void translate_operator(Builder& b, const Operator& op, Variables& variables) {
     case T::BuiltinOperator_READ_VARIABLE:
     case T::BuiltinOperator_ASSIGN_VARIABLE: return variable_op(b, op, variables);
     case T::BuiltinOperator_CALL_ONCE: return;  // initialises the variables, which are inputs here
+    case T::BuiltinOperator_IF: return translate_if(b, op);
+    case T::BuiltinOperator_WHILE: return translate_while(b, op);
     case T::BuiltinOperator_CUSTOM:
       if (op.custom_code == "Convolution2DTransposeBias") return mediapipe_transpose_conv(b, op);
-      return opaque(b, op, op.custom_code);
+      return opaque_operator(b, op);
     default:
-      return opaque(b, op, tflite::EnumNameBuiltinOperator(static_cast<tflite::BuiltinOperator>(op.code)));
+      return opaque_operator(b, op);
   }
 }
 

@@ -190,7 +190,8 @@ std::vector<std::int64_t> sparse_positions(const tflite::SparsityParameters& sp,
 }  // namespace
 
 std::vector<TensorInfo> read_tensors(const std::vector<std::uint8_t>& file, const tflite::Model& model,
-                                     const tflite::SubGraph& subgraph, const std::string& origin, std::uint64_t max_tensor_bytes) {
+                                     const tflite::SubGraph& subgraph, const std::string& origin, std::uint64_t max_tensor_bytes,
+                                     std::int64_t dynamic_size) {
   std::vector<TensorInfo> out;
   const auto* tensors = subgraph.tensors();
   if (!tensors) return out;
@@ -210,6 +211,9 @@ std::vector<TensorInfo> read_tensors(const std::vector<std::uint8_t>& file, cons
         if (d < 0) throw CompileError(where + ": negative dimension " + std::to_string(d));
         info.shape.push_back(d);
       }
+    if (const auto* signature = t->shape_signature(); dynamic_size >= 0 && signature && signature->size() == info.shape.size())
+      for (flatbuffers::uoffset_t d = 0; d < signature->size(); ++d)
+        if (signature->Get(d) == -1) info.shape[d] = dynamic_size;
     info.variable = t->is_variable();
     if (const auto* q = t->quantization()) {
       if (q->scale()) info.scales.assign(q->scale()->begin(), q->scale()->end());
