@@ -163,3 +163,11 @@ def test_a_point_the_compiler_refuses_is_a_failed_row(tmp_path):
     assert status == {"none": "ok", "int8": "failed"}
     error = table.loc[table["weights"] == "int8", "error"].item()
     assert error.startswith("generate: ") and "int8 weights are what --precision int8 has already" in error
+
+
+def test_the_bundled_generation_sweep_is_thirty_loops():
+    spec = load_sweep_spec(ROOT / "configs" / "sweeps" / "gpt-generation.yaml")
+    points = sweep_points(spec)
+    assert len(points) == 30 and all(p.model.decoder["tokens"] == 8 for p in points)
+    quant = {(p.model.options(p.design.compile)["precision"], p.model.options(p.design.compile)["weights"]) for p in points}
+    assert quant == {("int8", ""), ("int8", "int4"), ("fp16", ""), ("fp16", "int8"), ("fp16", "int4")}
