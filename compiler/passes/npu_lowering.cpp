@@ -1,6 +1,9 @@
 // Rewrites of layers the conv instruction cannot express directly into ones it can, in standard
 // ONNX ops (so calibration, fusion, partitioning and the integer reference see nothing new):
 //
+// - Conv1d as a 2-D Conv over [N, C, 1, L]; a batch as the rows of one image, [1, C, N, L] (the
+//   NPU's images are batch 1; a kernel one row high never mixes the rows). Windows or strides past
+//   the conv fields over stride-sized blocks of the signal.
 // - ConvTranspose with kernel == stride and no padding (U-Net / DB-head upsampling): every
 //   output pixel takes exactly one tap, so it is a 1x1 Conv to OC*s*s channels followed by
 //   DepthToSpace(s, DCR), a DMA interleave.
@@ -214,6 +217,39 @@ class Lowering {
   // grouped or dilated, the signal is cut into stride-sized blocks first, each block's samples
   // becoming channels: [N, C*s, 1, L/s], and the conv runs over ceil(K/s) blocks at stride 1
   // with the weights rearranged (taps past K zero).
+  // A Conv1d's input [N, C, L] as the 2-D conv's image: [N, C, 1, L], or, for a batch (the
+  // NPU's images are batch 1), the N sequences as rows of one image, [1, C, N, L]: a kernel one
+  // row high never mixes them.
+  std::string batch_as_rows(const Node& n, const std::string& tag, const std::string& x, const std::vector<std::int64_t>& x4,
+                            std::vector<Node>& out) {
+    const std::int64_t N = x4[0], C = x4[1], L = x4[3];
+    std::string src = x;
+    if (N > 1) {
+      src = value(n.name + tag + "_rows", {C, N, L});
+      Node t = node("Transpose", n, tag + "_rows", {x}, {src});
+      t.set_ints("perm", {1, 0, 2});
+      out.push_back(t);
+    }
+    const std::vector<std::int64_t> shape = N > 1 ? std::vector<std::int64_t>{1, C, N, L} : x4;
+    const std::string image = value(n.name + tag, shape);
+    out.push_back(node("Reshape", n, tag, {src, ints_constant(n.name + tag + "_shape", shape)}, {image}));
+    return image;
+  }
+  // The 2-D conv's output back to [N, O, Lo] in the Conv1d's output name.
+  void rows_as_batch(const Node& n, const std::string& tag, const std::string& y4, const std::vector<std::int64_t>& y3,
+                     std::vector<Node>& out) {
+    const std::int64_t N = y3[0], O = y3[1], Lo = y3[2];
+    if (N == 1) {
+      out.push_back(node("Reshape", n, tag, {y4, ints_constant(n.name + tag + "_shape", y3)}, n.outputs));
+      return;
+    }
+    const std::string rows = value(n.name + tag + "_rows", {O, N, Lo});
+    out.push_back(node("Reshape", n, tag, {y4, ints_constant(n.name + tag + "_shape", {O, N, Lo})}, {rows}));
+    Node t = node("Transpose", n, tag + "_batch", {rows}, n.outputs);
+    t.set_ints("perm", {1, 0, 2});
+    out.push_back(t);
+  }
+
   bool conv1d(const Node& n, std::vector<Node>& out) {
     if (n.inputs.size() < 2 || !g_.is_constant(n.inputs[1])) return false;
     const Tensor& x = g_.tensor(n.inputs[0]);
@@ -230,12 +266,11 @@ class Lowering {
     if (n.inputs.size() > 2 && !n.inputs[2].empty()) bias.push_back(n.inputs[2]);
     const bool fits = K <= kKernelMax && s[0] <= kStrideMax;
     if (fits || group != 1 || d[0] != 1) {
-      // Straight: [N, C, 1, L], kernel [1, K].
-      const std::string x4 = value(n.name + "_2d_in", {N, C, 1, L});
-      out.push_back(node("Reshape", n, "_2d_in", {n.inputs[0], ints_constant(n.name + "_2d_in_shape", {N, C, 1, L})}, {x4}));
+      // Straight: [N, C, 1, L], kernel [1, K]; a batch as rows, [1, C, N, L].
+      const std::string x4 = batch_as_rows(n, "_2d_in", n.inputs[0], {N, C, 1, L}, out);
       const std::string wn = g_.unique_name(n.name + "_2d_weight");
       g_.add_constant(wn, {O, C / group, 1, K}, w.floats);
-      const std::string y4 = value(n.name + "_2d_out", {N, O, 1, Lo});
+      const std::string y4 = value(n.name + "_2d_out", {N > 1 ? 1 : N, O, N > 1 ? N : 1, Lo});
       std::vector<std::string> cin = {x4, wn};
       cin.insert(cin.end(), bias.begin(), bias.end());
       Node conv = node("Conv", n, "_2d", cin, {y4});
@@ -245,7 +280,7 @@ class Lowering {
       conv.set_ints("pads", {0, p[0], 0, p[1]});
       conv.set_int("group", group);
       out.push_back(conv);
-      out.push_back(node("Reshape", n, "_2d_out", {y4, ints_constant(n.name + "_2d_out_shape", {N, O, Lo})}, n.outputs));
+      rows_as_batch(n, "_2d_out", y4, {N, O, Lo}, out);
       ++conv1d_;
       return true;
     }
@@ -261,13 +296,15 @@ class Lowering {
     }
     const std::string split = value(n.name + "_blocks", {N, C, blocks, stride});
     out.push_back(node("Reshape", n, "_blocks", {src, ints_constant(n.name + "_blocks_shape", {N, C, blocks, stride})}, {split}));
-    const std::string turned = value(n.name + "_blocks_t", {N, C, stride, blocks});
+    // [N, C, s, blocks]; a batch as rows: [C, s, N, blocks].
+    const std::string turned = N > 1 ? value(n.name + "_blocks_t", {C, stride, N, blocks}) : value(n.name + "_blocks_t", {N, C, stride, blocks});
     Node t = node("Transpose", n, "_blocks_t", {split}, {turned});
-    t.set_ints("perm", {0, 1, 3, 2});
+    t.set_ints("perm", N > 1 ? std::vector<std::int64_t>{1, 3, 0, 2} : std::vector<std::int64_t>{0, 1, 3, 2});
     out.push_back(t);
-    const std::string deep = value(n.name + "_blocks_deep", {N, C * stride, 1, blocks});
-    out.push_back(node("Reshape", n, "_blocks_deep", {turned, ints_constant(n.name + "_blocks_deep_shape", {N, C * stride, 1, blocks})},
-                       {deep}));
+    const std::vector<std::int64_t> deep_shape = N > 1 ? std::vector<std::int64_t>{1, C * stride, N, blocks}
+                                                       : std::vector<std::int64_t>{N, C * stride, 1, blocks};
+    const std::string deep = value(n.name + "_blocks_deep", deep_shape);
+    out.push_back(node("Reshape", n, "_blocks_deep", {turned, ints_constant(n.name + "_blocks_deep_shape", deep_shape)}, {deep}));
     // Channel c*s + j of block b is sample b*s + j of channel c.
     std::vector<float> wb(static_cast<std::size_t>(O * C * stride * taps), 0.0f);
     for (std::int64_t o = 0; o < O; ++o)
@@ -277,13 +314,13 @@ class Lowering {
               w.floats[static_cast<std::size_t>((o * C + c) * K + k)];
     const std::string wn = g_.unique_name(n.name + "_blocks_weight");
     g_.add_constant(wn, {O, C * stride, 1, taps}, std::move(wb));
-    const std::string y4 = value(n.name + "_blocks_out", {N, O, 1, Lo});
+    const std::string y4 = value(n.name + "_blocks_out", {N > 1 ? 1 : N, O, N > 1 ? N : 1, Lo});
     std::vector<std::string> cin = {deep, wn};
     cin.insert(cin.end(), bias.begin(), bias.end());
     Node conv = node("Conv", n, "_blocks_conv", cin, {y4});
     conv.set_ints("kernel_shape", {1, taps});
     out.push_back(conv);
-    out.push_back(node("Reshape", n, "_blocks_out", {y4, ints_constant(n.name + "_blocks_out_shape", {N, O, Lo})}, n.outputs));
+    rows_as_batch(n, "_blocks_out", y4, {N, O, Lo}, out);
     ++conv1d_;
     ++blocked_;
     return true;

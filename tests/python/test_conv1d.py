@@ -14,8 +14,9 @@ CONFIG = ROOT / "configs" / "default.yaml"
 
 
 def conv1d_model(path, samples, channels, out_channels, kernel, stride=1, pads=(0, 0), dilation=1, group=1,
-                 power_log=False):
-    """Conv1d, then (power_log) |.|^2, a mel-like MatMul and Log, as an audio front end does."""
+                 power_log=False, batch=1):
+    """Conv1d, then (power_log) |.|^2, a mel-like MatMul and Log, as an audio front end does; `batch`
+    sequences at once."""
     rng = np.random.default_rng(4)
     w = numpy_helper.from_array((rng.standard_normal((out_channels, channels // group, kernel)) * 0.05)
                                 .astype(np.float32), "w")
@@ -35,7 +36,7 @@ def conv1d_model(path, samples, channels, out_channels, kernel, stride=1, pads=(
         last = "y"
     else:
         nodes.append(helper.make_node("Relu", ["conv"], ["y"]))
-    graph = helper.make_graph(nodes, "conv1d", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, samples])],
+    graph = helper.make_graph(nodes, "conv1d", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, channels, samples])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
     model = onnx.shape_inference.infer_shapes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
     onnx.save(model, str(path))
@@ -61,6 +62,11 @@ CASES = {
     "strided-block-crop": dict(samples=1000, channels=2, out_channels=16, kernel=50, stride=24),
     "small": dict(samples=96, channels=8, out_channels=16, kernel=3, stride=2, pads=(1, 1)),
     "dilated-grouped": dict(samples=96, channels=8, out_channels=16, kernel=5, dilation=2, group=2, pads=(4, 4)),
+    # A batch of sequences: rows of one image (the NPU's images are batch 1).
+    "small-batch3": dict(samples=96, channels=8, out_channels=16, kernel=3, stride=2, pads=(1, 1), batch=3),
+    "dilated-grouped-batch2": dict(samples=96, channels=8, out_channels=16, kernel=5, dilation=2, group=2, pads=(4, 4),
+                                   batch=2),
+    "stft-batch4": dict(samples=4000, channels=1, out_channels=64, kernel=400, stride=160, power_log=True, batch=4),
 }
 
 
@@ -68,7 +74,8 @@ CASES = {
 def test_conv1d_runs_on_the_npu(tmp_path, case):
     spec = CASES[case]
     model = conv1d_model(tmp_path / "m.onnx", **spec)
-    x = (np.random.default_rng(0).standard_normal((1, spec["channels"], spec["samples"])) * 0.3).astype(np.float32)
+    x = (np.random.default_rng(0).standard_normal((spec.get("batch", 1), spec["channels"], spec["samples"])) * 0.3
+         ).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
     r = run_npusim("compile", model, "-c", CONFIG, "--precision", "fp16", "--explain", "-o", tmp_path / "m.npuprog")
     assert r.code == 0, r.err
