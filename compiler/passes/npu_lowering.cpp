@@ -35,6 +35,10 @@ namespace {
 
 constexpr std::int64_t kStrideMax = isa::field_max(isa::Opcode::Conv, isa::Field::stride_h);
 constexpr std::int64_t kKernelMax = isa::field_max(isa::Opcode::Conv, isa::Field::kernel_w);
+// Reflect/edge pads: up to this many one-wide Slices a side; on the last axis, up to
+// kMaxMirroredBlock more as one Slice and a MatMul with a constant 0/1 matrix (count^2 weights).
+constexpr std::int64_t kMaxMirroredSlices = 64;
+constexpr std::int64_t kMaxMirroredBlock = 1024;
 constexpr std::int64_t kPoolWindowMax =
     std::min(isa::field_max(isa::Opcode::Pool, isa::Field::kernel_h), isa::field_max(isa::Opcode::Pool, isa::Field::stride_h));
 
@@ -328,7 +332,8 @@ class Lowering {
 
   // Pad in mode reflect or edge: per padded axis, one-wide Slices of the borders (mirrored, or the
   // edge repeated) concatenated around the data: copies the DMA does, where the pad instruction
-  // only fills a constant. Up to 64 samples a side.
+  // only fills a constant. Up to 64 samples a side; on the last axis up to 1024, a side past 64
+  // as one Slice times a constant 0/1 matrix.
   bool mirrored_pad(const Node& n, std::vector<Node>& out) {
     const std::string mode = n.get_string("mode", "constant");
     if (mode != "reflect" && mode != "edge") return false;
@@ -341,7 +346,8 @@ class Lowering {
     if (!x.shape_known || pads.size() != 2 * rank) return false;
     for (std::size_t a = 0; a < rank; ++a) {
       const std::int64_t before = pads[a], after = pads[a + rank], extent = x.shape[a];
-      if (before < 0 || after < 0 || before > 64 || after > 64) return false;
+      const std::int64_t most = a + 1 == rank ? kMaxMirroredBlock : kMaxMirroredSlices;
+      if (before < 0 || after < 0 || before > most || after > most) return false;
       if (mode == "reflect" && (before > extent - 1 || after > extent - 1)) return false;
     }
     std::string cur = n.inputs[0];
@@ -364,12 +370,42 @@ class Lowering {
         out.push_back(slice);
         return v;
       };
+      // More than kMaxMirroredSlices on the last axis: the border as one Slice times a constant
+      // 0/1 matrix, which reverses it (reflect) or repeats its edge (edge): a MatMul copies exactly.
+      auto block = [&](std::int64_t count, bool front, const std::string& tag) {
+        const std::int64_t len = mode == "reflect" ? count : 1;
+        const std::int64_t start = front ? (mode == "reflect" ? 1 : 0) : (mode == "reflect" ? extent - 1 - count : extent - 1);
+        std::vector<std::int64_t> part = shape;
+        part[a] = len;
+        const std::string border = value(n.name + "_" + tag + "_border", part);
+        Node slice = node("Slice", n, "_" + tag + "_border", {cur}, {border});
+        slice.set_ints("starts", {start});
+        slice.set_ints("ends", {start + len});
+        slice.set_ints("axes", {static_cast<std::int64_t>(a)});
+        out.push_back(slice);
+        std::vector<float> m(static_cast<std::size_t>(len * count), 0.0f);
+        for (std::int64_t i = 0; i < len; ++i)
+          for (std::int64_t j = 0; j < count; ++j)
+            if (mode == "edge" || i + j == count - 1) m[static_cast<std::size_t>(i * count + j)] = 1.0f;
+        const std::string mn = g_.unique_name(n.name + "_" + tag + "_order");
+        g_.add_constant(mn, {len, count}, std::move(m));
+        part[a] = count;
+        const std::string v = value(n.name + "_" + tag, part);
+        out.push_back(node("MatMul", n, "_" + tag, {border, mn}, {v}));
+        return v;
+      };
       std::vector<std::string> parts;
-      for (std::int64_t i = before; i >= 1; --i)
-        parts.push_back(piece(mode == "reflect" ? i : 0, "axis" + axis + "_before" + std::to_string(i)));
+      if (before > kMaxMirroredSlices)
+        parts.push_back(block(before, true, "axis" + axis + "_before"));
+      else
+        for (std::int64_t i = before; i >= 1; --i)
+          parts.push_back(piece(mode == "reflect" ? i : 0, "axis" + axis + "_before" + std::to_string(i)));
       parts.push_back(cur);
-      for (std::int64_t i = 1; i <= after; ++i)
-        parts.push_back(piece(mode == "reflect" ? extent - 1 - i : extent - 1, "axis" + axis + "_after" + std::to_string(i)));
+      if (after > kMaxMirroredSlices)
+        parts.push_back(block(after, false, "axis" + axis + "_after"));
+      else
+        for (std::int64_t i = 1; i <= after; ++i)
+          parts.push_back(piece(mode == "reflect" ? extent - 1 - i : extent - 1, "axis" + axis + "_after" + std::to_string(i)));
       shape[a] = extent + before + after;
       const bool last = k + 1 == padded.size();
       const std::string joined = last ? n.outputs[0] : value(n.name + "_axis" + axis, shape);

@@ -97,7 +97,9 @@ def pad_model(path, shape, pads, mode):
 
 
 @pytest.mark.parametrize("mode", ["reflect", "edge"])
-@pytest.mark.parametrize("shape,pads", [((1, 8, 16, 16), (0, 0, 2, 1, 0, 0, 1, 3)), ((1, 4, 100), (0, 0, 5, 0, 0, 7))])
+@pytest.mark.parametrize("shape,pads", [((1, 8, 16, 16), (0, 0, 2, 1, 0, 0, 1, 3)), ((1, 4, 100), (0, 0, 5, 0, 0, 7)),
+                                        # past 64 on the last axis: a Slice times a 0/1 matrix per side
+                                        ((4, 576), (0, 128, 0, 128)), ((1, 3, 300), (0, 0, 100, 0, 0, 65))])
 def test_reflect_and_edge_pads_run_on_the_npu(tmp_path, mode, shape, pads):
     model = pad_model(tmp_path / "pad.onnx", shape, pads, mode)
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
