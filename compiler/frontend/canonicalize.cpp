@@ -1,8 +1,10 @@
 // Arithmetic in one form so the pattern passes and the NPU rules see one shape of each thing:
 // Div by a constant becomes Mul by its reciprocal, Sub of a constant becomes Add of its
 // negation, the constant operand of Add/Mul goes second, chains of Mul (or Add) by constants
-// collapse into one, and Mul by 1 / Add of 0 (same shape) become Identity.
+// collapse into one, and Mul by 1 / Add of 0 / Max with -inf / Min with +inf (same shape) become
+// Identity.
 #include <cmath>
+#include <limits>
 
 #include "compiler/frontend/passes.h"
 #include "compiler/frontend/pattern_match.h"
@@ -72,14 +74,22 @@ bool merge_chain(Graph& g, const Uses& uses, int i, std::set<int>& removed) {
   return true;
 }
 
-// x * 1 and x + 0 whose constant does not broadcast x to a bigger shape.
-bool is_neutral(const Graph& g, const Node& n) {
-  if (!n.domain.empty() || (n.op_type != "Add" && n.op_type != "Mul") || n.inputs.size() != 2) return false;
-  if (!float_node(g, n) || !g.is_constant(n.inputs[1]) || g.is_constant(n.inputs[0])) return false;
+// x * 1, x + 0, max(x, -inf) and min(x, +inf) (JAX's exports clamp so) whose constant does
+// not broadcast x to a bigger shape: the input that passes through (0 or 1), or -1.
+int neutral_operand(const Graph& g, const Node& n) {
+  const bool bound = n.op_type == "Max" || n.op_type == "Min";
+  if (!n.domain.empty() || !(bound || n.op_type == "Add" || n.op_type == "Mul") || n.inputs.size() != 2 || !float_node(g, n))
+    return -1;
+  // Add/Mul have their constant second by now; Max/Min may have it either side.
+  const int c = g.is_constant(n.inputs[1]) ? 1 : (bound && g.is_constant(n.inputs[0]) ? 0 : -1);
+  if (c < 0 || g.is_constant(n.inputs[1 - c])) return -1;
+  const float inf = std::numeric_limits<float>::infinity();
+  const float neutral = n.op_type == "Mul" ? 1.0f : n.op_type == "Add" ? 0.0f : n.op_type == "Max" ? -inf : inf;
   float v;
-  if (!uniform_constant(g, n.inputs[1], v) || v != (n.op_type == "Mul" ? 1.0f : 0.0f)) return false;
-  const Tensor& x = g.tensor(n.inputs[0]);
-  return x.shape_known && x.shape == g.tensor(n.outputs[0]).shape && x.elem_type == g.tensor(n.outputs[0]).elem_type;
+  if (!uniform_constant(g, n.inputs[c], v) || v != neutral) return -1;
+  const Tensor& x = g.tensor(n.inputs[1 - c]);
+  const bool same = x.shape_known && x.shape == g.tensor(n.outputs[0]).shape && x.elem_type == g.tensor(n.outputs[0]).elem_type;
+  return same ? 1 - c : -1;
 }
 
 }  // namespace
@@ -104,13 +114,13 @@ std::string canonicalize_arithmetic(Graph& g) {
     erase_nodes(g, removed);
   }
   for (auto& n : g.nodes)
-    if (is_neutral(g, n)) {
+    if (const int x = neutral_operand(g, n); x >= 0) {
       n.op_type = "Identity";
-      n.inputs.resize(1);
+      n.inputs = {n.inputs[static_cast<std::size_t>(x)]};
       ++neutral;
     }
   return std::to_string(inverted) + " Div/Sub by constants to Mul/Add, " + std::to_string(merged) +
-         " constant chains merged, " + std::to_string(neutral) + " x*1/x+0 removed, " + std::to_string(swapped) +
+         " constant chains merged, " + std::to_string(neutral) + " x*1/x+0/max(x,-inf)/min(x,inf) removed, " + std::to_string(swapped) +
          " constants moved second";
 }
 
