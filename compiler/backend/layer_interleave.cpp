@@ -178,7 +178,11 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
           if (depth > 0 && earliest_load >= previous_lo) break;
           previous_lo = lo;
           const std::size_t from = depth + 1 < done.size() ? std::min(lo, first_of(stream, done[done.size() - 2 - depth])) : lo;
-          const double apart = window_cycles(stream, from, lo, identity(lo, be), config);
+          // The orders timed at this depth, the layers apart first: different modes and lags often
+          // give the same order, and the same order has the same cycles, so it could not beat the
+          // first (a gain must be strictly larger) and is not timed again.
+          std::vector<std::vector<std::size_t>> timed{identity(lo, be)};
+          const double apart = window_cycles(stream, from, lo, timed.front(), config);
           // All of B in its own order; its loads in order, or overtaking B's earlier loads; or
           // only the first half of its leading loads (the rest stay behind A's own loads, which
           // A's compute may be waiting for).
@@ -190,6 +194,8 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
             for (const int lag : kLags) {
               std::vector<std::size_t> trial = merge(stream, after, lo, bs, be, done[done.size() - 1 - depth], lag,
                                                      loads_only, mode == 2 ? kOvertake : 0, max_loads);
+              if (std::find(timed.begin(), timed.end(), trial) != timed.end()) continue;
+              timed.push_back(trial);
               const double gain = apart - window_cycles(stream, from, lo, trial, config);
               if (gain > apart * kMinGain && gain > best_gain) {
                 best_gain = gain;
