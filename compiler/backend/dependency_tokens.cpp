@@ -109,7 +109,8 @@ class AccessMap {
 
 }  // namespace
 
-TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::size_t first, std::size_t end) {
+TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::size_t first, std::size_t end,
+                                    const std::vector<const cost::Footprint*>* footprints) {
   TokenStats stats;
   const std::size_t n = end - first;
   std::vector<Unit> unit_of(n);
@@ -140,7 +141,9 @@ TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::si
       join(clock, done_before[static_cast<std::size_t>(last_on[u])]);
       if (!dma) clock[u] = std::max(clock[u], last_on[u]);
     }
-    const cost::Footprint f = cost::footprint(in);
+    cost::Footprint computed;
+    if (!footprints) computed = cost::footprint(in);
+    const cost::Footprint& f = footprints ? *(*footprints)[k] : computed;
     Clock need{kNone, kNone, kNone, kNone};
     if (!f.known) {
       sram.conflicts(0, kAll, true, need, unit_of);

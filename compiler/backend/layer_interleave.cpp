@@ -43,10 +43,16 @@ bool is_tile_step(const Item& it) { return it.inst.unit() == Unit::Compute || it
 double window_cycles(const std::vector<Item>& stream, std::size_t from, std::size_t lo, const std::vector<std::size_t>& order,
                      const HardwareConfig& config) {
   std::vector<isa::Instruction> code;
+  std::vector<const cost::Footprint*> footprints;  // computed once per instruction, not per window
   code.reserve(lo - from + order.size());
-  for (std::size_t i = from; i < lo; ++i) code.push_back(stream[i].inst);
-  for (const std::size_t i : order) code.push_back(stream[i].inst);
-  derive_dependency_tokens(code, 0, code.size());
+  footprints.reserve(code.capacity());
+  auto add = [&](const Item& it) {
+    code.push_back(it.inst);
+    footprints.push_back(&it.fp);
+  };
+  for (std::size_t i = from; i < lo; ++i) add(stream[i]);
+  for (const std::size_t i : order) add(stream[i]);
+  derive_dependency_tokens(code, 0, code.size(), &footprints);
   return cost::estimate_program(code, config).cycles;
 }
 
