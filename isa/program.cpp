@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 namespace npu::isa {
@@ -86,20 +87,41 @@ struct Reader {
   }
 };
 
-void write_sections(Writer& w, const std::vector<std::pair<std::uint32_t, std::vector<std::uint8_t>>>& secs) {
+// One section of the file: its bytes, or its size and what writes them straight into the file's
+// buffer (the weights, tens of MB for ResNet-50, are then not gathered in a buffer of their own
+// first and copied).
+struct Section {
+  std::uint32_t kind = 0;
+  std::vector<std::uint8_t> bytes;
+  std::uint64_t size = 0;               // with `write`
+  std::function<void(Writer&)> write;  // appends exactly `size` bytes
+  std::uint64_t length() const { return write ? size : bytes.size(); }
+};
+
+void write_sections(Writer& w, const std::vector<Section>& secs) {
+  std::uint64_t offset = kFixedHeader + kSectionEntry * secs.size();
+  std::uint64_t total = offset;
+  for (const auto& s : secs) total += s.length();
+  w.out.reserve(w.out.size() + total);
   w.raw(reinterpret_cast<const std::uint8_t*>(kMagic), 8);
   w.u32(kProgramVersion);
   w.u32(static_cast<std::uint32_t>(secs.size()));
   w.u64(0);  // file size, patched
   w.u64(0);  // checksum, patched
-  std::uint64_t offset = kFixedHeader + kSectionEntry * secs.size();
-  for (const auto& [kind, bytes] : secs) {
-    w.u32(kind);
+  for (const auto& s : secs) {
+    w.u32(s.kind);
     w.u64(offset);
-    w.u64(bytes.size());
-    offset += bytes.size();
+    w.u64(s.length());
+    offset += s.length();
   }
-  for (const auto& s : secs) w.raw(s.second.data(), s.second.size());
+  for (const auto& s : secs) {
+    const std::size_t before = w.out.size();
+    if (s.write) s.write(w);
+    else w.raw(s.bytes.data(), s.bytes.size());
+    if (w.out.size() - before != s.length())
+      throw IsaError(fmt::format("serialize: section kind {} wrote {} bytes, not the {} it declared", s.kind,
+                                 w.out.size() - before, s.length()));
+  }
   w.patch_u64(16, w.out.size());
   w.patch_u64(24, file_checksum(w.out.data(), w.out.size()));
 }
@@ -133,7 +155,8 @@ std::vector<std::int64_t> strided_layout_strides(const std::string& layout) {
 }
 
 std::vector<std::uint8_t> serialize(const Program& program) {
-  std::vector<std::pair<std::uint32_t, std::vector<std::uint8_t>>> secs;
+  std::vector<Section> secs;
+  auto add = [&](std::uint32_t kind, std::vector<std::uint8_t> bytes) { secs.push_back(Section{kind, std::move(bytes), 0, {}}); };
   Writer code;
   for (std::size_t i = 0; i < program.code.size(); ++i) {
     try {
@@ -143,16 +166,18 @@ std::vector<std::uint8_t> serialize(const Program& program) {
       throw IsaError(fmt::format("serialize: instruction {}: {}", i, err.what()));
     }
   }
-  secs.emplace_back(kCode, std::move(code.out));
+  add(kCode, std::move(code.out));
 
-  Writer data;
-  data.u32(static_cast<std::uint32_t>(program.data.size()));
-  for (const DataSegment& d : program.data) {
-    data.u64(d.ddr_addr);
-    data.u64(d.bytes.size());
-    data.raw(d.bytes.data(), d.bytes.size());
-  }
-  secs.emplace_back(kData, std::move(data.out));
+  std::uint64_t data_size = 4;
+  for (const DataSegment& d : program.data) data_size += 16 + d.bytes.size();
+  secs.push_back(Section{kData, {}, data_size, [&program](Writer& data) {
+                           data.u32(static_cast<std::uint32_t>(program.data.size()));
+                           for (const DataSegment& d : program.data) {
+                             data.u64(d.ddr_addr);
+                             data.u64(d.bytes.size());
+                             data.raw(d.bytes.data(), d.bytes.size());
+                           }
+                         }});
 
   Writer tens;
   tens.u32(static_cast<std::uint32_t>(program.tensors.size()));
@@ -173,7 +198,7 @@ std::vector<std::uint8_t> serialize(const Program& program) {
     tens.u32(scale_bits);
     tens.u32(static_cast<std::uint32_t>(t.zero_point));
   }
-  secs.emplace_back(kTensors, std::move(tens.out));
+  add(kTensors, std::move(tens.out));
 
   Writer labels;
   labels.u32(static_cast<std::uint32_t>(program.labels.size()));
@@ -184,21 +209,21 @@ std::vector<std::uint8_t> serialize(const Program& program) {
     labels.str(l.name);
     labels.u32(l.instruction_index);
   }
-  secs.emplace_back(kLabels, std::move(labels.out));
+  add(kLabels, std::move(labels.out));
 
   if (!program.engine_starts.empty()) {
     check_engine_starts(program.engine_starts, program.code.size(), "serialize");
     Writer engines;
     engines.u32(static_cast<std::uint32_t>(program.engine_starts.size()));
     for (std::uint32_t start : program.engine_starts) engines.u32(start);
-    secs.emplace_back(kEngines, std::move(engines.out));
+    add(kEngines, std::move(engines.out));
   }
 
   for (const OpaqueSection& s : program.extra) {
     if (s.kind < kFirstOpaqueSectionKind)
       throw IsaError(fmt::format("serialize: extra section kind {} is reserved (use >= {})", s.kind,
                                  kFirstOpaqueSectionKind));
-    secs.emplace_back(s.kind, s.bytes);
+    secs.push_back(Section{s.kind, {}, s.bytes.size(), [&s](Writer& out) { out.raw(s.bytes.data(), s.bytes.size()); }});
   }
   Writer w;
   write_sections(w, secs);

@@ -1,8 +1,9 @@
 #include "compiler/backend/dependency_tokens.h"
 
+#include <algorithm>
 #include <array>
 #include <limits>
-#include <map>
+#include <vector>
 
 #include "costmodel/footprint.h"
 
@@ -28,21 +29,23 @@ void join(Clock& a, const Clock& b) {
   for (int u = 0; u < kUnits; ++u) a[u] = std::max(a[u], b[u]);
 }
 
-// Who last wrote each byte, and who read it since, per unit. Segments cover [key, next key).
+// Who last wrote each byte, and who read it since, per unit. Segments cover [key, next key),
+// sorted by key, in one vector: a window holds tens to hundreds of them, and searching and
+// shifting contiguous entries beats a tree's node per segment (this pass runs for every
+// schedule the layer interleave times).
 class AccessMap {
  public:
   struct Seg {
     std::int64_t writer = kNone;
     std::array<std::int64_t, kUnits> readers{kNone, kNone, kNone, kNone};
   };
-  AccessMap() { segs_[0] = Seg{}; }
+  AccessMap() { segs_.push_back({0, Seg{}}); }
 
   // Adds to `need` (per unit, the latest conflicting instruction) what accessing [b, e) implies.
   void conflicts(std::uint64_t b, std::uint64_t e, bool write, Clock& need, const std::vector<Unit>& unit_of) const {
     if (b >= e) return;
-    auto it = std::prev(segs_.upper_bound(b));
-    for (; it != segs_.end() && it->first < e; ++it) {
-      const Seg& s = it->second;
+    for (std::size_t i = containing(b); i < segs_.size() && segs_[i].key < e; ++i) {
+      const Seg& s = segs_[i].seg;
       if (s.writer != kNone) {
         int u = static_cast<int>(unit_of[static_cast<std::size_t>(s.writer)]);
         need[u] = std::max(need[u], s.writer);
@@ -53,44 +56,61 @@ class AccessMap {
   }
   void record(std::uint64_t b, std::uint64_t e, bool write, std::int64_t instr, Unit unit) {
     if (b >= e) return;
-    split(b);
+    const std::size_t first = split(b);
     split(e);
-    for (auto it = segs_.find(b); it != segs_.end() && it->first < e; ++it) {
+    for (std::size_t i = first; i < segs_.size() && segs_[i].key < e; ++i) {
+      Seg& s = segs_[i].seg;
       if (write) {
-        it->second.writer = instr;
-        it->second.readers.fill(kNone);
+        s.writer = instr;
+        s.readers.fill(kNone);
       } else {
-        it->second.readers[static_cast<int>(unit)] = instr;
+        s.readers[static_cast<int>(unit)] = instr;
       }
     }
-    merge_around(b, e);
+    merge_around(first, e);
   }
 
  private:
-  void split(std::uint64_t at) {
-    auto it = std::prev(segs_.upper_bound(at));
-    if (it->first != at) segs_.emplace(at, it->second);
+  struct Entry {
+    std::uint64_t key;
+    Seg seg;
+  };
+  // The index of the segment holding byte `at`.
+  std::size_t containing(std::uint64_t at) const {
+    const auto it = std::upper_bound(segs_.begin(), segs_.end(), at, [](std::uint64_t a, const Entry& x) { return a < x.key; });
+    return static_cast<std::size_t>(it - segs_.begin()) - 1;
+  }
+  // Makes `at` a segment boundary; returns the index of the segment starting there.
+  std::size_t split(std::uint64_t at) {
+    const std::size_t i = containing(at);
+    if (segs_[i].key == at) return i;
+    segs_.insert(segs_.begin() + static_cast<std::ptrdiff_t>(i + 1), Entry{at, segs_[i].seg});
+    return i + 1;
   }
   static bool same(const Seg& a, const Seg& b) { return a.writer == b.writer && a.readers == b.readers; }
-  // Keeps the map small: neighbours with the same history become one segment.
-  void merge_around(std::uint64_t b, std::uint64_t e) {
-    auto it = segs_.find(b);
-    if (it != segs_.begin()) --it;
-    while (it != segs_.end() && it->first <= e) {
-      auto next = std::next(it);
-      if (next != segs_.end() && same(it->second, next->second)) {
-        segs_.erase(next);
+  // Keeps the map small: neighbours with the same history become one segment. From the segment
+  // before `first` (the one starting at b) through the last starting at or before e, each one
+  // absorbs the equal ones after it.
+  void merge_around(std::size_t first, std::uint64_t e) {
+    std::size_t kept = first > 0 ? first - 1 : first;
+    std::size_t next = kept + 1;
+    while (next < segs_.size() && segs_[kept].key <= e) {
+      if (same(segs_[kept].seg, segs_[next].seg)) {
+        ++next;
         continue;
       }
-      it = next;
+      if (++kept != next) segs_[kept] = segs_[next];
+      ++next;
     }
+    segs_.erase(segs_.begin() + static_cast<std::ptrdiff_t>(kept + 1), segs_.begin() + static_cast<std::ptrdiff_t>(next));
   }
-  std::map<std::uint64_t, Seg> segs_;
+  std::vector<Entry> segs_;
 };
 
 }  // namespace
 
-TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::size_t first, std::size_t end) {
+TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::size_t first, std::size_t end,
+                                    const std::vector<const cost::Footprint*>* footprints) {
   TokenStats stats;
   const std::size_t n = end - first;
   std::vector<Unit> unit_of(n);
@@ -121,7 +141,9 @@ TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::si
       join(clock, done_before[static_cast<std::size_t>(last_on[u])]);
       if (!dma) clock[u] = std::max(clock[u], last_on[u]);
     }
-    const cost::Footprint f = cost::footprint(in);
+    cost::Footprint computed;
+    if (!footprints) computed = cost::footprint(in);
+    const cost::Footprint& f = footprints ? *(*footprints)[k] : computed;
     Clock need{kNone, kNone, kNone, kNone};
     if (!f.known) {
       sram.conflicts(0, kAll, true, need, unit_of);

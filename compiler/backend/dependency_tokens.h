@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "costmodel/footprint.h"
 #include "isa/instruction.h"
 
 namespace npu::compiler {
@@ -31,7 +32,11 @@ struct TokenStats {
   std::size_t tokens = 0;  // push/pop pairs placed
 };
 
-// Rewrites the push/pop masks (and DMA channels) of code[first, end).
-TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::size_t first, std::size_t end);
+// Rewrites the push/pop masks (and DMA channels) of code[first, end). `footprints` (optional):
+// code[first + k]'s footprint at [k], for a caller that has them already (the layer interleave
+// times hundreds of windows of the same instructions; neither the masks nor the channel change
+// a footprint).
+TokenStats derive_dependency_tokens(std::vector<isa::Instruction>& code, std::size_t first, std::size_t end,
+                                    const std::vector<const cost::Footprint*>* footprints = nullptr);
 
 }  // namespace npu::compiler

@@ -43,10 +43,16 @@ bool is_tile_step(const Item& it) { return it.inst.unit() == Unit::Compute || it
 double window_cycles(const std::vector<Item>& stream, std::size_t from, std::size_t lo, const std::vector<std::size_t>& order,
                      const HardwareConfig& config) {
   std::vector<isa::Instruction> code;
+  std::vector<const cost::Footprint*> footprints;  // computed once per instruction, not per window
   code.reserve(lo - from + order.size());
-  for (std::size_t i = from; i < lo; ++i) code.push_back(stream[i].inst);
-  for (const std::size_t i : order) code.push_back(stream[i].inst);
-  derive_dependency_tokens(code, 0, code.size());
+  footprints.reserve(code.capacity());
+  auto add = [&](const Item& it) {
+    code.push_back(it.inst);
+    footprints.push_back(&it.fp);
+  };
+  for (std::size_t i = from; i < lo; ++i) add(stream[i]);
+  for (const std::size_t i : order) add(stream[i]);
+  derive_dependency_tokens(code, 0, code.size(), &footprints);
   return cost::estimate_program(code, config).cycles;
 }
 
@@ -178,11 +184,11 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
           if (depth > 0 && earliest_load >= previous_lo) break;
           previous_lo = lo;
           const std::size_t from = depth + 1 < done.size() ? std::min(lo, first_of(stream, done[done.size() - 2 - depth])) : lo;
-          const std::vector<std::size_t> in_order = identity(lo, be);
-          const double apart = window_cycles(stream, from, lo, in_order, config);
-          // Modes and lags often give the same order (no markers to lag behind, no loads to
-          // overtake): each order is timed once, and the order of the layers apart not again.
-          std::vector<std::vector<std::size_t>> timed{in_order};
+          // The orders timed at this depth, the layers apart first: different modes and lags often
+          // give the same order, and the same order has the same cycles, so it could not beat the
+          // first (a gain must be strictly larger) and is not timed again.
+          std::vector<std::vector<std::size_t>> timed{identity(lo, be)};
+          const double apart = window_cycles(stream, from, lo, timed.front(), config);
           // All of B in its own order; its loads in order, or overtaking B's earlier loads; or
           // only the first half of its leading loads (the rest stay behind A's own loads, which
           // A's compute may be waiting for).

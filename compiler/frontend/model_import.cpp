@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "compiler/frontend/onnx_io.h"
 #include "compiler/frontend/tflite/tflite_import.h"
@@ -14,10 +15,10 @@ ModelFormat model_format(const std::vector<std::uint8_t>& bytes) {
 }
 
 Graph import_model(const std::string& path, const std::vector<std::string>& input_shapes, std::uint64_t max_tensor_bytes) {
-  const auto bytes = isa::read_whole_file(path);
+  auto bytes = isa::read_whole_file(path);
   if (!bytes) throw CompileError(path + ": cannot open file: " + std::strerror(errno));
   if (model_format(*bytes) == ModelFormat::Tflite) return import_tflite_bytes(*bytes, path, input_shapes, max_tensor_bytes);
-  return import_onnx_bytes(*bytes, path, input_shapes, max_tensor_bytes);
+  return import_onnx_bytes(std::move(*bytes), path, input_shapes, max_tensor_bytes);
 }
 
 }  // namespace npu::compiler

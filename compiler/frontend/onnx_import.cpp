@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <type_traits>
+#include <utility>
 
 #include "compiler/frontend/onnx_io.h"
 #include "compiler/frontend/shape_inference.h"
@@ -18,11 +20,27 @@
 namespace npu::compiler {
 namespace {
 
+// Element i of a raw_data field (little-endian, as this host).
 template <typename T>
 T read_raw(const std::string& raw, std::size_t i) {
   T v;
   std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
   return v;
+}
+
+template <typename T>
+std::int64_t as_int64(T v) { return static_cast<std::int64_t>(v); }
+
+// `out` = convert(each of the n elements of `raw`), sized once: appending one at a time grew
+// each weight to up to twice its size in memory during import. Same-type data is one copy.
+template <typename Raw, typename Out, typename Convert>
+void from_raw(const std::string& raw, std::int64_t n, std::vector<Out>& out, Convert convert) {
+  out.assign(static_cast<std::size_t>(n), Out());
+  if constexpr (std::is_same_v<Raw, Out>) {
+    if (n > 0) std::memcpy(out.data(), raw.data(), out.size() * sizeof(Out));
+  } else {
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = convert(read_raw<Raw>(raw, i));
+  }
 }
 
 // Fills `t` (shape, type, data) from an ONNX TensorProto.
@@ -48,48 +66,48 @@ void read_tensor_proto(const onnx::TensorProto& p, Tensor& t, const std::string&
   };
   switch (p.data_type()) {
     case kFloat:
-      if (has_raw) { check_raw(4); for (std::int64_t i = 0; i < n; ++i) t.floats.push_back(read_raw<float>(raw, i)); }
+      if (has_raw) { check_raw(4); from_raw<float>(raw, n, t.floats, [](float v) { return v; }); }
       else { check_count(p.float_data_size()); t.floats.assign(p.float_data().begin(), p.float_data().end()); }
       break;
     case kDouble:
-      if (has_raw) { check_raw(8); for (std::int64_t i = 0; i < n; ++i) t.floats.push_back(static_cast<float>(read_raw<double>(raw, i))); }
+      if (has_raw) { check_raw(8); from_raw<double>(raw, n, t.floats, [](double v) { return static_cast<float>(v); }); }
       else { check_count(p.double_data_size()); for (double d : p.double_data()) t.floats.push_back(static_cast<float>(d)); }
       break;
     case kFloat16:
-      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.floats.push_back(isa::half_to_float(read_raw<std::uint16_t>(raw, i))); }
+      if (has_raw) { check_raw(2); from_raw<std::uint16_t>(raw, n, t.floats, isa::half_to_float); }
       else { check_count(p.int32_data_size()); for (int v : p.int32_data()) t.floats.push_back(isa::half_to_float(static_cast<std::uint16_t>(v))); }
       break;
     case kInt64:
-      if (has_raw) { check_raw(8); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int64_t>(raw, i)); }
+      if (has_raw) { check_raw(8); from_raw<std::int64_t>(raw, n, t.ints, as_int64<std::int64_t>); }
       else { check_count(p.int64_data_size()); t.ints.assign(p.int64_data().begin(), p.int64_data().end()); }
       break;
     case kInt32:
-      if (has_raw) { check_raw(4); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int32_t>(raw, i)); }
+      if (has_raw) { check_raw(4); from_raw<std::int32_t>(raw, n, t.ints, as_int64<std::int32_t>); }
       else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
       break;
     case kInt8:
-      if (has_raw) { check_raw(1); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int8_t>(raw, i)); }
+      if (has_raw) { check_raw(1); from_raw<std::int8_t>(raw, n, t.ints, as_int64<std::int8_t>); }
       else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
       break;
     case 5:  // int16
-      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::int16_t>(raw, i)); }
+      if (has_raw) { check_raw(2); from_raw<std::int16_t>(raw, n, t.ints, as_int64<std::int16_t>); }
       else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
       break;
     case 4:  // uint16
-      if (has_raw) { check_raw(2); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint16_t>(raw, i)); }
+      if (has_raw) { check_raw(2); from_raw<std::uint16_t>(raw, n, t.ints, as_int64<std::uint16_t>); }
       else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
       break;
     case 12:  // uint32
-      if (has_raw) { check_raw(4); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint32_t>(raw, i)); }
+      if (has_raw) { check_raw(4); from_raw<std::uint32_t>(raw, n, t.ints, as_int64<std::uint32_t>); }
       else { check_count(p.uint64_data_size()); t.ints.assign(p.uint64_data().begin(), p.uint64_data().end()); }
       break;
     case 13:  // uint64 (held as int64: values above 2^63 wrap)
-      if (has_raw) { check_raw(8); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(static_cast<std::int64_t>(read_raw<std::uint64_t>(raw, i))); }
+      if (has_raw) { check_raw(8); from_raw<std::uint64_t>(raw, n, t.ints, as_int64<std::uint64_t>); }
       else { check_count(p.uint64_data_size()); for (auto v : p.uint64_data()) t.ints.push_back(static_cast<std::int64_t>(v)); }
       break;
     case kUint8:
     case kBool:
-      if (has_raw) { check_raw(1); for (std::int64_t i = 0; i < n; ++i) t.ints.push_back(read_raw<std::uint8_t>(raw, i)); }
+      if (has_raw) { check_raw(1); from_raw<std::uint8_t>(raw, n, t.ints, as_int64<std::uint8_t>); }
       else { check_count(p.int32_data_size()); t.ints.assign(p.int32_data().begin(), p.int32_data().end()); }
       break;
     default:
@@ -388,13 +406,18 @@ bool loop_body_condition_stays_true(const Node& loop) {
   return false;
 }
 
+namespace {
 
-Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::string& origin,
-                        const std::vector<std::string>& input_shapes, std::uint64_t max_tensor_bytes) {
-  onnx::ModelProto m;
+void parse_model(const std::vector<std::uint8_t>& bytes, const std::string& origin, onnx::ModelProto& m) {
   if (bytes.empty() || !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) ||
       !m.has_graph() || m.ir_version() <= 0)
     throw CompileError(origin + ": not a valid ONNX model (truncated file or not ONNX protobuf)");
+}
+
+// The graph IR of a parsed model. Each initializer's data is freed once read into its tensor,
+// so the weights are held twice at most one tensor at a time.
+Graph import_model_proto(onnx::ModelProto& m, const std::string& origin, const std::vector<std::string>& input_shapes,
+                         std::uint64_t max_tensor_bytes) {
   Graph g;
   g.source = origin;
   g.name = m.graph().name();
@@ -410,14 +433,15 @@ Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::strin
   } catch (const std::exception&) {
     // Partial inference is fine: our own pass fills the op set we compile.
   }
-  const auto& gp = m.graph();
   std::set<std::string> initializer_names;
-  for (const auto& init : gp.initializer()) {
+  for (auto& init : *m.mutable_graph()->mutable_initializer()) {
     Tensor& t = g.tensors[init.name()];
     t.name = init.name();
     read_tensor_proto(init, t, origin);
+    std::string().swap(*init.mutable_raw_data());  // clear() would keep the bytes allocated
     initializer_names.insert(init.name());
   }
+  const auto& gp = m.graph();
   for (const auto& v : gp.input()) {
     if (initializer_names.count(v.name())) continue;
     read_value_info(v, g);
@@ -486,6 +510,23 @@ Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::strin
   return g;
 }
 
+}  // namespace
+
+Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::string& origin,
+                        const std::vector<std::string>& input_shapes, std::uint64_t max_tensor_bytes) {
+  onnx::ModelProto m;
+  parse_model(bytes, origin, m);
+  return import_model_proto(m, origin, input_shapes, max_tensor_bytes);
+}
+
+Graph import_onnx_bytes(std::vector<std::uint8_t>&& bytes, const std::string& origin,
+                        const std::vector<std::string>& input_shapes, std::uint64_t max_tensor_bytes) {
+  onnx::ModelProto m;
+  parse_model(bytes, origin, m);
+  std::vector<std::uint8_t>().swap(bytes);  // the file's bytes, parsed: not needed beside the model (100 MB for ResNet-50)
+  return import_model_proto(m, origin, input_shapes, max_tensor_bytes);
+}
+
 Tensor read_tensor_pb(const std::string& path) {
   const auto bytes = isa::read_whole_file(path);
   if (!bytes) throw CompileError(path + ": cannot open file: " + std::strerror(errno));
@@ -501,7 +542,7 @@ Graph import_onnx(const std::string& path, const std::vector<std::string>& input
                   std::uint64_t max_tensor_bytes) {
   const auto bytes = isa::read_whole_file(path);
   if (!bytes) throw CompileError(path + ": cannot open file: " + std::strerror(errno));
-  return import_onnx_bytes(*bytes, path, input_shapes, max_tensor_bytes);
+  return import_onnx_bytes(std::move(*bytes), path, input_shapes, max_tensor_bytes);
 }
 
 }  // namespace npu::compiler

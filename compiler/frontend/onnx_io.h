@@ -19,6 +19,10 @@ Graph import_onnx(const std::string& path, const std::vector<std::string>& input
 Graph import_onnx_bytes(const std::vector<std::uint8_t>& bytes, const std::string& origin,
                         const std::vector<std::string>& input_shapes = {},
                         std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes);
+// The same, freeing `bytes` once parsed (a model file's bytes are not held beside its tensors).
+Graph import_onnx_bytes(std::vector<std::uint8_t>&& bytes, const std::string& origin,
+                        const std::vector<std::string>& input_shapes = {},
+                        std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes);
 
 // The nodes of a graph attribute (an If's then_branch / else_branch, a Loop's body) ready to go
 // into `g`: `bound_inputs` are the values of `g` that stand for the subgraph's inputs, in order;
