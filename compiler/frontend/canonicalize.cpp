@@ -113,14 +113,16 @@ std::string canonicalize_arithmetic(Graph& g) {
     }
     erase_nodes(g, removed);
   }
+  int bounds = 0;
   for (auto& n : g.nodes)
     if (const int x = neutral_operand(g, n); x >= 0) {
+      (n.op_type == "Max" || n.op_type == "Min" ? bounds : neutral) += 1;
       n.op_type = "Identity";
       n.inputs = {n.inputs[static_cast<std::size_t>(x)]};
-      ++neutral;
     }
   return std::to_string(inverted) + " Div/Sub by constants to Mul/Add, " + std::to_string(merged) +
-         " constant chains merged, " + std::to_string(neutral) + " x*1/x+0/max(x,-inf)/min(x,inf) removed, " + std::to_string(swapped) +
+         " constant chains merged, " + std::to_string(neutral) + " x*1/x+0 removed, " +
+         (bounds ? std::to_string(bounds) + " max(x,-inf)/min(x,inf) removed, " : std::string()) + std::to_string(swapped) +
          " constants moved second";
 }
 

@@ -183,7 +183,7 @@ TEST_CASE("max(x, -inf) and min(+inf, x) pass x through; a finite bound or a bro
   const auto detail = canonicalize_arithmetic(g);
   remove_dead_nodes(g);
   INFO(detail);
-  CHECK(detail.find("2 x*1/x+0/max(x,-inf)/min(x,inf) removed") != std::string::npos);
+  CHECK(detail.find("0 x*1/x+0 removed, 2 max(x,-inf)/min(x,inf) removed") != std::string::npos);
   CHECK(count_op(g, "Max") == 1);  // relu
   CHECK(count_op(g, "Min") == 1);  // its constant makes the output bigger than x
   check_same_outputs(before, g);
