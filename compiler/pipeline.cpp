@@ -157,6 +157,9 @@ Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, C
     pipeline.record("quantization", g, before, quantize_graph(g, unfused, options, model, npu_questions(config, options)));
     if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear"; }))
       pipeline.run("integer-boundary", g, [&](Graph& x) { return fold_integer_boundary(x, model); });
+    if (options.strict)
+      for (const auto& f : model.fallbacks)
+        throw CompileError(g.source + ": --strict: node '" + f.node + "' (" + f.op + ") would fall back to the CPU: " + f.reason);
   }
 
   int transposes = 0;

@@ -20,6 +20,8 @@ Models:
                      (quantized_dimension 0) and depthwise (3) weights, int32 biases, per-tensor
                      activations calibrated by running cnn_float in LiteRT on random inputs
                      (needs ai_edge_litert).
+  requant_int8       fully INT8, input [1,16,16,4]: QUANTIZE (int8 -> int8 onto another grid),
+                     CONV_2D (fused RELU), QUANTIZE onto the output's grid; int8 output [1,16,16,8].
   cnn_fp16_weights   cnn_float with its conv/depthwise/FC weights as FLOAT16 constants behind
                      DEQUANTIZE (the converter's float16 quantization).
   cnn_sparse         cnn_float with 70 % of its conv weights pruned and stored sparse behind
@@ -559,6 +561,26 @@ def cnn_int8():
     return cnn("int8", calibrate(cnn(), feeds))
 
 
+def requant(mode="float", ranges=None):
+    """int8 input -> QUANTIZE onto the conv's grid -> CONV_2D (RELU) -> QUANTIZE onto the output's
+    grid -> int8 output; the float model has no QUANTIZE (it calibrates the conv)."""
+    m = Model(12, mode, ranges)
+    x = m.input("input", [1, 16, 16, 4])
+    if mode == "int8":
+        x = m.op("QUANTIZE", [x], [m.act("input_requantized", m.shape(x), fixed=(0.011, 5))])
+    y = m.conv2d(x, 8, 3, act="RELU", name="conv")
+    if mode == "int8":
+        y = m.op("QUANTIZE", [y], [m.act("output", m.shape(y), fixed=(1.5 * m.scales(y)[0], -20))])
+    m.outputs(y)
+    return m
+
+
+def requant_int8():
+    rng = np.random.default_rng(13)
+    feeds = [[rng.uniform(-1, 1, (1, 16, 16, 4)).astype(np.float32)] for _ in range(8)]
+    return requant("int8", calibrate(requant(), feeds))
+
+
 def lstm():
     m = Model(20)
     steps, n_in, cells = 16, 20, 32
@@ -817,6 +839,7 @@ def dynamic_batch():
 MODELS = {
     "cnn_float": cnn,
     "cnn_int8": cnn_int8,
+    "requant_int8": requant_int8,
     "cnn_fp16_weights": lambda: cnn("fp16"),
     "cnn_sparse": lambda: cnn("sparse"),
     "lstm": lstm,

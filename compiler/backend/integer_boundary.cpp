@@ -1,5 +1,7 @@
 #include "compiler/backend/integer_boundary.h"
 
+#include "compiler/backend/partition.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -33,6 +35,10 @@ bool same_params(const QuantParams& q, float scale, std::int32_t zero_point) {
 
 bool runs_int8_on_npu(const Node& n) { return n.device == Node::Device::Npu && n.get_string("precision", "") != "fp16"; }
 
+void add_integer_io(container::CompiledModel& model, const std::string& value) {
+  if (std::find(model.integer_io.begin(), model.integer_io.end(), value) == model.integer_io.end()) model.integer_io.push_back(value);
+}
+
 void rename_reads(Graph& g, const std::string& from, const std::string& to) {
   for (auto& n : g.nodes)
     for (auto& v : n.inputs)
@@ -41,35 +47,61 @@ void rename_reads(Graph& g, const std::string& from, const std::string& to) {
 
 }  // namespace
 
+bool at_integer_boundary(const Graph& g, const Node& n) {
+  if (!n.domain.empty() || n.inputs.empty() || n.outputs.size() != 1) return false;
+  const std::string &in = n.inputs[0], &out = n.outputs[0];
+  if (n.op_type == "DequantizeLinear")
+    return is_graph_input(g, in) && g.tensor(in).elem_type == kInt8 && !g.is_graph_output(out);
+  return n.op_type == "QuantizeLinear" && g.is_graph_output(out) && g.consumers(out).empty() && !g.is_graph_output(in) &&
+         !is_graph_input(g, in);
+}
+
 std::string fold_integer_boundary(Graph& g, container::CompiledModel& model) {
-  std::vector<std::string> removed;
+  std::vector<std::string> removed, requantised;
   std::vector<bool> drop(g.nodes.size(), false);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
+    Node& n = g.nodes[i];
     float scale;
     std::int32_t zp;
-    if (n.device != Node::Device::Cpu || !n.domain.empty() || n.inputs.empty() || n.outputs.size() != 1 ||
-        !int8_params(g, n, scale, zp))
-      continue;
+    if (n.device != Node::Device::Cpu || !at_integer_boundary(g, n) || !int8_params(g, n, scale, zp)) continue;
     const std::string in = n.inputs[0], out = n.outputs[0];
-    if (n.op_type == "DequantizeLinear" && is_graph_input(g, in) && g.tensor(in).elem_type == kInt8 && !g.is_graph_output(out)) {
+    QuantParams file;
+    file.scale = scale;
+    file.zero_point = zp;
+    // Any other parameters on the NPU side: the node itself runs there, an int8 -> int8 table
+    // (int8_layer_params.h), its integer side holding the file's parameters.
+    auto requantise = [&](const std::string& integer_side) {
+      g.tensor(integer_side).quant = file;
+      n.device = Node::Device::Npu;
+      n.fallback_reason.clear();
+      requantised.push_back(n.name);
+      add_integer_io(model, integer_side);
+    };
+    if (n.op_type == "DequantizeLinear") {
       const auto readers = g.consumers(out);
+      // (an input another DequantizeLinear already gave other parameters stays as it is)
       if (readers.empty() || !std::all_of(readers.begin(), readers.end(), [&](int r) { return runs_int8_on_npu(g.nodes[r]); }) ||
-          !same_params(g.tensor(out).quant, scale, zp))
+          !g.tensor(out).quant.valid() || (g.tensor(in).quant.valid() && !same_params(g.tensor(in).quant, scale, zp)))
         continue;
+      if (!same_params(g.tensor(out).quant, scale, zp)) {
+        requantise(in);
+        continue;
+      }
       Tensor t = g.tensor(out);
       t.name = in;
       g.tensors[in] = t;
       rename_reads(g, out, in);
       drop[i] = true;
       removed.push_back(n.name);
-      model.integer_io.push_back(in);
-    } else if (n.op_type == "QuantizeLinear" && g.is_graph_output(out) && g.consumers(out).empty() && !g.is_graph_output(in) &&
-               !is_graph_input(g, in)) {
+      add_integer_io(model, in);
+    } else {
       const int producer = g.producer(in);
-      if (producer < 0 || !runs_int8_on_npu(g.nodes[producer]) || g.consumers(in).size() != 1 ||
-          !same_params(g.tensor(in).quant, scale, zp))
+      if (producer < 0 || !runs_int8_on_npu(g.nodes[producer]) || !g.tensor(in).quant.valid()) continue;
+      // The value read elsewhere, or computed on another grid: the NPU requantises it.
+      if (g.consumers(in).size() != 1 || !same_params(g.tensor(in).quant, scale, zp)) {
+        requantise(out);
         continue;
+      }
       Tensor t = g.tensor(in);
       t.name = out;
       g.tensors[out] = t;
@@ -78,21 +110,28 @@ std::string fold_integer_boundary(Graph& g, container::CompiledModel& model) {
       g.tensors.erase(in);
       drop[i] = true;
       removed.push_back(n.name);
-      model.integer_io.push_back(out);
+      add_integer_io(model, out);
     }
   }
-  if (removed.empty()) return "";
+  if (removed.empty() && requantised.empty()) return "";
   std::vector<Node> kept;
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
   g.nodes = std::move(kept);
+  if (!requantised.empty()) order_by_device(g);
   auto& fallbacks = model.fallbacks;
-  fallbacks.erase(std::remove_if(fallbacks.begin(), fallbacks.end(),
-                                 [&](const container::Fallback& f) {
-                                   return std::find(removed.begin(), removed.end(), f.node) != removed.end();
-                                 }),
+  auto left_cpu = [&](const std::string& node) {
+    return std::find(removed.begin(), removed.end(), node) != removed.end() ||
+           std::find(requantised.begin(), requantised.end(), node) != requantised.end();
+  };
+  fallbacks.erase(std::remove_if(fallbacks.begin(), fallbacks.end(), [&](const container::Fallback& f) { return left_cpu(f.node); }),
                   fallbacks.end());
-  return std::to_string(removed.size()) + " int8 graph input/output conversions taken by the NPU as they are";
+  std::string detail;
+  if (!removed.empty()) detail = std::to_string(removed.size()) + " int8 graph input/output conversions taken by the NPU as they are";
+  if (!requantised.empty())
+    detail += (detail.empty() ? "" : ", ") + std::to_string(requantised.size()) +
+              " requantised on the NPU (the file's parameters differ from the NPU value's)";
+  return detail;
 }
 
 }  // namespace npu::compiler

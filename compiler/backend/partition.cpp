@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/backend/integer_boundary.h"
 #include "compiler/backend/move_params.h"
 #include "compiler/backend/op_registry.h"
 #include "compiler/core/npu_ops.h"
@@ -89,12 +90,17 @@ std::vector<Fallback> assign_devices(Graph& g, Precision precision, bool strict)
     n.device = why.empty() ? Node::Device::Npu : Node::Device::Cpu;
     n.fallback_reason = why;
     if (!why.empty()) {
-      if (strict)
+      if (strict && !(precision == Precision::Int8 && at_integer_boundary(g, n)))
         throw CompileError(g.source + ": --strict: node '" + n.name + "' (" + n.op_type +
                            ") would fall back to the CPU: " + why);
       fallbacks.push_back({n.name, n.op_type, why});
     }
   }
+  order_by_device(g);
+  return fallbacks;
+}
+
+void order_by_device(Graph& g) {
   // Kahn's algorithm preferring the device we are on: fewer NPU<->CPU switches.
   std::map<std::string, int> producer;
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
@@ -127,7 +133,6 @@ std::vector<Fallback> assign_devices(Graph& g, Precision precision, bool strict)
   std::vector<Node> sorted;
   for (int i : order) sorted.push_back(std::move(g.nodes[i]));
   g.nodes = std::move(sorted);
-  return fallbacks;
 }
 
 std::vector<StepNodes> group_steps(const Graph& g) {

@@ -14,8 +14,11 @@ std::string npu_rejection(const Graph& graph, const Node& node, Precision precis
 
 // Sets every node's device and fallback_reason, reorders nodes (still topological) so that
 // each device's nodes run in as few contiguous runs as possible, and returns the fallbacks.
-// strict: throws CompileError naming the first node that would fall back.
+// strict: throws CompileError naming the first node that would fall back (int8: but for the
+// conversions at the integer boundary, which integer_boundary.h may yet take).
 std::vector<Fallback> assign_devices(Graph& graph, Precision precision, bool strict);
+// The reordering alone, after a later pass moved nodes between devices.
+void order_by_device(Graph& graph);
 
 struct StepNodes {
   Node::Device device = Node::Device::Npu;

@@ -8,8 +8,11 @@ namespace npu::compiler {
 
 // Element-wise functions of one input on the vector unit (act, clip), int8 by table. The
 // trigonometric tail has no act function: int8 only (any function is a table).
+// QuantizeLinear / DequantizeLinear: the identity between two int8 values of different
+// parameters (a requantisation, int8 by table); the partition never places one (one side is
+// an integer type), integer-boundary puts those at an int8 graph output or input on the NPU.
 inline const std::set<std::string>& unary_ops() {
-  static const std::set<std::string> s = {"Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Exp",
+  static const std::set<std::string> s = {"Relu", "Clip", "QuantizeLinear", "DequantizeLinear", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Exp",
                                           "Log", "Sqrt", "Reciprocal", "Erf", "Abs", "Neg", "Gelu", "Mish",
                                           "Softplus", "LeakyRelu", "Elu", "Softsign", "Selu", "Celu", "Sin",
                                           "Cos", "Floor", "Ceil", "Round", "Sign", "ThresholdedRelu", "SiLU", "GeluTanh",
@@ -23,6 +26,8 @@ inline const std::set<std::string>& binary_ops() {
   static const std::set<std::string> s = {"Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "PRelu"};
   return s;
 }
+
+inline bool is_requantisation(const std::string& op) { return op == "QuantizeLinear" || op == "DequantizeLinear"; }
 
 // Pure data movement: DMA boxes between DDR tensors (codegen_move.cpp), no arithmetic.
 inline const std::set<std::string>& move_ops() {

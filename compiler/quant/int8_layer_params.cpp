@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "compiler/core/npu_ops.h"
 #include "compiler/quant/quantize.h"
 #include "compiler/quant/weight_bits.h"
 #include "compiler/reference/float_evaluator.h"
@@ -195,6 +196,11 @@ Int8ElementwiseParams int8_elementwise_params(const Graph& g, const Node& n) {
   for (std::size_t i = 0; i < n.inputs.size(); ++i)
     if (!n.inputs[i].empty() && !g.is_constant(n.inputs[i])) p.operands[i] = g.tensor(n.inputs[i]).quant;
   const int single = unary_operand(g, n);
+  if (is_requantisation(op)) {  // the identity from one int8 grid to another
+    p.kind = Int8ElementwiseParams::Kind::Lut;
+    p.lut = requantization_table(p.operands[0].scale, p.operands[0].zero_point, y.scale, y.zero_point);
+    return p;
+  }
   if ((op == "Relu" || op == "Clip") && single == 0) {  // same parameters in and out: clip the integers
     const QuantParams& a = p.operands[0];
     const float inf = std::numeric_limits<float>::infinity();

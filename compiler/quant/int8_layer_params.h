@@ -42,6 +42,8 @@ int unary_operand(const Graph& graph, const Node& node);
 // - Clip: Relu/Clip with the same parameters in and out clip the integers;
 // - Lut: any function of one value (unary ops, binary ops with a scalar constant, Pow by a
 //   constant) is a 256-entry table, built by running the FP32 evaluator on every int8 input;
+//   a Quantize/DequantizeLinear between two int8 values (integer_boundary.h) is the identity's
+//   table, round((x - z1) * s1 / s2) + z2 half to even in float as ONNX Runtime computes it;
 // - Qadd: Add of two same-shape activations (qadd, 32-bit multipliers);
 // - QBinary: Add/Sub/Mul/Max/Min with broadcasting or a constant tensor (qbinary);
 // - Island: Div, Pow and PRelu of two values: both dequantised to fp16, the fp16 binary, the

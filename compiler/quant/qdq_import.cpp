@@ -61,17 +61,67 @@ std::vector<float> dequantized(const Graph& g, const Node& n, const Tensor& q, c
   return out;
 }
 
+// The real range an 8-bit grid of one scale and zero point covers.
+std::pair<float, float> pair_range(const Params& p) {
+  const double qmin = p.elem_type == kOnnxUint8 ? 0.0 : -128.0, qmax = qmin + 255.0;
+  const double s = p.scales[0], zp = static_cast<double>(p.zero_points[0]);
+  return {static_cast<float>(s * (qmin - zp)), static_cast<float>(s * (qmax - zp))};
+}
+
 void rename_uses(Graph& g, const std::string& from, const std::string& to) {
   for (auto& n : g.nodes)
     for (auto& v : n.inputs)
       if (v == from) v = to;
 }
 
+// QuantizeLinear(DequantizeLinear(q)) on the same parameters is q. A graph output so written,
+// where q is a QuantizeLinear's output read by nothing else, comes from that QuantizeLinear
+// itself (TFLite's full-integer outputs: the last tensor's QDQ pair, then the output's
+// conversion; after a QUANTIZE onto another grid, the output's conversion requantises).
+int fold_output_round_trips(Graph& g) {
+  auto only_reader = [&](const std::string& v, int node) {
+    const auto readers = g.consumers(v);
+    return !g.is_graph_output(v) && readers.size() == 1 && readers[0] == node;
+  };
+  std::vector<bool> drop(g.nodes.size(), false);
+  int folded = 0;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.op_type != "QuantizeLinear" || !n.domain.empty() || n.outputs.size() != 1 || !g.is_graph_output(n.outputs[0]) ||
+        !g.consumers(n.outputs[0]).empty())
+      continue;
+    const int d = g.producer(n.inputs[0]);
+    if (d < 0 || g.nodes[d].op_type != "DequantizeLinear" || !g.nodes[d].domain.empty() || !only_reader(n.inputs[0], static_cast<int>(i)))
+      continue;
+    const Node& dq = g.nodes[d];
+    const int q = g.producer(dq.inputs[0]);
+    if (q < 0 || g.nodes[q].op_type != "QuantizeLinear" || !g.nodes[q].domain.empty() || !only_reader(dq.inputs[0], d)) continue;
+    const auto a = params_of(g, n), b = params_of(g, dq);
+    if (!a || !b || a->scales != b->scales || a->zero_points != b->zero_points || a->elem_type != b->elem_type) continue;
+    g.nodes[q].outputs[0] = n.outputs[0];
+    drop[i] = drop[d] = true;
+    ++folded;
+  }
+  if (folded) {
+    std::vector<Node> kept;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+      if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
+    g.nodes = std::move(kept);
+  }
+  return folded;
+}
+
 }  // namespace
 
 std::string import_qdq(Graph& g) {
+  const int round_trips = fold_output_round_trips(g);
   int weights = 0, pairs = 0;
   std::vector<bool> drop(g.nodes.size(), false);
+  // The integer boundary of a model with int8 inputs or outputs (TFLite's full-integer models):
+  // the dequantised input and the value quantised for output take the file's parameters where
+  // no pair gave them others (then the conversion is a requantisation: integer_boundary.h); the
+  // conversion itself stays.
+  std::vector<std::pair<std::string, Params>> boundary;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
     if (!n.domain.empty() && n.domain != "ai.onnx") continue;
@@ -84,16 +134,8 @@ std::string import_qdq(Graph& g) {
       ++weights;
       continue;
     }
-    // The integer boundary of a model with int8 inputs or outputs (TFLite's full-integer models):
-    // the dequantised input and the value quantised for output take the file's parameters, as
-    // they would inside a pair; the conversion itself stays.
-    auto fix_range = [&](const std::string& value, const Params& p) {
-      const double qmin = p.elem_type == kOnnxUint8 ? 0.0 : -128.0, qmax = qmin + 255.0;
-      const double s = p.scales[0], zp = static_cast<double>(p.zero_points[0]);
-      g.qdq_ranges.try_emplace(value, std::pair<float, float>{static_cast<float>(s * (qmin - zp)), static_cast<float>(s * (qmax - zp))});
-    };
     if (n.op_type == "DequantizeLinear" && std::find(g.inputs.begin(), g.inputs.end(), n.inputs[0]) != g.inputs.end()) {
-      if (const auto p = params_of(g, n); p && p->scales.size() == 1) fix_range(n.outputs[0], *p);
+      if (const auto p = params_of(g, n); p && p->scales.size() == 1) boundary.emplace_back(n.outputs[0], *p);
       continue;
     }
     if (n.op_type != "QuantizeLinear") continue;
@@ -103,7 +145,7 @@ std::string import_qdq(Graph& g) {
     const std::string x = n.inputs[0], y = n.outputs[0];
     const auto readers = g.consumers(y);
     if (g.is_graph_output(y) && readers.empty()) {
-      fix_range(x, p);
+      boundary.emplace_back(x, p);
       continue;
     }
     bool pairs_only = !readers.empty() && !g.is_graph_output(y);
@@ -113,9 +155,7 @@ std::string import_qdq(Graph& g) {
                     (dq.inputs.size() > 2 ? dq.inputs[2] : "") == (n.inputs.size() > 2 ? n.inputs[2] : "");
     }
     if (!pairs_only) continue;  // the int8 value itself is used: not a QDQ pair
-    const double qmin = p.elem_type == kOnnxUint8 ? 0.0 : -128.0, qmax = qmin + 255.0;
-    const double s = p.scales[0], zp = static_cast<double>(p.zero_points[0]);
-    const std::pair<float, float> range{static_cast<float>(s * (qmin - zp)), static_cast<float>(s * (qmax - zp))};
+    const std::pair<float, float> range = pair_range(p);
     auto [it, fresh] = g.qdq_ranges.try_emplace(x, range);
     if (!fresh) it->second = {std::min(it->second.first, range.first), std::max(it->second.second, range.second)};
     drop[i] = true;
@@ -133,13 +173,22 @@ std::string import_qdq(Graph& g) {
     }
     ++pairs;
   }
-  if (!weights && !pairs) return "";
+  for (const auto& [value, p] : boundary) g.qdq_ranges.try_emplace(value, pair_range(p));
+  // An Identity (a float graph output of a value in a pair) holds the same values: calibration's
+  // unclamped range of its copy would widen the value's own (they share parameters).
+  for (const auto& n : g.nodes)
+    if (n.op_type == "Identity" && n.domain.empty() && n.inputs.size() == 1 && n.outputs.size() == 1) {
+      const auto r = g.qdq_ranges.find(n.inputs[0]);
+      if (r != g.qdq_ranges.end()) g.qdq_ranges.try_emplace(n.outputs[0], r->second);
+    }
+  if (!weights && !pairs && !round_trips) return "";
   std::vector<Node> kept;
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
   g.nodes = std::move(kept);
   return std::to_string(pairs) + " activation QDQ pairs -> fixed ranges, " + std::to_string(weights) +
-         " dequantized constants";
+         " dequantized constants" +
+         (round_trips ? ", " + std::to_string(round_trips) + " output DequantizeLinear -> QuantizeLinear round trips dropped" : "");
 }
 
 }  // namespace npu::compiler

@@ -4,6 +4,10 @@
 // weights and biases (8-bit, and the 16- or 32-bit integers quantize_static writes for biases)
 // becomes float constants (s * (q - zp), per tensor or per axis), which the
 // int8 path re-quantises to the same integers (per-channel symmetric weights: max |q| = 127).
+// The conversions at an int8 graph input or output give their value the file's parameters only
+// where no pair gave it others (integer_boundary.h then runs the requantisation on the NPU); a
+// graph output written by QuantizeLinear(DequantizeLinear(q)) on q's own parameters comes from
+// q's QuantizeLinear; an Identity copying a value in a pair (a float output) shares its range.
 #pragma once
 #include <string>
 

@@ -155,6 +155,21 @@ std::vector<std::int8_t> make_lut(F f, float in_scale, std::int32_t in_zp, float
   return table;
 }
 
+// ONNX's DequantizeLinear -> QuantizeLinear from one int8 grid to another as ONNX Runtime
+// computes it, as a table: (q - z1) * s1 and the quotient by s2 in float32, rounded half to even,
+// + z2, saturated. (quantize_value divides in double: a quotient within float rounding of a
+// half, as s2 = 2 * s1 makes every odd step, may round the other way.)
+inline std::vector<std::int8_t> requantization_table(float in_scale, std::int32_t in_zp, float out_scale,
+                                                     std::int32_t out_zp) {
+  std::vector<std::int8_t> table(256);
+  for (int q = -128; q < 128; ++q) {
+    const float quotient = dequantize_value(static_cast<std::int8_t>(q), in_scale, in_zp) / out_scale;
+    table[static_cast<std::uint8_t>(q)] =
+        static_cast<std::int8_t>(std::clamp(static_cast<double>(std::nearbyint(quotient)) + out_zp, -128.0, 127.0));
+  }
+  return table;
+}
+
 // Average pooling of int8: sum / count rounded half away from zero.
 inline std::int8_t average_int8(std::int64_t sum, std::int64_t count) {
   std::int64_t a = std::llabs(sum), q = (2 * a + count) / (2 * count);
