@@ -221,17 +221,25 @@ class Lowering {
   // grouped or dilated, the signal is cut into stride-sized blocks first, each block's samples
   // becoming channels: [N, C*s, 1, L/s], and the conv runs over ceil(K/s) blocks at stride 1
   // with the weights rearranged (taps past K zero).
-  // A Conv1d's input [N, C, L] as the 2-D conv's image: [N, C, 1, L], or, for a batch (the
-  // NPU's images are batch 1), the N sequences as rows of one image, [1, C, N, L]: a kernel one
-  // row high never mixes them.
+  // A Conv1d's input x = [N, c..., L] as the 2-D conv's image x4 = [N, C, 1, L] (C the product of
+  // the c...), or, for a batch (the NPU's images are batch 1), the N sequences as rows of one
+  // image, [1, C, N, L]: a kernel one row high never mixes them.
   std::string batch_as_rows(const Node& n, const std::string& tag, const std::string& x, const std::vector<std::int64_t>& x4,
                             std::vector<Node>& out) {
     const std::int64_t N = x4[0], C = x4[1], L = x4[3];
     std::string src = x;
-    if (N > 1) {
-      src = value(n.name + tag + "_rows", {C, N, L});
+    if (N > 1) {  // [N, c..., L] -> [c..., N, L]
+      const std::vector<std::int64_t>& xs = g_.tensor(x).shape;
+      std::vector<std::int64_t> perm, shape;
+      for (std::size_t a = 1; a + 1 < xs.size(); ++a) {
+        perm.push_back(static_cast<std::int64_t>(a));
+        shape.push_back(xs[a]);
+      }
+      perm.insert(perm.end(), {0, static_cast<std::int64_t>(xs.size()) - 1});
+      shape.insert(shape.end(), {N, L});
+      src = value(n.name + tag + "_rows", shape);
       Node t = node("Transpose", n, tag + "_rows", {x}, {src});
-      t.set_ints("perm", {1, 0, 2});
+      t.set_ints("perm", perm);
       out.push_back(t);
     }
     const std::vector<std::int64_t> shape = N > 1 ? std::vector<std::int64_t>{1, C, N, L} : x4;
@@ -239,7 +247,8 @@ class Lowering {
     out.push_back(node("Reshape", n, tag, {src, ints_constant(n.name + tag + "_shape", shape)}, {image}));
     return image;
   }
-  // The 2-D conv's output back to [N, O, Lo] in the Conv1d's output name.
+  // The 2-D conv's output, [1, O, N, Lo] (N rows; one row without a batch), back to [N, O, Lo] in
+  // the Conv1d's output name.
   void rows_as_batch(const Node& n, const std::string& tag, const std::string& y4, const std::vector<std::int64_t>& y3,
                      std::vector<Node>& out) {
     const std::int64_t N = y3[0], O = y3[1], Lo = y3[2];
@@ -274,7 +283,7 @@ class Lowering {
       const std::string x4 = batch_as_rows(n, "_2d_in", n.inputs[0], {N, C, 1, L}, out);
       const std::string wn = g_.unique_name(n.name + "_2d_weight");
       g_.add_constant(wn, {O, C / group, 1, K}, w.floats);
-      const std::string y4 = value(n.name + "_2d_out", {N > 1 ? 1 : N, O, N > 1 ? N : 1, Lo});
+      const std::string y4 = value(n.name + "_2d_out", {1, O, N, Lo});
       std::vector<std::string> cin = {x4, wn};
       cin.insert(cin.end(), bias.begin(), bias.end());
       Node conv = node("Conv", n, "_2d", cin, {y4});
@@ -300,15 +309,11 @@ class Lowering {
     }
     const std::string split = value(n.name + "_blocks", {N, C, blocks, stride});
     out.push_back(node("Reshape", n, "_blocks", {src, ints_constant(n.name + "_blocks_shape", {N, C, blocks, stride})}, {split}));
-    // [N, C, s, blocks]; a batch as rows: [C, s, N, blocks].
-    const std::string turned = N > 1 ? value(n.name + "_blocks_t", {C, stride, N, blocks}) : value(n.name + "_blocks_t", {N, C, stride, blocks});
+    const std::string turned = value(n.name + "_blocks_t", {N, C, stride, blocks});
     Node t = node("Transpose", n, "_blocks_t", {split}, {turned});
-    t.set_ints("perm", N > 1 ? std::vector<std::int64_t>{1, 3, 0, 2} : std::vector<std::int64_t>{0, 1, 3, 2});
+    t.set_ints("perm", {0, 1, 3, 2});
     out.push_back(t);
-    const std::vector<std::int64_t> deep_shape = N > 1 ? std::vector<std::int64_t>{1, C * stride, N, blocks}
-                                                       : std::vector<std::int64_t>{N, C * stride, 1, blocks};
-    const std::string deep = value(n.name + "_blocks_deep", deep_shape);
-    out.push_back(node("Reshape", n, "_blocks_deep", {turned, ints_constant(n.name + "_blocks_deep_shape", deep_shape)}, {deep}));
+    const std::string deep = batch_as_rows(n, "_blocks_deep", turned, {N, C * stride, 1, blocks}, out);
     // Channel c*s + j of block b is sample b*s + j of channel c.
     std::vector<float> wb(static_cast<std::size_t>(O * C * stride * taps), 0.0f);
     for (std::int64_t o = 0; o < O; ++o)
@@ -318,7 +323,7 @@ class Lowering {
               w.floats[static_cast<std::size_t>((o * C + c) * K + k)];
     const std::string wn = g_.unique_name(n.name + "_blocks_weight");
     g_.add_constant(wn, {O, C * stride, 1, taps}, std::move(wb));
-    const std::string y4 = value(n.name + "_blocks_out", {N > 1 ? 1 : N, O, N > 1 ? N : 1, Lo});
+    const std::string y4 = value(n.name + "_blocks_out", {1, O, N, Lo});
     std::vector<std::string> cin = {deep, wn};
     cin.insert(cin.end(), bias.begin(), bias.end());
     Node conv = node("Conv", n, "_blocks_conv", cin, {y4});

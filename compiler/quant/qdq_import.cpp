@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "compiler/core/compile_options.h"
+#include "compiler/frontend/pattern_match.h"
 
 namespace npu::compiler {
 namespace {
@@ -83,8 +85,7 @@ int fold_output_round_trips(Graph& g) {
     const auto readers = g.consumers(v);
     return !g.is_graph_output(v) && readers.size() == 1 && readers[0] == node;
   };
-  std::vector<bool> drop(g.nodes.size(), false);
-  int folded = 0;
+  std::set<int> drop;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.op_type != "QuantizeLinear" || !n.domain.empty() || n.outputs.size() != 1 || !g.is_graph_output(n.outputs[0]) ||
@@ -99,16 +100,10 @@ int fold_output_round_trips(Graph& g) {
     const auto a = params_of(g, n), b = params_of(g, dq);
     if (!a || !b || a->scales != b->scales || a->zero_points != b->zero_points || a->elem_type != b->elem_type) continue;
     g.nodes[q].outputs[0] = n.outputs[0];
-    drop[i] = drop[d] = true;
-    ++folded;
+    drop.insert({static_cast<int>(i), d});
   }
-  if (folded) {
-    std::vector<Node> kept;
-    for (std::size_t i = 0; i < g.nodes.size(); ++i)
-      if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
-    g.nodes = std::move(kept);
-  }
-  return folded;
+  patterns::erase_nodes(g, drop);
+  return static_cast<int>(drop.size() / 2);
 }
 
 }  // namespace

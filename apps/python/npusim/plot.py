@@ -93,8 +93,8 @@ def pareto_front(table, objectives):
 def format_front(front, objectives, max_rows=40):
     """The front as a text table: model, the axis columns, the objectives."""
     # How a row was compiled, whenever a sweep tells (weights, or a precision other than int8).
-    compiled = [c for c in ("weights", "precision") if "weights" in front.columns or
-                (c == "precision" and c in front.columns and (front[c] != "int8").any())]
+    tells = "weights" in front.columns or ("precision" in front.columns and (front["precision"] != "int8").any())
+    compiled = [c for c in ("weights", "precision") if tells and c in front.columns]
     columns = ["model", *[c for c in axis_columns(front) if c in front.columns], *compiled, *(c for c, _ in objectives)]
     columns = list(dict.fromkeys(columns))
     shown = front[columns].head(max_rows)

@@ -130,8 +130,6 @@ def _parse_model(spec_path, spec_dir, index, entry, default_precision):
                 _fail(spec_path, f"{key}.{option}", str(e))
     m.weights = "" if entry.get("weights", "none") == "none" else entry["weights"]
     m.group_size = entry.get("group_size", 0)
-    if m.precision not in ("int8", "fp16"):  # the spec's default precision
-        _fail(spec_path, "precision", f"expected int8 or fp16 (got {m.precision!r})")
     if "decoder" in entry:
         for fixed in ("input_size", "input_shapes", "strict"):
             if fixed in entry:
@@ -241,6 +239,10 @@ def load_sweep_spec(path):
     if not isinstance(models, list) or not models:
         _fail(spec_path, "models", "expected a non-empty list of models ({path: FILE.onnx} or {generate: NAME})")
     default_precision = tree.get("precision", "int8")
+    try:
+        check_compile_option("precision", default_precision)
+    except AxisError as e:
+        _fail(spec_path, "precision", str(e))
     parsed_models = [_parse_model(spec_path, spec_dir, i, m, default_precision) for i, m in enumerate(models)]
     labels = [m.label for m in parsed_models]
     for label in labels:
