@@ -5,6 +5,9 @@
 #include "costmodel/program_estimate.h"
 #include "compiler/pipeline.h"
 
+#include <algorithm>
+#include <optional>
+
 namespace npu::compiler {
 
 // Each NPU step timed by the timing core as the simulator will run it (cost::estimate_program,
@@ -37,27 +40,38 @@ std::uint64_t npu_cycles(const CompiledModel& model) {
 CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config,
                       const CompileOptions& options) {
   const auto lowered = lower_with_cache(onnx_path, options, &config);
+  // Several engines: each layer's split is priced alone (engine_split.h), blind to what the
+  // splits cost together (syncs, values that leave the chip to reach another engine), and the
+  // DDR-traffic rule is blind to compute. The timing core judges the whole programs of both
+  // and of engine 0 running everything; the fastest is kept (compiler/README.md, "Several engines").
+  if (config.engines.count > 1 && options.engine_split == EngineSplitMode::Auto) {
+    struct Candidate {
+      EngineSplitMode mode;
+      const char* name;
+    };
+    std::vector<std::pair<std::uint64_t, std::string>> tried;
+    std::optional<CompiledModel> best;
+    for (const Candidate c : {Candidate{EngineSplitMode::LayerPrice, "by layer prices"}, Candidate{EngineSplitMode::Traffic, "by DDR traffic"},
+                              Candidate{EngineSplitMode::None, "engine 0 alone"}}) {
+      CompileOptions candidate_options = options;
+      candidate_options.engine_split = c.mode;
+      CompiledModel candidate = lowered->model;
+      generate_code(lowered->graph, config, candidate_options, candidate, &lowered->int8_params);
+      time_npu_steps(config, candidate);
+      tried.emplace_back(npu_cycles(candidate), c.name);
+      if (!best || npu_cycles(candidate) < npu_cycles(*best)) best = std::move(candidate);
+    }
+    const auto chosen = std::min_element(tried.begin(), tried.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string why = "engines " + chosen->second + ": est " + std::to_string(chosen->first) + " cycles";
+    for (const auto& [cycles, name] : tried)
+      if (&name != &chosen->second) why += ", " + name + " " + std::to_string(cycles);
+    for (auto& layer : best->layers)
+      if (layer.device == "npu" && !layer.mapping.empty()) layer.mapping += "; " + why;
+    return std::move(*best);
+  }
   CompiledModel model = lowered->model;
   generate_code(lowered->graph, config, options, model, &lowered->int8_params);
   time_npu_steps(config, model);
-  // Several engines: each layer's split is priced alone (engine_split.h), blind to what the
-  // splits cost together (syncs, values that leave the chip to reach another engine). The
-  // timing core judges the whole program against engine 0 running everything, and the faster
-  // is kept (compiler/README.md, "Several engines").
-  if (config.engines.count > 1 && options.engine_split == EngineSplitMode::Auto) {
-    CompileOptions alone_options = options;
-    alone_options.engine_split = EngineSplitMode::None;
-    CompiledModel alone = lowered->model;
-    generate_code(lowered->graph, config, alone_options, alone, &lowered->int8_params);
-    time_npu_steps(config, alone);
-    if (npu_cycles(alone) < npu_cycles(model)) {
-      const std::string why = "engine 0 alone: est " + std::to_string(npu_cycles(alone)) + " cycles, split across " +
-                              std::to_string(config.engines.count) + " engines " + std::to_string(npu_cycles(model));
-      for (auto& layer : alone.layers)
-        if (layer.device == "npu" && !layer.mapping.empty()) layer.mapping += "; " + why;
-      model = std::move(alone);
-    }
-  }
   return model;
 }
 

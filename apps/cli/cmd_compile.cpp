@@ -30,8 +30,10 @@ int run_compile(const std::vector<std::string>& args) {
       ("json", po::value<std::string>(), "write the summary as JSON to FILE: estimated_cycles (equal to a timing-only run's), steps, placement, layers")
       ("no-interleave", po::bool_switch(), "each layer's code after the one before (no cross-layer interleaving)")
       ("engine-split", po::value<std::string>()->default_value("auto"),
-       "with engines.count > 1, how conv/gemm layers share the engines: auto (as the cost model prices fastest), "
-       "rows, channels (every layer that can, split so) or none (engine 0 runs everything)")
+       "with engines.count > 1, how conv/gemm layers share the engines: auto (the fastest program of the next "
+       "three as the timing core finds), layer-price (each layer as its parts are timed fastest), traffic (each "
+       "layer the way that adds the fewest DDR bytes), none (engine 0 runs everything); rows, channels (every "
+       "layer that can, split so)")
       ("debug-schedule", po::bool_switch(),
        "print to stderr each layer's region and estimate, why values stay in DDR, each interleaving decision, "
        "each step's estimate")
@@ -62,7 +64,9 @@ int run_compile(const std::vector<std::string>& args) {
   else if (split == "rows") options.engine_split = compiler::EngineSplitMode::Rows;
   else if (split == "channels") options.engine_split = compiler::EngineSplitMode::Channels;
   else if (split == "none") options.engine_split = compiler::EngineSplitMode::None;
-  else throw std::runtime_error("--engine-split: '" + split + "' is not auto, rows, channels or none");
+  else if (split == "layer-price") options.engine_split = compiler::EngineSplitMode::LayerPrice;
+  else if (split == "traffic") options.engine_split = compiler::EngineSplitMode::Traffic;
+  else throw std::runtime_error("--engine-split: '" + split + "' is not auto, layer-price, traffic, rows, channels or none");
   options.debug_schedule = (*vm)["debug-schedule"].as<bool>();
   if (vm->count("debug-estimate-file")) options.debug_estimate_file = (*vm)["debug-estimate-file"].as<std::string>();
 

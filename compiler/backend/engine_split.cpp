@@ -38,6 +38,142 @@ ValueBox whole(CodegenContext& ctx, const std::string& value) {
   return {0, t.h, 0, t.c};
 }
 
+// The activation inputs a layer reads as the splits see them: (input index, value), skipping
+// constants; nullopt when one is a view or a concat part (its box is not in its own shape).
+std::optional<std::vector<std::pair<std::size_t, std::string>>> plain_inputs(CodegenContext& ctx, const Node& node) {
+  std::vector<std::pair<std::size_t, std::string>> in;
+  for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+    const std::string& v = node.inputs[k];
+    if (v.empty() || ctx.graph.is_constant(v)) continue;
+    if (ctx.alias_root(v) != v || ctx.concat_parts.count(v)) return std::nullopt;
+    in.emplace_back(k, v);
+  }
+  return in;
+}
+
+std::uint64_t value_bytes(CodegenContext& ctx, const std::string& v) {
+  const DdrTensor& t = ctx.tensor(v);
+  return static_cast<std::uint64_t>(t.h * t.w * t.c * t.elem);
+}
+
+// Row parts that overlap by their readers' halo. A 3x3 conv's part reads a row or two beyond
+// the rows its engine wrote of its input, which would send the whole input through DDR (and
+// a sync) so other engines' rows reach it. Computing those rows on every engine that needs
+// them instead keeps the value on each engine's chip; the producer's own inputs then need the
+// extra rows, so it pays when those inputs are smaller than the value (an inverted residual's
+// expand conv: 24 channels in, 144 out) or are read from DDR anyway. Producers are taken from
+// the last layer back, so an extended reader's wider reads are seen by its own producer.
+void overlap_row_parts(CodegenContext& ctx, const StepLayerView& step, std::vector<EngineSplit>& splits) {
+  const std::size_t n = step.nodes.size();
+  std::map<std::string, std::size_t> producer;
+  for (std::size_t i = 0; i < n; ++i)
+    if ((*step.layers)[i].has_code)
+      for (const auto& o : step.nodes[i]->outputs) producer[o] = i;
+  auto row_split = [&](std::size_t i, std::size_t parts) {
+    const auto& p = splits[i].parts;
+    return step.families[i]->splitter && p.size() == parts && p.front().dim == LoopDim::Rows;
+  };
+  for (std::size_t j = n; j-- > 0;) {
+    if (!(*step.layers)[j].has_code || splits[j].parts.size() < 2 || splits[j].parts.front().dim != LoopDim::Rows)
+      continue;
+    const Node& pn = *step.nodes[j];
+    const std::string& v = pn.outputs[0];
+    const std::size_t parts = splits[j].parts.size();
+    const auto own_inputs = plain_inputs(ctx, pn);
+    if (!own_inputs || pn.outputs.size() != 1) continue;
+    // Per engine, the rows every reader's part needs of v; give up on a reader that is not
+    // split the same way or reads v through a view.
+    const DdrTensor& vt = ctx.tensor(v);
+    // A reader's rows start inside a wider part's rows on chip: at an aligned address only when
+    // every row is a whole number of alignment units.
+    if (static_cast<std::uint64_t>(vt.w * vt.c * vt.elem) % ctx.alignment != 0) continue;
+    std::vector<std::pair<std::int64_t, std::int64_t>> need(parts, {vt.h, 0});
+    bool readers_ok = true, read_at_all = false;
+    for (std::size_t i = j + 1; i < n && readers_ok; ++i) {
+      const Node& rn = *step.nodes[i];
+      if (!(*step.layers)[i].has_code) {
+        readers_ok = std::find(rn.inputs.begin(), rn.inputs.end(), v) == rn.inputs.end();
+        continue;
+      }
+      const auto in = plain_inputs(ctx, rn);
+      bool reads_v = std::find(rn.inputs.begin(), rn.inputs.end(), v) != rn.inputs.end();
+      if (!reads_v) continue;
+      if (!in || !row_split(i, parts)) {
+        readers_ok = false;
+        break;
+      }
+      read_at_all = true;
+      for (const auto& [k, name] : *in) {
+        if (name != v) continue;
+        for (std::size_t e = 0; e < parts; ++e) {
+          const ValueBox b = step.families[i]->splitter->reads(ctx, rn, splits[i].parts[e], k);
+          if (b.channel_begin != 0 || b.channel_end != vt.c) readers_ok = false;
+          need[e] = {std::min(need[e].first, b.row_begin), std::max(need[e].second, b.row_end)};
+        }
+      }
+    }
+    if (!readers_ok || !read_at_all) continue;
+    std::vector<EnginePart> wider = splits[j].parts;
+    bool halo = false;
+    for (std::size_t e = 0; e < parts; ++e) {
+      EnginePart& p = wider[e];
+      const std::int64_t b = std::min(p.begin, need[e].first), end = std::max(p.end, need[e].second);
+      if (b == p.begin && end == p.end) continue;
+      if ((p.begin - b) + (end - p.end) > p.size()) {  // more than doubles the part's work
+        halo = false;
+        break;
+      }
+      p.begin = b;
+      p.end = end;
+      halo = true;
+    }
+    if (!halo) continue;
+    // The bytes the wider parts add to DDR: each input now read beyond what its engine wrote.
+    std::uint64_t newly_shared = 0;
+    for (const auto& [k, u] : *own_inputs) {
+      const auto p = producer.find(u);
+      if (p == producer.end() || !row_split(p->second, parts)) continue;  // from DDR already
+      const LayerSplitter& ps = *step.families[p->second]->splitter;
+      const LayerSplitter& js = *step.families[j]->splitter;
+      const Node& un = *step.nodes[p->second];
+      bool was_local = true, stays_local = true;
+      for (std::size_t e = 0; e < parts; ++e) {
+        const ValueBox w = ps.writes(ctx, un, splits[p->second].parts[e]);
+        was_local = was_local && w.contains(js.reads(ctx, pn, splits[j].parts[e], k));
+        stays_local = stays_local && w.contains(js.reads(ctx, pn, wider[e], k));
+      }
+      if (was_local && !stays_local) newly_shared += value_bytes(ctx, u);
+    }
+    if (newly_shared >= value_bytes(ctx, v)) continue;
+    splits[j].parts = std::move(wider);
+    splits[j].why += splits[j].why.empty() ? "" : "; ";
+    splits[j].why += "rows overlap by the next layer's halo";
+  }
+}
+
+// The split of a conv/gemm layer that adds the fewest DDR bytes to what one engine moves:
+// by rows every engine loads all the weights; by output channels every engine reads all the
+// input (a depthwise part only its own channels) and the output leaves the chip, stored and
+// read back, since the next layer's parts read all its channels (sram_tiling.h). Rows need at
+// least two per part, or the next 3x3 layer's halo cannot overlap them (overlap_row_parts).
+LoopDim traffic_dim(CodegenContext& ctx, const Node& n, const LayerSplitter& splitter, int engines) {
+  const std::int64_t rows = splitter.extent(ctx, n, LoopDim::Rows);
+  const std::int64_t channels = splitter.extent(ctx, n, LoopDim::OutChannels);
+  if (channels < 2) return LoopDim::Rows;
+  if (rows < 2 * engines) return LoopDim::OutChannels;
+  std::uint64_t weights = 0, input = 0;
+  for (const std::string& v : n.inputs) {
+    if (v.empty()) continue;
+    if (ctx.graph.is_constant(v)) weights += static_cast<std::uint64_t>(ctx.graph.tensor(v).elements()) * ctx.elem_bytes();
+    else if (input == 0) input = value_bytes(ctx, v);  // the conv's input; a residual reads as the output does
+  }
+  const std::uint64_t k = static_cast<std::uint64_t>(engines) - 1;
+  const bool own_channels = splitter.reads(ctx, n, EnginePart{LoopDim::OutChannels, 0, 1}, 0).channel_end < ctx.tensor(n.inputs[0]).c;
+  const std::uint64_t by_rows = weights * k;
+  const std::uint64_t by_channels = (own_channels ? 0 : input * k) + 2 * value_bytes(ctx, n.outputs[0]);
+  return by_rows <= by_channels ? LoopDim::Rows : LoopDim::OutChannels;
+}
+
 }  // namespace
 
 std::vector<EngineSplit> choose_engine_splits(CodegenContext& ctx, const StepLayerView& step, int engines,
@@ -86,7 +222,7 @@ std::vector<EngineSplit> choose_engine_splits(CodegenContext& ctx, const StepLay
     std::string estimates;
     for (const Option& o : options)
       estimates += ", by " + std::string(engine_split_dim_name(o.parts.front().dim)) + " " + cycles_text(o.cycles);
-    if (mode != EngineSplitMode::Auto) {
+    if (mode != EngineSplitMode::Auto && mode != EngineSplitMode::LayerPrice && mode != EngineSplitMode::Traffic) {
       split.parts = best->parts;
       split.why = "forced; est " + cycles_text(best->cycles) + " cycles on the slowest engine";
       continue;
@@ -95,9 +231,18 @@ std::vector<EngineSplit> choose_engine_splits(CodegenContext& ctx, const StepLay
     const double whole_cycles = alone.value_or(std::numeric_limits<double>::infinity());
     const std::string whole = alone ? "whole " + cycles_text(whole_cycles) : std::string("whole: no plan");
     split.why = "est cycles " + whole + estimates;
+    if (mode == EngineSplitMode::Traffic) {
+      const LoopDim fewest = traffic_dim(ctx, n, *splitter, engines);
+      for (const Option& o : options)
+        if (o.parts.front().dim == fewest) best = &o;
+      split.parts = best->parts;
+      split.why = "fewest DDR bytes; " + split.why;
+      continue;
+    }
     if (whole_cycles <= best->cycles) continue;
     split.parts = best->parts;
   }
+  overlap_row_parts(ctx, step, splits);
   return splits;
 }
 

@@ -40,10 +40,12 @@ using HostStepRunner = std::function<std::vector<FloatTensor>(const CpuStep& ste
 
 constexpr std::uint64_t kDefaultMaxTensorBytes = std::uint64_t{4} << 30;  // 4 GiB
 
-// How the layers of a multi-engine NPU (engines.count > 1) share the engines: as the cost
-// model finds fastest, or every layer that can be split by output rows (or by output channels)
-// split so, or none split (engine 0 runs everything). compiler/backend/engine_split.h.
-enum class EngineSplitMode : std::uint8_t { Auto, Rows, Channels, None };
+// How the layers of a multi-engine NPU (engines.count > 1) share the engines
+// (compiler/backend/engine_split.h): Auto, the fastest program of LayerPrice, Traffic and None
+// as the timing core finds; LayerPrice, each layer the way its own parts are timed fastest (or
+// whole); Traffic, each layer the way that adds the fewest DDR bytes; Rows (Channels), every
+// layer that can be split by output rows (output channels) split so; None, engine 0 runs all.
+enum class EngineSplitMode : std::uint8_t { Auto, Rows, Channels, None, LayerPrice, Traffic };
 
 struct CompileOptions {
   Precision precision = Precision::Int8;

@@ -5,8 +5,10 @@ The same 4096 INT8 MACs at 1 GHz (8.2 TOPS) built three ways on configs/default.
 array with a 4 MiB scratchpad, two engines of 32x64 with 2 MiB each, or four engines of 32x32
 with 1 MiB each (`engines.count`; each engine has its own array, vector unit of as many lanes as
 columns, scratchpad and two DMA channels, and all share the DDR). The compiler splits each
-conv/gemm across the engines by output rows or output channels, or keeps it on one engine, by
-the timing core's estimate (`npusim compile --explain` says which and why; compiler/README.md).
+conv/gemm across the engines by output rows or output channels, or keeps it on one engine: it
+builds the program by each layer's own timed parts and by the fewest DDR bytes (rows that overlap
+by the next 3x3 conv's halo so values stay on each engine's chip) and keeps the faster by the
+timing core (`npusim compile --explain` says which and why; compiler/README.md).
 
 Several small engines keep more of their MACs busy than one big array on layers with few
 output channels or pixels (a 64-wide array is half idle on a 32-channel layer), but each engine

@@ -1,6 +1,7 @@
 """`npusim compile --explain` on several engines: each conv/gemm layer's mapping line says how
 the layer is shared (by rows, by output channels, or whole on one engine) and the estimated
 cycles of the alternatives behind the choice."""
+import json
 import re
 
 
@@ -22,7 +23,8 @@ def test_explain_names_each_layers_split_and_the_estimates_behind_it(npusim, roo
     convs = {name: line for name, line in layers.items() if name.endswith("_conv")}
     assert convs
     for name, line in convs.items():
-        split = re.search(r"; (4 engines by (rows|output channels) [\d+]+|1 engine, whole) \(est cycles whole \d+(, by (rows|output channels) \d+)+\)", line)
+        split = re.search(r"; (4 engines by (rows|output channels) [\d+]+|1 engine, whole) \((fewest DDR bytes; )?"
+                          r"est cycles whole \d+(, by (rows|output channels) \d+)+(; rows overlap by the next layer's halo)?\)", line)
         assert split, f"{name}: {line}"
     # The stem (112 rows of 3x3 work) pays to split.
     assert "4 engines by " in convs["stem_conv"]
@@ -51,3 +53,29 @@ def test_an_unknown_split_mode_is_one_line(npusim, root, tmp_path):
     r = npusim("compile", root / "models/tiny_convnet.onnx", "-c", root / "configs/default.yaml",
                "-o", tmp_path / "m.npuprog", "--engine-split", "diagonal")
     assert_one_line_error(r, "--engine-split", "diagonal")
+
+
+def test_expand_rows_overlap_so_the_depthwise_conv_reads_them_on_chip(npusim, root, tmp_path, generated):
+    """MobileNetV2 on 4 engines: the expand conv before a 3x3 depthwise conv computes the halo
+    rows its neighbours' parts need as well (the parts' rows add up to more than the layer's),
+    so the depthwise conv reads its input on chip (no spill bytes), and the whole program
+    (chosen by DDR traffic) is far faster than engine 0 alone."""
+    config = config_with_engines(root, tmp_path, 4)
+    prog, report = tmp_path / "m.npuprog", tmp_path / "r.json"
+    r = npusim("compile", generated("mobilenetv2"), "-c", config, "-o", prog, "--explain")
+    assert r.code == 0, r.err
+    expand = mappings(r.out)["ir1_expand_conv"]
+    parts = re.search(r"; 4 engines by rows ([\d+]+) \(", expand)
+    assert parts and "rows overlap by the next layer's halo" in expand, expand
+    assert sum(int(p) for p in parts.group(1).split("+")) > 112
+    chosen = re.search(r"engines by DDR traffic: est (\d+) cycles, by layer prices (\d+), engine 0 alone (\d+)", expand)
+    assert chosen, expand
+    traffic, _, alone = map(int, chosen.groups())
+    assert traffic * 1.6 < alone
+    r = npusim("run", prog, "-c", config, "--timing-only", "-q", "--json", report)
+    assert r.code == 0, r.err
+    run = json.loads(report.read_text())
+    assert run["cycles"] == traffic
+    layers = {layer["name"]: layer for layer in run["layers"]}
+    assert layers["ir1_dw_conv"]["ddr_spill_bytes"] == 0
+    assert layers["ir1_expand_conv"]["ddr_spill_bytes"] > 0  # its 16-channel input crosses engines instead
