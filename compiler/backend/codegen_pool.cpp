@@ -27,7 +27,7 @@ constexpr std::int64_t kPoolBands = 16;
 // channels does not fit), bands of output rows, and its double-buffered input and output
 // slots (none for a value the step keeps resident: it is read or written in place).
 LayerMapping map_pool(const CodegenContext& ctx, const Node& n, const DdrTensor& x, const DdrTensor& y,
-                      const WindowGeometry& geo, std::int64_t es, bool x_home, bool y_home) {
+                      const WindowGeometry& geo, std::int64_t es, bool x_home, bool y_home, std::int64_t out_rows) {
   auto in_rows = [&](std::int64_t rows) { return std::min(x.h, (rows - 1) * geo.stride_h + geo.kernel_h); };
   const std::uint64_t row_bytes = static_cast<std::uint64_t>(x.w * x.c * es);
   const std::uint64_t out_row = static_cast<std::uint64_t>(y.w * y.c * es);
@@ -55,15 +55,15 @@ LayerMapping map_pool(const CodegenContext& ctx, const Node& n, const DdrTensor&
   if (need(1, cc) > ctx.sram_bytes || in_rows(1) > isa::field_max(Opcode::Pool, Field::in_h)) throw_tile_too_big(ctx, n, need(1, cc));
   // Row bands of a resident tensor must start on aligned addresses.
   auto aligned = [&](std::int64_t rows) {
-    if (rows >= y.h) return true;
+    if (rows >= out_rows) return true;
     if (y_home && static_cast<std::uint64_t>(rows) * out_row % ctx.alignment) return false;
     if (x_home)
-      for (std::int64_t r0 = 0; r0 < y.h; r0 += rows)
+      for (std::int64_t r0 = 0; r0 < out_rows; r0 += rows)
         if (static_cast<std::uint64_t>(std::max<std::int64_t>(0, r0 * geo.stride_h - geo.pad_top)) * row_bytes % ctx.alignment)
           return false;
     return true;
   };
-  std::int64_t rows = y.h;
+  std::int64_t rows = out_rows;
   while (rows > 1 && (need(rows, cc) > ctx.sram_bytes || in_rows(rows) > isa::field_max(Opcode::Pool, Field::in_h) || !aligned(rows))) rows = (rows + 1) / 2;
   if (!aligned(rows))
     throw CompileError(ctx.graph.source + ": layer '" + n.name + "': cannot tile its resident values on aligned rows");
@@ -74,14 +74,14 @@ LayerMapping map_pool(const CodegenContext& ctx, const Node& n, const DdrTensor&
   // also holds the in-order load queue for less time: on default.yaml the stem pool's 98 KB
   // band loads delayed the stem conv's next input tile (ResNet-18 2,401,959 -> 2,390,767
   // cycles with sixteenths against eighths).
-  for (std::int64_t band = (y.h + kPoolBands - 1) / kPoolBands; band < rows; ++band)
+  for (std::int64_t band = (out_rows + kPoolBands - 1) / kPoolBands; band < rows; ++band)
     if (aligned(band)) {
       rows = band;
       break;
     }
   LayerMapping map;
   map.unit = TileUnit::Vector;
-  map.loops = {{LoopDim::Channels, x.c, cc}, {LoopDim::Rows, y.h, rows}};
+  map.loops = {{LoopDim::Channels, x.c, cc}, {LoopDim::Rows, out_rows, rows}};
   map.region_base = ctx.sram_base;
   std::uint64_t at = ctx.sram_base;
   for (int i = 0; i < 2; ++i) {
@@ -139,7 +139,9 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
   const std::uint64_t row_bytes = static_cast<std::uint64_t>(x.w * x.c * es);
   const std::uint64_t out_row = static_cast<std::uint64_t>(y.w * y.c * es);
   LayerCode out;
-  out.mapping = map_pool(ctx, n, x, y, geo, es, x_home.has_value(), y_home.has_value());
+  // A multi-engine part (pool_split_extent) is a band of output rows.
+  const std::int64_t first_row = ctx.part ? ctx.part->begin : 0, end_row = ctx.part ? ctx.part->end : y.h;
+  out.mapping = map_pool(ctx, n, x, y, geo, es, x_home.has_value(), y_home.has_value(), end_row - first_row);
   const LayerMapping& map = out.mapping;
   const std::int64_t cc = map.loop(LoopDim::Channels).tile, rows = map.loop(LoopDim::Rows).tile;
   std::int64_t pad_value = is_max ? -128 : (ctx.int8() ? x.quant.zero_point : 0);
@@ -147,8 +149,8 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
   std::int64_t t = 0;
   for (std::int64_t c0 = 0; c0 < x.c; c0 += cc) {
     const std::int64_t nc = std::min(cc, x.c - c0);
-    for (std::int64_t r0 = 0; r0 < y.h; r0 += rows, ++t) {
-      std::int64_t nr = std::min(rows, y.h - r0);
+    for (std::int64_t r0 = first_row; r0 < end_row; r0 += rows, ++t) {
+      std::int64_t nr = std::min(rows, end_row - r0);
       std::int64_t start = r0 * geo.stride_h - geo.pad_top;
       std::int64_t end = (r0 + nr - 1) * geo.stride_h - geo.pad_top + geo.kernel_h - 1;
       std::int64_t ih0 = std::max<std::int64_t>(0, start), ih1 = std::min(x.h - 1, end) + 1;
@@ -201,12 +203,46 @@ LayerCode generate_pool(CodegenContext& ctx, const Node& n) {
 
 bool is_pool(const Node& n) { return n.op_type == "MaxPool" || n.op_type == "AveragePool"; }
 
+WindowGeometry pool_geometry(CodegenContext& ctx, const Node& n) {
+  auto k = n.get_ints("kernel_shape");
+  return window_geometry(n, ctx.graph.tensor(n.inputs[0]).shape, k[0], k[1]);
+}
+
+// Engine parts (engine_split.h): bands of output rows. Only where every row of the input and
+// the output is a whole number of alignment units, so a band starts aligned wherever the
+// engine's part of a resident value begins.
+std::int64_t pool_split_extent(CodegenContext& ctx, const Node& n, LoopDim dim) {
+  const DdrTensor& x = ctx.tensor(n.inputs[0]);
+  const DdrTensor& y = ctx.tensor(n.outputs[0]);
+  const std::int64_t es = ctx.elem_bytes();
+  if (dim != LoopDim::Rows || static_cast<std::uint64_t>(x.w * x.c * es) % ctx.alignment ||
+      static_cast<std::uint64_t>(y.w * y.c * es) % ctx.alignment)
+    return 0;
+  return y.h;
+}
+
+std::int64_t pool_channel_granule(CodegenContext&, const Node&) { return 1; }
+
+ValueBox pool_part_writes(CodegenContext& ctx, const Node& n, const EnginePart& part) {
+  return {part.begin, part.end, 0, ctx.tensor(n.outputs[0]).c};
+}
+
+ValueBox pool_part_reads(CodegenContext& ctx, const Node& n, const EnginePart& part, std::size_t) {
+  const WindowGeometry geo = pool_geometry(ctx, n);
+  const DdrTensor& x = ctx.tensor(n.inputs[0]);
+  const std::int64_t first = part.begin * geo.stride_h - geo.pad_top;
+  const std::int64_t last = (part.end - 1) * geo.stride_h - geo.pad_top + geo.kernel_h - 1;
+  return {std::max<std::int64_t>(0, first), std::min(x.h, last + 1), 0, x.c};
+}
+
+const LayerSplitter kPoolSplitter{pool_split_extent, pool_channel_granule, pool_part_reads, pool_part_writes};
+
 }  // namespace
 
 const NpuOpFamily& pool_family() {
   static const NpuOpFamily family{"pool", is_pool,
                                   pool_rejection, generate_pool, nullptr,
-                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true};
+                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true, &kPoolSplitter};
   return family;
 }
 

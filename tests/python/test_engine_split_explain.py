@@ -28,8 +28,10 @@ def test_explain_names_each_layers_split_and_the_estimates_behind_it(npusim, roo
         assert split, f"{name}: {line}"
     # The stem (112 rows of 3x3 work) pays to split.
     assert "4 engines by " in convs["stem_conv"]
-    # Layers no family splits say so.
-    assert "1 engine, whole (pool layers do not split)" in layers["stem_pool"]
+    # Pools split by rows as well (their rows are whole alignment units here); layers no family
+    # splits say so.
+    assert "4 engines by rows " in layers["stem_pool"]
+    assert "1 engine, whole (rowwise layers do not split)" in layers["gap"]
 
 
 def test_explain_on_one_engine_is_unchanged(npusim, root, tmp_path, generated):

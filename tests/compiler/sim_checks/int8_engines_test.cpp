@@ -79,10 +79,14 @@ TEST_CASE("forced splits split every conv layer and meet at syncs", "[compiler][
   REQUIRE_MODEL(small_model("resnet18"));
   const CompiledModel rows = compile_on(small_model("resnet18"), 4, Precision::Int8, EngineSplitMode::Rows);
   const CompiledModel none = compile_on(small_model("resnet18"), 4, Precision::Int8, EngineSplitMode::None);
-  int convs = 0;
-  for (const auto& l : rows.layers) convs += l.op.rfind("Conv", 0) == 0 || l.op.rfind("Gemm", 0) == 0 ? 1 : 0;
-  // Every conv splits by rows but the fc (one row: M = 1).
-  CHECK(split_counts(rows).split_layers == convs - 1);
+  int convs = 0, pools = 0;
+  for (const auto& l : rows.layers) {
+    convs += l.op.rfind("Conv", 0) == 0 || l.op.rfind("Gemm", 0) == 0 ? 1 : 0;
+    pools += l.op == "MaxPool" || l.op == "AveragePool" ? 1 : 0;
+  }
+  // Every conv and pool splits by rows but the fc (one row: M = 1).
+  CHECK(pools > 0);
+  CHECK(split_counts(rows).split_layers == convs + pools - 1);
   CHECK(split_counts(rows).syncs > 0);
   CHECK(split_counts(none).split_layers == 0);
   CHECK(split_counts(none).syncs == 0);
