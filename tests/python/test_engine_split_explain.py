@@ -81,3 +81,19 @@ def test_expand_rows_overlap_so_the_depthwise_conv_reads_them_on_chip(npusim, ro
     layers = {layer["name"]: layer for layer in run["layers"]}
     assert layers["ir1_dw_conv"]["ddr_spill_bytes"] == 0
     assert layers["ir1_expand_conv"]["ddr_spill_bytes"] > 0  # its 16-channel input crosses engines instead
+
+
+def test_squeezenet_fp16_splits_on_six_engines_every_way(npusim, root, tmp_path):
+    """SqueezeNet's 31-wide fire modules on Lunar Lake's six engines in FP16: rows of 31 x 16
+    channels are not whole alignment units, so no part may start inside another's rows on chip
+    (no overlapping rows, no pool split); every split mode compiles, and each program's estimate
+    is its run's cycles."""
+    config = root / "configs/intel-npu-lunar-lake.yaml"
+    for mode in ("auto", "layer-price", "traffic", "rows", "channels"):
+        prog, summary, report = tmp_path / f"{mode}.npuprog", tmp_path / f"{mode}.json", tmp_path / f"{mode}-run.json"
+        r = npusim("compile", root / "models/exported/squeezenet1_1.onnx", "-c", config, "--precision", "fp16",
+                   "-o", prog, "--engine-split", mode, "--json", summary, "-q")
+        assert r.code == 0, (mode, r.err)
+        r = npusim("run", prog, "-c", config, "--timing-only", "-q", "--json", report)
+        assert r.code == 0, (mode, r.err)
+        assert json.loads(summary.read_text())["estimated_cycles"] == json.loads(report.read_text())["cycles"], mode
