@@ -69,7 +69,8 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
   // region holds them, so the loads of the next tiles (small ones, per head in attention, each
   // paying its DMA setup and latency) run ahead on both DMA channels while the array works.
   // The dependency pass orders slot reuse from the addresses.
-  const std::uint64_t tiles_total = static_cast<std::uint64_t>(geo.batch) * static_cast<std::uint64_t>((M + mc - 1) / mc) *
+  const std::int64_t batches = ctx.part ? ctx.part->size() : geo.batch;
+  const std::uint64_t tiles_total = static_cast<std::uint64_t>(batches) * static_cast<std::uint64_t>((M + mc - 1) / mc) *
                                     static_cast<std::uint64_t>((N + nc - 1) / nc);
   int slots = 2;
   while (slots < kMaxSlots && static_cast<std::uint64_t>(slots) < tiles_total &&
@@ -79,7 +80,9 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
   LayerMapping& map = out.mapping;
   map.unit = TileUnit::Array;
   map.dataflow = ctx.config.mac_array.dataflow;
-  map.loops = {{LoopDim::Batch, geo.batch, 1}, {LoopDim::M, M, mc}, {LoopDim::N, N, nc}};
+  // A multi-engine part (matmul_split_extent) is a range of batch indices: attention's heads.
+  const std::int64_t b0 = ctx.part ? ctx.part->begin : 0, b1 = ctx.part ? ctx.part->end : geo.batch;
+  map.loops = {{LoopDim::Batch, b1 - b0, 1}, {LoopDim::M, M, mc}, {LoopDim::N, N, nc}};
   map.region_base = ctx.sram_base;  // the layer's region (compiler/README.md, generator contract)
   std::uint64_t at = ctx.sram_base;
   const std::uint64_t params_at = map.place(BufferRole::Params, 0, ctx.alignment, at);
@@ -100,7 +103,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
   }
   LayerStream stream({Unit::Load, Unit::Compute, Unit::Vector, Unit::Store}, false);
   std::int64_t t = 0;
-  for (std::int64_t bi = 0; bi < geo.batch; ++bi) {
+  for (std::int64_t bi = b0; bi < b1; ++bi) {
     const std::int64_t a_off = geo.a_batch_offset[static_cast<std::size_t>(bi)];
     const std::int64_t b_off = geo.b_batch_offset[static_cast<std::size_t>(bi)];
     const std::int64_t y_off = bi * M * N;
@@ -160,12 +163,33 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
 
 bool is_matmul(const Node& n) { return n.op_type == "MatMul"; }
 
+// Engine parts (engine_split.h): ranges of batch indices (attention's heads), counted as
+// output-channel units. Both operands and the result stay in DDR (the family neither reads
+// nor writes resident values), and the parts' boxes say so conservatively: a part reads all
+// of each input and is not known to have written any box of its output, so every layer
+// around a split matmul meets the engines at a sync and reads the value from DDR.
+std::int64_t matmul_split_extent(CodegenContext& ctx, const Node& n, LoopDim dim) {
+  return dim == LoopDim::OutChannels ? matmul_geometry(ctx.graph, n).batch : 0;
+}
+
+std::int64_t matmul_channel_granule(CodegenContext&, const Node&) { return 1; }
+
+ValueBox matmul_part_writes(CodegenContext&, const Node&, const EnginePart&) { return {}; }
+
+ValueBox matmul_part_reads(CodegenContext& ctx, const Node& n, const EnginePart&, std::size_t input) {
+  const DdrTensor& t = ctx.tensor(n.inputs[input]);
+  return {0, t.h, 0, t.c};
+}
+
+const LayerSplitter kMatMulSplitter{matmul_split_extent, matmul_channel_granule, matmul_part_reads, matmul_part_writes};
+
 }  // namespace
 
 const NpuOpFamily& matmul_family() {
   static const NpuOpFamily family{"matmul", is_matmul,
                                   matmul_rejection, generate_matmul, nullptr,
-                                  /*region_aware=*/true, /*reads_resident=*/false, /*writes_resident=*/false};
+                                  /*region_aware=*/true, /*reads_resident=*/false, /*writes_resident=*/false,
+                                  &kMatMulSplitter};
   return family;
 }
 
