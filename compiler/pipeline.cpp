@@ -109,6 +109,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   pipeline.run("activation-patterns", g, then_clean(fuse_activation_patterns));
   pipeline.run("layernorm-pattern", g, then_clean(fuse_layernorm_pattern));
   pipeline.run("batchnorm-folding", g, then_clean(fold_batchnorm));
+  if (has_batched_images(g)) pipeline.run("batch-split", g, split_batch_into_images);
   pipeline.run("npu-lowering", g, lower_for_npu);
   if (before_fusion) *before_fusion = g;
   pipeline.run("fusion", g, [](Graph& x) {
