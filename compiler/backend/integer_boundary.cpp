@@ -1,6 +1,7 @@
 #include "compiler/backend/integer_boundary.h"
 
 #include "compiler/backend/partition.h"
+#include "compiler/core/npu_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -132,6 +133,20 @@ std::string fold_integer_boundary(Graph& g, container::CompiledModel& model) {
     detail += (detail.empty() ? "" : ", ") + std::to_string(requantised.size()) +
               " requantised on the NPU (the file's parameters differ from the NPU value's)";
   return detail;
+}
+
+void reject_cpu_fallbacks(const Graph& graph, const std::vector<container::Fallback>& fallbacks) {
+  for (const auto& f : fallbacks)
+    throw CompileError(graph.source + ": --strict: node '" + f.node + "' (" + f.op + ") would fall back to the CPU: " + f.reason);
+}
+
+void require_npu_after_integer_boundary(const Graph& graph, const container::CompiledModel& model) {
+  Graph folded = graph;
+  container::CompiledModel judged;
+  judged.fallbacks = model.fallbacks;
+  if (std::any_of(folded.nodes.begin(), folded.nodes.end(), [](const Node& n) { return is_requantisation(n.op_type); }))
+    fold_integer_boundary(folded, judged);
+  reject_cpu_fallbacks(graph, judged.fallbacks);
 }
 
 }  // namespace npu::compiler

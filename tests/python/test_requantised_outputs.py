@@ -169,6 +169,28 @@ def test_requantising_input_runs_on_the_npu_like_onnx_runtime(tmp_path):
     assert_like_onnx_runtime(got("y"), onnx_runtime(path, x)["y"])
 
 
+@pytest.mark.parametrize("case", ["requantising-output", "requantising-input", "cpu-layer"])
+def test_quant_report_strict_agrees_with_compile_strict(tmp_path, case):
+    """quant-report --strict judges the int8 boundary conversions after the same integer-boundary
+    pass as compile --strict: both accept the models whose conversions the NPU takes, and both
+    refuse, with the same line, one whose conversion stays on the CPU with a CPU layer."""
+    path = {"requantising-output": lambda: conv_model(tmp_path / "rq.onnx", (0.1, -5), (0.05, 7)),
+            "requantising-input": lambda: conv_model(tmp_path / "rq.onnx", (0.1, -5), (0.1, -5), input_pair=(0.05, -2)),
+            "cpu-layer": lambda: conv_model(tmp_path / "rq.onnx", (0.1, -5), (0.005, 0),
+                                            between=("LpNormalization", {"axis": 1, "p": 2}))}[case]()
+    compiled = run_npusim("compile", path, "-c", CONFIG, "--strict", "-o", tmp_path / "m.npuprog", "-q")
+    report = run_npusim("quant-report", path, "-c", CONFIG, "--strict")
+    if case == "cpu-layer":
+        assert compiled.code == 1 and report.code == 1, (compiled.err, report.err)
+        line = compiled.err.strip().splitlines()[-1].split("error: ", 1)[1]
+        assert "--strict: node '" in line and "would fall back to the CPU" in line, line
+        assert report.err.strip().splitlines()[-1].split("error: ", 1)[1] == line, (report.err, line)
+    else:
+        assert compiled.code == 0, compiled.err
+        assert report.code == 0, report.err
+        assert "model outputs, all int8" in report.out, report.out
+
+
 def test_fp16_compile_keeps_the_conversions_on_the_cpu(tmp_path):
     path = conv_model(tmp_path / "rq.onnx", (0.1, -5), (0.05, 7))
     r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "--explain", "-o", tmp_path / "m.npuprog")
