@@ -110,12 +110,12 @@ class BatchSplit {
     }
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
       const std::string& v = n.inputs[i];
-      if (v.empty()) continue;
+      if (v.empty() || (seed && i > 0)) continue;  // a conv's weights, a resize's scales: shared
       const Tensor& t = g_.tensor(v);
       if (!t.shape_known) return 0;
       if (t.is_constant) {
-        // Weights and per-channel parameters are shared; a constant that differs per image is not.
-        if (!batch_one_op(op) && batched(t, y.shape.size(), N)) return 0;
+        // Per-channel parameters are shared; a constant that differs per image is not.
+        if (batched(t, y.shape.size(), N)) return 0;
         continue;
       }
       if (pieces_.count(v)) {
@@ -220,8 +220,9 @@ class BatchSplit {
       Node c = n;
       c.name = fresh(n.name + kImageTag + std::to_string(i));
       if (c.fused_nodes.empty()) c.fused_nodes = {n.name};
-      for (auto& in : c.inputs) {
-        if (in.empty()) continue;
+      for (std::size_t k = 0; k < c.inputs.size(); ++k) {
+        std::string& in = c.inputs[k];
+        if (in.empty() || (batch_one_op(n.op_type) && k > 0)) continue;
         const Tensor& t = g_.tensor(in);
         if (!t.is_constant && (pieces_.count(in) || batched(t, rank, N))) in = piece(in, N, static_cast<std::size_t>(i), out);
       }
