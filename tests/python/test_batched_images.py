@@ -165,3 +165,13 @@ def test_batched_convnet_int8_calibrated_runs_on_the_npu(tmp_path):
     cos = float(np.dot(got["y"].ravel(), want["y"].ravel()) /
                 (np.linalg.norm(got["y"]) * np.linalg.norm(want["y"])))
     assert cos >= 0.99, cos
+
+
+def test_keep_fp16_names_every_image_of_a_batched_layer(tmp_path):
+    """--keep-fp16 with a model's node name keeps that layer in fp16 for every image of the batch,
+    not only the first copy (an image's precision must not depend on its place in the batch)."""
+    model = convnet(tmp_path / "m.onnx", 3)
+    r = run_npusim("compile", model, "-c", CONFIG, "--precision", "int8", "--keep-fp16", "conv2", "-o",
+                   tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert "fp16 layers by --keep-fp16 (3): conv2@image0, conv2@image1, conv2@image2" in r.out, r.out
