@@ -109,6 +109,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   pipeline.run("activation-patterns", g, then_clean(fuse_activation_patterns));
   pipeline.run("layernorm-pattern", g, then_clean(fuse_layernorm_pattern));
   pipeline.run("batchnorm-folding", g, then_clean(fold_batchnorm));
+  if (has_batched_images(g)) pipeline.run("batch-split", g, split_batch_into_images);
   pipeline.run("npu-lowering", g, lower_for_npu);
   if (before_fusion) *before_fusion = g;
   pipeline.run("fusion", g, [](Graph& x) {
@@ -157,9 +158,7 @@ Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, C
     pipeline.record("quantization", g, before, quantize_graph(g, unfused, options, model, npu_questions(config, options)));
     if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear"; }))
       pipeline.run("integer-boundary", g, [&](Graph& x) { return fold_integer_boundary(x, model); });
-    if (options.strict)
-      for (const auto& f : model.fallbacks)
-        throw CompileError(g.source + ": --strict: node '" + f.node + "' (" + f.op + ") would fall back to the CPU: " + f.reason);
+    if (options.strict) reject_cpu_fallbacks(g, model.fallbacks);
   }
 
   int transposes = 0;
@@ -180,6 +179,8 @@ SensitivityReport quantization_sensitivity(const std::string& onnx_path, const C
   Graph g = import_and_optimize(onnx_path, plain, passes, &unfused, &model.warnings);
   model.fallbacks = assign_devices(g, Precision::Int8, plain.strict);
   quantize_graph(g, unfused, plain, model, npu_questions(nullptr, plain));
+  // Judged as compile --strict judges (the simulation below keeps the float conversions).
+  if (plain.strict) require_npu_after_integer_boundary(g, model);
   std::vector<std::string> ignored;
   const auto samples = calibration_inputs(unfused, plain, ignored);
   scheme = model.quantization.scheme;

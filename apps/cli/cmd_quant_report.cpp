@@ -88,13 +88,14 @@ int run_quant_report(const std::vector<std::string>& args) {
       ("calib", po::value<std::string>(), "directory of .npy calibration inputs (<input>.npy or <input>_N.npy)")
       ("json", po::value<std::string>(), "write the per-layer figures as JSON to FILE")
       ("output,o", po::value<std::string>(), "PNG bar chart (runs python3 scripts/plot_quant_report.py on the JSON)")
-      ("top", po::value<std::size_t>()->default_value(8), "how many of the most sensitive layers to name");
+      ("top", po::value<std::size_t>()->default_value(8), "how many of the most sensitive layers to name")
+      ("strict", po::bool_switch(), "any CPU fallback of the INT8 compile is an error naming the node (as compile --strict)");
   add_input_options(opts);
   add_quant_options(opts);
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line(
-      "npusim quant-report MODEL.onnx|MODEL.tflite --config CFG [--calib DIR] [--calib-method M] [--json OUT] [-o chart.png]", opts,
+      "npusim quant-report MODEL.onnx|MODEL.tflite --config CFG [--calib DIR] [--calib-method M] [--strict] [--json OUT] [-o chart.png]", opts,
       pos, args);
   if (!vm) return kExitOk;
 
@@ -104,6 +105,7 @@ int run_quant_report(const std::vector<std::string>& args) {
   read_quant_options(*vm, options);
   if (vm->count("calib")) options.calibration_dir = (*vm)["calib"].as<std::string>();
   read_input_options(*vm, options);
+  options.strict = (*vm)["strict"].as<bool>();
   const std::string model = (*vm)["model"].as<std::string>();
   std::string scheme;
   std::vector<std::string> warnings;

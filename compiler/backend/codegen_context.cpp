@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "compiler/passes/passes.h"
 #include "compiler/quant/int8_layer_params.h"
 #include "compiler/quant/quant_math.h"
 #include "isa/fp16.h"
@@ -45,6 +46,9 @@ CodegenContext::CodegenContext(const Graph& g, const HardwareConfig& c, Precisio
   sram_capacity = std::min<std::uint64_t>(c.sram.capacity_bytes, (1ull << 24)) / alignment * alignment;
   sram_base = 0;
   sram_bytes = sram_capacity;
+  // The per-image copies of a batched layer (passes/batch_split.cpp) pack the same weights and
+  // parameters: stored once, as the model stores them.
+  share_equal_data = std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return !batch_image_base(n.name).empty(); });
 }
 
 std::shared_ptr<const Int8ConvParams> CodegenContext::conv_params(const Node& node) const {

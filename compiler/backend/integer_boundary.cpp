@@ -1,6 +1,7 @@
 #include "compiler/backend/integer_boundary.h"
 
 #include "compiler/backend/partition.h"
+#include "compiler/core/npu_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +11,9 @@ namespace {
 
 bool is_graph_input(const Graph& g, const std::string& v) { return std::find(g.inputs.begin(), g.inputs.end(), v) != g.inputs.end(); }
 
-// The per-tensor int8 scale and zero point of a Quantize/DequantizeLinear, if constant.
-bool int8_params(const Graph& g, const Node& n, float& scale, std::int32_t& zero_point) {
+// The per-tensor scale and zero point of a Quantize/DequantizeLinear, if constant, on the int8
+// grid: a uint8 one (unsigned) as the int8 grid of the same reals, its zero point less 128.
+bool int8_params(const Graph& g, const Node& n, float& scale, std::int32_t& zero_point, bool& unsigned_io) {
   if (n.inputs.size() < 2 || !g.is_constant(n.inputs[1])) return false;
   const Tensor& s = g.tensor(n.inputs[1]);
   if (s.floats.size() != 1 || !(s.floats[0] > 0.0f)) return false;
@@ -19,11 +21,14 @@ bool int8_params(const Graph& g, const Node& n, float& scale, std::int32_t& zero
   if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
     if (!g.is_constant(n.inputs[2])) return false;
     const Tensor& z = g.tensor(n.inputs[2]);
-    if (z.elem_type != kInt8 || z.ints.size() != 1) return false;
+    if ((z.elem_type != kInt8 && z.elem_type != kUint8) || z.ints.size() != 1) return false;
     zero_point = static_cast<std::int32_t>(z.ints[0]);
-  } else if (n.op_type == "QuantizeLinear") {
-    return false;  // uint8 by default
+    unsigned_io = z.elem_type == kUint8;
+  } else {
+    // No zero point: QuantizeLinear makes uint8; DequantizeLinear reads its input's type.
+    unsigned_io = n.op_type == "QuantizeLinear" || g.tensor(n.inputs[0]).elem_type == kUint8;
   }
+  if (unsigned_io) zero_point -= 128;
   scale = s.floats[0];
   return true;
 }
@@ -51,27 +56,43 @@ bool at_integer_boundary(const Graph& g, const Node& n) {
   if (!n.domain.empty() || n.inputs.empty() || n.outputs.size() != 1) return false;
   const std::string &in = n.inputs[0], &out = n.outputs[0];
   if (n.op_type == "DequantizeLinear")
-    return is_graph_input(g, in) && g.tensor(in).elem_type == kInt8 && !g.is_graph_output(out);
+    return is_graph_input(g, in) && (g.tensor(in).elem_type == kInt8 || g.tensor(in).elem_type == kUint8) &&
+           !g.is_graph_output(out);
   return n.op_type == "QuantizeLinear" && g.is_graph_output(out) && g.consumers(out).empty() && !g.is_graph_output(in) &&
          !is_graph_input(g, in);
 }
 
 std::string fold_integer_boundary(Graph& g, container::CompiledModel& model) {
   std::vector<std::string> removed, requantised;
+  int unsigned_sides = 0;
   std::vector<bool> drop(g.nodes.size(), false);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
     float scale;
     std::int32_t zp;
-    if (n.device != Node::Device::Cpu || !at_integer_boundary(g, n) || !int8_params(g, n, scale, zp)) continue;
+    bool unsigned_io = false;
+    if (n.device != Node::Device::Cpu || !at_integer_boundary(g, n) || !int8_params(g, n, scale, zp, unsigned_io)) continue;
     const std::string in = n.inputs[0], out = n.outputs[0];
     QuantParams file;
     file.scale = scale;
     file.zero_point = zp;
     // Any other parameters on the NPU side: the node itself runs there, an int8 -> int8 table
-    // (int8_layer_params.h), its integer side holding the file's parameters.
+    // (int8_layer_params.h), its integer side holding the file's parameters. A uint8 side holds
+    // the code itself on the grid (1, -128): byte u as u - 128, which the runtime's quantisation of
+    // the host's uint8 values (and dequantisation back) computes exactly, with no uint8 type on
+    // the NPU; the table then applies the file's parameters (the node's integer_* attributes).
     auto requantise = [&](const std::string& integer_side) {
-      g.tensor(integer_side).quant = file;
+      if (unsigned_io) {
+        ++unsigned_sides;
+        n.set_float("integer_scale", file.scale);
+        n.set_int("integer_zero_point", file.zero_point);
+        QuantParams code;
+        code.scale = 1.0f;
+        code.zero_point = -128;
+        g.tensor(integer_side).quant = code;
+      } else {
+        g.tensor(integer_side).quant = file;
+      }
       n.device = Node::Device::Npu;
       n.fallback_reason.clear();
       requantised.push_back(n.name);
@@ -83,7 +104,7 @@ std::string fold_integer_boundary(Graph& g, container::CompiledModel& model) {
       if (readers.empty() || !std::all_of(readers.begin(), readers.end(), [&](int r) { return runs_int8_on_npu(g.nodes[r]); }) ||
           !g.tensor(out).quant.valid() || (g.tensor(in).quant.valid() && !same_params(g.tensor(in).quant, scale, zp)))
         continue;
-      if (!same_params(g.tensor(out).quant, scale, zp)) {
+      if (unsigned_io || !same_params(g.tensor(out).quant, scale, zp)) {
         requantise(in);
         continue;
       }
@@ -98,7 +119,7 @@ std::string fold_integer_boundary(Graph& g, container::CompiledModel& model) {
       const int producer = g.producer(in);
       if (producer < 0 || !runs_int8_on_npu(g.nodes[producer]) || !g.tensor(in).quant.valid()) continue;
       // The value read elsewhere, or computed on another grid: the NPU requantises it.
-      if (g.consumers(in).size() != 1 || !same_params(g.tensor(in).quant, scale, zp)) {
+      if (unsigned_io || g.consumers(in).size() != 1 || !same_params(g.tensor(in).quant, scale, zp)) {
         requantise(out);
         continue;
       }
@@ -130,8 +151,24 @@ std::string fold_integer_boundary(Graph& g, container::CompiledModel& model) {
   if (!removed.empty()) detail = std::to_string(removed.size()) + " int8 graph input/output conversions taken by the NPU as they are";
   if (!requantised.empty())
     detail += (detail.empty() ? "" : ", ") + std::to_string(requantised.size()) +
-              " requantised on the NPU (the file's parameters differ from the NPU value's)";
+              " requantised on the NPU (" +
+              (unsigned_sides ? std::to_string(unsigned_sides) + " of them uint8 on the host, u held as u - 128; " : "") +
+              "the file's parameters differ from the NPU value's)";
   return detail;
+}
+
+void reject_cpu_fallbacks(const Graph& graph, const std::vector<container::Fallback>& fallbacks) {
+  for (const auto& f : fallbacks)
+    throw CompileError(graph.source + ": --strict: node '" + f.node + "' (" + f.op + ") would fall back to the CPU: " + f.reason);
+}
+
+void require_npu_after_integer_boundary(const Graph& graph, const container::CompiledModel& model) {
+  Graph folded = graph;
+  container::CompiledModel judged;
+  judged.fallbacks = model.fallbacks;
+  if (std::any_of(folded.nodes.begin(), folded.nodes.end(), [](const Node& n) { return is_requantisation(n.op_type); }))
+    fold_integer_boundary(folded, judged);
+  reject_cpu_fallbacks(graph, judged.fallbacks);
 }
 
 }  // namespace npu::compiler

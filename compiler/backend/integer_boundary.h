@@ -25,4 +25,12 @@ bool at_integer_boundary(const Graph& graph, const Node& node);
 // detail ("" when nothing changed).
 std::string fold_integer_boundary(Graph& graph, container::CompiledModel& model);
 
+// --strict of an INT8 compile and of quant-report: the conversions this pass takes off the CPU
+// are judged after it, so the two commands accept and reject the same models.
+// reject_cpu_fallbacks: CompileError naming the first node left on the CPU (after the pass);
+// require_npu_after_integer_boundary: the same on a copy of a quantised graph the pass has not
+// run on (quant-report simulates the graph with its conversions as they are).
+void reject_cpu_fallbacks(const Graph& graph, const std::vector<container::Fallback>& fallbacks);
+void require_npu_after_integer_boundary(const Graph& graph, const container::CompiledModel& model);
+
 }  // namespace npu::compiler

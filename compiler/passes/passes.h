@@ -21,6 +21,14 @@ bool is_recurrent(const Node& node);  // an ONNX LSTM, GRU or RNN
 // Why an LSTM/GRU/RNN node is not lowered ("" when it would be).
 std::string recurrent_lowering_obstacle(const Graph& graph, const Node& node);
 
+// A batch of N > 1 images through convs and pools (the NPU's images are batch 1) as N per-image
+// chains over the same constant weights, a Split where the batch enters them and a Concat
+// where it leaves (batch_split.cpp). Piece i of value v is named batch_image_base's way.
+std::string split_batch_into_images(Graph& graph);
+bool has_batched_images(const Graph& graph);  // a conv, pool or resize reads a 4-D image of batch > 1
+// "v" for a piece "v@image<i>" of a batched value, else "".
+std::string batch_image_base(const std::string& name);
+
 // BatchNormalization -> per-channel Mul and Add; per-channel Mul/Add by constants fold into the
 // Conv/ConvTranspose/Gemm/MatMul before them or the unpadded Conv after them.
 std::string fold_batchnorm(Graph& graph);

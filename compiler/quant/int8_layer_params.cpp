@@ -197,8 +197,15 @@ Int8ElementwiseParams int8_elementwise_params(const Graph& g, const Node& n) {
     if (!n.inputs[i].empty() && !g.is_constant(n.inputs[i])) p.operands[i] = g.tensor(n.inputs[i]).quant;
   const int single = unary_operand(g, n);
   if (is_requantisation(op)) {  // the identity from one int8 grid to another
+    QuantParams from = p.operands[0], to = y;
+    if (n.has("integer_scale")) {  // a uint8 graph side holds the code (backend/integer_boundary.cpp)
+      QuantParams file;
+      file.scale = n.get_float("integer_scale", 1.0f);
+      file.zero_point = static_cast<std::int32_t>(n.get_int("integer_zero_point", 0));
+      (op == "DequantizeLinear" ? from : to) = file;
+    }
     p.kind = Int8ElementwiseParams::Kind::Lut;
-    p.lut = requantization_table(p.operands[0].scale, p.operands[0].zero_point, y.scale, y.zero_point);
+    p.lut = requantization_table(from.scale, from.zero_point, to.scale, to.zero_point);
     return p;
   }
   if ((op == "Relu" || op == "Clip") && single == 0) {  // same parameters in and out: clip the integers

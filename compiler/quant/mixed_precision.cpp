@@ -1,5 +1,7 @@
 #include "compiler/quant/mixed_precision.h"
 
+#include "compiler/passes/passes.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -103,6 +105,12 @@ std::vector<std::string> resolve_fp16_names(const Graph& g, const std::vector<st
     const std::string why = fp16_rejection(g, n);
     if (!why.empty()) throw CompileError(g.source + ": " + which + " cannot run in fp16 on the NPU: " + why);
     if (std::find(out.begin(), out.end(), n.name) == out.end()) out.push_back(n.name);
+    // The other images' copies of a batched layer (passes/batch_split.cpp) go with it.
+    const std::string base = batch_image_base(n.name);
+    if (!base.empty())
+      for (const auto& copy : g.nodes)
+        if (batch_image_base(copy.name) == base && std::find(out.begin(), out.end(), copy.name) == out.end())
+          out.push_back(copy.name);
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "compiler/passes/passes.h"
 #include "compiler/quant/calibration_statistics.h"
 #include "compiler/quant/host_node_runner.h"
 #include "compiler/quant/mixed_precision.h"
@@ -38,12 +39,35 @@ void make_symmetric(Graph& g) {
     }
 }
 
+// The per-image pieces of a batched value (passes/batch_split.cpp) and the value itself take the
+// union of their ranges: each piece saw only its own image of every calibration batch, and one
+// set of parameters for all keeps an image's result independent of its place in the batch.
+void share_batch_ranges(ValueRanges& ranges) {
+  ValueRanges merged;
+  for (const auto& [name, r] : ranges) {
+    const std::string base = batch_image_base(name);
+    if (base.empty()) continue;
+    auto [it, fresh] = merged.try_emplace(base, r);
+    if (!fresh) it->second = {std::min(it->second.first, r.first), std::max(it->second.second, r.second)};
+  }
+  for (auto& [base, r] : merged) {
+    const auto whole = ranges.find(base);
+    if (whole != ranges.end()) r = {std::min(r.first, whole->second.first), std::max(r.second, whole->second.second)};
+  }
+  for (auto& [name, r] : ranges) {
+    const std::string base = batch_image_base(name);
+    const auto m = merged.find(base.empty() ? name : base);
+    if (m != merged.end()) r = m->second;
+  }
+}
+
 // A QDQ model's own ranges (qdq_import.h) stand; calibration fills the values it leaves out.
 ValueRanges ranges_by_method(const CalibrationStatistics& stats, const QuantOptions& q, const Graph& g) {
   ValueRanges ranges;
   for (const auto& [name, h] : stats)
     ranges[name] = clipping_range(h, q.method, q.percentile, q.symmetric_activations);
   for (const auto& [name, r] : g.qdq_ranges) ranges[name] = r;
+  share_batch_ranges(ranges);
   return ranges;
 }
 
