@@ -67,6 +67,14 @@ void report_dynamic_shapes(const Graph& g, const CompileOptions& options, std::v
 Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& options,
                           std::vector<PassSummary>& summaries, Graph* before_fusion,
                           std::vector<std::string>* warnings) {
+  std::function<void(const Graph&)> copy;
+  if (before_fusion) copy = [before_fusion](const Graph& g) { *before_fusion = g; };
+  return import_and_optimize(onnx_path, options, summaries, copy, warnings);
+}
+
+Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& options,
+                          std::vector<PassSummary>& summaries, const std::function<void(const Graph&)>& at_fusion,
+                          std::vector<std::string>* warnings) {
   PassPipeline pipeline(options, summaries);
   Graph g = import_model(onnx_path, options.input_shapes, options.max_tensor_bytes);
   pipeline.record("import", g, g.nodes.size(),
@@ -111,7 +119,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   pipeline.run("batchnorm-folding", g, then_clean(fold_batchnorm));
   if (has_batched_images(g)) pipeline.run("batch-split", g, split_batch_into_images);
   pipeline.run("npu-lowering", g, lower_for_npu);
-  if (before_fusion) *before_fusion = g;
+  if (at_fusion) at_fusion(g);
   pipeline.run("fusion", g, [](Graph& x) {
     auto d = fuse_layers(x);
     remove_dead_nodes(x);
@@ -139,8 +147,11 @@ NpuQuestions npu_questions(const HardwareConfig* config, const CompileOptions& o
 Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, CompiledModel& model,
                   const HardwareConfig* config) {
   model.precision = options.precision;
-  Graph unfused;
-  Graph g = import_and_optimize(onnx_path, options, model.passes, &unfused, &model.warnings);
+  Calibration calibration;
+  const auto calibrate_unfused = [&](const Graph& unfused) {
+    if (options.precision == Precision::Int8) calibration = calibrate(unfused, options, model.warnings);
+  };
+  Graph g = import_and_optimize(onnx_path, options, model.passes, calibrate_unfused, &model.warnings);
   model.model_inputs = g.inputs;
   model.model_outputs = g.outputs;
   PassPipeline pipeline(options, model.passes);
@@ -155,7 +166,7 @@ Graph lower_graph(const std::string& onnx_path, const CompileOptions& options, C
     if (options.quant.weights == WeightOnly::Int4)
       pipeline.run("int4-weights", g, [](Graph& x) { return mark_int4_weights(x); });
     before = g.nodes.size();
-    pipeline.record("quantization", g, before, quantize_graph(g, unfused, options, model, npu_questions(config, options)));
+    pipeline.record("quantization", g, before, quantize_graph(g, calibration, options, model, npu_questions(config, options)));
     if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear"; }))
       pipeline.run("integer-boundary", g, [&](Graph& x) { return fold_integer_boundary(x, model); });
     if (options.strict) reject_cpu_fallbacks(g, model.fallbacks);
@@ -175,14 +186,15 @@ SensitivityReport quantization_sensitivity(const std::string& onnx_path, const C
   plain.quant.keep_fp16.clear();
   CompiledModel model;
   std::vector<PassSummary> passes;
-  Graph unfused;
-  Graph g = import_and_optimize(onnx_path, plain, passes, &unfused, &model.warnings);
+  Calibration calibration;
+  Graph g = import_and_optimize(
+      onnx_path, plain, passes, [&](const Graph& unfused) { calibration = calibrate(unfused, plain, model.warnings); },
+      &model.warnings);
   model.fallbacks = assign_devices(g, Precision::Int8, plain.strict);
-  quantize_graph(g, unfused, plain, model, npu_questions(nullptr, plain));
+  quantize_graph(g, calibration, plain, model, npu_questions(nullptr, plain));
   // Judged as compile --strict judges (the simulation below keeps the float conversions).
   if (plain.strict) require_npu_after_integer_boundary(g, model);
-  std::vector<std::string> ignored;
-  const auto samples = calibration_inputs(unfused, plain, ignored);
+  const std::vector<TensorMap>& samples = calibration.samples;
   scheme = model.quantization.scheme;
   warnings = model.warnings;
   QuantSimulator sim(g, host_node_runner(g, options.host_runner));

@@ -4,6 +4,7 @@
 // Exposed so tests and tools can stop after any stage. The only place that joins the stages:
 // quantisation asks the back end its questions through npu_questions.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ namespace npu::compiler {
 Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& options,
                           std::vector<PassSummary>& summaries, Graph* before_fusion = nullptr,
                           std::vector<std::string>* warnings = nullptr);
+// The same, calling `at_fusion` with the graph just before fusion instead of copying it (the
+// pipeline calibrates there: a copy would hold a second set of the FP32 weights).
+Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& options,
+                          std::vector<PassSummary>& summaries, const std::function<void(const Graph&)>& at_fusion,
+                          std::vector<std::string>* warnings);
 
 // compile() in two halves, for tools that need the graph codegen sees (the integer reference):
 // lower_graph imports, optimises, partitions, quantises (int8) and converts the layout, filling

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "compiler/backend/dependency_tokens.h"
 #include "costmodel/footprint.h"
-#include "costmodel/program_estimate.h"
+#include "costmodel/machine/machine.h"
+#include "costmodel/program_plan.h"
 
 namespace npu::compiler {
 namespace {
@@ -28,6 +30,9 @@ constexpr std::size_t kWindowTail = 256;
 // Pairs whose conflict scan would compare more instruction pairs than this stay as they are
 // (compile time on very long layers).
 constexpr std::uint64_t kMaxPairsScanned = 4'000'000;
+// Windows that begin alike in fewer instructions than this are each timed from the start: the
+// common part's own run would cost more than it saves (windows_cycles).
+constexpr std::size_t kMinCommon = 64;
 
 struct Item {
   isa::Instruction inst;
@@ -42,23 +47,67 @@ bool conflict(const Item& x, const Item& y) {
 
 bool is_tile_step(const Item& it) { return it.inst.unit() == Unit::Compute || it.inst.unit() == Unit::Vector; }
 
-// Estimated cycles of stream[from, lo) followed by the instructions at `order` (indices into
-// stream) below `cut`, with their own tokens.
-double window_cycles(const std::vector<Item>& stream, std::size_t from, std::size_t lo, const std::vector<std::size_t>& order,
-                     const HardwareConfig& config, std::size_t cut = ~std::size_t{0}) {
+// A window's code with its own tokens: stream[i] for each i of `items`.
+std::vector<isa::Instruction> window_code(const std::vector<Item>& stream, const std::vector<std::size_t>& items,
+                                          std::size_t count) {
   std::vector<isa::Instruction> code;
   std::vector<const cost::Footprint*> footprints;  // computed once per instruction, not per window
-  code.reserve(lo - from + order.size());
-  footprints.reserve(code.capacity());
-  auto add = [&](const Item& it) {
-    code.push_back(it.inst);
-    footprints.push_back(&it.fp);
-  };
-  for (std::size_t i = from; i < lo; ++i) add(stream[i]);
-  for (const std::size_t i : order)
-    if (i < cut) add(stream[i]);
+  code.reserve(count);
+  footprints.reserve(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    code.push_back(stream[items[k]].inst);
+    footprints.push_back(&stream[items[k]].fp);
+  }
   derive_dependency_tokens(code, 0, code.size(), &footprints);
-  return cost::estimate_program(code, config).cycles;
+  return code;
+}
+
+// Estimated cycles of stream[from, lo) followed by the instructions at each of `orders` (indices
+// into stream) below `cut`, with their own tokens: what costmodel::estimate_program gives for
+// each (a trial estimate). The orders begin alike up to where B's first moved instruction lands,
+// so that common beginning is timed once, alone, and each window goes on from a copy of that
+// machine (Machine::fork), which gives the same cycles as the window's own run.
+std::vector<double> windows_cycles(const std::vector<Item>& stream, std::size_t from, std::size_t lo,
+                                   const std::vector<std::vector<std::size_t>>& orders, const HardwareConfig& config,
+                                   std::size_t cut) {
+  std::vector<std::vector<std::size_t>> items(orders.size());
+  for (std::size_t w = 0; w < orders.size(); ++w) {
+    items[w].reserve(lo - from + orders[w].size());
+    for (std::size_t i = from; i < lo; ++i) items[w].push_back(i);
+    for (const std::size_t i : orders[w])
+      if (i < cut) items[w].push_back(i);
+  }
+  std::size_t common = items.front().size();
+  for (const auto& w : items) {
+    const auto end = static_cast<std::ptrdiff_t>(std::min(common, w.size()));
+    common = static_cast<std::size_t>(std::mismatch(w.begin(), w.begin() + end, items.front().begin()).first - w.begin());
+  }
+  cost::PlanOptions plan_options;  // as estimate_program's trial detail
+  plan_options.unmatched_pops_satisfied = true;
+  plan_options.trial = true;
+  cost::MachineOptions machine_options;
+  machine_options.record_instructions = false;
+  machine_options.streaming_ddr = true;
+  cost::ProgramPlan common_plan;  // outlives `stopped`
+  std::unique_ptr<cost::Machine> stopped;
+  if (orders.size() > 1 && common >= kMinCommon) {
+    const std::vector<isa::Instruction> code = window_code(stream, items.front(), common);
+    common_plan = cost::plan_program(code, 0, code.size(), config, plan_options);
+    stopped = std::make_unique<cost::Machine>(common_plan, config, nullptr, machine_options);
+    stopped->stop_before(common);
+    if (!stopped->run_to_stop()) stopped.reset();
+  }
+  std::vector<double> cycles;
+  cycles.reserve(orders.size());
+  for (const auto& w : items) {
+    const std::vector<isa::Instruction> code = window_code(stream, w, w.size());
+    const cost::ProgramPlan plan = cost::plan_program(code, 0, code.size(), config, plan_options);
+    std::unique_ptr<cost::Machine> machine = stopped ? stopped->fork(plan) : nullptr;
+    if (!machine) machine = std::make_unique<cost::Machine>(plan, config, nullptr, machine_options);
+    machine->run();
+    cycles.push_back(static_cast<double>(machine->end_cycle()));
+  }
+  return cycles;
 }
 
 std::vector<std::size_t> identity(std::size_t first, std::size_t end) {
@@ -194,7 +243,6 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
           // first (a gain must be strictly larger) and is not timed again.
           std::vector<std::vector<std::size_t>> timed{identity(lo, be)};
           const std::size_t cut = bs + std::min<std::size_t>(be - bs, kWindowTail);
-          const double apart = window_cycles(stream, from, lo, timed.front(), config, cut);
           // All of B in its own order; its loads in order, or overtaking B's earlier loads; or
           // only the first half of its leading loads (the rest stay behind A's own loads, which
           // A's compute may be waiting for).
@@ -206,14 +254,17 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
             for (const int lag : kLags) {
               std::vector<std::size_t> trial = merge(stream, after, lo, bs, be, done[done.size() - 1 - depth], lag,
                                                      loads_only, mode == 2 ? kOvertake : 0, max_loads);
-              if (std::find(timed.begin(), timed.end(), trial) != timed.end()) continue;
-              timed.push_back(trial);
-              const double gain = apart - window_cycles(stream, from, lo, trial, config, cut);
-              if (gain > apart * kMinGain && gain > best_gain) {
-                best_gain = gain;
-                chosen = std::move(trial);
-                chosen_lo = lo;
-              }
+              if (std::find(timed.begin(), timed.end(), trial) == timed.end()) timed.push_back(std::move(trial));
+            }
+          }
+          const std::vector<double> cycles = windows_cycles(stream, from, lo, timed, config, cut);
+          const double apart = cycles.front();
+          for (std::size_t k = 1; k < timed.size(); ++k) {
+            const double gain = apart - cycles[k];
+            if (gain > apart * kMinGain && gain > best_gain) {
+              best_gain = gain;
+              chosen = timed[k];
+              chosen_lo = lo;
             }
           }
         }

@@ -75,14 +75,28 @@ ValueRanges ranges_by_method(const CalibrationStatistics& stats, const QuantOpti
 
 bool runs_in_fp16(const Node& n) { return n.get_string("precision", "") == "fp16"; }
 
+Calibration calibrate(const Graph& unfused, const CompileOptions& options, std::vector<std::string>& warnings) {
+  const QuantOptions& q = options.quant;
+  Calibration c;
+  c.samples = calibration_inputs(unfused, options, warnings);
+  const auto stats = collect_statistics(unfused, c.samples, q.method != CalibrationMethod::MinMax,
+                                        host_node_runner(unfused, options.host_runner), &c.unmeasured);
+  c.ranges = ranges_by_method(stats, q, unfused);
+  c.qdq_values = unfused.qdq_ranges.size();
+  return c;
+}
+
 std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions& options, CompiledModel& model,
                            const NpuQuestions& npu) {
+  return quantize_graph(g, calibrate(unfused, options, model.warnings), options, model, npu);
+}
+
+std::string quantize_graph(Graph& g, const Calibration& calibration, const CompileOptions& options, CompiledModel& model,
+                           const NpuQuestions& npu) {
   const QuantOptions& q = options.quant;
-  auto samples = calibration_inputs(unfused, options, model.warnings);
-  UnmeasuredValues unmeasured;
-  const auto stats = collect_statistics(unfused, samples, q.method != CalibrationMethod::MinMax,
-                                        host_node_runner(unfused, options.host_runner), &unmeasured);
-  const ValueRanges ranges = ranges_by_method(stats, q, unfused);
+  const std::vector<TensorMap>& samples = calibration.samples;
+  const ValueRanges& ranges = calibration.ranges;
+  UnmeasuredValues unmeasured = calibration.unmeasured;
   auto moved = assign_quantization(g, ranges, &unmeasured);
   for (const auto& name : moved)
     for (const auto& n : g.nodes)
@@ -97,8 +111,8 @@ std::string quantize_graph(Graph& g, const Graph& unfused, const CompileOptions&
 
   QuantizationRecord& record = model.quantization;
   record.scheme = describe_quant_options(q);
-  if (!unfused.qdq_ranges.empty())
-    record.scheme = "the model's QDQ parameters for " + std::to_string(unfused.qdq_ranges.size()) + " values, " + record.scheme +
+  if (calibration.qdq_values > 0)
+    record.scheme = "the model's QDQ parameters for " + std::to_string(calibration.qdq_values) + " values, " + record.scheme +
                     " for the rest";
   record.calibration_samples = static_cast<std::uint32_t>(samples.size());
   std::string detail = record.scheme + " from " + std::to_string(samples.size()) + " calibration samples";

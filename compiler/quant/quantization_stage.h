@@ -10,8 +10,10 @@
 
 #include "compiler/core/compile_options.h"
 #include "compiler/core/graph.h"
+#include "compiler/quant/calibration_statistics.h"
 #include "compiler/quant/mixed_precision.h"
 #include "compiler/quant/quant_sensitivity.h"
+#include "compiler/quant/quantize.h"
 
 namespace npu::compiler {
 
@@ -24,8 +26,25 @@ struct NpuQuestions {
       promotion_cost;
 };
 
-// `graph` fused and partitioned; `unfused` the graph before fusion (calibration runs on it).
+// What calibration measured on the graph before fusion. The pipeline calibrates there and keeps
+// only this, not a copy of that graph: the copy duplicated every FP32 weight (346 MB of
+// ViT-B/16's 1.07 GB compile peak).
+struct Calibration {
+  std::vector<TensorMap> samples;  // the calibration inputs (the fp16 search evaluates them again)
+  ValueRanges ranges;              // by the chosen method, the model's own QDQ ranges over them
+  UnmeasuredValues unmeasured;
+  std::size_t qdq_values = 0;      // how many ranges the model's QDQ nodes fixed
+};
+
+// Calibrates `unfused` (the graph before fusion, so the values fusion hides, a conv's
+// pre-activation output, still get measured). Generated-input warnings go to `warnings`.
+Calibration calibrate(const Graph& unfused, const CompileOptions& options, std::vector<std::string>& warnings);
+
+// `graph` fused and partitioned; `calibration` measured on it before fusion.
 // Returns the pass summary's detail. Nodes chosen for fp16 get the attribute precision=fp16.
+std::string quantize_graph(Graph& graph, const Calibration& calibration, const CompileOptions& options,
+                           CompiledModel& model, const NpuQuestions& npu);
+// The same, calibrating `unfused` first.
 std::string quantize_graph(Graph& graph, const Graph& unfused, const CompileOptions& options, CompiledModel& model,
                            const NpuQuestions& npu);
 

@@ -9,6 +9,7 @@ namespace {
 class IdealDdr : public DdrTimingModel {
  public:
   explicit IdealDdr(const DdrConfig& config) : burst_bytes_(static_cast<std::uint64_t>(config.burst_bytes)) {}
+  std::unique_ptr<DdrTimingModel> clone() const override { return std::make_unique<IdealDdr>(*this); }
   DdrChunkTiming serve(const DdrChunk& c) override {
     for (std::size_t i = 0; i < c.count; ++i)
       counters_.bus_bytes += cost::run_bursts(c.pieces[i].addr, c.pieces[i].bytes, burst_bytes_) * burst_bytes_;

@@ -50,6 +50,8 @@ class DdrTimingModel {
   virtual DdrChunkTiming serve(const DdrChunk& chunk) = 0;
   // The run ended at `end_ns`: account what happened since the last chunk (refresh).
   virtual void finish(double end_ns) {}
+  // A copy in its current state (Machine::fork), or nullptr for a model that has none.
+  virtual std::unique_ptr<DdrTimingModel> clone() const { return nullptr; }
   const DdrCounters& counters() const { return counters_; }
 
  protected:

@@ -84,6 +84,7 @@ class StreamingDdr : public DdrTimingModel {
     stretch_ = p.stretch;
   }
 
+  std::unique_ptr<DdrTimingModel> clone() const override { return std::make_unique<StreamingDdr>(*this); }
   DdrChunkTiming serve(const DdrChunk& c) override {
     std::uint64_t bursts = 0;
     for (std::size_t i = 0; i < c.count; ++i) bursts += run_bursts(c.pieces[i].addr, c.pieces[i].bytes, burst_bytes_);

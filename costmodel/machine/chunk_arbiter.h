@@ -44,6 +44,13 @@ class ChunkArbiter {
   bool grant(std::uint64_t now);
   // When it will grant next (a stream waits and the resource is busy); nullopt when idle.
   std::optional<std::uint64_t> next_cycle() const;
+  // A copy of a machine (Machine::fork) points each waiting requester at the copy of its stream:
+  // `rebind(id, stream, completion)` may replace both.
+  template <typename Rebind>
+  void rebind(Rebind&& rebind) {
+    for (std::size_t id = 0; id < slots_.size(); ++id)
+      if (slots_[id].stream) rebind(static_cast<int>(id), slots_[id].stream, slots_[id].completion);
+  }
 
  private:
   struct Slot {

@@ -18,6 +18,14 @@ class DmaChannels::DdrSide : public ChunkStream {
         cursor_(t, static_cast<std::uint64_t>(owner.config_.dma.arbitration_bytes)),
         cycle_ns_(owner.config_.cycle_ns()),
         request_ns_(static_cast<double>(request_cycles) * cycle_ns_) {}
+  DdrSide(DmaChannels& owner, const DdrSide& other, const DmaTransfer& t)
+      : outcome(other.outcome),
+        owner_(owner),
+        t_(t),
+        cursor_(other.cursor_, t),
+        streamed_left_(other.streamed_left_),
+        cycle_ns_(other.cycle_ns_),
+        request_ns_(other.request_ns_) {}
   ChunkServed serve_next(double grant_cycles) override {
     pieces_.clear();
     if (owner_.streaming_) {
@@ -64,6 +72,13 @@ class DmaChannels::SramSide : public ChunkStream {
       : owner_(owner), cursor_(t, static_cast<std::uint64_t>(owner.config_.dma.arbitration_bytes)), left_(t.bytes) {
     if (op.range_count > 0) span_ = op.ranges[0];
   }
+  SramSide(DmaChannels& owner, const SramSide& other, const DmaTransfer& t)
+      : bank_conflict_cycles(other.bank_conflict_cycles),
+        owner_(owner),
+        cursor_(other.cursor_, t),
+        left_(other.left_),
+        span_(other.span_),
+        moved_(other.moved_) {}
   ChunkServed serve_next(double grant_cycles) override {
     const auto start = static_cast<std::uint64_t>(std::llround(grant_cycles));
     std::uint64_t bytes;
@@ -133,6 +148,62 @@ DmaChannels::DmaChannels(const HardwareConfig& config, const std::vector<Planned
       pipelined_(config.dma.channel_queue == DmaChannelQueue::Pipelined),
       retire_(std::move(retire)) {
   for (int i = 0; i < config.dma.channels; ++i) channels_.push_back(std::make_unique<Channel>());
+}
+
+DmaChannels::DmaChannels(const DmaChannels& other, const std::vector<PlannedOp>& ops,
+                         const std::vector<DmaTransfer>& old_transfers, const std::vector<DmaTransfer>& transfers,
+                         MachineListener& listener, DdrTimingModel& ddr, ChunkArbiter& bus, ScratchpadBanks& banks,
+                         std::function<void(const DmaTransfer&)> retire)
+    : config_(other.config_),
+      ops_(ops),
+      streaming_(other.streaming_),
+      listener_(listener),
+      ddr_(ddr),
+      bus_(bus),
+      bus_base_(other.bus_base_),
+      banks_(banks),
+      port_(other.port_),
+      pipelined_(other.pipelined_),
+      retire_(std::move(retire)) {
+  const auto moved = [&](const DmaTransfer* t) { return t ? &transfers[static_cast<std::size_t>(t - old_transfers.data())] : nullptr; };
+  for (const auto& ch : other.channels_) {
+    auto copy = std::make_unique<Channel>();
+    copy->handed = moved(ch->handed);
+    for (const auto& f : ch->flights) {
+      auto g = std::make_unique<Flight>();
+      g->transfer = moved(f->transfer);
+      g->start = f->start;
+      g->request = f->request;
+      g->requested = f->requested;
+      g->ddr_done = f->ddr_done;
+      g->sram_done = f->sram_done;
+      g->end = f->end;
+      if (f->ddr) {
+        g->ddr = std::make_unique<DdrSide>(*this, *f->ddr, *g->transfer);
+        copied_.push_back({f->ddr.get(), &f->ddr_done, g->ddr.get(), &g->ddr_done});
+      }
+      if (f->sram) {
+        g->sram = std::make_unique<SramSide>(*this, *f->sram, *g->transfer);
+        copied_.push_back({f->sram.get(), &f->sram_done, g->sram.get(), &g->sram_done});
+      }
+      copy->flights.push_back(std::move(g));
+    }
+    channels_.push_back(std::move(copy));
+  }
+  for (int d = 0; d < 2; ++d)
+    for (const auto& [t, done] : other.issued_[d]) issued_[d].emplace_back(moved(t), done);
+  rebind(port_);
+}
+
+void DmaChannels::rebind(ChunkArbiter& arbiter) const {
+  arbiter.rebind([&](int, ChunkStream*& stream, StreamCompletion*& completion) {
+    for (const Copied& c : copied_)
+      if (c.stream == stream && c.completion == completion) {
+        stream = c.copy;
+        completion = c.copy_completion;
+        return;
+      }
+  });
 }
 
 DmaChannels::~DmaChannels() = default;

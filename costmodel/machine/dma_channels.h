@@ -44,6 +44,13 @@ class DmaChannels {
   DmaChannels(const HardwareConfig& config, const std::vector<PlannedOp>& ops, bool streaming,
               MachineListener& listener, DdrTimingModel& ddr, ChunkArbiter& bus, int bus_base, ScratchpadBanks& banks,
               std::function<void(const DmaTransfer&)> retire);
+  // A copy of `other` for a forked machine (Machine::fork): the same transfers in flight, now
+  // `transfers`' (the new plan's, at the indices `other`'s had in `old_transfers`). The copy of
+  // the shared bus must then be rebind()-ed to this one's streams.
+  DmaChannels(const DmaChannels& other, const std::vector<PlannedOp>& ops, const std::vector<DmaTransfer>& old_transfers,
+              const std::vector<DmaTransfer>& transfers, MachineListener& listener, DdrTimingModel& ddr, ChunkArbiter& bus,
+              ScratchpadBanks& banks, std::function<void(const DmaTransfer&)> retire);
+  void rebind(ChunkArbiter& bus) const;
   ~DmaChannels();
 
   bool accepting(std::uint32_t channel) const;
@@ -78,6 +85,14 @@ class DmaChannels {
   std::vector<std::unique_ptr<Channel>> channels_;
   // Per direction (load, store): handed over and not yet retired, in issue order, with finished flags.
   std::deque<std::pair<const DmaTransfer*, bool>> issued_[2];
+  // A fork's copy: each stream of the original (and its completion) -> this one's copy of it.
+  struct Copied {
+    const ChunkStream* stream;
+    const StreamCompletion* completion;
+    ChunkStream* copy;
+    StreamCompletion* copy_completion;
+  };
+  std::vector<Copied> copied_;
 };
 
 }  // namespace npu::cost

@@ -127,6 +127,31 @@ struct Engine {
                UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
                UnitQueue(static_cast<std::size_t>(config.controller.queue_depth))} {}
 
+  // A copy of `other` going on with `plan` (Machine::fork).
+  Engine(const Engine& other, const ProgramPlan& plan, MachineListener& listener, DdrTimingModel& ddr, ChunkArbiter& bus)
+      : id(other.id),
+        plan(plan),
+        config(other.config),
+        listener(listener),
+        banks(other.banks),
+        channels(other.channels, plan.ops, other.plan.transfers, plan.transfers, listener, ddr, bus, banks,
+                 [this](const DmaTransfer& t) { retired(t); }),
+        queues{other.queues[0], other.queues[1], other.queues[2], other.queues[3]},
+        inflight(other.inflight),
+        access(other.access),
+        now(other.now),
+        halted(other.halted),
+        end(other.end),
+        controller(other.controller),
+        stop(other.stop) {
+    for (int a = 0; a < kUnits; ++a) {
+      given[a] = other.given[a];
+      for (int b = 0; b < kUnits; ++b) tokens[a][b] = other.tokens[a][b];
+      units[a] = other.units[a];
+      if (units[a].op) units[a].op = &plan.ops[static_cast<std::size_t>(units[a].op - other.plan.ops.data())];
+    }
+  }
+
   int id;
   const ProgramPlan& plan;
   const HardwareConfig& config;
@@ -140,6 +165,7 @@ struct Engine {
   std::uint64_t now = 0;
   bool halted = false;
   std::uint64_t end = 0;
+  std::uint64_t given[kUnits] = {};  // per unit: its instructions that have given their tokens (in order)
 
   // The controller: `next` is the op it dispatches next; its dispatch ends at `ready`
   // (the previous dispatch's end + dispatch_cycles, later if its queue was full).
@@ -153,6 +179,7 @@ struct Engine {
     bool at_sync = false;             // arrived at a sync, waiting for the other engines
     std::map<std::pair<int, int>, std::uint64_t> syncs_passed;  // per group (first engine, count)
   } controller;
+  std::size_t stop = ~std::size_t{0};  // Machine::stop_before
 
   // A unit: idle, waiting for tokens, running (compute/vector until `end`), or (load/store)
   // waiting for its transfer's channel.
@@ -177,6 +204,7 @@ struct Engine {
 
 void Engine::retired(const DmaTransfer& t) {
   give(static_cast<int>(t.store ? Unit::Store : Unit::Load), t.push);
+  ++given[static_cast<int>(t.store ? Unit::Store : Unit::Load)];
   --inflight;
 }
 
@@ -191,6 +219,7 @@ bool Engine::unit_step(int u) {
         if (now < s.end) return progress;
         listener.instruction_finished(*s.op, s.start, s.end, s.stall, s.conflict);
         give(u, s.op->push);
+        ++given[u];
         --inflight;
         s.phase = UnitState::Idle;
         progress = true;
@@ -253,6 +282,7 @@ bool Engine::controller_step(const std::function<std::optional<std::uint64_t>(En
       c.ready = c.last_dispatch + dispatch;
       c.staged = true;
     }
+    if (c.next >= stop) return progress;
     if (op.unit == Unit::Control) {
       if (now < c.ready) return progress;
       if (inflight > 0) {
@@ -357,6 +387,18 @@ struct Machine::State {
     for (std::size_t e = 0; e < plans.size(); ++e)
       engines.push_back(std::make_unique<Engine>(static_cast<int>(e), *plans[e], config, recorder, *ddr, bus,
                                                  options.streaming_ddr));
+  }
+  // A copy of `other` (one engine) going on with `plan`.
+  State(const State& other, const ProgramPlan& plan, std::unique_ptr<DdrTimingModel> ddr_copy)
+      : config(other.config),
+        recorder(silent, 0),
+        ddr(std::move(ddr_copy)),
+        bus(other.bus),
+        started(other.started),
+        now(other.now),
+        rendezvous(other.rendezvous) {
+    engines.push_back(std::make_unique<Engine>(*other.engines.front(), plan, recorder, *ddr, bus));
+    engines.front()->channels.rebind(bus);
   }
   static std::size_t instruction_count(const std::vector<const ProgramPlan*>& plans) {
     std::size_t n = 0;
@@ -483,7 +525,57 @@ Machine::Machine(const std::vector<const ProgramPlan*>& engine_plans, const Hard
                  MachineListener* listener, const MachineOptions& options)
     : state_(std::make_unique<State>(engine_plans, config, listener, options)) {}
 
+Machine::Machine(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
 Machine::~Machine() = default;
+
+void Machine::stop_before(std::size_t op) {
+  for (auto& e : state_->engines) e->stop = op;
+}
+
+bool Machine::run_to_stop() {
+  const Engine& e = *state_->engines.front();
+  while (e.controller.next < e.stop && !halted()) {
+    const auto t = next_cycle();
+    if (!t) return false;
+    run_at(*t);
+  }
+  return e.controller.next == e.stop && !halted();
+}
+
+std::unique_ptr<Machine> Machine::fork(const ProgramPlan& plan) const {
+  const State& s = *state_;
+  if (s.engines.size() != 1 || s.config.controller.dispatch_cycles < 1) return nullptr;
+  const Engine& e = *s.engines.front();
+  const std::size_t stop = e.stop;
+  if (e.controller.next != stop || e.halted || plan.ops.size() <= stop || e.plan.ops.size() < stop) return nullptr;
+  for (std::size_t i = 0; i < stop; ++i) {
+    const PlannedOp &a = e.plan.ops[i], &b = plan.ops[i];
+    if (a.opcode != b.opcode || a.unit != b.unit || a.pop != b.pop || (a.push & ~b.push) != 0 || a.transfer != b.transfer ||
+        a.cycles != b.cycles)
+      return nullptr;
+  }
+  std::unique_ptr<DdrTimingModel> ddr = s.ddr->clone();
+  if (!ddr) return nullptr;
+  std::unique_ptr<Machine> forked(new Machine(std::make_unique<State>(s, plan, std::move(ddr))));
+  Engine& f = *forked->state_->engines.front();
+  f.stop = ~std::size_t{0};
+  // The tokens this plan's ops give to consumers after the stop, for the ops that have given
+  // theirs already (each unit gives in its program order).
+  std::uint64_t seen[kUnits] = {};
+  for (std::size_t i = 0; i < stop; ++i) {
+    const PlannedOp& b = plan.ops[i];
+    if (b.unit == Unit::Control) continue;
+    const int u = static_cast<int>(b.unit);
+    if (seen[u]++ >= e.given[u]) continue;
+    f.give(u, static_cast<std::uint8_t>(b.push & ~e.plan.ops[i].push));
+  }
+  // The rest of the cycle the controller stopped in: it dispatches from the stop on. The other
+  // units and the channels had nothing left to do in it, and what it dispatches is not ready
+  // before the next cycle (dispatch_cycles >= 1).
+  forked->run_at(s.now);
+  return forked;
+}
 
 std::optional<std::uint64_t> Machine::next_cycle() const { return state_->next_cycle(); }
 

@@ -88,8 +88,22 @@ class Machine {
   const DdrCounters& finish_ddr();
   std::vector<InstructionTiming> take_instruction_timings();
 
+  // Candidate schedules that share their first instructions (the layer interleave times each
+  // against the others) need not each time that common part. Plan it alone, stop the controller
+  // before op `op` (the end of the common part: it dispatches nothing from there on), and
+  // run_to_stop(): true once the controller has reached it (the whole cycle handled), false if
+  // the run ended first. Then fork() per candidate.
+  void stop_before(std::size_t op);
+  bool run_to_stop();
+  // A machine that goes on from this stopped one with `plan`: its ops before the stop must be
+  // this plan's, except that they may push more dependency tokens (to consumers after the stop).
+  // Runs to halt as `plan`'s own machine would, cycle for cycle. nullptr when it cannot: several
+  // engines, a DDR model without copies, dispatch in 0 cycles, the plans differ before the stop.
+  std::unique_ptr<Machine> fork(const ProgramPlan& plan) const;
+
  private:
   struct State;
+  explicit Machine(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
 

@@ -15,21 +15,23 @@ class RunCursor {
   struct Piece {
     std::uint64_t ddr = 0, sram = 0, bytes = 0;
   };
-  RunCursor(const DmaTransfer& t, std::uint64_t chunk_bytes) : t_(t), chunk_(chunk_bytes) {}
-  bool done() const { return i3_ == t_.count3; }
+  RunCursor(const DmaTransfer& t, std::uint64_t chunk_bytes) : t_(&t), chunk_(chunk_bytes) {}
+  // `other`'s position in `t`, a copy of its transfer (Machine::fork).
+  RunCursor(const RunCursor& other, const DmaTransfer& t) : RunCursor(other) { t_ = &t; }
+  bool done() const { return i3_ == t_->count3; }
   Piece next() {
-    const std::uint64_t row = t_.gather_rows ? i1_ % t_.gather_rows : i1_;  // a gather's runs: as table rows 0, 1, ...
-    const std::uint64_t ddr = t_.ddr_addr + i3_ * t_.ddr_stride3 + i2_ * t_.ddr_stride2 + row * t_.ddr_stride1;
-    const std::uint64_t sram = t_.sram_addr + i3_ * t_.sram_stride3 + i2_ * t_.sram_stride2 + i1_ * t_.sram_stride1;
+    const std::uint64_t row = t_->gather_rows ? i1_ % t_->gather_rows : i1_;  // a gather's runs: as table rows 0, 1, ...
+    const std::uint64_t ddr = t_->ddr_addr + i3_ * t_->ddr_stride3 + i2_ * t_->ddr_stride2 + row * t_->ddr_stride1;
+    const std::uint64_t sram = t_->sram_addr + i3_ * t_->sram_stride3 + i2_ * t_->sram_stride2 + i1_ * t_->sram_stride1;
     const std::uint64_t a = ddr + offset_;
-    const std::uint64_t n = std::min(t_.len0 - offset_, (a / chunk_ + 1) * chunk_ - a);
+    const std::uint64_t n = std::min(t_->len0 - offset_, (a / chunk_ + 1) * chunk_ - a);
     Piece p{a, sram + offset_, n};
     offset_ += n;
-    if (offset_ == t_.len0) {
+    if (offset_ == t_->len0) {
       offset_ = 0;
-      if (++i1_ == t_.count1) {
+      if (++i1_ == t_->count1) {
         i1_ = 0;
-        if (++i2_ == t_.count2) {
+        if (++i2_ == t_->count2) {
           i2_ = 0;
           ++i3_;
         }
@@ -51,7 +53,7 @@ class RunCursor {
   }
 
  private:
-  const DmaTransfer& t_;
+  const DmaTransfer* t_;
   std::uint64_t chunk_;
   std::uint64_t i1_ = 0, i2_ = 0, i3_ = 0, offset_ = 0;
 };
