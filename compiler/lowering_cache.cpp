@@ -11,7 +11,8 @@ namespace npu::compiler {
 
 namespace {
 
-constexpr std::size_t kCachedModels = 2;  // a sweep alternates between a few models at most
+std::size_t models_kept = 2;  // a sweep alternates between a few models at most
+std::mutex cache_mutex;
 
 std::string stamp(const std::string& path) {
   std::error_code ec;
@@ -46,7 +47,7 @@ std::shared_ptr<const LoweredModel> lower_with_cache(const std::string& onnx_pat
   };
   if (!options.dump_dir.empty()) return lower();
 
-  static std::mutex mutex;
+  std::mutex& mutex = cache_mutex;
   static std::list<std::pair<std::string, std::shared_ptr<const LoweredModel>>> recent;  // most recent first
   const std::string key = cache_key(onnx_path, options, config);
   {
@@ -60,8 +61,13 @@ std::shared_ptr<const LoweredModel> lower_with_cache(const std::string& onnx_pat
   auto lowered = lower();  // outside the lock: lowering takes a while and may throw
   std::lock_guard<std::mutex> lock(mutex);
   recent.emplace_front(key, lowered);
-  if (recent.size() > kCachedModels) recent.pop_back();
+  while (recent.size() > models_kept) recent.pop_back();
   return lowered;
+}
+
+void set_lowered_models_kept(std::size_t models) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  models_kept = models;
 }
 
 }  // namespace npu::compiler

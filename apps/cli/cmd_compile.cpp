@@ -6,6 +6,7 @@
 #include "apps/cli/options.h"
 #include "apps/cli/input_options_cli.h"
 #include "apps/cli/quant_options_cli.h"
+#include "compiler/lowering_cache.h"
 #include "hwconfig/hardware_config.h"
 #include "report/compile_summary.h"
 #include "report/model_report.h"
@@ -17,6 +18,7 @@ namespace npu::cli {
 namespace {
 
 int run_compile(const std::vector<std::string>& args) {
+  compiler::set_lowered_models_kept(0);  // one model, compiled once
   po::options_description opts("compile options");
   opts.add_options()
       ("model", po::value<std::string>()->required(), "ONNX or TFLite model to compile")

@@ -8,6 +8,7 @@
 #include "apps/cli/options.h"
 #include "apps/cli/input_options_cli.h"
 #include "apps/cli/quant_options_cli.h"
+#include "compiler/lowering_cache.h"
 #include "hwconfig/hardware_config.h"
 #include "report/compile_summary.h"
 #include "report/layer_table.h"
@@ -54,6 +55,7 @@ GivenInputs read_inputs(const std::vector<std::string>& args) {
 }
 
 int run_model(const std::vector<std::string>& args) {
+  compiler::set_lowered_models_kept(0);  // one model, compiled once
   po::options_description opts("run options");
   opts.add_options()
       ("model", po::value<std::string>()->required(), "ONNX or TFLite model (compiled on the fly) or .npuprog")
