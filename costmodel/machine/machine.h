@@ -86,6 +86,9 @@ class Machine {
   std::string deadlock_message() const;
   // The DDR model after the run ended at end_cycle(): its counters, refresh up to the end included.
   const DdrCounters& finish_ddr();
+  // The shared SRAM's counters (bus_bytes: bytes moved, data_ns: its port's busy time); null
+  // without one.
+  const DdrCounters* shared_sram_counters() const;
   std::vector<InstructionTiming> take_instruction_timings();
 
  private:
