@@ -8,6 +8,7 @@
 #include "costmodel/dma_cost.h"
 #include "costmodel/mac_cost.h"
 #include "costmodel/mac_shapes.h"
+#include "costmodel/shared_sram.h"
 #include "costmodel/timing_error.h"
 #include "costmodel/vector_cost.h"
 #include "isa/operands.h"
@@ -83,6 +84,15 @@ class Checker {
         fail("{} spans {} bytes, beyond 2^64 ({})", name, o.rule->bytes,
              isa::rule_field_values(in_, o.rule->bytes));
       if (o.memory() == isa::Memory::Ddr) {
+        if (!trial_ && in_shared_sram(c_, o.addr)) {
+          if (o.end() > isa::kSharedSramBase + c_.engines.shared_sram_bytes)
+            fail("{} {:#x} + {} bytes exceeds the shared SRAM ({} bytes from {:#x}, engines.shared_sram_kib)", name,
+                 o.addr, o.bytes, c_.engines.shared_sram_bytes, isa::kSharedSramBase);
+          continue;
+        }
+        if (!trial_ && has_shared_sram(c_) && o.end() > isa::kSharedSramBase)
+          fail("{} {:#x} + {} bytes runs into the shared SRAM window at {:#x}: a span lies in DDR or in the window",
+               name, o.addr, o.bytes, isa::kSharedSramBase);
         if (!trial_ && o.end() > c_.ddr.capacity_bytes)
           fail("{} {:#x} + {} bytes exceeds DDR capacity {}", name, o.addr, o.bytes, c_.ddr.capacity_bytes);
         continue;
@@ -201,13 +211,14 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
   t.push = in.push;
   // More bytes than the destination holds can only overwrite themselves (runs at stride 0);
   // refused, as is a transfer no simulation could finish (the fields allow 7e13 bytes).
-  const std::uint64_t room = t.store ? c.ddr.capacity_bytes : c.sram.capacity_bytes;
+  t.shared = in_shared_sram(c, t.ddr_addr);
+  const std::uint64_t room = !t.store ? c.sram.capacity_bytes : t.shared ? c.engines.shared_sram_bytes : c.ddr.capacity_bytes;
   if (t.bytes > room && !ck.trial())
     ck.fail("moves {} bytes (len0 {} x count1 {} x count2 {} x count3 {}), more than the {} it writes holds ({} bytes)",
-            t.bytes, t.len0, t.count1, t.count2, t.count3, t.store ? "DDR" : "scratchpad", room);
+            t.bytes, t.len0, t.count1, t.count2, t.count3, !t.store ? "scratchpad" : t.shared ? "shared SRAM" : "DDR", room);
   ck.check_operands();  // both spans inside their memories; the bytes moved are the traffic
 
-  t.bus_bytes = bus_bytes(t, static_cast<std::uint64_t>(c.ddr.burst_bytes));
+  if (!t.shared) t.bus_bytes = bus_bytes(t, static_cast<std::uint64_t>(c.ddr.burst_bytes));
   // Any run whose DDR address is below the DMA's alignment goes through the bounce buffer.
   if (needs_bounce(t.ddr_addr, t.count1, t.ddr_stride1, t.count2, t.ddr_stride2, t.count3, t.ddr_stride3, c.dma))
     t.bounce_cycles = bounce_cycles(t.bytes, c.dma);
@@ -233,8 +244,9 @@ DmaTransfer plan_gather(Checker& ck, const HardwareConfig& c, const isa::Instruc
   t.bytes = t.len0 * t.count1;
   t.push = in.push;
   ck.check_operands();
+  t.shared = in_shared_sram(c, t.ddr_addr);
   const auto burst = static_cast<std::uint64_t>(c.ddr.burst_bytes);
-  for (std::uint64_t i = 0; i < t.count1; ++i)
+  for (std::uint64_t i = 0; i < t.count1 && !t.shared; ++i)
     t.bus_bytes += run_bursts(t.ddr_addr + (i % t.gather_rows) * t.ddr_stride1, t.len0, burst) * burst;
   if (needs_bounce(t.ddr_addr, std::min(t.count1, t.gather_rows), t.ddr_stride1, 1, 0, 1, 0, c.dma))
     t.bounce_cycles = bounce_cycles(t.bytes, c.dma);

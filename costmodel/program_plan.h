@@ -23,7 +23,10 @@ struct DmaTransfer {
   std::uint64_t sram_stride1 = 0, sram_stride2 = 0, sram_stride3 = 0;
   std::uint64_t bytes = 0;          // len0 * count1 * count2 * count3
   std::uint64_t bounce_cycles = 0;  // bounce_setup + ceil(bytes / bounce_bytes_per_cycle), or 0
-  std::uint64_t bus_bytes = 0;      // whole DDR bursts of all runs (what the DDR models count)
+  std::uint64_t bus_bytes = 0;      // whole DDR bursts of all runs (what the DDR models count); 0 when shared
+  // Its DDR span is in the shared SRAM window (costmodel/shared_sram.h): the other side of the
+  // transfer is the memory the engines share, with its own arbiter, not DDR.
+  bool shared = false;
   std::uint8_t push = 0;            // tokens given when the transfer completes
   std::uint8_t engine = 0;          // the engine whose channel runs it
   // gather (a load whose runs are table rows picked by indices in the scratchpad): the table's

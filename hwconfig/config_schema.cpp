@@ -234,6 +234,21 @@ const std::vector<Field>& fields() {
                "section describes one engine"),
       integer("engines", "sync_cycles", SLOT(engines.sync_cycles)).range(0, 1e6).unit("cycles").fit(0, 10000)
           .def("16").doc("a sync's cost once the last engine has arrived: the signal crossing between engines"),
+      kib("engines", "shared_sram_kib", SLOT(engines.shared_sram_bytes)).range(0, 262144).unit("KiB")
+          .max_because("the 256 MiB window of DDR addresses from the ISA's kSharedSramBase (isa/ISA.md \"Address map\")")
+          .def("0")
+          .doc("on-chip memory all engines reach through their DMA (Intel's CMX): a load or store whose DDR address "
+               "is in the ISA's shared window (from 0xF0000000, isa/ISA.md \"Address map\") moves its bytes to or "
+               "from here instead of DDR; the compiler keeps values engines exchange, and others it would spill, "
+               "here when they fit; 0: none"),
+      integer("engines", "shared_sram_bytes_per_cycle", SLOT(engines.shared_sram_bytes_per_cycle)).range(1, 65536)
+          .unit("bytes/cycle").fit(1, 4096).def("64")
+          .doc("the shared SRAM's bandwidth, all engines together: it serves one `dma.arbitration_bytes` chunk at "
+               "a time among every engine's channels, by `dma.arbitration` (read only with `shared_sram_kib` > 0)"),
+      integer("engines", "shared_sram_latency_cycles", SLOT(engines.shared_sram_latency_cycles)).range(0, 1e6)
+          .unit("cycles").fit(0, 1000).def("8")
+          .doc("first-data latency of one transfer to or from the shared SRAM, as `ddr.latency_ns` is DDR's (read "
+               "only with `shared_sram_kib` > 0)"),
 
       number("host", "gflops", SLOT(host.gflops)).above(0, 1e7).unit("GFLOP/s").fit(1, 1e5).def("50")
           .doc("throughput of CPU fallback kernels"),

@@ -130,13 +130,18 @@ struct ControllerConfig {
 };
 
 // Several copies of {controller, MAC array, vector unit, scratchpad, DMA channels} on one NPU,
-// sharing the DDR (its bandwidth, channels and arbitration). Every other section describes one
-// engine.
+// sharing the DDR (its bandwidth, channels and arbitration) and optionally an on-chip memory.
+// Every other section describes one engine.
 struct EnginesConfig {
   EnginesConfig();
   explicit EnginesConfig(BlankConfig) {}
   int count{};        // engines, each with everything above
   int sync_cycles{};  // a sync's cost once the last engine has arrived (cross-engine signalling)
+  // An on-chip memory the engines share (0: none), reached through the ISA's window of DDR
+  // addresses (isa kSharedSramBase); its own bandwidth and latency, contended by every engine.
+  std::uint64_t shared_sram_bytes{};
+  int shared_sram_bytes_per_cycle{};
+  int shared_sram_latency_cycles{};
 };
 
 // The host CPU that runs fallback segments and moves data to and from the NPU.

@@ -18,6 +18,20 @@ std::string_view unit_name(Unit u);
 
 enum class FieldKind : std::uint8_t { U, S, F };
 
+// The table's NPU_CONSTANT lines: isa::kSharedSramBase, ...
+#define NPU_CONSTANT(name, value, doc) constexpr std::uint64_t name = value;
+#include "isa/instruction_set.def"
+
+struct ConstantInfo {
+  std::string_view name;
+  std::uint64_t value;
+  std::string_view doc;
+};
+constexpr ConstantInfo kConstants[] = {
+#define NPU_CONSTANT(name, value, doc) {#name, value, doc},
+#include "isa/instruction_set.def"
+};
+
 enum class Field : std::uint8_t {
 #define NPU_FIELD(name, kind, default_value, doc) name,
 #include "isa/instruction_set.def"

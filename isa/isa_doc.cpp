@@ -232,6 +232,17 @@ normally zero.
                        dtype_bytes(static_cast<DType>(v)));
 
   out += R"(
+## Address map
+
+The DMA's `ddr_addr` is one address space; these fixed places in it (`NPU_CONSTANT`) name
+where it reaches something other than DDR:
+
+| constant | value | meaning |
+|---|---|---|
+)";
+  for (const ConstantInfo& c : kConstants) out += fmt::format("| `{}` | {:#x} | {} |\n", c.name, c.value, c.doc);
+
+  out += R"(
 ## Enumerations
 
 Fields marked with an enum take one of its values (by name in assembly). A value outside

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "costmodel/footprint.h"
+#include "costmodel/shared_sram.h"
 
 namespace npu::report {
 
@@ -48,7 +49,10 @@ std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerReco
       const std::vector<std::uint32_t> own = container::owned_instructions(layer, program.code.size());
       for (const std::uint32_t i : own) {
         const auto& inst = program.code[i];
-        const std::uint64_t bytes = cost::transfer_bytes(inst);
+        // Bytes to and from the shared SRAM are not DDR bytes (the run's summary counts them).
+        const bool shared = cost::transfer_bytes(inst) > 0 &&
+                            cost::in_shared_sram_window(static_cast<std::uint64_t>(inst.get(isa::Field::ddr_addr)));
+        const std::uint64_t bytes = shared ? 0 : cost::transfer_bytes(inst);
         row.ddr_bytes += bytes;
         (inst.opcode == isa::Opcode::Store ? row.ddr_bytes_written : row.ddr_bytes_read) += bytes;
         if (i >= timings.size()) continue;

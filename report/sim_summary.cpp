@@ -74,6 +74,11 @@ nlohmann::json sim_report_json(const sim::SimResult& r, const HardwareConfig& co
         {"peak_gbps", config.ddr.bandwidth_gbps},
         {"achieved_gbps", achieved_gbps(r)},
         {"bandwidth_utilization", ddr_bandwidth_utilization(r, config)}}},
+      {"shared_sram",
+       {{"bytes_read", r.shared_sram_bytes_read},
+        {"bytes_written", r.shared_sram_bytes_written},
+        {"busy_cycles", r.shared_sram_busy_cycles},
+        {"capacity_bytes", config.engines.shared_sram_bytes}}},
       {"sram",
        {{"bytes_read", r.sram_bytes_read},
         {"bytes_written", r.sram_bytes_written},
@@ -100,6 +105,8 @@ nlohmann::json sim_report_json(const sim::SimResult& r, const HardwareConfig& co
     engines.push_back({{"macs", e.macs},
                        {"ddr_bytes_read", e.ddr_bytes_read},
                        {"ddr_bytes_written", e.ddr_bytes_written},
+                       {"shared_sram_bytes_read", e.shared_sram_bytes_read},
+                       {"shared_sram_bytes_written", e.shared_sram_bytes_written},
                        {"end_cycle", e.end_cycle},
                        {"load", unit_json(e.load)},
                        {"compute", unit_json(e.compute)},
@@ -128,6 +135,12 @@ std::string format_sim_report(const sim::SimResult& r, const HardwareConfig& con
   line("DDR               {} B read, {} B written, {} B on the bus: {:.2f} GB/s = {:.1f}% of {:g} GB/s peak",
        r.ddr_bytes_read, r.ddr_bytes_written, r.ddr_bus_bytes, achieved_gbps(r),
        100.0 * ddr_bandwidth_utilization(r, config), config.ddr.bandwidth_gbps);
+  if (config.engines.shared_sram_bytes > 0)
+    line("shared SRAM       {} B read, {} B written (not in the DDR figures), busy {} cycles = {:.1f}% of the run at {} "
+         "B/cycle; {} KiB shared by the engines",
+         r.shared_sram_bytes_read, r.shared_sram_bytes_written, r.shared_sram_busy_cycles,
+         r.cycles ? 100.0 * static_cast<double>(r.shared_sram_busy_cycles) / static_cast<double>(r.cycles) : 0.0,
+         config.engines.shared_sram_bytes_per_cycle, config.engines.shared_sram_bytes / 1024);
   if (r.ddr.row_hits + r.ddr.row_misses > 0)
     line("DDR rows          {:.1f}% row hits ({} hits, {} misses, {} conflicts){}", 100.0 * r.ddr.row_hit_rate(),
          r.ddr.row_hits, r.ddr.row_misses, r.ddr.row_conflicts,

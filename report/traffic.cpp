@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "costmodel/footprint.h"
+#include "costmodel/shared_sram.h"
 #include "report/layer_attribution.h"
 
 namespace npu::report {
@@ -75,6 +76,7 @@ std::vector<RegionTraffic> region_traffic(const isa::Program& program, const std
     const auto& inst = program.code[i];
     const std::uint64_t bytes = cost::transfer_bytes(inst);
     if (bytes == 0) continue;
+    if (cost::in_shared_sram_window(static_cast<std::uint64_t>(inst.get(isa::Field::ddr_addr)))) continue;  // not DDR
     Region region = find_region(program, static_cast<std::uint64_t>(inst.get(isa::Field::ddr_addr)));
     if (region.kind == "constant") {
       region.kind = weight_segments.count(region.addr) ? "weights" : "parameters";

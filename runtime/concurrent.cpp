@@ -129,6 +129,9 @@ ConcurrentResult run_concurrent(const std::vector<ConcurrentModel>& models, cons
     const ConcurrentModel& m = models[k];
     HardwareConfig share = config;
     share.engines.count = m.engine_count;
+    // Each model's program places its values from the start of the shared SRAM window, and the
+    // programs are only relocated in DDR: they keep to DDR here rather than share those bytes.
+    share.engines.shared_sram_bytes = 0;
     const LoadedModel loaded = compile_model(m.path, share, options);
     const container::CompiledModel& compiled = *loaded.compiled;
     std::vector<const container::NpuStep*> npu;

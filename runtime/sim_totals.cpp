@@ -64,6 +64,9 @@ void add_step(sim::SimResult& total, const sim::SimResult& step, std::uint32_t f
   total.ddr_bus_bytes += step.ddr_bus_bytes;
   total.ddr_row_misses += step.ddr_row_misses;
   add_ddr(total.ddr, step.ddr);
+  total.shared_sram_bytes_read += step.shared_sram_bytes_read;
+  total.shared_sram_bytes_written += step.shared_sram_bytes_written;
+  total.shared_sram_busy_cycles += step.shared_sram_busy_cycles;
   total.sram_bytes_read += step.sram_bytes_read;
   total.sram_bytes_written += step.sram_bytes_written;
   total.vector_int_elements += step.vector_int_elements;
@@ -88,6 +91,8 @@ void add_step(sim::SimResult& total, const sim::SimResult& step, std::uint32_t f
     a.macs += b.macs;
     a.ddr_bytes_read += b.ddr_bytes_read;
     a.ddr_bytes_written += b.ddr_bytes_written;
+    a.shared_sram_bytes_read += b.shared_sram_bytes_read;
+    a.shared_sram_bytes_written += b.shared_sram_bytes_written;
     a.end_cycle = timeline_cycle + b.end_cycle;
   }
   if (total.instructions.size() < first_instruction + step.instructions.size())

@@ -10,7 +10,7 @@
 namespace npu::sim {
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name)
-    : sc_module(name), ddr_socket("ddr_socket"), sram_socket("sram_socket") {}
+    : sc_module(name), ddr_socket("ddr_socket"), sram_socket("sram_socket"), shared_socket("shared_socket") {}
 
 std::uint8_t* DmaEngine::scratchpad() {
   if (!sram_asked_) {
@@ -41,7 +41,7 @@ void DmaEngine::move(const cost::DmaTransfer& t, std::uint64_t ddr, std::uint64_
   if (t.gather_rows && sram_) ddr = gathered_row_address(t, sram);
   tlm::tlm_generic_payload& p = payload_;
   p.set_command(t.store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  p.set_address(ddr);
+  p.set_address(t.shared ? ddr - isa::kSharedSramBase : ddr);
   p.set_data_length(static_cast<unsigned>(bytes));
   p.set_streaming_width(static_cast<unsigned>(bytes));
   p.set_byte_enable_ptr(nullptr);
@@ -49,10 +49,10 @@ void DmaEngine::move(const cost::DmaTransfer& t, std::uint64_t ddr, std::uint64_
   p.set_data_ptr(sram_ ? sram_ + sram : nullptr);
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  ddr_socket->b_transport(p, delay);
+  (t.shared ? shared_socket : ddr_socket)->b_transport(p, delay);
   if (p.is_response_error())
-    throw SimError(fmt::format("{}: DDR access {:#x} + {} bytes failed ({})",
-                               cost::instruction_label(t.index, t.gather_rows ? isa::Opcode::Gather : t.store ? isa::Opcode::Store : isa::Opcode::Load), ddr,
+    throw SimError(fmt::format("{}: {} access {:#x} + {} bytes failed ({})",
+                               cost::instruction_label(t.index, t.gather_rows ? isa::Opcode::Gather : t.store ? isa::Opcode::Store : isa::Opcode::Load), t.shared ? "shared SRAM" : "DDR", ddr,
                                bytes, p.get_response_string()));
 }
 

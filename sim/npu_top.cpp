@@ -20,6 +20,7 @@ NpuTop::NpuTop(sc_core::sc_module_name name, const isa::Program& program, const 
       options_(options),
       mac_(config),
       ddr_("ddr", config, ddr_image),
+      shared_("shared_sram", config, !options.timing_only),
       stats_(program, plans, config, options),
       machine_(pointers(plans), config, this, cost::MachineOptions{options.record_instructions, false}) {
   for (std::size_t e = 0; e < plans.size(); ++e) {
@@ -28,6 +29,7 @@ NpuTop::NpuTop(sc_core::sc_module_name name, const isa::Program& program, const 
     dma_.push_back(std::make_unique<DmaEngine>(("dma" + suffix).c_str()));
     dma_.back()->ddr_socket.bind(ddr_.socket);
     dma_.back()->sram_socket.bind(sram_.back()->socket);
+    dma_.back()->shared_socket.bind(shared_.socket);
   }
   if (!options.vcd_path.empty())
     signals_ = std::make_unique<BusySignals>("busy", static_cast<int>(plans.size()), config.dma.channels, options.vcd_path);

@@ -3,6 +3,7 @@
 // vector unit kernels; one thread advances simulated time to each cycle the core names and
 // moves the data of what happens then. Wiring, per engine e:
 //   DmaEngine e .ddr_socket  -> DdrTarget (shared)
+//   DmaEngine e .shared_socket -> SharedSramTarget (shared; 0 bytes without engines.shared_sram_kib)
 //   DmaEngine e .sram_socket -> Scratchpad e (DMI; the MAC array and vector unit of e use it too)
 // Timing-only runs move no data and give the same cycles: the core's timing never looks at it.
 #pragma once
@@ -18,6 +19,7 @@
 #include "sim/dma_engine.h"
 #include "sim/mac_array.h"
 #include "sim/scratchpad.h"
+#include "sim/shared_sram_target.h"
 #include "sim/statistics.h"
 
 namespace npu::sim {
@@ -29,6 +31,7 @@ class NpuTop : public sc_core::sc_module, private cost::MachineListener {
          const HardwareConfig& config, const SimOptions& options, DdrImage& ddr_image);
 
   const DdrTarget& ddr() const { return ddr_; }
+  const SharedSramTarget& shared_sram() const { return shared_; }
   cost::Machine& machine() { return machine_; }
   Statistics& stats() { return stats_; }
   const std::string& error() const { return error_; }  // first error raised while running
@@ -50,6 +53,7 @@ class NpuTop : public sc_core::sc_module, private cost::MachineListener {
   const SimOptions& options_;
   const MacArray mac_;
   DdrTarget ddr_;
+  SharedSramTarget shared_;
   std::vector<std::unique_ptr<Scratchpad>> sram_;  // per engine
   std::vector<std::unique_ptr<DmaEngine>> dma_;    // per engine
   Statistics stats_;

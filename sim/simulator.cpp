@@ -3,6 +3,7 @@
 // while running are carried out of the kernel and rethrown here as one-line SimErrors.
 #include "sim/simulator.h"
 
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -62,6 +63,10 @@ SimResult simulate(const isa::Program& program, const HardwareConfig& config, Dd
     result.ddr = machine.finish_ddr();
     result.ddr_bus_bytes = result.ddr.bus_bytes;
     result.ddr_row_misses = result.ddr.row_misses;
+    result.shared_sram_bytes_read = top->shared_sram().bytes_read();
+    result.shared_sram_bytes_written = top->shared_sram().bytes_written();
+    if (const DdrCounters* shared = machine.shared_sram_counters())
+      result.shared_sram_busy_cycles = static_cast<std::uint64_t>(std::ceil(shared->data_ns / config.cycle_ns() - 1e-6));
     if (config.energy) result.energy = energy_of(result, design_costs(config));
   }
   return result;

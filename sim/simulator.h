@@ -125,6 +125,10 @@ struct SimResult {
   std::uint64_t ddr_bus_bytes = 0;       // whole bursts moved, including misalignment waste
   std::uint64_t ddr_row_misses = 0;      // = ddr.row_misses
   DdrCounters ddr;
+  // The shared SRAM (engines.shared_sram_kib): bytes the DMA moved from and to it (never in the
+  // DDR figures) and the cycles its port was moving them (bytes / shared_sram_bytes_per_cycle).
+  std::uint64_t shared_sram_bytes_read = 0, shared_sram_bytes_written = 0;
+  std::uint64_t shared_sram_busy_cycles = 0;
   std::uint64_t sram_bytes_read = 0;     // all units: sum of UnitStats::sram_bytes_read
   std::uint64_t sram_bytes_written = 0;
   std::uint64_t sram_peak_bytes = 0;     // highest scratchpad address touched + 1
@@ -139,6 +143,7 @@ struct SimResult {
     std::vector<DmaChannelStats> dma_channels;
     std::uint64_t macs = 0;
     std::uint64_t ddr_bytes_read = 0, ddr_bytes_written = 0;  // its transfers' bytes
+    std::uint64_t shared_sram_bytes_read = 0, shared_sram_bytes_written = 0;
     std::uint64_t end_cycle = 0;                               // its halt
   };
   std::vector<Engine> engines;

@@ -62,7 +62,10 @@ void Statistics::transfer_finished(const DmaTransfer& t, std::uint64_t start, st
   u.bank_conflict_cycles += outcome.bank_conflict_cycles;
   u.sram_bytes_read += op.sram_read_bytes;
   u.sram_bytes_written += op.sram_write_bytes;
-  (t.store ? e.ddr_written : e.ddr_read) += t.bytes;
+  if (t.shared)
+    (t.store ? e.shared_written : e.shared_read) += t.bytes;
+  else
+    (t.store ? e.ddr_written : e.ddr_read) += t.bytes;
   DmaChannelStats& c = e.channels[t.channel];
   ++c.transfers;
   c.bytes += t.bytes;
@@ -123,6 +126,8 @@ void Statistics::fill(SimResult& r, std::uint64_t end_cycle, const std::vector<s
     out.macs = e.int8_macs + e.fp16_macs;
     out.ddr_bytes_read = e.ddr_read;
     out.ddr_bytes_written = e.ddr_written;
+    out.shared_sram_bytes_read = e.shared_read;
+    out.shared_sram_bytes_written = e.shared_written;
     out.end_cycle = i < engine_ends.size() ? engine_ends[i] : end_cycle;
     r.int8_macs += e.int8_macs;
     r.fp16_macs += e.fp16_macs;

@@ -66,6 +66,7 @@ class Statistics {
     std::vector<std::uint64_t> channel_busy_until;  // pipelined channels overlap their transfers: count time once
     std::uint64_t int8_macs = 0, fp16_macs = 0;
     std::uint64_t ddr_read = 0, ddr_written = 0;
+    std::uint64_t shared_read = 0, shared_written = 0;  // transfers in the shared SRAM window
     // The load/store busy span being traced: transfers, bytes, first instruction.
     struct Span {
       std::uint64_t transfers = 0, bytes = 0;

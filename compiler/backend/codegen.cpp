@@ -18,6 +18,7 @@
 #include "costmodel/dma_cost.h"
 #include "costmodel/footprint.h"
 #include "costmodel/program_estimate.h"
+#include "costmodel/shared_sram.h"
 #include "isa/instruction_set.h"
 
 namespace npu::compiler {
@@ -173,11 +174,40 @@ void ProgramGenerator::place_step_inputs(const StepNodes& step) {
   }
 }
 
+// The values of `step` that may live in the shared SRAM: every value a layer of the step writes
+// that nothing after the step reads, itself or through a view (the memory is the step's: the
+// next step, the host and a CPU layer see only DDR). None without a shared SRAM, nor when every
+// value is stored for tests to read back from DDR. In the order the layers write them: the
+// shared SRAM goes to the first that fit, and a value kept on chip never touches its bytes.
+std::set<std::string> ProgramGenerator::shared_sram_candidates(const StepNodes& step) {
+  if (!cost::has_shared_sram(config_) || options_.store_all_values) return {};
+  ctx_.begin_shared_sram_step();
+  std::map<std::string, std::string> view_of;
+  for (int i : step.nodes) {
+    const Node& n = g_.nodes[static_cast<std::size_t>(i)];
+    if (is_view_op(n.op_type)) view_of[n.outputs[0]] = n.inputs[0];
+  }
+  std::set<std::string> handed_on;
+  for (std::string v : step.outputs) {
+    for (auto it = view_of.find(v); it != view_of.end(); it = view_of.find(v)) v = it->second;
+    handed_on.insert(v);
+  }
+  std::set<std::string> local;
+  for (int i : step.nodes) {
+    const Node& n = g_.nodes[static_cast<std::size_t>(i)];
+    if (is_view_op(n.op_type)) continue;
+    for (const auto& v : n.outputs)
+      if (!v.empty() && !handed_on.count(v) && !g_.is_graph_output(v)) local.insert(v);
+  }
+  return local;
+}
+
 // Views and concatenations read in parts have no code; every other layer reads and writes the
 // values (alias roots) the scheduler may keep on chip.
 ProgramGenerator::StepLayers ProgramGenerator::describe_step(const StepNodes& step) {
   StepLayers sl;
   const std::set<std::string> outputs_of_step(step.outputs.begin(), step.outputs.end());
+  const std::set<std::string> step_local = shared_sram_candidates(step);
   for (int i : step.nodes) {
     const Node& n = g_.nodes[i];
     StepLayer L;
@@ -204,6 +234,7 @@ ProgramGenerator::StepLayers ProgramGenerator::describe_step(const StepNodes& st
       for (const auto& v : n.outputs) {
         L.outputs.push_back(v);
         StepValue& sv = sl.values[v];
+        if (step_local.count(v)) ctx_.place_in_shared_sram(v);
         sv.bytes = ctx_.align(static_cast<std::uint64_t>(ctx_.tensor(v).bytes()));
       }
     }

@@ -76,6 +76,22 @@ const DdrTensor& CodegenContext::tensor(const std::string& name) {
   return tensors_[name] = d;
 }
 
+bool CodegenContext::place_in_shared_sram(const std::string& name) {
+  if (tensors_.count(name)) return false;
+  const Tensor& t = graph.tensor(name);
+  DdrTensor d;
+  describe(t, d);
+  d.elem = elem_bytes(t);
+  const auto bytes = (static_cast<std::uint64_t>(d.bytes()) + 63) / 64 * 64;
+  if (next_shared_ + bytes > isa::kSharedSramBase + config.engines.shared_sram_bytes) return false;
+  d.addr = next_shared_;
+  next_shared_ += bytes;
+  tensors_[name] = d;
+  return true;
+}
+
+void CodegenContext::begin_shared_sram_step() { next_shared_ = isa::kSharedSramBase; }
+
 void CodegenContext::place_inside(const std::string& part, const std::string& whole, std::int64_t offset) {
   DdrTensor d = tensor(whole);
   const std::vector<std::int64_t> strides = d.strides;

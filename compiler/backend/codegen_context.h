@@ -112,6 +112,12 @@ class CodegenContext {
 
   // DDR placement of an activation (allocated on first use; reshapes alias their input).
   const DdrTensor& tensor(const std::string& name);
+  // The shared SRAM (engines.shared_sram_kib; isa::kSharedSramBase window): places a value
+  // there instead of DDR if it has no place yet and fits what the step has left; whether it
+  // did. Only for values one NPU step writes and reads (the memory keeps nothing across steps).
+  bool place_in_shared_sram(const std::string& name);
+  // A new step: its values may take the whole shared SRAM again.
+  void begin_shared_sram_step();
   void alias(const std::string& name, const std::string& same_as);
   // The scratchpad address of a value kept resident for the step, if it is. A value this engine
   // holds only from row k on (resident_first_row: a multi-engine step's row part) answers where
@@ -177,6 +183,7 @@ class CodegenContext {
   std::map<std::vector<std::uint8_t>, std::uint64_t> data_at_;  // share_equal_data's placements
   isa::Program program_;
   std::uint64_t next_ddr_ = 0x1000;  // 0 is left unused so a zero address is always a bug
+  std::uint64_t next_shared_ = isa::kSharedSramBase;
 };
 
 // The h x w x c image view of a value of logical `shape` stored in `order` (see DdrTensor).

@@ -69,6 +69,7 @@ class ProgramGenerator {
   void generate_engine_streams(const StepNodes& step, NpuStep& npu);
   void place_step_inputs(const StepNodes& step);
   StepLayers describe_step(const StepNodes& step);
+  std::set<std::string> shared_sram_candidates(const StepNodes& step);
   // `before_layer(i)` (multi-engine: engine e's part of layer i) runs before each of layer i's
   // prices; `ddr_share` divides what a DDR byte saved is worth (engines sharing the DDR).
   StepSchedule schedule(const StepNodes& step, const StepLayers& sl, const std::function<void(std::size_t)>& before_layer = {},

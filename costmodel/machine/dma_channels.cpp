@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "costmodel/dma_cost.h"
 #include "costmodel/machine/machine.h"
@@ -12,16 +13,20 @@ namespace npu::cost {
 // The DDR side of one transfer: each granted chunk moves its data and is timed by the model.
 class DmaChannels::DdrSide : public ChunkStream {
  public:
-  DdrSide(DmaChannels& owner, const DmaTransfer& t, std::uint64_t request_cycles)
+  DdrSide(DmaChannels& owner, const DmaTransfer& t, std::uint64_t request_cycles, DdrTimingModel& timing)
       : owner_(owner),
         t_(t),
+        timing_(timing),
         cursor_(t, static_cast<std::uint64_t>(owner.config_.dma.arbitration_bytes)),
         cycle_ns_(owner.config_.cycle_ns()),
         request_ns_(static_cast<double>(request_cycles) * cycle_ns_) {}
+  // A fork's copy (DmaChannels' copy constructor): machines with a shared SRAM never fork, so
+  // every copied side is on the DDR.
   DdrSide(DmaChannels& owner, const DdrSide& other, const DmaTransfer& t)
       : outcome(other.outcome),
         owner_(owner),
         t_(t),
+        timing_(owner.ddr_),
         cursor_(other.cursor_, t),
         streamed_left_(other.streamed_left_),
         cycle_ns_(other.cycle_ns_),
@@ -47,7 +52,7 @@ class DmaChannels::DdrSide : public ChunkStream {
     c.last = finished();
     c.request_ns = request_ns_;
     c.grant_ns = grant_cycles * cycle_ns_;
-    const DdrChunkTiming timing = owner_.ddr_.serve(c);
+    const DdrChunkTiming timing = timing_.serve(c);
     outcome.row_hits += timing.row_hits;
     outcome.row_misses += timing.row_misses;
     outcome.turnaround_cycles += timing.turnaround_ns / cycle_ns_;
@@ -59,8 +64,9 @@ class DmaChannels::DdrSide : public ChunkStream {
  private:
   DmaChannels& owner_;
   const DmaTransfer& t_;
+  DdrTimingModel& timing_;
   RunCursor cursor_;
-  std::uint64_t streamed_left_ = t_.bus_bytes;
+  std::uint64_t streamed_left_ = t_.shared ? t_.bytes : t_.bus_bytes;
   double cycle_ns_, request_ns_;
   std::vector<DdrPiece> pieces_;
 };
@@ -135,7 +141,7 @@ struct DmaChannels::Channel {
 
 DmaChannels::DmaChannels(const HardwareConfig& config, const std::vector<PlannedOp>& ops, bool streaming,
                          MachineListener& listener, DdrTimingModel& ddr, ChunkArbiter& bus, int bus_base,
-                         ScratchpadBanks& banks, std::function<void(const DmaTransfer&)> retire)
+                         ScratchpadBanks& banks, std::function<void(const DmaTransfer&)> retire, SharedSram shared)
     : config_(config),
       ops_(ops),
       streaming_(streaming),
@@ -143,6 +149,7 @@ DmaChannels::DmaChannels(const HardwareConfig& config, const std::vector<Planned
       ddr_(ddr),
       bus_(bus),
       bus_base_(bus_base),
+      shared_(shared),
       banks_(banks),
       port_(config.dma.channels, config.dma.arbitration == DmaArbitration::ChannelPriority),
       pipelined_(config.dma.channel_queue == DmaChannelQueue::Pipelined),
@@ -282,10 +289,12 @@ bool DmaChannels::advance(std::uint64_t now) {
       if (!f.requested && now >= f.start + setup && before_granted) {
         f.requested = true;
         f.request = now;
-        f.ddr = std::make_unique<DdrSide>(*this, *f.transfer, now);
+        const bool shared = f.transfer->shared;
+        if (shared && !shared_.timing) throw std::logic_error("timing core: a shared SRAM transfer without a shared SRAM");
+        f.ddr = std::make_unique<DdrSide>(*this, *f.transfer, now, shared ? *shared_.timing : ddr_);
         // ops_ is this engine's stream, transfer indices the program's (engine_starts).
         f.sram = std::make_unique<SramSide>(*this, *f.transfer, ops_[f.transfer->index - ops_.front().index]);
-        bus_.submit(bus_base_ + static_cast<int>(index), *f.ddr, f.ddr_done, now);
+        (shared ? *shared_.bus : bus_).submit(bus_base_ + static_cast<int>(index), *f.ddr, f.ddr_done, now);
         port_.submit(static_cast<int>(index), *f.sram, f.sram_done, now);
         progress = true;
       }

@@ -1,7 +1,8 @@
 // One engine's DMA channels (dma.channels, shared by its load and store units). A unit hands a
 // transfer to channel (channel field % channels) when that channel accepts one. A running
 // transfer has two sides, each shared with the other channels' transfers, chunk by chunk:
-//   DDR side:  its chunks go to the DDR timing model in the order the bus arbiter grants them;
+//   DDR side:  its chunks go to the DDR timing model in the order the bus arbiter grants them
+//              (the shared SRAM's timing and arbiter for a transfer in its window);
 //   SRAM side: its chunks use the scratchpad's DMA port, ceil(bytes / port_bytes_per_cycle)
 //              cycles each (cumulative, so a lone transfer takes ceil(bytes / port) in all),
 //              plus the bank-conflict stall of each chunk (scratchpad_banks.h).
@@ -41,12 +42,19 @@ class DmaChannels {
   // [bus_base, bus_base + channels).
   // `streaming`: the DDR model is the streaming approximation (MachineOptions::streaming_ddr):
   // chunks are cut from the transfer's byte counts without walking its runs, and no data moves.
+  // A transfer into the shared SRAM window (DmaTransfer::shared) goes to `shared` through its
+  // arbiter `shared_bus` (same requester numbers) instead: null without a shared SRAM.
+  struct SharedSram {
+    DdrTimingModel* timing = nullptr;
+    ChunkArbiter* bus = nullptr;
+  };
   DmaChannels(const HardwareConfig& config, const std::vector<PlannedOp>& ops, bool streaming,
               MachineListener& listener, DdrTimingModel& ddr, ChunkArbiter& bus, int bus_base, ScratchpadBanks& banks,
-              std::function<void(const DmaTransfer&)> retire);
-  // A copy of `other` for a forked machine (Machine::fork): the same transfers in flight, now
-  // `transfers`' (the new plan's, at the indices `other`'s had in `old_transfers`). The copy of
-  // the shared bus must then be rebind()-ed to this one's streams.
+              std::function<void(const DmaTransfer&)> retire, SharedSram shared);
+  // A copy of `other` for a forked machine (Machine::fork, which never forks one with a shared
+  // SRAM): the same transfers in flight, now `transfers`' (the new plan's, at the indices
+  // `other`'s had in `old_transfers`). The copy of the shared bus must then be rebind()-ed to
+  // this one's streams.
   DmaChannels(const DmaChannels& other, const std::vector<PlannedOp>& ops, const std::vector<DmaTransfer>& old_transfers,
               const std::vector<DmaTransfer>& transfers, MachineListener& listener, DdrTimingModel& ddr, ChunkArbiter& bus,
               ScratchpadBanks& banks, std::function<void(const DmaTransfer&)> retire);
@@ -78,6 +86,7 @@ class DmaChannels {
   DdrTimingModel& ddr_;
   ChunkArbiter& bus_;
   int bus_base_;
+  SharedSram shared_;
   ScratchpadBanks& banks_;
   ChunkArbiter port_;
   bool pipelined_;

@@ -10,6 +10,7 @@
 #include "costmodel/machine/chunk_arbiter.h"
 #include "costmodel/machine/dma_channels.h"
 #include "costmodel/scratchpad_banks.h"
+#include "costmodel/shared_sram.h"
 
 namespace npu::cost {
 namespace {
@@ -114,14 +115,14 @@ void fill_bank_access(const PlannedOp& op, ScratchpadBanks::Access& access) {
 // scratchpad banks. The engines share the DDR model and the bus arbiter (Machine::State).
 struct Engine {
   Engine(int id, const ProgramPlan& plan, const HardwareConfig& config, MachineListener& listener, DdrTimingModel& ddr,
-         ChunkArbiter& bus, bool streaming)
+         ChunkArbiter& bus, DmaChannels::SharedSram shared, bool streaming)
       : id(id),
         plan(plan),
         config(config),
         listener(listener),
         banks(config.sram),
         channels(config, plan.ops, streaming, listener, ddr, bus, id * config.dma.channels, banks,
-                 [this](const DmaTransfer& t) { retired(t); }),
+                 [this](const DmaTransfer& t) { retired(t); }, shared),
         queues{UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
                UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
                UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
@@ -376,7 +377,8 @@ std::vector<std::string> Engine::waits() const {
   return parts;
 }
 
-// The engines and what they share: the DDR model and the bus arbiter over every channel.
+// The engines and what they share: the DDR model and the bus arbiter over every channel, and
+// the shared SRAM with its own arbiter over the same channels when the config has one.
 struct Machine::State {
   State(const std::vector<const ProgramPlan*>& plans, const HardwareConfig& config, MachineListener* listener,
         const MachineOptions& options)
@@ -384,9 +386,16 @@ struct Machine::State {
         recorder(listener ? *listener : silent, options.record_instructions ? instruction_count(plans) : 0),
         ddr(options.streaming_ddr ? make_streaming_ddr(config.ddr, config.dram) : make_ddr_model(config.ddr, config.dram)),
         bus(static_cast<int>(plans.size()) * config.dma.channels, config.dma.arbitration == DmaArbitration::ChannelPriority) {
+    DmaChannels::SharedSram to_shared;
+    if (has_shared_sram(config)) {
+      shared = make_shared_sram_timing(config);
+      shared_bus = std::make_unique<ChunkArbiter>(static_cast<int>(plans.size()) * config.dma.channels,
+                                                  config.dma.arbitration == DmaArbitration::ChannelPriority);
+      to_shared = {shared.get(), shared_bus.get()};
+    }
     for (std::size_t e = 0; e < plans.size(); ++e)
       engines.push_back(std::make_unique<Engine>(static_cast<int>(e), *plans[e], config, recorder, *ddr, bus,
-                                                 options.streaming_ddr));
+                                                 to_shared, options.streaming_ddr));
   }
   // A copy of `other` (one engine) going on with `plan`.
   State(const State& other, const ProgramPlan& plan, std::unique_ptr<DdrTimingModel> ddr_copy)
@@ -412,6 +421,8 @@ struct Machine::State {
   TimingRecorder recorder;
   std::unique_ptr<DdrTimingModel> ddr;
   ChunkArbiter bus;
+  std::unique_ptr<DdrTimingModel> shared;  // null without a shared SRAM
+  std::unique_ptr<ChunkArbiter> shared_bus;
   std::vector<std::unique_ptr<Engine>> engines;
   bool started = false;
   std::uint64_t now = 0;
@@ -488,6 +499,7 @@ bool Machine::State::step_once() {
   if (progress) return true;
   for (auto& e : engines) progress |= e->channels.grant_port(now);
   progress |= bus.grant(now);
+  if (shared_bus) progress |= shared_bus->grant(now);
   return progress;
 }
 
@@ -500,6 +512,7 @@ std::optional<std::uint64_t> Machine::State::next_cycle() const {
   };
   for (const auto& e : engines) earliest(e->next_cycle());
   earliest(bus.next_cycle());
+  if (shared_bus) earliest(shared_bus->next_cycle());
   for (const auto& [group, r] : rendezvous)
     if (r.release && *r.release > now) earliest(*r.release);
   // Whatever was due has been handled at `now`: an event not after it is a bug of this core.
@@ -545,7 +558,7 @@ bool Machine::run_to_stop() {
 
 std::unique_ptr<Machine> Machine::fork(const ProgramPlan& plan) const {
   const State& s = *state_;
-  if (s.engines.size() != 1 || s.config.controller.dispatch_cycles < 1) return nullptr;
+  if (s.engines.size() != 1 || s.config.controller.dispatch_cycles < 1 || s.shared) return nullptr;
   const Engine& e = *s.engines.front();
   const std::size_t stop = e.stop;
   if (e.controller.next != stop || e.halted || plan.ops.size() <= stop || e.plan.ops.size() < stop) return nullptr;
@@ -608,6 +621,10 @@ std::string Machine::deadlock_message() const { return state_->deadlock_message(
 const DdrCounters& Machine::finish_ddr() {
   state_->ddr->finish(static_cast<double>(end_cycle()) * state_->config.cycle_ns());
   return state_->ddr->counters();
+}
+
+const DdrCounters* Machine::shared_sram_counters() const {
+  return state_->shared ? &state_->shared->counters() : nullptr;
 }
 
 std::vector<InstructionTiming> Machine::take_instruction_timings() { return std::move(state_->recorder.timings()); }

@@ -86,6 +86,9 @@ class Machine {
   std::string deadlock_message() const;
   // The DDR model after the run ended at end_cycle(): its counters, refresh up to the end included.
   const DdrCounters& finish_ddr();
+  // The shared SRAM's counters (bus_bytes: bytes moved, data_ns: its port's busy time); null
+  // without one.
+  const DdrCounters* shared_sram_counters() const;
   std::vector<InstructionTiming> take_instruction_timings();
 
   // Candidate schedules that share their first instructions (the layer interleave times each
@@ -98,7 +101,8 @@ class Machine {
   // A machine that goes on from this stopped one with `plan`: its ops before the stop must be
   // this plan's, except that they may push more dependency tokens (to consumers after the stop).
   // Runs to halt as `plan`'s own machine would, cycle for cycle. nullptr when it cannot: several
-  // engines, a DDR model without copies, dispatch in 0 cycles, the plans differ before the stop.
+  // engines, a shared SRAM, a DDR model without copies, dispatch in 0 cycles, the plans differ
+  // before the stop.
   std::unique_ptr<Machine> fork(const ProgramPlan& plan) const;
 
  private:

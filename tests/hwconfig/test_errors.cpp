@@ -246,3 +246,20 @@ TEST_CASE("validate() re-checks a config edited in code", "[hwconfig][errors]") 
   d.ddr.other_agents_share = 1.0;
   CHECK(error(d) == "<config>: ddr.other_agents_share: must be <= 0.95 (got 1)");
 }
+
+TEST_CASE("the shared SRAM's keys: sizes within the ISA's window, bandwidth and latency in range",
+          "[hwconfig][errors][engines]") {
+  CHECK(error_of(minimal_yaml({{"engines.shared_sram_kib", "2048"}})) == "<no error>");
+  CHECK(error_of(minimal_yaml({{"engines.shared_sram_kib", "0"}})) == "<no error>");
+  CHECK(error_of(minimal_yaml({{"engines.shared_sram_kib", "-1"}})) ==
+        "configs/x.yaml: engines.shared_sram_kib: must be >= 0 (got -1)");
+  CHECK(error_of(minimal_yaml({{"engines.shared_sram_kib", "262145"}})) ==
+        "configs/x.yaml: engines.shared_sram_kib: must be <= 262144, the 256 MiB window of DDR addresses from "
+        "the ISA's kSharedSramBase (isa/ISA.md \"Address map\") (got 262145)");
+  CHECK(error_of(minimal_yaml({{"engines.shared_sram_kib", "1.5"}})) ==
+        "configs/x.yaml: engines.shared_sram_kib: expected an integer (got \"1.5\")");
+  CHECK(error_of(minimal_yaml({{"engines.shared_sram_bytes_per_cycle", "0"}})) ==
+        "configs/x.yaml: engines.shared_sram_bytes_per_cycle: must be >= 1 (got 0)");
+  CHECK(error_of(minimal_yaml({{"engines.shared_sram_latency_cycles", "-3"}})) ==
+        "configs/x.yaml: engines.shared_sram_latency_cycles: must be >= 0 (got -3)");
+}
