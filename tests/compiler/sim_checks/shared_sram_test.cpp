@@ -34,6 +34,7 @@ SharedRun run_on_four_engines(const std::string& model, std::uint64_t shared_kib
   config.engines.shared_sram_bytes = shared_kib * 1024;
   CompileOptions options;
   options.precision = Precision::Int8;
+  options.engine_split = EngineSplitMode::Traffic;  // the same split with and without the shared SRAM
   CompiledModel m;
   Graph g = lower_graph(model, options, m);
   generate_code(g, config, options, m);
