@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "hwconfig/hardware_config.h"
@@ -124,6 +125,23 @@ inline npu::sim::SimResult run(const Program& p, const npu::HardwareConfig& c, b
   o.timing_only = timing_only;
   o.record_trace = trace;
   return npu::sim::simulate(p, c, ddr, o);
+}
+
+// A program of several engines: engine e's stream starts at starts[e] of code.
+inline Program streams(std::vector<Instruction> code, std::vector<std::uint32_t> starts) {
+  Program p = program(std::move(code));
+  p.engine_starts = std::move(starts);
+  return p;
+}
+
+// The simulator's error for `p` on `c`, or "no error".
+inline std::string error_of(const Program& p, const npu::HardwareConfig& c = config()) {
+  try {
+    run(p, c);
+  } catch (const npu::sim::SimError& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 // Deterministic pseudo-random bytes (xorshift), so functional tests need no fixtures.

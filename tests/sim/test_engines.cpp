@@ -28,21 +28,6 @@ npu::HardwareConfig engines(int n) {
   return c;
 }
 
-// Engine e's stream starts at starts[e] of code.
-Program streams(std::vector<Instruction> code, std::vector<std::uint32_t> starts) {
-  Program p = program(std::move(code));
-  p.engine_starts = std::move(starts);
-  return p;
-}
-
-std::string error_of(const Program& p, const npu::HardwareConfig& c) {
-  try {
-    run(p, c);
-  } catch (const npu::sim::SimError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 std::string read_text(const std::string& path) {
   std::ifstream f(path);

@@ -18,15 +18,6 @@ using npu::sim::SimError;
 
 namespace {
 
-std::string error_of(const Program& p, const npu::HardwareConfig& c = config()) {
-  try {
-    run(p, c);
-  } catch (const SimError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 Instruction conv_at(std::uint64_t in_addr) {
   auto i = make(Opcode::Conv);
   i.set(Field::in_addr, static_cast<std::int64_t>(in_addr));

@@ -34,20 +34,6 @@ npu::HardwareConfig with_shared(int engines) {
   return c;
 }
 
-Program streams(std::vector<Instruction> code, std::vector<std::uint32_t> starts) {
-  Program p = program(std::move(code));
-  p.engine_starts = std::move(starts);
-  return p;
-}
-
-std::string error_of(const Program& p, const npu::HardwareConfig& c) {
-  try {
-    run(p, c);
-  } catch (const npu::sim::SimError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 }  // namespace
 
