@@ -72,7 +72,6 @@ int run_calibrate(const std::vector<std::string>& args) {
                                            arg));
     return {arg, 0};
   };
-  const auto& base = bases.front();
   calibrate::CalibrationOptions options;
   options.keys = calibrate::parse_fit_keys(joined((*vm)["fit"].as<std::vector<std::string>>(), ","));
   options.fit_layers = (*vm)["layers"].as<bool>();
