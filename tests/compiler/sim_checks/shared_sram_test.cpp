@@ -46,19 +46,9 @@ SharedRun run_on_four_engines(const std::string& model, std::uint64_t shared_kib
     if (step.kind == container::Step::Kind::Npu) out.estimated_cycles += step.npu.estimated_cycles;
   for (const auto& t : m.program.tensors) out.shared_values += t.ddr_addr >= isa::kSharedSramBase ? 1 : 0;
 
-  Int8Values inputs;
   sim::DdrImage ddr;
   ddr.place(m.program);
-  unsigned seed = 5;
-  for (const auto& name : g.inputs) {
-    const isa::TensorEntry* e = find_entry(m.program, name);
-    REQUIRE(e);
-    const Tensor& t = g.tensor(name);
-    auto bytes = quantize_in_order(testing::random_tensor(t.shape, seed++), t.quant, t.order);
-    REQUIRE(bytes.size() == e->size_bytes);
-    ddr.write(e->ddr_addr, bytes.data(), bytes.size());
-    inputs[name] = std::move(bytes);
-  }
+  const Int8Values inputs = write_random_inputs(g, m, ddr, 5);
   const Int8Values expected = run_integer_reference(g, inputs);
   sim::SimOptions functional;
   functional.timing_only = false;

@@ -96,32 +96,10 @@ struct BitExactSetup {
   EngineSplitMode split = EngineSplitMode::Auto;
 };
 
-// Compiles `model` for INT8 on `config`, runs it on the simulator and on the integer reference
-// from the same quantised input, and compares every NPU-computed value byte for byte.
-// `sram_kib` (when not 0) replaces the preset's scratchpad capacity.
-inline void check_bit_exact(const std::string& model, const std::string& config_name, BitExactSetup setup) {
-  const std::uint64_t sram_kib = setup.sram_kib;
-  INFO(model << " on " << config_name << (sram_kib ? " with " + std::to_string(sram_kib) + " KiB" : std::string())
-             << (setup.engines ? " on " + std::to_string(setup.engines) + " engines, split mode " +
-                                     std::to_string(static_cast<int>(setup.split))
-                               : std::string()));
-  HardwareConfig config = load_hardware_config(config_path(config_name));
-  if (sram_kib) config.sram.capacity_bytes = sram_kib * 1024;
-  if (setup.engines) config.engines.count = setup.engines;
-  CompileOptions options;
-  options.engine_split = setup.split;
-  options.precision = Precision::Int8;
-  options.store_all_values = true;  // intermediates kept on chip are stored too, to compare them
-  options.check_interleave = true;  // the default: no conflicting pair reordered (a compile error names it)
-  CompiledModel m;
-  Graph g = lower_graph(model, options, m);
-  generate_code(g, config, options, m);
-  REQUIRE(m.fallbacks.empty());
-
+// Random INT8 inputs (seeded from `seed` up), quantised as the graph's inputs and written to
+// where `m`'s program expects them in `ddr`; returns them for the integer reference.
+inline Int8Values write_random_inputs(const Graph& g, const CompiledModel& m, sim::DdrImage& ddr, unsigned seed) {
   Int8Values inputs;
-  sim::DdrImage ddr;
-  ddr.place(m.program);
-  unsigned seed = 11;
   for (const auto& name : g.inputs) {
     const isa::TensorEntry* e = find_entry(m.program, name);
     REQUIRE(e);
@@ -147,6 +125,34 @@ inline void check_bit_exact(const std::string& model, const std::string& config_
     }
     inputs[name] = std::move(bytes);
   }
+  return inputs;
+}
+
+// Compiles `model` for INT8 on `config`, runs it on the simulator and on the integer reference
+// from the same quantised input, and compares every NPU-computed value byte for byte.
+// `sram_kib` (when not 0) replaces the preset's scratchpad capacity.
+inline void check_bit_exact(const std::string& model, const std::string& config_name, BitExactSetup setup) {
+  const std::uint64_t sram_kib = setup.sram_kib;
+  INFO(model << " on " << config_name << (sram_kib ? " with " + std::to_string(sram_kib) + " KiB" : std::string())
+             << (setup.engines ? " on " + std::to_string(setup.engines) + " engines, split mode " +
+                                     std::to_string(static_cast<int>(setup.split))
+                               : std::string()));
+  HardwareConfig config = load_hardware_config(config_path(config_name));
+  if (sram_kib) config.sram.capacity_bytes = sram_kib * 1024;
+  if (setup.engines) config.engines.count = setup.engines;
+  CompileOptions options;
+  options.engine_split = setup.split;
+  options.precision = Precision::Int8;
+  options.store_all_values = true;  // intermediates kept on chip are stored too, to compare them
+  options.check_interleave = true;  // the default: no conflicting pair reordered (a compile error names it)
+  CompiledModel m;
+  Graph g = lower_graph(model, options, m);
+  generate_code(g, config, options, m);
+  REQUIRE(m.fallbacks.empty());
+
+  sim::DdrImage ddr;
+  ddr.place(m.program);
+  const Int8Values inputs = write_random_inputs(g, m, ddr, 11);
   Int8Values expected = run_integer_reference(g, inputs);
   CHECK(simulate_steps(m, config, ddr) > 0);
 
