@@ -5,7 +5,6 @@
 #include "costmodel/program_estimate.h"
 #include "compiler/pipeline.h"
 
-#include <algorithm>
 #include <optional>
 
 namespace npu::compiler {
@@ -44,35 +43,31 @@ CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config
   // splits cost together (syncs, values that leave the chip to reach another engine), and the
   // DDR-traffic rule is blind to compute. The timing core judges the whole programs of both
   // and of engine 0 running everything; the fastest is kept (compiler/README.md, "Several engines").
-  if (config.engines.count > 1 && options.engine_split == EngineSplitMode::Auto) {
-    struct Candidate {
-      EngineSplitMode mode;
-      const char* name;
-    };
-    std::vector<std::pair<std::uint64_t, std::string>> tried;
-    std::optional<CompiledModel> best;
-    for (const Candidate c : {Candidate{EngineSplitMode::LayerPrice, "by layer prices"}, Candidate{EngineSplitMode::Traffic, "by DDR traffic"},
-                              Candidate{EngineSplitMode::None, "engine 0 alone"}}) {
-      CompileOptions candidate_options = options;
-      candidate_options.engine_split = c.mode;
-      CompiledModel candidate = lowered->model;
-      generate_code(lowered->graph, config, candidate_options, candidate, &lowered->int8_params);
-      time_npu_steps(config, candidate);
-      tried.emplace_back(npu_cycles(candidate), c.name);
-      if (!best || npu_cycles(candidate) < npu_cycles(*best)) best = std::move(candidate);
-    }
-    const auto chosen = std::min_element(tried.begin(), tried.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::string why = "engines " + chosen->second + ": est " + std::to_string(chosen->first) + " cycles";
-    for (const auto& [cycles, name] : tried)
-      if (&name != &chosen->second) why += ", " + name + " " + std::to_string(cycles);
-    for (auto& layer : best->layers)
-      if (layer.device == "npu" && !layer.mapping.empty()) layer.mapping += "; " + why;
-    return std::move(*best);
+  auto generate = [&](EngineSplitMode mode) {
+    CompileOptions with_mode = options;
+    with_mode.engine_split = mode;
+    CompiledModel model = lowered->model;
+    generate_code(lowered->graph, config, with_mode, model, &lowered->int8_params);
+    time_npu_steps(config, model);
+    return model;
+  };
+  if (config.engines.count < 2 || options.engine_split != EngineSplitMode::Auto) return generate(options.engine_split);
+  const std::pair<EngineSplitMode, const char*> candidates[] = {
+      {EngineSplitMode::LayerPrice, "by layer prices"}, {EngineSplitMode::Traffic, "by DDR traffic"}, {EngineSplitMode::None, "engine 0 alone"}};
+  std::optional<CompiledModel> best;
+  std::size_t chosen = 0;
+  std::vector<std::uint64_t> cycles;
+  for (const auto& [mode, name] : candidates) {
+    CompiledModel candidate = generate(mode);
+    cycles.push_back(npu_cycles(candidate));
+    if (!best || cycles.back() < npu_cycles(*best)) best = std::move(candidate), chosen = cycles.size() - 1;
   }
-  CompiledModel model = lowered->model;
-  generate_code(lowered->graph, config, options, model, &lowered->int8_params);
-  time_npu_steps(config, model);
-  return model;
+  std::string why = std::string("engines ") + candidates[chosen].second + ": est " + std::to_string(cycles[chosen]) + " cycles";
+  for (std::size_t i = 0; i < cycles.size(); ++i)
+    if (i != chosen) why += std::string(", ") + candidates[i].second + " " + std::to_string(cycles[i]);
+  for (auto& layer : best->layers)
+    if (layer.device == "npu" && !layer.mapping.empty()) layer.mapping += "; " + why;
+  return std::move(*best);
 }
 
 }  // namespace npu::compiler
