@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "costmodel/shared_sram.h"
 #include "isa/operands.h"
 
 namespace npu::cost {
@@ -42,9 +43,23 @@ std::optional<FootprintConflict> first_conflict(const Footprint& earlier, const 
 std::uint64_t transfer_bytes(const isa::Instruction& in) {
   if (in.opcode == isa::Opcode::Gather)
     return static_cast<std::uint64_t>(in.get(isa::Field::len0)) * static_cast<std::uint64_t>(in.get(isa::Field::count));
+  if (in.opcode == isa::Opcode::MulticastLoad)
+    return static_cast<std::uint64_t>(in.get(isa::Field::len0)) * static_cast<std::uint64_t>(in.get(isa::Field::count1)) *
+           static_cast<std::uint64_t>(in.get(isa::Field::count2));
   if (in.opcode != isa::Opcode::Load && in.opcode != isa::Opcode::Store) return 0;
   return static_cast<std::uint64_t>(in.get(isa::Field::len0)) * static_cast<std::uint64_t>(in.get(isa::Field::count1)) *
          static_cast<std::uint64_t>(in.get(isa::Field::count2)) * static_cast<std::uint64_t>(in.get(isa::Field::count3));
+}
+
+std::uint64_t ddr_transfer_bytes(const isa::Program& program, std::uint32_t index) {
+  const isa::Instruction& in = program.code[index];
+  const std::uint64_t bytes = transfer_bytes(in);
+  if (bytes == 0 || in_shared_sram_window(static_cast<std::uint64_t>(in.get(isa::Field::ddr_addr)))) return 0;
+  if (in.opcode != isa::Opcode::MulticastLoad || in.get(isa::Field::group_count) == 1) return bytes;
+  std::size_t engine = 0;
+  while (engine + 1 < program.engine_count() && program.engine_range(engine + 1).first <= index) ++engine;
+  const auto first = in.get(isa::Field::group_count) == 0 ? 0 : static_cast<std::size_t>(in.get(isa::Field::group_first));
+  return engine == first ? bytes : 0;
 }
 
 }  // namespace npu::cost

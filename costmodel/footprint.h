@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "isa/instruction.h"
+#include "isa/program.h"
 
 namespace npu::cost {
 
@@ -35,5 +36,10 @@ std::optional<FootprintConflict> first_conflict(const Footprint& earlier, const 
 // Bytes a load or store moves (len0 * count1 * count2 * count3), a gather len0 * count; 0 for
 // other instructions.
 std::uint64_t transfer_bytes(const isa::Instruction& inst);
+
+// The DDR bytes instruction `index` of `program` moves: transfer_bytes, but 0 in the shared
+// SRAM window and for an mload of an engine other than its group's first (that one reads the
+// group's bytes once).
+std::uint64_t ddr_transfer_bytes(const isa::Program& program, std::uint32_t index);
 
 }  // namespace npu::cost

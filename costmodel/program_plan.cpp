@@ -200,13 +200,14 @@ DmaTransfer plan_dma(Checker& ck, const HardwareConfig& c, const isa::Instructio
   t.len0 = ck.at_least(Field::len0, 1);
   t.count1 = ck.at_least(Field::count1, 1);
   t.count2 = ck.at_least(Field::count2, 1);
-  t.count3 = ck.at_least(Field::count3, 1);
+  const bool four_d = in.has(Field::count3);  // mload has three dimensions
+  t.count3 = four_d ? ck.at_least(Field::count3, 1) : 1;
   t.ddr_stride1 = ck.u(Field::ddr_stride1);
   t.ddr_stride2 = ck.u(Field::ddr_stride2);
-  t.ddr_stride3 = ck.u(Field::ddr_stride3);
+  t.ddr_stride3 = four_d ? ck.u(Field::ddr_stride3) : 0;
   t.sram_stride1 = ck.u(Field::sram_stride1);
   t.sram_stride2 = ck.u(Field::sram_stride2);
-  t.sram_stride3 = ck.u(Field::sram_stride3);
+  t.sram_stride3 = four_d ? ck.u(Field::sram_stride3) : 0;
   t.bytes = t.len0 * t.count1 * t.count2 * t.count3;
   t.push = in.push;
   // More bytes than the destination holds can only overwrite themselves (runs at stride 0);
@@ -533,11 +534,13 @@ std::vector<ProgramPlan> plan_engines(const isa::Program& program, const Hardwar
     if (engines > 1 && (plan.ops.back().index != end - 1 || plan.ops.size() != end - first))
       throw TimingError(fmt::format("engine {}'s stream [{}, {}) must end with its halt, and only there", e, first, end));
   }
-  // Every sync's group, resolved; each member must hold as many of the group's syncs as the others.
+  // Every sync's and mload's group, resolved; each member must hold as many of the group's
+  // syncs (and mloads) as the others, and the k-th mloads of a group must read the same DDR bytes.
   std::map<std::pair<int, int>, std::vector<std::size_t>> syncs;  // group -> syncs per engine
+  std::map<std::pair<int, int>, std::vector<std::vector<const DmaTransfer*>>> mloads;  // group -> per engine
   for (std::size_t e = 0; e < engines; ++e)
     for (PlannedOp& op : plans[e].ops) {
-      if (op.opcode != Opcode::Sync) continue;
+      if (op.opcode != Opcode::Sync && op.opcode != Opcode::MulticastLoad) continue;
       const auto& in = program.code[op.index];
       int first = static_cast<int>(in.get(Field::group_first)), count = static_cast<int>(in.get(Field::group_count));
       if (count == 0) {
@@ -548,6 +551,17 @@ std::vector<ProgramPlan> plan_engines(const isa::Program& program, const Hardwar
         throw TimingError(fmt::format("{} (engine {}): group_first {} group_count {} must lie within the program's {} "
                                       "engine(s) and include engine {}",
                                       instruction_label(op.index, op.opcode), e, first, count, engines, e));
+      if (op.opcode == Opcode::MulticastLoad) {
+        if (count < 2) continue;  // a load
+        DmaTransfer& t = plans[e].transfers[op.transfer];
+        auto& per_engine = mloads[{first, count}];
+        per_engine.resize(engines);
+        t.multicast_first = static_cast<std::uint8_t>(first);
+        t.multicast_count = static_cast<std::uint8_t>(count);
+        t.multicast_round = static_cast<std::uint32_t>(per_engine[e].size());
+        per_engine[e].push_back(&t);
+        continue;
+      }
       op.sync_first = static_cast<std::uint8_t>(first);
       op.sync_count = static_cast<std::uint8_t>(count);
       auto& per_engine = syncs[{first, count}];
@@ -562,6 +576,29 @@ std::vector<ProgramPlan> plan_engines(const isa::Program& program, const Hardwar
                                       e, per_engine[static_cast<std::size_t>(e)], group.first,
                                       group.first + group.second - 1, group.first,
                                       per_engine[static_cast<std::size_t>(group.first)]));
+  auto same_ddr_side = [](const DmaTransfer& a, const DmaTransfer& b) {
+    return a.ddr_addr == b.ddr_addr && a.len0 == b.len0 && a.count1 == b.count1 && a.count2 == b.count2 &&
+           a.ddr_stride1 == b.ddr_stride1 && a.ddr_stride2 == b.ddr_stride2;
+  };
+  for (const auto& [group, per_engine] : mloads) {
+    const auto& lead = per_engine[static_cast<std::size_t>(group.first)];
+    for (int e = group.first + 1; e < group.first + group.second; ++e) {
+      const auto& mine = per_engine[static_cast<std::size_t>(e)];
+      if (mine.size() != lead.size())
+        throw TimingError(fmt::format("engine {} has {} mload(s) of engines {}-{}, engine {} {}: every member must meet "
+                                      "the others at each",
+                                      e, mine.size(), group.first, group.first + group.second - 1, group.first, lead.size()));
+      for (std::size_t k = 0; k < mine.size(); ++k)
+        if (!same_ddr_side(*mine[k], *lead[k]))
+          throw TimingError(fmt::format("{} (engine {}) is mload {} of engines {}-{} and reads other DDR bytes than "
+                                        "{} (engine {}): ddr_addr {:#x} len0 {} count1 {} count2 {} against {:#x} {} {} {}",
+                                        instruction_label(mine[k]->index, Opcode::MulticastLoad), e, k, group.first,
+                                        group.first + group.second - 1,
+                                        instruction_label(lead[k]->index, Opcode::MulticastLoad), group.first,
+                                        mine[k]->ddr_addr, mine[k]->len0, mine[k]->count1, mine[k]->count2,
+                                        lead[k]->ddr_addr, lead[k]->len0, lead[k]->count1, lead[k]->count2));
+    }
+  }
   return plans;
 }
 

@@ -33,6 +33,12 @@ struct DmaTransfer {
   // rows (0: not a gather) and where the int32 indices are. Timing walks run i at row
   // i % gather_rows (isa/instruction_set.def); the data path reads the index (sim/dma_engine).
   std::uint64_t gather_rows = 0, index_addr = 0;
+  // mload (isa/instruction_set.def) of a group of engines [multicast_first, + multicast_count),
+  // count > 1 (plan_engines resolves it, else it is a load): the group's `multicast_round`-th.
+  // The group's first engine moves the bytes; the others' copies finish with its transfer.
+  std::uint8_t multicast_first = 0, multicast_count = 0;
+  std::uint32_t multicast_round = 0;
+  bool multicast_follower() const { return multicast_count > 1 && engine != multicast_first; }
 };
 
 struct PlannedOp {

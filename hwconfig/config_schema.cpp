@@ -234,6 +234,9 @@ const std::vector<Field>& fields() {
                "section describes one engine"),
       integer("engines", "sync_cycles", SLOT(engines.sync_cycles)).range(0, 1e6).unit("cycles").fit(0, 10000)
           .def("16").doc("a sync's cost once the last engine has arrived: the signal crossing between engines"),
+      choice<SharedLoads>("engines", "shared_loads", SLOT(engines.shared_loads)).def("multicast")
+          .doc("what the engines' DMA does with bytes several engines load (a channel-split layer's input, a "
+               "row-split layer's weights)"),
       kib("engines", "shared_sram_kib", SLOT(engines.shared_sram_bytes)).range(0, 262144).unit("KiB")
           .max_because("the 256 MiB window of DDR addresses from the ISA's kSharedSramBase (isa/ISA.md \"Address map\")")
           .def("0")

@@ -137,6 +137,7 @@ struct EnginesConfig {
   explicit EnginesConfig(BlankConfig) {}
   int count{};        // engines, each with everything above
   int sync_cycles{};  // a sync's cost once the last engine has arrived (cross-engine signalling)
+  SharedLoads shared_loads{};  // the same DDR bytes to several engines: one multicast or a load each
   // An on-chip memory the engines share (0: none), reached through the ISA's window of DDR
   // addresses (isa kSharedSramBase); its own bandwidth and latency, contended by every engine.
   std::uint64_t shared_sram_bytes{};

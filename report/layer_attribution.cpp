@@ -50,9 +50,7 @@ std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerReco
       for (const std::uint32_t i : own) {
         const auto& inst = program.code[i];
         // Bytes to and from the shared SRAM are not DDR bytes (the run's summary counts them).
-        const bool shared = cost::transfer_bytes(inst) > 0 &&
-                            cost::in_shared_sram_window(static_cast<std::uint64_t>(inst.get(isa::Field::ddr_addr)));
-        const std::uint64_t bytes = shared ? 0 : cost::transfer_bytes(inst);
+        const std::uint64_t bytes = cost::ddr_transfer_bytes(program, i);
         row.ddr_bytes += bytes;
         (inst.opcode == isa::Opcode::Store ? row.ddr_bytes_written : row.ddr_bytes_read) += bytes;
         if (i >= timings.size()) continue;

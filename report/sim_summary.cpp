@@ -107,6 +107,7 @@ nlohmann::json sim_report_json(const sim::SimResult& r, const HardwareConfig& co
                        {"ddr_bytes_written", e.ddr_bytes_written},
                        {"shared_sram_bytes_read", e.shared_sram_bytes_read},
                        {"shared_sram_bytes_written", e.shared_sram_bytes_written},
+                       {"multicast_bytes_read", e.multicast_bytes_read},
                        {"end_cycle", e.end_cycle},
                        {"load", unit_json(e.load)},
                        {"compute", unit_json(e.compute)},

@@ -1,5 +1,6 @@
 #include "report/traffic.h"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -42,11 +43,12 @@ std::vector<std::uint64_t> weight_sram_addresses(const isa::Program& program, co
 
 // The SRAM span a load's runs land in (start of the first run to end of the last).
 bool fills(const isa::Instruction& load, std::uint64_t sram_addr) {
-  const auto get = [&](isa::Field f) { return static_cast<std::uint64_t>(load.get(f)); };
+  const auto get = [&](isa::Field f) { return load.has(f) ? static_cast<std::uint64_t>(load.get(f)) : 0; };
   const std::uint64_t start = get(isa::Field::sram_addr);
   const std::uint64_t last = start + (get(isa::Field::count1) - 1) * get(isa::Field::sram_stride1) +
                              (get(isa::Field::count2) - 1) * get(isa::Field::sram_stride2) +
-                             (get(isa::Field::count3) - 1) * get(isa::Field::sram_stride3) + get(isa::Field::len0);
+                             (std::max<std::uint64_t>(1, get(isa::Field::count3)) - 1) * get(isa::Field::sram_stride3) +
+                             get(isa::Field::len0);
   return sram_addr >= start && sram_addr < last;
 }
 
@@ -66,7 +68,7 @@ std::vector<RegionTraffic> region_traffic(const isa::Program& program, const std
   std::set<std::uint64_t> weight_segments;
   for (const std::uint32_t i : instructions) {
     const auto& inst = program.code[i];
-    if (inst.opcode != isa::Opcode::Load) continue;
+    if (inst.opcode != isa::Opcode::Load && inst.opcode != isa::Opcode::MulticastLoad) continue;
     const Region region = find_region(program, static_cast<std::uint64_t>(inst.get(isa::Field::ddr_addr)));
     if (region.kind != "constant") continue;
     for (const auto w : weights)
@@ -74,9 +76,8 @@ std::vector<RegionTraffic> region_traffic(const isa::Program& program, const std
   }
   for (const std::uint32_t i : instructions) {
     const auto& inst = program.code[i];
-    const std::uint64_t bytes = cost::transfer_bytes(inst);
+    const std::uint64_t bytes = cost::ddr_transfer_bytes(program, i);  // 0: not DDR, or a copy of an mload
     if (bytes == 0) continue;
-    if (cost::in_shared_sram_window(static_cast<std::uint64_t>(inst.get(isa::Field::ddr_addr)))) continue;  // not DDR
     Region region = find_region(program, static_cast<std::uint64_t>(inst.get(isa::Field::ddr_addr)));
     if (region.kind == "constant") {
       region.kind = weight_segments.count(region.addr) ? "weights" : "parameters";

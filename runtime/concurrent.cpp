@@ -52,7 +52,7 @@ void append_streams(isa::Program& out, const isa::Program& p, int first, int cou
     const auto [begin, end] = p.engine_range(static_cast<std::size_t>(e));
     for (std::size_t i = begin; i < end; ++i) {
       isa::Instruction in = p.code[i];
-      if (in.opcode == isa::Opcode::Sync) {
+      if (in.opcode == isa::Opcode::Sync || in.opcode == isa::Opcode::MulticastLoad) {
         const bool all = in.get(isa::Field::group_count) == 0;
         in.set(isa::Field::group_first, first + (all ? 0 : in.get(isa::Field::group_first)));
         in.set(isa::Field::group_count, all ? static_cast<std::int64_t>(streams) : in.get(isa::Field::group_count));

@@ -93,6 +93,7 @@ void add_step(sim::SimResult& total, const sim::SimResult& step, std::uint32_t f
     a.ddr_bytes_written += b.ddr_bytes_written;
     a.shared_sram_bytes_read += b.shared_sram_bytes_read;
     a.shared_sram_bytes_written += b.shared_sram_bytes_written;
+    a.multicast_bytes_read += b.multicast_bytes_read;
     a.end_cycle = timeline_cycle + b.end_cycle;
   }
   if (total.instructions.size() < first_instruction + step.instructions.size())

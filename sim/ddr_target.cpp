@@ -10,6 +10,17 @@ DdrTarget::DdrTarget(sc_core::sc_module_name name, const HardwareConfig& config,
       image_(image),
       capacity_(config.ddr.capacity_bytes) {
   socket.register_b_transport(this, &DdrTarget::b_transport);
+  socket.register_transport_dbg(this, &DdrTarget::transport_dbg);
+}
+
+unsigned int DdrTarget::transport_dbg(int, tlm::tlm_generic_payload& p) {
+  const std::uint64_t addr = p.get_address(), len = p.get_data_length();
+  if (addr > capacity_ || len > capacity_ - addr || !p.get_data_ptr()) return 0;
+  if (p.is_write())
+    image_.write(addr, p.get_data_ptr(), len);
+  else
+    image_.read(addr, p.get_data_ptr(), len);
+  return static_cast<unsigned int>(len);
 }
 
 void DdrTarget::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time&) {

@@ -28,6 +28,9 @@ class DdrTarget : public sc_core::sc_module {
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  // Debug access, not counted: the copies of an mload other engines receive (the group's first
+  // engine's transfer read the bytes from DDR once, through b_transport).
+  unsigned int transport_dbg(int id, tlm::tlm_generic_payload& payload);
 
   DdrImage& image_;
   std::uint64_t capacity_;

@@ -49,10 +49,17 @@ void DmaEngine::move(const cost::DmaTransfer& t, std::uint64_t ddr, std::uint64_
   p.set_data_ptr(sram_ ? sram_ + sram : nullptr);
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  (t.shared ? shared_socket : ddr_socket)->b_transport(p, delay);
+  if (t.multicast_follower() && !t.shared) {
+    // Another engine's transfer read these bytes from DDR; this copy only lands here.
+    if (!sram_) return;
+    if (ddr_socket->transport_dbg(p) != bytes) p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    else p.set_response_status(tlm::TLM_OK_RESPONSE);
+  } else {
+    (t.shared ? shared_socket : ddr_socket)->b_transport(p, delay);
+  }
   if (p.is_response_error())
     throw SimError(fmt::format("{}: {} access {:#x} + {} bytes failed ({})",
-                               cost::instruction_label(t.index, t.gather_rows ? isa::Opcode::Gather : t.store ? isa::Opcode::Store : isa::Opcode::Load), t.shared ? "shared SRAM" : "DDR", ddr,
+                               cost::instruction_label(t.index, t.gather_rows ? isa::Opcode::Gather : t.store ? isa::Opcode::Store : t.multicast_count > 1 ? isa::Opcode::MulticastLoad : isa::Opcode::Load), t.shared ? "shared SRAM" : "DDR", ddr,
                                bytes, p.get_response_string()));
 }
 

@@ -144,6 +144,7 @@ struct SimResult {
     std::uint64_t macs = 0;
     std::uint64_t ddr_bytes_read = 0, ddr_bytes_written = 0;  // its transfers' bytes
     std::uint64_t shared_sram_bytes_read = 0, shared_sram_bytes_written = 0;
+    std::uint64_t multicast_bytes_read = 0;  // its mloads' bytes another engine's transfer moved
     std::uint64_t end_cycle = 0;                               // its halt
   };
   std::vector<Engine> engines;

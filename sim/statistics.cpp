@@ -62,18 +62,23 @@ void Statistics::transfer_finished(const DmaTransfer& t, std::uint64_t start, st
   u.bank_conflict_cycles += outcome.bank_conflict_cycles;
   u.sram_bytes_read += op.sram_read_bytes;
   u.sram_bytes_written += op.sram_write_bytes;
-  if (t.shared)
+  if (t.multicast_follower())
+    e.multicast_read += t.bytes;
+  else if (t.shared)
     (t.store ? e.shared_written : e.shared_read) += t.bytes;
   else
     (t.store ? e.ddr_written : e.ddr_read) += t.bytes;
-  DmaChannelStats& c = e.channels[t.channel];
-  ++c.transfers;
-  c.bytes += t.bytes;
-  c.bus_bytes += t.bus_bytes;
-  std::uint64_t& until = e.channel_busy_until[t.channel];
-  c.busy_cycles += end - std::min(end, std::max(start, until));
-  until = std::max(until, end);
-  if (t.bounce_cycles) ++c.bounce_copies;
+  // A follower's copy of an mload uses no channel of its engine (costmodel/machine/multicasts.h).
+  if (!t.multicast_follower()) {
+    DmaChannelStats& c = e.channels[t.channel];
+    ++c.transfers;
+    c.bytes += t.bytes;
+    c.bus_bytes += t.bus_bytes;
+    std::uint64_t& until = e.channel_busy_until[t.channel];
+    c.busy_cycles += end - std::min(end, std::max(start, until));
+    until = std::max(until, end);
+    if (t.bounce_cycles) ++c.bounce_copies;
+  }
   BusyTracker& b = e.busy[static_cast<int>(op.unit)];
   const bool span_ended = b.end(end);
   if (trace_) {
@@ -128,6 +133,7 @@ void Statistics::fill(SimResult& r, std::uint64_t end_cycle, const std::vector<s
     out.ddr_bytes_written = e.ddr_written;
     out.shared_sram_bytes_read = e.shared_read;
     out.shared_sram_bytes_written = e.shared_written;
+    out.multicast_bytes_read = e.multicast_read;
     out.end_cycle = i < engine_ends.size() ? engine_ends[i] : end_cycle;
     r.int8_macs += e.int8_macs;
     r.fp16_macs += e.fp16_macs;

@@ -67,6 +67,7 @@ class Statistics {
     std::uint64_t int8_macs = 0, fp16_macs = 0;
     std::uint64_t ddr_read = 0, ddr_written = 0;
     std::uint64_t shared_read = 0, shared_written = 0;  // transfers in the shared SRAM window
+    std::uint64_t multicast_read = 0;  // bytes its mloads received from another engine's transfer
     // The load/store busy span being traced: transfers, bytes, first instruction.
     struct Span {
       std::uint64_t transfers = 0, bytes = 0;

@@ -9,6 +9,7 @@
 #include "compiler/backend/dependency_tokens.h"
 #include "compiler/backend/engine_split.h"
 #include "compiler/backend/layer_interleave.h"
+#include "compiler/backend/multicast_loads.h"
 #include "compiler/backend/program_generator.h"
 #include "container/compiled_model.h"
 #include "costmodel/program_estimate.h"
@@ -129,6 +130,9 @@ void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& n
     ctx_.resident_first_row.clear();
     ctx_.set_region({0, ctx_.sram_capacity});
   }
+
+  // Bytes several engines load, loaded once for all (before the tokens: an mload takes a load's).
+  if (config_.engines.shared_loads == SharedLoads::Multicast) multicast_shared_loads(streams);
 
   // The streams one after another, each ending with its halt, tokens within each.
   npu.engine_starts.clear();

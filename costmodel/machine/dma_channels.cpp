@@ -6,6 +6,7 @@
 
 #include "costmodel/dma_cost.h"
 #include "costmodel/machine/machine.h"
+#include "costmodel/machine/multicasts.h"
 #include "costmodel/machine/run_cursor.h"
 
 namespace npu::cost {
@@ -239,11 +240,30 @@ std::uint64_t DmaChannels::end_of(const Flight& f) const {
          dma_transfer_cycles(ddr_cycles, sram_cycles, f.transfer->bounce_cycles, config_.dma);
 }
 
+void DmaChannels::await(const DmaTransfer& t) { issued_[t.store].emplace_back(&t, false); }
+
+void DmaChannels::copy_started(const DmaTransfer& t, std::uint64_t now) { listener_.transfer_started(t, now); }
+
+void DmaChannels::copy_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t now) {
+  if (!streaming_) {
+    RunCursor cursor(t, static_cast<std::uint64_t>(config_.dma.arbitration_bytes));
+    while (!cursor.done())
+      cursor.next_chunk([&](const RunCursor::Piece& p) { listener_.piece_granted(t, p.ddr, p.sram, p.bytes); });
+  }
+  listener_.transfer_finished(t, start, now, DmaOutcome{});
+  retire_in_order(t);
+}
+
 void DmaChannels::finished(const Flight& f, std::uint64_t now) {
   DmaOutcome outcome = f.ddr->outcome;
   outcome.bank_conflict_cycles = f.sram->bank_conflict_cycles;
   const DmaTransfer& t = *f.transfer;
   listener_.transfer_finished(t, f.start, now, outcome);
+  if (t.multicast_count > 1 && multicasts_) multicasts_->finished(t, f.start, now);
+  retire_in_order(t);
+}
+
+void DmaChannels::retire_in_order(const DmaTransfer& t) {
   auto& order = issued_[t.store];
   for (auto& entry : order)
     if (entry.first == &t && !entry.second) {
@@ -279,6 +299,7 @@ bool DmaChannels::advance(std::uint64_t now) {
       f->start = now;
       ch.handed = nullptr;
       listener_.transfer_started(*f->transfer, now);
+      if (f->transfer->multicast_count > 1 && multicasts_) multicasts_->started(*f->transfer, now);
       ch.flights.push_back(std::move(f));
       progress = true;
     }

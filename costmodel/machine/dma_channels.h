@@ -34,6 +34,7 @@
 namespace npu::cost {
 
 class MachineListener;
+class Multicasts;
 
 class DmaChannels {
  public:
@@ -63,6 +64,13 @@ class DmaChannels {
 
   bool accepting(std::uint32_t channel) const;
   void hand(const DmaTransfer& t);  // only when accepting(t.channel)
+  // A follower's copy of an mload (multicasts.h): it takes no channel, retires in its unit's
+  // order, and starts and finishes when the group's first engine's transfer does.
+  void await(const DmaTransfer& t);
+  void copy_started(const DmaTransfer& t, std::uint64_t now);
+  void copy_finished(const DmaTransfer& t, std::uint64_t start, std::uint64_t now);
+  // The leader's transfers of mloads report their start and end here (null: never multicast).
+  void set_multicasts(Multicasts* multicasts) { multicasts_ = multicasts; }
   // Finishes, starts and requests what is due at `now`; whether anything happened.
   bool advance(std::uint64_t now);
   // The scratchpad port grants its chunks (after every request of `now` is in).
@@ -78,6 +86,7 @@ class DmaChannels {
   class SramSide;
   std::uint64_t end_of(const Flight& f) const;
   void finished(const Flight& f, std::uint64_t now);
+  void retire_in_order(const DmaTransfer& t);
 
   const HardwareConfig& config_;
   const std::vector<PlannedOp>& ops_;
@@ -91,6 +100,7 @@ class DmaChannels {
   ChunkArbiter port_;
   bool pipelined_;
   std::function<void(const DmaTransfer&)> retire_;
+  Multicasts* multicasts_ = nullptr;
   std::vector<std::unique_ptr<Channel>> channels_;
   // Per direction (load, store): handed over and not yet retired, in issue order, with finished flags.
   std::deque<std::pair<const DmaTransfer*, bool>> issued_[2];

@@ -9,6 +9,7 @@
 
 #include "costmodel/machine/chunk_arbiter.h"
 #include "costmodel/machine/dma_channels.h"
+#include "costmodel/machine/multicasts.h"
 #include "costmodel/scratchpad_banks.h"
 #include "costmodel/shared_sram.h"
 
@@ -115,8 +116,9 @@ void fill_bank_access(const PlannedOp& op, ScratchpadBanks::Access& access) {
 // scratchpad banks. The engines share the DDR model and the bus arbiter (Machine::State).
 struct Engine {
   Engine(int id, const ProgramPlan& plan, const HardwareConfig& config, MachineListener& listener, DdrTimingModel& ddr,
-         ChunkArbiter& bus, DmaChannels::SharedSram shared, bool streaming)
+         ChunkArbiter& bus, DmaChannels::SharedSram shared, bool streaming, Multicasts* multicasts)
       : id(id),
+        multicasts(multicasts),
         plan(plan),
         config(config),
         listener(listener),
@@ -126,7 +128,9 @@ struct Engine {
         queues{UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
                UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
                UnitQueue(static_cast<std::size_t>(config.controller.queue_depth)),
-               UnitQueue(static_cast<std::size_t>(config.controller.queue_depth))} {}
+               UnitQueue(static_cast<std::size_t>(config.controller.queue_depth))} {
+    channels.set_multicasts(multicasts);
+  }
 
   // A copy of `other` going on with `plan` (Machine::fork).
   Engine(const Engine& other, const ProgramPlan& plan, MachineListener& listener, DdrTimingModel& ddr, ChunkArbiter& bus)
@@ -154,6 +158,7 @@ struct Engine {
   }
 
   int id;
+  Multicasts* multicasts = nullptr;  // the machine's, shared by its engines (null in a fork: one engine)
   const ProgramPlan& plan;
   const HardwareConfig& config;
   MachineListener& listener;
@@ -189,6 +194,7 @@ struct Engine {
     const PlannedOp* op = nullptr;
     std::uint64_t taken = 0, tokens_at = 0, start = 0, end = 0, stall = 0, conflict = 0;
     int waiting_token_from = -1;
+    bool multicast_arrived = false;  // its mload has met the group's rendezvous
   } units[kUnits];
 
   bool unit_step(int u);
@@ -261,9 +267,20 @@ bool Engine::unit_step(int u) {
       }
       case UnitState::Channel: {
         const DmaTransfer& t = plan.transfers[s.op->transfer];
-        if (!channels.accepting(t.channel)) return progress;
-        channels.hand(t);
+        if (t.multicast_count > 1 && multicasts) {
+          if (!s.multicast_arrived) {
+            multicasts->arrive(t, channels);
+            s.multicast_arrived = true;
+            progress = true;
+          }
+          if (!t.multicast_follower() && !multicasts->ready(t)) return progress;
+        }
+        if (!t.multicast_follower()) {
+          if (!channels.accepting(t.channel)) return progress;
+          channels.hand(t);
+        }
         listener.dma_issued(*s.op, s.stall, now - s.tokens_at);
+        s.multicast_arrived = false;
         s.phase = UnitState::Idle;
         progress = true;
         break;
@@ -355,6 +372,13 @@ std::vector<std::string> Engine::waits() const {
   std::vector<std::string> parts;
   for (int u = 0; u < kUnits; ++u) {
     const UnitState& s = units[u];
+    if (s.phase == UnitState::Channel && s.multicast_arrived && multicasts) {
+      std::vector<std::string> engines;
+      for (int m : multicasts->missing(plan.transfers[s.op->transfer])) engines.push_back(std::to_string(m));
+      parts.push_back(fmt::format("load unit waits at {} for engine(s) {} to reach their copy",
+                                  instruction_label(s.op->index, s.op->opcode), fmt::join(engines, ", ")));
+      continue;
+    }
     if (s.phase != UnitState::Tokens || s.waiting_token_from < 0) continue;
     parts.push_back(fmt::format("{} unit waits for a token from {} at {}", isa::unit_name(static_cast<Unit>(u)),
                                 isa::unit_name(static_cast<Unit>(s.waiting_token_from)),
@@ -395,7 +419,7 @@ struct Machine::State {
     }
     for (std::size_t e = 0; e < plans.size(); ++e)
       engines.push_back(std::make_unique<Engine>(static_cast<int>(e), *plans[e], config, recorder, *ddr, bus,
-                                                 to_shared, options.streaming_ddr));
+                                                 to_shared, options.streaming_ddr, &multicasts));
   }
   // A copy of `other` (one engine) going on with `plan`.
   State(const State& other, const ProgramPlan& plan, std::unique_ptr<DdrTimingModel> ddr_copy)
@@ -423,6 +447,7 @@ struct Machine::State {
   ChunkArbiter bus;
   std::unique_ptr<DdrTimingModel> shared;  // null without a shared SRAM
   std::unique_ptr<ChunkArbiter> shared_bus;
+  Multicasts multicasts;
   std::vector<std::unique_ptr<Engine>> engines;
   bool started = false;
   std::uint64_t now = 0;

@@ -268,6 +268,12 @@ std::vector<Case> cases() {
                            {Field::ddr_stride3, 1000}, {Field::sram_stride1, 32}, {Field::sram_stride2, 128},
                            {Field::sram_stride3, 1024}})},
       {}, false);
+  // One engine: an mload is a load (its group is every engine of the program).
+  add("mload 2-D strided",
+      {with(Opcode::MulticastLoad, {{Field::ddr_addr, win + 8}, {Field::sram_addr, 0x1000}, {Field::len0, 24},
+                                    {Field::count1, 3}, {Field::count2, 4}, {Field::ddr_stride1, 40},
+                                    {Field::ddr_stride2, 200}, {Field::sram_stride1, 32}, {Field::sram_stride2, 128}})},
+      {}, false);
   add("store", {with(Opcode::Store, {{Field::ddr_addr, win + 3}, {Field::sram_addr, 0x2000}, {Field::len0, 777}})});
   add("store 2-D strided",
       {with(Opcode::Store, {{Field::ddr_addr, win + 64}, {Field::sram_addr, 0x800}, {Field::len0, 10}, {Field::count1, 5},

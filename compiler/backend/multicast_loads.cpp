@@ -1,0 +1,140 @@
+#include "compiler/backend/multicast_loads.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "isa/instruction_set.h"
+
+namespace npu::compiler {
+namespace {
+
+using isa::Field;
+using isa::Opcode;
+
+// A load's identity across engines: its layer, its DDR side and which occurrence of that side
+// in the layer it is.
+using LoadKey = std::tuple<std::uint32_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                           std::int64_t, std::size_t>;
+
+// An mload has three dimensions; the shared SRAM is on chip already.
+bool can_multicast(const isa::Instruction& in) {
+  return in.opcode == Opcode::Load && in.get(Field::count3) == 1 &&
+         static_cast<std::uint64_t>(in.get(Field::ddr_addr)) < isa::kSharedSramBase;
+}
+
+// Per engine, per sync segment: the keys of its candidate loads in program order, and where each is.
+struct Segments {
+  std::vector<std::vector<LoadKey>> keys;
+  std::vector<std::vector<std::size_t>> at;
+};
+
+Segments segments_of(const InterleavedCode& s) {
+  Segments out;
+  out.keys.emplace_back();
+  out.at.emplace_back();
+  std::map<LoadKey, std::size_t> seen;
+  for (std::size_t i = 0; i < s.code.size(); ++i) {
+    const isa::Instruction& in = s.code[i];
+    if (in.opcode == Opcode::Sync) {
+      out.keys.emplace_back();
+      out.at.emplace_back();
+      continue;
+    }
+    if (!can_multicast(in)) continue;
+    LoadKey key{s.owner[i],
+                in.get(Field::ddr_addr),
+                in.get(Field::len0),
+                in.get(Field::count1),
+                in.get(Field::count2),
+                in.get(Field::ddr_stride1),
+                in.get(Field::ddr_stride2),
+                0};
+    std::get<7>(key) = seen[key]++;
+    out.keys.back().push_back(key);
+    out.at.back().push_back(i);
+  }
+  return out;
+}
+
+// Keys are unique within an engine's stream (occurrence numbers).
+constexpr std::size_t kLongestCommonCells = std::size_t{1} << 22;
+
+// A common subsequence of a and b: the longest where the table is small, else a's order kept
+// where b agrees (each key of a found in b after the last one kept).
+std::vector<LoadKey> common_order(const std::vector<LoadKey>& a, const std::vector<LoadKey>& b) {
+  const std::size_t n = a.size(), m = b.size();
+  if ((n + 1) * (m + 1) > kLongestCommonCells) {
+    std::map<LoadKey, std::size_t> in_b;
+    for (std::size_t j = 0; j < m; ++j) in_b.emplace(b[j], j);
+    std::vector<LoadKey> out;
+    std::size_t after = 0;
+    for (const LoadKey& k : a) {
+      const auto it = in_b.find(k);
+      if (it == in_b.end() || it->second < after) continue;
+      out.push_back(k);
+      after = it->second + 1;
+    }
+    return out;
+  }
+  std::vector<std::vector<std::uint32_t>> len(n + 1, std::vector<std::uint32_t>(m + 1, 0));
+  for (std::size_t i = n; i-- > 0;)
+    for (std::size_t j = m; j-- > 0;)
+      len[i][j] = a[i] == b[j] ? len[i + 1][j + 1] + 1 : std::max(len[i + 1][j], len[i][j + 1]);
+  std::vector<LoadKey> out;
+  for (std::size_t i = 0, j = 0; i < n && j < m;) {
+    if (a[i] == b[j]) {
+      out.push_back(a[i]);
+      ++i, ++j;
+    } else if (len[i + 1][j] >= len[i][j + 1]) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return out;
+}
+
+isa::Instruction as_mload(const isa::Instruction& load) {
+  isa::Instruction m = isa::make_instruction(Opcode::MulticastLoad);
+  m.pop = load.pop;
+  m.push = load.push;
+  for (Field f : {Field::channel, Field::ddr_addr, Field::sram_addr, Field::len0, Field::count1, Field::count2,
+                  Field::ddr_stride1, Field::ddr_stride2, Field::sram_stride1, Field::sram_stride2})
+    m.set(f, load.get(f));
+  m.set(Field::group_first, 0);
+  m.set(Field::group_count, 0);  // every engine of the program
+  return m;
+}
+
+}  // namespace
+
+std::size_t multicast_shared_loads(std::vector<InterleavedCode>& streams) {
+  if (streams.size() < 2) return 0;
+  std::vector<Segments> segs;
+  for (const auto& s : streams) segs.push_back(segments_of(s));
+  const std::size_t segments = segs.front().keys.size();
+  for (const auto& s : segs)
+    if (s.keys.size() != segments) return 0;  // every engine meets at the same syncs
+  std::size_t made = 0;
+  for (std::size_t g = 0; g < segments; ++g) {
+    std::vector<LoadKey> kept = segs.front().keys[g];
+    for (std::size_t e = 1; e < segs.size() && !kept.empty(); ++e) kept = common_order(kept, segs[e].keys[g]);
+    if (kept.empty()) continue;
+    // Each engine's loads of `kept`, in its order: the first subsequence equal to it.
+    for (std::size_t e = 0; e < segs.size(); ++e) {
+      const auto& keys = segs[e].keys[g];
+      std::size_t k = 0;
+      for (std::size_t j = 0; j < keys.size() && k < kept.size(); ++j) {
+        if (keys[j] != kept[k]) continue;
+        isa::Instruction& in = streams[e].code[segs[e].at[g][j]];
+        in = as_mload(in);
+        ++k;
+      }
+    }
+    made += kept.size() * streams.size();
+  }
+  return made;
+}
+
+}  // namespace npu::compiler
