@@ -132,12 +132,12 @@ IntegerInputValues integer_input_values(const Graph& g, const std::string& input
   // A quantised input (TFLite's full-integer models, QDQ models with int8 inputs): any value of
   // its type is an image or a feature the DequantizeLinear reading it scales.
   const int type = g.tensor(input).elem_type;
-  if (type == kInt8 || type == kUint8)
+  if (type == kInt8 || type == kUint8 || type == kInt16)
     for (int c : g.consumers(input))
       if (g.nodes[static_cast<std::size_t>(c)].op_type == "DequantizeLinear" && g.nodes[static_cast<std::size_t>(c)].inputs[0] == input) {
-        values.lo = type == kInt8 ? -128 : 0;
-        values.hi = values.lo + 256;
-        values.why = std::string("uniform over ") + (type == kInt8 ? "int8" : "uint8") + " (the DequantizeLinear '" +
+        values.lo = type == kInt8 ? -128 : type == kInt16 ? -32768 : 0;
+        values.hi = values.lo + (type == kInt16 ? 65536 : 256);
+        values.why = std::string("uniform over ") + elem_type_name(type) + " (the DequantizeLinear '" +
                      g.nodes[static_cast<std::size_t>(c)].name + "' scales it)";
         return values;
       }
