@@ -1,13 +1,15 @@
 // Code for value-to-value converters: the precision converters of mixed programs
-// (precision_converters.h) and the int16 graph inputs and outputs (integer_boundary.h). The
-// value's bytes stream through the scratchpad in tiles, vector instructions change them, and the
-// result is stored.
+// (precision_converters.h), the int16 graph inputs and outputs (integer_boundary.h) and the
+// clip of token ids into their table (move_params.h is_index_clip). The value's bytes stream
+// through the scratchpad in tiles, vector instructions change them, and the result is stored.
 // Both sides share shape and memory order, so a tile is a contiguous run of elements.
 #include <algorithm>
+#include <cstdlib>
 
 #include "compiler/backend/codegen_context.h"
 #include "compiler/backend/instruction_stream.h"
 #include "compiler/backend/integer_boundary.h"
+#include "compiler/backend/move_params.h"
 #include "compiler/backend/op_registry.h"
 #include "compiler/backend/precision_converters.h"
 #include "isa/field_limits.h"
@@ -186,13 +188,33 @@ LayerCode generate_int16_boundary(CodegenContext& ctx, const Node& n) {
   });
 }
 
+// Token ids clipped into a table (move_params.h is_index_clip): int32 in and out, one clip
+// instruction per tile. The bounds are integers; clip compares the int32 ids with them exactly.
+LayerCode generate_index_clip(CodegenContext& ctx, const Node& n) {
+  const DdrTensor& x = ctx.tensor(n.inputs[0]);
+  const DdrTensor& y = ctx.tensor(n.outputs[0]);
+  const std::int64_t lo = ctx.graph.tensor(n.inputs[1]).ints.at(0), hi = ctx.graph.tensor(n.inputs[2]).ints.at(0);
+  if (x.elem != 4 || y.elem != 4 || x.elements() != y.elements() || std::llabs(lo) > (1 << 24) || std::llabs(hi) > (1 << 24))
+    throw CompileError(ctx.graph.source + ": layer '" + n.name + "' (Clip): ids are not int32 or the bounds exceed 2^24");
+  std::uint64_t param = 0;
+  return stream_elements(ctx, n, x, y, param, [&](std::vector<Instruction>& v, std::uint64_t in, std::uint64_t out,
+                                                   std::uint64_t elements, bool) {
+    Instruction clip = make(Opcode::Clip, {{Field::dtype, static_cast<std::int64_t>(isa::DType::Int32)}, {Field::dst_addr, addr(out)},
+                                           {Field::src_addr, addr(in)}, {Field::count, static_cast<std::int64_t>(elements)}});
+    clip.set_float(Field::lo, static_cast<float>(lo));
+    clip.set_float(Field::hi, static_cast<float>(hi));
+    v.push_back(clip);
+  });
+}
+
 LayerCode generate_converter(CodegenContext& ctx, const Node& n) {
   if (is_int16_boundary_conversion(n)) return generate_int16_boundary(ctx, n);
+  if (n.has(kIndexClip)) return generate_index_clip(ctx, n);
   return generate_convert(ctx, n);
 }
 
-// Element-type changes: value to value in element tiles.
-bool converts(const Node& n) { return is_precision_converter(n) || is_int16_boundary_conversion(n); }
+// Element-type changes and the int32 id clip: value to value in element tiles.
+bool converts(const Node& n) { return is_precision_converter(n) || is_int16_boundary_conversion(n) || n.has(kIndexClip); }
 
 }  // namespace
 

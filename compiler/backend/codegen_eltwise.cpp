@@ -13,6 +13,7 @@
 #include "compiler/backend/eltwise_plan.h"
 #include "compiler/backend/instruction_stream.h"
 #include "compiler/backend/integer_boundary.h"
+#include "compiler/backend/move_params.h"
 #include "compiler/backend/op_registry.h"
 #include "compiler/core/npu_ops.h"
 #include "compiler/quant/int8_layer_params.h"
@@ -262,7 +263,7 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
 }
 
 bool is_elementwise(const Node& n) {
-  if (is_int16_boundary_conversion(n)) return false;  // the converter family's
+  if (is_int16_boundary_conversion(n) || n.has(kIndexClip)) return false;  // the converter family's
   return unary_ops().count(n.op_type) || binary_ops().count(n.op_type) || n.op_type == "Where";
 }
 

@@ -104,9 +104,11 @@ std::vector<FloatTensor> read_samples(const fs::path& file, const Tensor& input)
 
 // Ops that hand an integer value's elements on unchanged (some of them, rearranged): token ids
 // reach their Gather through these (a Reshape, a Cast to int32, a slice of the last token).
+// (A Clip passes ids on too: one clipping ids into a table, frontend/one_hot_gather.cpp, sends
+// the others to a row every id in the table's range reaches as well.)
 bool passes_values_on(const Node& n, std::size_t input) {
   static const std::set<std::string> kMoves = {"Cast", "Reshape", "Unsqueeze", "Squeeze", "Flatten", "Identity",
-                                               "Expand", "Slice", "Transpose", "Tile", "Concat"};
+                                               "Expand", "Slice", "Transpose", "Tile", "Concat", "Clip"};
   return (kMoves.count(n.op_type) && (input == 0 || n.op_type == "Concat")) || (n.op_type == "Gather" && input == 0);
 }
 
