@@ -124,8 +124,9 @@ struct CompiledModel {
   std::vector<PassSummary> passes;
   std::vector<std::string> model_inputs;   // ONNX graph inputs, in order
   std::vector<std::string> model_outputs;
-  // Model inputs and outputs the host exchanges as int8 bytes the NPU reads or writes as they
-  // are (compiler/backend/integer_boundary.h): their host type is int8, not float.
+  // Model inputs and outputs the host exchanges as integers the NPU reads or writes as they
+  // are (compiler/backend/integer_boundary.h): their host type is int8, not float; int16 where
+  // the program's tensor is int32 (the int16 sides of 16x8 models, widened exactly).
   std::vector<std::string> integer_io;
   std::vector<std::string> warnings;        // e.g. calibrated on generated inputs
   Precision precision = Precision::Int8;

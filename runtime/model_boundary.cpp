@@ -48,8 +48,10 @@ ModelBoundary model_boundary(const container::CompiledModel& model) {
       if (step.kind != container::Step::Kind::Npu) continue;
       if (!contains(as_input ? step.npu.inputs : step.npu.outputs, name)) continue;
       const bool integer = contains(model.integer_io, name);
+      // An integer side is int8 on the host, or int16 where the NPU holds it as int32 (its
+      // host values widened and narrowed exactly: compiler/backend/integer_boundary.h).
       if (const auto* entry = find_npu_tensor(model.program, name))
-        return host_view_of(*entry, integer                              ? ElementType::Int8
+        return host_view_of(*entry, integer ? (entry->dtype == isa::DType::Int32 ? ElementType::Int16 : ElementType::Int8)
                                     : entry->dtype == isa::DType::Int32 ? ElementType::Int32  // gather indices
                                                                         : ElementType::Float32);
       throw std::runtime_error(fmt::format("model {} '{}' is missing from the program's tensor table",

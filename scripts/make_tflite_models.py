@@ -28,6 +28,9 @@ Models:
                      DENSIFY: 3x3 convs as FP32 1x4 blocks along input channels (block_map [3],
                      DENSE x3 / SPARSE_CSR / DENSE), 1x1 convs as MediaPipe does (unblocked
                      FLOAT16 CSR, DENSIFY then DEQUANTIZE).
+  conv_int16x8       16x8 (as the AI Edge quantiser's int16 activations): int16 input [1,16,16,4]
+                     (symmetric, zero point 0), CONV_2D 3x3 (RELU) and 1x1 with per-channel int8
+                     weights and int64 biases, int16 output [1,16,16,8]; calibrated as cnn_int8.
   lstm               UNIDIRECTIONAL_SEQUENCE_LSTM (batch-major [1,16,20], 32 cells, TANH, no
                      peephole/projection, variable state tensors) + FULLY_CONNECTED keep_num_dims.
   bilstm             BIDIRECTIONAL_SEQUENCE_LSTM ([1,12,16], 24 cells each way, merged outputs).
@@ -284,14 +287,19 @@ class Model:
         return np.array(self.sg.tensors[t].quantization.scale, np.float64)
 
     def v(self, float_version, int8_version):
-        return int8_version if self.mode == "int8" else float_version
+        return int8_version if self.mode in ("int8", "int16x8") else float_version
 
     # ---- activations -------------------------------------------------------------------------
     def act(self, name, shape, dtype="FLOAT32", fixed=None):
         """A non-constant tensor; int8 in int8 mode, with `fixed` (scale, zero point) or the
         calibrated range of the same-named float tensor."""
-        if self.mode != "int8" or dtype != "FLOAT32":
+        if self.mode not in ("int8", "int16x8") or dtype != "FLOAT32":
             return self.tensor(name, shape, dtype)
+        if self.mode == "int16x8":  # symmetric int16 (zero point 0), as TFLite's 16x8 kernels need
+            t = self.tensor(name, shape, "INT16")
+            lo, hi = self.ranges[self.name(t)]
+            self.quantize(t, [max(abs(lo), abs(hi), 1e-5) / 32767.0], [0])
+            return t
         t = self.tensor(name, shape, "INT8")
         scale, zp = fixed or quant_params(*self.ranges[self.name(t)])
         self.quantize(t, [scale], [zp])
@@ -313,7 +321,7 @@ class Model:
         """A weight tensor as the mode stores it. axis: the int8 per-channel axis (None: per tensor).
         kind "conv" lets sparse mode prune it."""
         w = w.astype(np.float32)
-        if self.mode == "int8":
+        if self.mode in ("int8", "int16x8"):
             q, scale = quantize_symmetric(w, axis)
             return self.const(name, q, quant=(scale, np.zeros(len(scale), np.int64), axis or 0))
         if self.mode == "fp16":
@@ -338,11 +346,12 @@ class Model:
         return self.op("DENSIFY", [t], [y])
 
     def bias(self, name, b, x, w):
-        """FP32 bias; int8 mode: int32 with scale = input scale * weight scale (per channel)."""
-        if self.mode != "int8":
+        """FP32 bias; int8 mode: int32 with scale = input scale * weight scale (per channel);
+        int16x8 mode: int64 so."""
+        if self.mode not in ("int8", "int16x8"):
             return self.const(name, b.astype(np.float32))
         scale = self.scales(x)[0] * self.scales(w)  # one per tensor or one per channel, as w
-        q = np.round(b / np.broadcast_to(scale, b.shape)).astype(np.int32)
+        q = np.round(b / np.broadcast_to(scale, b.shape)).astype(np.int64 if self.mode == "int16x8" else np.int32)
         return self.const(name, q, quant=(scale, np.zeros(len(scale), np.int64), 0))
 
     # ---- layers ------------------------------------------------------------------------------
@@ -579,6 +588,21 @@ def requant_int8():
     rng = np.random.default_rng(13)
     feeds = [[rng.uniform(-1, 1, (1, 16, 16, 4)).astype(np.float32)] for _ in range(8)]
     return requant("int8", calibrate(requant(), feeds))
+
+
+def conv16x8(mode="float", ranges=None):
+    """int16 input [1,16,16,4] -> CONV_2D 3x3 (RELU) -> CONV_2D 1x1 -> int16 output [1,16,16,8]."""
+    m = Model(14, mode, ranges)
+    x = m.input("input", [1, 16, 16, 4])
+    y = m.conv2d(x, 8, 3, act="RELU", name="conv")
+    m.outputs(m.conv2d(y, 8, 1, name="proj"))
+    return m
+
+
+def conv_int16x8():
+    rng = np.random.default_rng(15)
+    feeds = [[rng.uniform(-1, 1, (1, 16, 16, 4)).astype(np.float32)] for _ in range(8)]
+    return conv16x8("int16x8", calibrate(conv16x8(), feeds))
 
 
 def lstm():
@@ -840,6 +864,7 @@ MODELS = {
     "cnn_float": cnn,
     "cnn_int8": cnn_int8,
     "requant_int8": requant_int8,
+    "conv_int16x8": conv_int16x8,
     "cnn_fp16_weights": lambda: cnn("fp16"),
     "cnn_sparse": lambda: cnn("sparse"),
     "lstm": lstm,

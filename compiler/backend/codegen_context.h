@@ -103,9 +103,10 @@ class CodegenContext {
   std::int64_t elem_bytes() const { return int8() ? 1 : 2; }
   // Per value: int8 when it has quantisation parameters, else fp16 (an fp16 program's values, an
   // int8 program's masked attention scores, -inf where masked, and its fp16 layers' values);
-  // integer values (a gather's run-time indices) are int32.
+  // integer values (a gather's run-time indices, an int16 graph input or output:
+  // integer_boundary.h) are int32.
   std::int64_t elem_bytes(const Tensor& t) const {
-    if (t.elem_type == kInt32 || t.elem_type == kInt64) return 4;
+    if (t.elem_type == kInt32 || t.elem_type == kInt64 || t.elem_type == kInt16) return 4;
     return t.quant.valid() ? 1 : 2;
   }
   std::uint64_t align(std::uint64_t v) const { return (v + alignment - 1) / alignment * alignment; }

@@ -12,6 +12,8 @@
 #include "compiler/backend/codegen_context.h"
 #include "compiler/backend/eltwise_plan.h"
 #include "compiler/backend/instruction_stream.h"
+#include "compiler/backend/integer_boundary.h"
+#include "compiler/backend/move_params.h"
 #include "compiler/backend/op_registry.h"
 #include "compiler/core/npu_ops.h"
 #include "compiler/quant/int8_layer_params.h"
@@ -261,6 +263,7 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
 }
 
 bool is_elementwise(const Node& n) {
+  if (is_int16_boundary_conversion(n) || n.has(kIndexClip)) return false;  // the converter family's
   return unary_ops().count(n.op_type) || binary_ops().count(n.op_type) || n.op_type == "Where";
 }
 

@@ -20,6 +20,10 @@ namespace npu::compiler {
 // judges them after it: pipeline.cpp).
 bool at_integer_boundary(const Graph& graph, const Node& node);
 
+// A Quantize/DequantizeLinear this pass put on the NPU between an int16 graph side (held as
+// int32 on the NPU) and an int8 value: codegen_convert.cpp generates it in fp32, not as a table.
+bool is_int16_boundary_conversion(const Node& node);
+
 // After INT8 quantisation, before layout; drops the removed nodes from the model's fallbacks and
 // lists the inputs and outputs it made integer in its integer_io. Returns the pass summary's
 // detail ("" when nothing changed).

@@ -103,6 +103,19 @@ bool is_row_gather(const Graph& g, const Node& n) {
   return t == kInt32 || t == kInt64;
 }
 
+bool is_index_clip(const Graph& g, const Node& n) {
+  if (n.op_type != "Clip" || !n.domain.empty() || n.inputs.size() != 3 || n.outputs.size() != 1) return false;
+  const int t = g.tensor(n.inputs[0]).elem_type;
+  if ((t != kInt32 && t != kInt64) || g.is_constant(n.inputs[0]) || g.is_graph_output(n.outputs[0])) return false;
+  for (std::size_t i = 1; i < 3; ++i)
+    if (n.inputs[i].empty() || !g.is_constant(n.inputs[i]) || g.tensor(n.inputs[i]).ints.size() != 1) return false;
+  const auto readers = g.consumers(n.outputs[0]);
+  return !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](int r) {
+    const Node& reader = g.nodes[static_cast<std::size_t>(r)];
+    return is_row_gather(g, reader) && reader.inputs[1] == n.outputs[0] && reader.inputs[0] != n.outputs[0];
+  });
+}
+
 std::vector<std::int64_t> gather_indices(const Graph& g, const Node& n) {
   if (n.inputs.size() < 2 || !g.is_constant(n.inputs[1])) fail(g, n, "indices are not a constant");
   std::vector<std::int64_t> idx = g.tensor(n.inputs[1]).ints;

@@ -40,6 +40,13 @@ std::vector<std::int64_t> gather_indices(const Graph& graph, const Node& node);
 // which such gathers it takes.
 bool is_row_gather(const Graph& graph, const Node& node);
 
+// A Clip of run-time integer ids by constant bounds whose every reader is a row gather taking
+// them as its indices (frontend/one_hot_gather.cpp writes them): the NPU clips the int32 ids on
+// the vector unit (codegen_row_gather.cpp). The partition marks those it places there with the
+// attribute kIndexClip, which the converter family dispatches on.
+bool is_index_clip(const Graph& graph, const Node& node);
+constexpr const char* kIndexClip = "npusim_index_clip";
+
 // Reduction axes (attribute or input, per opset), normalised and sorted; all axes when empty
 // (unless noop_with_empty_axes).
 std::vector<std::int64_t> reduce_axes(const Graph& graph, const Node& node);

@@ -56,7 +56,8 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     const Tensor& t = g.tensor(in);
     if (!t.shape_known) return "input '" + in + "' has an unknown shape";
     if (t.is_constant) continue;  // weights and parameters (shapes, indices, pads) are compiled in
-    if (is_row_gather(g, n) && in == n.inputs[1]) {  // token ids: int32 in DDR (the runtime narrows int64)
+    // token ids: int32 in DDR (the runtime narrows int64), clipped into the table or not
+    if ((is_row_gather(g, n) && in == n.inputs[1]) || (is_index_clip(g, n) && in == n.inputs[0])) {
       ++activations;
       continue;
     }
@@ -67,7 +68,7 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     if (out.empty()) continue;
     const Tensor& t = g.tensor(out);
     if (!t.shape_known) return "output '" + out + "' has an unknown shape";
-    if (!is_float(t.elem_type)) return std::string("output '") + out + "' is " + elem_type_name(t.elem_type);
+    if (!is_float(t.elem_type) && !is_index_clip(g, n)) return std::string("output '") + out + "' is " + elem_type_name(t.elem_type);
     for (auto d : t.shape)
       if (d == 0) return "empty tensor";
   }
@@ -78,6 +79,7 @@ std::string npu_rejection(const Graph& g, const Node& n, Precision precision) {
     auto why = batch_one(g, n);
     if (!why.empty()) return why;
   }
+  if (is_index_clip(g, n)) return "";
   const NpuOpFamily* family = npu_op_family(n);
   if (!family || !family->rejection) return "op " + op + " has no NPU instruction";
   return family->rejection(g, n, int8);
@@ -89,6 +91,7 @@ std::vector<Fallback> assign_devices(Graph& g, Precision precision, bool strict)
     std::string why = npu_rejection(g, n, precision);
     n.device = why.empty() ? Node::Device::Npu : Node::Device::Cpu;
     n.fallback_reason = why;
+    if (why.empty() && is_index_clip(g, n)) n.set_int(kIndexClip, 1);
     if (!why.empty()) {
       if (strict && !(precision == Precision::Int8 && at_integer_boundary(g, n)))
         throw CompileError(g.source + ": --strict: node '" + n.name + "' (" + n.op_type +

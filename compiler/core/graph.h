@@ -14,7 +14,7 @@ namespace npu::compiler {
 
 // ONNX TensorProto element types we care about; other values pass through unchanged.
 enum ElemType : int {
-  kUndefined = 0, kFloat = 1, kUint8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kBool = 9,
+  kUndefined = 0, kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6, kInt64 = 7, kBool = 9,
   kFloat16 = 10, kDouble = 11
 };
 const char* elem_type_name(int elem_type);

@@ -29,6 +29,12 @@ inline const std::set<std::string>& binary_ops() {
 
 inline bool is_requantisation(const std::string& op) { return op == "QuantizeLinear" || op == "DequantizeLinear"; }
 
+// ONNX Runtime's Quantize/DequantizeLinear (domain com.microsoft): ONNX's semantics, with 16-bit
+// integer sides below opset 21 (ONNX Runtime's quantiser writes them for int16 activations).
+inline bool is_contrib_requantisation(const std::string& domain, const std::string& op) {
+  return domain == "com.microsoft" && is_requantisation(op);
+}
+
 // Pure data movement: DMA boxes between DDR tensors (codegen_move.cpp), no arithmetic.
 inline const std::set<std::string>& move_ops() {
   static const std::set<std::string> s = {"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Slice",

@@ -127,11 +127,20 @@ class NodeWriter {
   void write(const Node& n) {
     Node m = parameters_to_inputs(g_, n, g_.opset, extra_, [&](const std::string& base) { return unique(base); });
     if (m.domain == "npusim" && is_internal_function_op(m.op_type)) functions_.insert(m.op_type);
+    if (m.domain == "com.microsoft") contrib_ops_ = true;
     write_node_proto(m, gp_->add_node());
   }
   void finish(onnx::ModelProto& model) {
     for (const auto& t : extra_) write_constant(t, gp_->add_initializer());
     add_internal_functions(model, functions_, g_.opset);
+    // ONNX Runtime's own ops (the 16-bit Quantize/DequantizeLinear below opset 21) need their
+    // domain imported, or it refuses the model.
+    if (contrib_ops_ && std::none_of(model.opset_import().begin(), model.opset_import().end(),
+                                     [](const onnx::OperatorSetIdProto& o) { return o.domain() == "com.microsoft"; })) {
+      auto* c = model.add_opset_import();
+      c->set_domain("com.microsoft");
+      c->set_version(1);
+    }
   }
 
  private:
@@ -144,6 +153,7 @@ class NodeWriter {
   onnx::GraphProto* gp_;
   std::vector<Tensor> extra_;
   std::set<std::string> functions_, names_;
+  bool contrib_ops_ = false;
 };
 
 std::vector<std::uint8_t> to_bytes(const onnx::ModelProto& m) {

@@ -53,6 +53,12 @@ std::string canonicalize_arithmetic(Graph& graph);
 // (passes/activation_patterns.cpp).
 std::string fuse_activation_patterns(Graph& graph);
 
+// Embeddings as one-hot products, Equal(ids, iota) -> Cast -> MatMul(table), -> Clip(ids, -1, V)
+// -> Gather(table with a zero row appended) -> Reshape: the same values for every id, in range
+// or not (frontend/one_hot_gather.cpp). The pipeline runs it only where there is one.
+bool has_one_hot_products(const Graph& graph);
+std::string one_hot_products_to_gathers(Graph& graph);
+
 // ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div[/Mul/Add] -> LayerNormalization (opset 17).
 std::string fuse_layernorm_pattern(Graph& graph);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "compiler/core/npu_ops.h"
 #include "compiler/frontend/shape_inference_rules.h"
 #include "compiler/reference/node_geometry.h"
 
@@ -170,7 +171,7 @@ bool infer_node(ShapeContext& c) {
 int infer_shapes(Graph& graph) {
   int changed = 0;
   for (auto& n : graph.nodes) {
-    if (!n.domain.empty() && n.domain != "npusim") continue;
+    if (!n.domain.empty() && n.domain != "npusim" && !is_contrib_requantisation(n.domain, n.op_type)) continue;
     ShapeContext c{graph, n, changed};
     infer_node(c);
   }

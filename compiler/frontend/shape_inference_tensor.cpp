@@ -76,6 +76,14 @@ bool rule(ShapeContext& c) {
     c.set(0, xs, static_cast<int>(n.get_int("to", kFloat)));
     return true;
   }
+  // ONNX's and ONNX Runtime's (com.microsoft, which also takes 16-bit integers below opset 21):
+  // the same shape; QuantizeLinear's type is its zero point's (uint8 without one).
+  if (op == "DequantizeLinear" || op == "QuantizeLinear") {
+    const Tensor* zero_point = n.inputs.size() > 2 && !n.inputs[2].empty() ? c.in(2) : nullptr;
+    if (n.inputs.size() > 2 && !n.inputs[2].empty() && !zero_point) return false;
+    c.set(0, xs, op == "DequantizeLinear" ? kFloat : zero_point ? zero_point->elem_type : kUint8);
+    return true;
+  }
   if (op == "CastLike") {
     const Tensor* like = c.in(1);
     if (!like) return false;

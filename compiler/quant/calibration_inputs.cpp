@@ -104,9 +104,11 @@ std::vector<FloatTensor> read_samples(const fs::path& file, const Tensor& input)
 
 // Ops that hand an integer value's elements on unchanged (some of them, rearranged): token ids
 // reach their Gather through these (a Reshape, a Cast to int32, a slice of the last token).
+// (A Clip passes ids on too: one clipping ids into a table, frontend/one_hot_gather.cpp, sends
+// the others to a row every id in the table's range reaches as well.)
 bool passes_values_on(const Node& n, std::size_t input) {
   static const std::set<std::string> kMoves = {"Cast", "Reshape", "Unsqueeze", "Squeeze", "Flatten", "Identity",
-                                               "Expand", "Slice", "Transpose", "Tile", "Concat"};
+                                               "Expand", "Slice", "Transpose", "Tile", "Concat", "Clip"};
   return (kMoves.count(n.op_type) && (input == 0 || n.op_type == "Concat")) || (n.op_type == "Gather" && input == 0);
 }
 
@@ -132,12 +134,12 @@ IntegerInputValues integer_input_values(const Graph& g, const std::string& input
   // A quantised input (TFLite's full-integer models, QDQ models with int8 inputs): any value of
   // its type is an image or a feature the DequantizeLinear reading it scales.
   const int type = g.tensor(input).elem_type;
-  if (type == kInt8 || type == kUint8)
+  if (type == kInt8 || type == kUint8 || type == kInt16)
     for (int c : g.consumers(input))
       if (g.nodes[static_cast<std::size_t>(c)].op_type == "DequantizeLinear" && g.nodes[static_cast<std::size_t>(c)].inputs[0] == input) {
-        values.lo = type == kInt8 ? -128 : 0;
-        values.hi = values.lo + 256;
-        values.why = std::string("uniform over ") + (type == kInt8 ? "int8" : "uint8") + " (the DequantizeLinear '" +
+        values.lo = type == kInt8 ? -128 : type == kInt16 ? -32768 : 0;
+        values.hi = values.lo + (type == kInt16 ? 65536 : 256);
+        values.why = std::string("uniform over ") + elem_type_name(type) + " (the DequantizeLinear '" +
                      g.nodes[static_cast<std::size_t>(c)].name + "' scales it)";
         return values;
       }

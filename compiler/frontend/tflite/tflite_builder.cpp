@@ -257,6 +257,11 @@ void Builder::define(int tensor, const std::string& ir_value, const AxisOrder& o
       g_.tensors[name].shape_known = true;
     }
     v = dq;
+  } else if (!t.constant && t.elem_type == kInt16 && t.scales.size() == 1) {
+    // A 16x8 model's int16 activation, computed in float: the NPU holds it in int8 over the range
+    // the file's int16 grid covers (as a QDQ pair fixes one: qdq_import.h), not a calibrated one.
+    const double s = t.scales.front(), zp = t.zero_points.empty() ? 0.0 : static_cast<double>(t.zero_points.front());
+    g_.qdq_ranges.try_emplace(v, static_cast<float>(s * (-32768.0 - zp)), static_cast<float>(s * (32767.0 - zp)));
   }
   values_[tensor] = {v, order};
 }

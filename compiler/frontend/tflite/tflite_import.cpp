@@ -29,6 +29,13 @@ std::string op_name(int code, const std::string& custom) {
   return name && *name ? name : "builtin " + std::to_string(code);
 }
 
+// A 16x8 model's int16 graph input or output (int16 activations, as the AI Edge quantiser and
+// TFLite's converter write them): Quantize/DequantizeLinear of ONNX Runtime's domain, which takes
+// 16-bit integers at our opset, so ONNX models with int16 sides and these are one graph form
+// (backend/integer_boundary.h runs both on the NPU).
+bool int16_activation(const TensorInfo& info) { return !info.constant && !info.scales.empty() && info.elem_type == kInt16; }
+std::string requantisation_domain(const TensorInfo& info) { return info.elem_type == kInt16 ? "com.microsoft" : ""; }
+
 std::vector<int> indices(const flatbuffers::Vector<std::int32_t>* v) {
   return v ? std::vector<int>(v->begin(), v->end()) : std::vector<int>{};
 }
@@ -312,16 +319,16 @@ Graph import_tflite_bytes(const std::vector<std::uint8_t>& bytes, const std::str
     in.shape = info.shape;
     in.shape_known = true;
     g.inputs.push_back(name);
-    if (info.quantized_activation()) {
+    if (info.quantized_activation() || int16_activation(info)) {
       const std::string dq = b.fresh_name(info.name + "/dq");
       b.add("DequantizeLinear",
             {name, b.float_constant(info.name + "/scale", {}, {info.scales.front()}),
              b.int_constant(info.name + "/zero_point", {}, {info.zero_points.empty() ? 0 : info.zero_points.front()}, info.elem_type)},
-            {dq}, dq);
+            {dq}, dq).domain = requantisation_domain(info);
       g.tensors[dq].shape = info.shape;
       g.tensors[dq].shape_known = true;
       b.define_raw(t, dq);
-    } else if (!info.scales.empty() && info.elem_type != kFloat) {  // int16 (16x8 models): (x - zp) * s in float
+    } else if (!info.scales.empty() && info.elem_type != kFloat) {  // uint16: (x - zp) * s in float
       const std::string f = b.fresh_name(info.name + "/float");
       b.add("Cast", {name}, {f}, f).set_int("to", kFloat);
       const std::string centred = b.fresh_name(info.name + "/centred");
@@ -348,16 +355,16 @@ Graph import_tflite_bytes(const std::vector<std::uint8_t>& bytes, const std::str
     if (!b.defined(t) && !info.constant)
       throw CompileError(origin + ": output '" + info.name + "' is not written by any operator");
     const std::string v = b.value(t);
-    if (info.quantized_activation()) {
-      Node& q = b.add("QuantizeLinear",
-                      {v, b.float_constant(info.name + "/out_scale", {}, {info.scales.front()}),
-                       b.int_constant(info.name + "/out_zero_point", {}, {info.zero_points.empty() ? 0 : info.zero_points.front()},
-                                      info.elem_type)},
-                      {info.name}, info.name + "/quantize");
-      (void)q;
+    if (info.quantized_activation() || int16_activation(info)) {
+      b.add("QuantizeLinear",
+            {v, b.float_constant(info.name + "/out_scale", {}, {info.scales.front()}),
+             b.int_constant(info.name + "/out_zero_point", {}, {info.zero_points.empty() ? 0 : info.zero_points.front()},
+                            info.elem_type)},
+            {info.name}, info.name + "/quantize")
+          .domain = requantisation_domain(info);
       g.tensors[info.name].elem_type = info.elem_type;
     } else if (!info.scales.empty() && info.elem_type != kFloat && info.elem_type != g.tensor(v).elem_type) {
-      // int16: round(x / s) + zp, saturated, as the integer type
+      // uint16: round(x / s) + zp, saturated, as the integer type
       const float zp = static_cast<float>(info.zero_points.empty() ? 0 : info.zero_points.front());
       const float lo = info.elem_type == 5 ? -32768.0f : 0.0f, hi = info.elem_type == 5 ? 32767.0f : 65535.0f;
       std::string x = v;
