@@ -51,13 +51,10 @@ std::uint64_t transfer_bytes(const isa::Instruction& in) {
          static_cast<std::uint64_t>(in.get(isa::Field::count2)) * static_cast<std::uint64_t>(in.get(isa::Field::count3));
 }
 
-std::uint64_t ddr_transfer_bytes(const isa::Program& program, std::uint32_t index) {
-  const isa::Instruction& in = program.code[index];
+std::uint64_t ddr_transfer_bytes(const isa::Instruction& in, std::size_t engine) {
   const std::uint64_t bytes = transfer_bytes(in);
   if (bytes == 0 || in_shared_sram_window(static_cast<std::uint64_t>(in.get(isa::Field::ddr_addr)))) return 0;
-  if (in.opcode != isa::Opcode::MulticastLoad || in.get(isa::Field::group_count) == 1) return bytes;
-  std::size_t engine = 0;
-  while (engine + 1 < program.engine_count() && program.engine_range(engine + 1).first <= index) ++engine;
+  if (in.opcode != isa::Opcode::MulticastLoad) return bytes;
   const auto first = in.get(isa::Field::group_count) == 0 ? 0 : static_cast<std::size_t>(in.get(isa::Field::group_first));
   return engine == first ? bytes : 0;
 }

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "isa/instruction.h"
-#include "isa/program.h"
 
 namespace npu::cost {
 
@@ -37,9 +36,9 @@ std::optional<FootprintConflict> first_conflict(const Footprint& earlier, const 
 // other instructions.
 std::uint64_t transfer_bytes(const isa::Instruction& inst);
 
-// The DDR bytes instruction `index` of `program` moves: transfer_bytes, but 0 in the shared
+// The DDR bytes an instruction of engine `engine` moves: transfer_bytes, but 0 in the shared
 // SRAM window and for an mload of an engine other than its group's first (that one reads the
 // group's bytes once).
-std::uint64_t ddr_transfer_bytes(const isa::Program& program, std::uint32_t index);
+std::uint64_t ddr_transfer_bytes(const isa::Instruction& inst, std::size_t engine);
 
 }  // namespace npu::cost

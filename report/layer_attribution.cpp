@@ -33,7 +33,8 @@ std::string LayerTiming::bound() const {
 
 std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerRecord>& layers,
                                           const isa::Program& program,
-                                          const std::vector<sim::InstructionTiming>& timings) {
+                                          const std::vector<sim::InstructionTiming>& timings,
+                                          const std::vector<std::uint8_t>& engines) {
   std::vector<LayerTiming> rows;
   rows.reserve(layers.size());
   for (const auto& layer : layers) {
@@ -50,7 +51,7 @@ std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerReco
       for (const std::uint32_t i : own) {
         const auto& inst = program.code[i];
         // Bytes to and from the shared SRAM are not DDR bytes (the run's summary counts them).
-        const std::uint64_t bytes = cost::ddr_transfer_bytes(program, i);
+        const std::uint64_t bytes = cost::ddr_transfer_bytes(inst, i < engines.size() ? engines[i] : 0);
         row.ddr_bytes += bytes;
         (inst.opcode == isa::Opcode::Store ? row.ddr_bytes_written : row.ddr_bytes_read) += bytes;
         if (i >= timings.size()) continue;
@@ -73,7 +74,7 @@ std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerReco
         first = std::min(first, t.start_cycle);
         last = std::max(last, t.end_cycle);
       }
-      row.traffic = region_traffic(program, own);
+      row.traffic = region_traffic(program, own, engines);
       for (const auto& t : row.traffic)
         (t.compulsory ? row.compulsory_ddr_bytes : row.spill_ddr_bytes) += t.bytes_read + t.bytes_written;
       row.load_cycles = union_cycles(std::move(loads));
@@ -86,6 +87,19 @@ std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerReco
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+std::vector<std::uint8_t> engine_of_instructions(const container::CompiledModel& model) {
+  std::vector<std::uint8_t> engines(model.program.code.size(), 0);
+  for (const container::Step& step : model.steps) {
+    const auto& starts = step.npu.engine_starts;
+    if (step.kind != container::Step::Kind::Npu) continue;
+    for (std::size_t e = 0; e < starts.size(); ++e) {
+      const std::uint32_t end = e + 1 < starts.size() ? starts[e + 1] : step.npu.end_instruction;
+      for (std::uint32_t i = starts[e]; i < end && i < engines.size(); ++i) engines[i] = static_cast<std::uint8_t>(e);
+    }
+  }
+  return engines;
 }
 
 }  // namespace npu::report

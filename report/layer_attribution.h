@@ -53,8 +53,15 @@ struct LayerTiming {
 // `timings[i]` is when program.code[i] ran, on the model's timeline; instructions that did
 // not run (timings shorter than the code) count nothing. CPU layers come back with only their
 // record's fields; the session fills their host time.
+// `engines[i]`: the engine whose stream holds program.code[i] (engine_of_instructions; empty:
+// engine 0 runs everything).
 std::vector<LayerTiming> attribute_layers(const std::vector<container::LayerRecord>& layers,
                                           const isa::Program& program,
-                                          const std::vector<sim::InstructionTiming>& timings);
+                                          const std::vector<sim::InstructionTiming>& timings,
+                                          const std::vector<std::uint8_t>& engines = {});
+
+// Per instruction of the model's program, the engine whose stream holds it (its step's
+// engine_starts).
+std::vector<std::uint8_t> engine_of_instructions(const container::CompiledModel& model);
 
 }  // namespace npu::report

@@ -58,7 +58,7 @@ ModelReport build_model_report(const container::CompiledModel& model, const Hard
                                runtime::RunRecord run) {
   ModelReport report;
   static_cast<runtime::RunRecord&>(report) = std::move(run);
-  report.layers = attribute_layers(model.layers, model.program, report.npu.instructions);
+  report.layers = attribute_layers(model.layers, model.program, report.npu.instructions, engine_of_instructions(model));
   assign_cpu_layer_time(model, config, report.layers);
   return report;
 }

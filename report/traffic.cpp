@@ -60,7 +60,8 @@ std::vector<RegionTraffic> region_traffic(const isa::Program& program, std::uint
   return region_traffic(program, instructions);
 }
 
-std::vector<RegionTraffic> region_traffic(const isa::Program& program, const std::vector<std::uint32_t>& instructions) {
+std::vector<RegionTraffic> region_traffic(const isa::Program& program, const std::vector<std::uint32_t>& instructions,
+                                          const std::vector<std::uint8_t>& engines) {
   std::vector<RegionTraffic> rows;
   const auto weights = weight_sram_addresses(program, instructions);
   // A segment is weights when any of its loads feeds the array's weight operand (a layer may
@@ -76,7 +77,8 @@ std::vector<RegionTraffic> region_traffic(const isa::Program& program, const std
   }
   for (const std::uint32_t i : instructions) {
     const auto& inst = program.code[i];
-    const std::uint64_t bytes = cost::ddr_transfer_bytes(program, i);  // 0: not DDR, or a copy of an mload
+    // 0: not DDR, or another engine's copy of an mload.
+    const std::uint64_t bytes = cost::ddr_transfer_bytes(inst, i < engines.size() ? engines[i] : 0);
     if (bytes == 0) continue;
     Region region = find_region(program, static_cast<std::uint64_t>(inst.get(isa::Field::ddr_addr)));
     if (region.kind == "constant") {

@@ -27,6 +27,8 @@ struct RegionTraffic {
 // of it filled, else "parameters" (bias, requantisation multipliers, LUT tables).
 std::vector<RegionTraffic> region_traffic(const isa::Program& program, std::uint32_t first, std::uint32_t end);
 // The same for the instructions at these indices (a layer's, which may interleave with others').
-std::vector<RegionTraffic> region_traffic(const isa::Program& program, const std::vector<std::uint32_t>& instructions);
+// `engines`: as attribute_layers' (an mload counts its DDR bytes on its group's first engine).
+std::vector<RegionTraffic> region_traffic(const isa::Program& program, const std::vector<std::uint32_t>& instructions,
+                                          const std::vector<std::uint8_t>& engines = {});
 
 }  // namespace npu::report
