@@ -82,15 +82,24 @@ std::optional<LayerDemand> generated_demand(CodegenContext& ctx, const NpuOpFami
   try {
     LayerCode code = family.generate(ctx, n);
     code.code.push_back(isa::make_instruction(isa::Opcode::Halt));
-    derive_dependency_tokens(code.code, 0, code.code.size());
-    double bus = 0;
-    for (const auto& in : code.code) {
-      const cost::Footprint f = cost::footprint(in);
-      for (const auto* ranges : {&f.ddr_read, &f.ddr_write})
-        for (const auto& r : *ranges) bus += static_cast<double>(r.end - r.begin);
-    }
+    const auto time = [&]() -> std::optional<CodeTiming> {
+      try {
+        derive_dependency_tokens(code.code, 0, code.code.size());
+        CodeTiming t;
+        for (const auto& in : code.code) {
+          const cost::Footprint f = cost::footprint(in);
+          for (const auto* ranges : {&f.ddr_read, &f.ddr_write})
+            for (const auto& r : *ranges) t.ddr_bytes += static_cast<double>(r.end - r.begin);
+        }
+        t.cycles = cost::estimate_program(code.code, ctx.tiling()).cycles;
+        return t;
+      } catch (const CompileError&) {
+        return std::nullopt;
+      }
+    };
+    const std::optional<CodeTiming> t = ctx.tiling_config ? time() : ctx.trial_timings.find_or_time(code.code, time);
     // The generator sized its tiles from the region: it needs the whole of it.
-    d = LayerDemand{budget, cost::estimate_program(code.code, ctx.tiling()).cycles, bus, true};
+    if (t) d = LayerDemand{budget, t->cycles, t->ddr_bytes, true};
   } catch (const CompileError&) {
   }
   ctx.dry_run = false;

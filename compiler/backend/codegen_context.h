@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compiler/backend/code_timing_cache.h"
 #include "compiler/backend/layer_mapping.h"
 #include "compiler/backend/sram_tiling.h"
 #include "compiler/core/graph.h"
@@ -140,6 +141,8 @@ class CodegenContext {
   bool share_equal_data = false;
   // Set while the step scheduler costs a layer's code in a trial region: constants are not kept.
   bool dry_run = false;
+  // Trial code timed with `config` (generated_demand; a part priced with tiling_config is not kept).
+  CodeTimingCache trial_timings;
   // A constant operand as a data segment, its axes in `order` (empty: row-major): int8 on `q`
   // (int8 programs, q valid) or fp16 (fp16 programs, or no q: an int8 island's masks). Placed
   // once per (name, q, order). The second form places a constant codegen computed itself

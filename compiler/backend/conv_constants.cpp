@@ -69,6 +69,13 @@ ConvConstants place_conv_constants(CodegenContext& ctx, const Node& n, const Con
                                "to be multiples of --group-size " + std::to_string(wstore.group) + " channels (a part starts at " +
                                std::to_string(c0) + ")");
           append_weight_block(weights_blob, wq, wstore, c0, c1, ch.first_oc, ch.oc, ctx.alignment);
+        } else if (gemm && ctx.int8()) {  // [K][N]: the chunk's outputs of one input channel lie side by side
+          for (std::int64_t kh = 0; kh < KH; ++kh)
+            for (std::int64_t kw = 0; kw < KW; ++kw)
+              for (std::int64_t i = c0; i < c1; ++i) {
+                const auto* run = reinterpret_cast<const std::uint8_t*>(q.weights.data() + w_at(ch.first_oc, i, kh, kw));
+                weights_blob.insert(weights_blob.end(), run, run + ch.oc);
+              }
         } else {
           for (std::int64_t kh = 0; kh < KH; ++kh)
             for (std::int64_t kw = 0; kw < KW; ++kw)

@@ -284,12 +284,12 @@ QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t chan
   QuantizedWeights q;
   q.channel_scales.assign(static_cast<std::size_t>(channels), 0.0f);
   // Element i belongs to channel (i / inner) % channels: walked as runs of `inner` elements
-  // with the channel counting round, so no division per element.
+  // with the channel counting round, so no division per element; until `body` says stop.
   const auto run = static_cast<std::size_t>(inner);
   const auto for_each_run = [&](auto&& body) {
     std::size_t c = 0;
     for (std::size_t begin = 0; begin < w.size(); begin += run) {
-      body(c, begin, std::min(begin + run, w.size()));
+      if (!body(c, begin, std::min(begin + run, w.size()))) return;
       if (++c == q.channel_scales.size()) c = 0;
     }
   };
@@ -317,8 +317,15 @@ QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t chan
   if (keep_int8_grid && !per_tensor_grid) {
     for (float steps : {kGrids[1], kGrids[2]}) {  // max / 127 is the default anyway
       std::vector<char> grid(max_abs.size(), 1);    // the channel is on its max / steps grid
+      // Float weights leave every channel's grid within the first few weights of each: the scan
+      // ends there instead of visiting every weight (a gemm's runs are single weights).
+      std::size_t on_grid_channels = grid.size();
       for_each_run([&](std::size_t c, std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end && grid[c]; ++i) grid[c] = max_abs[c] > 0 && on_grid(w[i], max_abs[c] / steps);
+        for (std::size_t i = begin; i < end && grid[c]; ++i) {
+          grid[c] = max_abs[c] > 0 && on_grid(w[i], max_abs[c] / steps);
+          if (!grid[c]) --on_grid_channels;
+        }
+        return on_grid_channels > 0;
       });
       for (std::size_t c = 0; c < max_abs.size(); ++c)
         if (grid[c]) q.channel_scales[c] = max_abs[c] / steps;
@@ -345,6 +352,7 @@ QuantizedWeights quantize_weights(const std::vector<float>& w, std::int64_t chan
       round_run(d + begin, end - begin, &scale, 0, out + begin);
     else
       for (std::size_t i = begin; i < end; ++i) out[i] = round_to_int8_any_scale(d[i], scale);
+    return true;
   });
   return q;
 }
