@@ -19,67 +19,20 @@ namespace {
 
 std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
 
-LayerCode generate_convert(CodegenContext& ctx, const Node& n) {
-  const bool quantize = n.op_type == "Quantize";
-  const DdrTensor& x = ctx.tensor(n.inputs[0]);
-  const DdrTensor& y = ctx.tensor(n.outputs[0]);
-  const QuantParams q = quantize ? y.quant : x.quant;
-  if (x.elements() != y.elements() || x.elem == y.elem || !(q.scale > 0.0f))
-    throw CompileError(ctx.graph.source + ": converter '" + n.name + "' does not connect an int8 and an fp16 value");
-  const std::uint64_t total = static_cast<std::uint64_t>(x.elements());
-  // Two slots of (source + result) elements, 3 bytes per element, within the scratchpad.
-  const std::uint64_t per_element = static_cast<std::uint64_t>(x.elem + y.elem);
-  std::uint64_t tile = ctx.sram_bytes / 2 / per_element;
-  tile = std::min<std::uint64_t>(tile, static_cast<std::uint64_t>(isa::field_max(Opcode::Quantize, Field::count)));
-  tile = std::max<std::uint64_t>(64, tile / 64 * 64);
-  tile = std::min(tile, total);
-  LayerCode out;
-  LayerMapping& map = out.mapping;
-  map.unit = TileUnit::Vector;
-  map.loops = {{LoopDim::Elements, static_cast<std::int64_t>(total), static_cast<std::int64_t>(tile)}};
-  std::uint64_t at = 0;  // not region-aware: the whole scratchpad from 0
-  for (int i = 0; i < 2; ++i) {
-    map.place(BufferRole::Input, 0, ctx.align(tile * static_cast<std::uint64_t>(x.elem)), at);
-    map.place(BufferRole::Output, 0, ctx.align(tile * static_cast<std::uint64_t>(y.elem)), at);
-  }
-  const MappingBuffer &in_slot = map.buffer(BufferRole::Input), &out_slot = map.buffer(BufferRole::Output);
-  if (at > ctx.sram_bytes)
-    throw CompileError(ctx.graph.source + ": converter '" + n.name + "': a tile of " + std::to_string(tile) +
-                       " elements needs " + std::to_string(at) + " bytes of SRAM; the scratchpad has " +
-                       std::to_string(ctx.sram_bytes));
-  LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
-  std::int64_t t = 0;
-  for (std::uint64_t first = 0; first < total; first += tile, ++t) {
-    const std::uint64_t count = std::min(tile, total - first);
-    TileStages& st = stream.new_tile();
-    emit_linear_dma(st.load, Opcode::Load, x.addr + first * static_cast<std::uint64_t>(x.elem), in_slot.at(t),
-           count * static_cast<std::uint64_t>(x.elem), ctx.alignment);
-    Instruction in = make(quantize ? Opcode::Quantize : Opcode::Dequantize,
-                          {{Field::dtype, static_cast<std::int64_t>(isa::DType::Fp16)}, {Field::dst_addr, addr(out_slot.at(t))},
-                           {Field::src_addr, addr(in_slot.at(t))}, {Field::count, static_cast<std::int64_t>(count)},
-                           {Field::zero_point, q.zero_point}});
-    in.set_float(Field::scale, q.scale);
-    st.vector.push_back(in);
-    emit_linear_dma(st.store, Opcode::Store, y.addr + first * static_cast<std::uint64_t>(y.elem), out_slot.at(t),
-           count * static_cast<std::uint64_t>(y.elem), ctx.alignment);
-    out.planned_ddr_bytes += count * per_element;
-  }
-  out.code = stream.finish();
-  return out;
-}
-
 // Operands start at scratchpad alignment: two parameters take two slots of this many bytes.
 constexpr std::uint64_t kParamSlot = 64;
 
-// Streams a value through the scratchpad in element tiles, two slots of {input, output} and two
-// parameter slots first: `vector(stages, in, out, count, first_tile)` appends the tile's
-// vector instructions; the output is read back from `out`. Both values share shape and order.
+// Streams a value through the scratchpad in element tiles, two slots of {input, output} after
+// `param_slots` parameter slots (their first byte in `param`): `vector(stages, in, out, count,
+// first_tile)` appends the tile's vector instructions; the output is read back from `out`. Both
+// values share shape and order.
 template <typename EmitVector>
-LayerCode stream_elements(CodegenContext& ctx, const Node& n, const DdrTensor& x, const DdrTensor& y, std::uint64_t& param,
-                          EmitVector vector) {
+LayerCode stream_elements(CodegenContext& ctx, const Node& n, const DdrTensor& x, const DdrTensor& y, int param_slots,
+                          std::uint64_t& param, EmitVector vector) {
   const std::uint64_t total = static_cast<std::uint64_t>(x.elements());
   const auto per_element = static_cast<std::uint64_t>(x.elem + y.elem);
-  std::uint64_t tile = (ctx.sram_bytes - 2 * kParamSlot) / 2 / per_element;
+  const std::uint64_t params = static_cast<std::uint64_t>(param_slots) * kParamSlot;
+  std::uint64_t tile = (ctx.sram_bytes - params) / 2 / per_element;
   tile = std::min<std::uint64_t>(tile, static_cast<std::uint64_t>(isa::field_max(Opcode::Quantize, Field::count)));
   tile = std::max<std::uint64_t>(64, tile / 64 * 64);
   tile = std::min(tile, total);
@@ -88,7 +41,7 @@ LayerCode stream_elements(CodegenContext& ctx, const Node& n, const DdrTensor& x
   map.unit = TileUnit::Vector;
   map.loops = {{LoopDim::Elements, static_cast<std::int64_t>(total), static_cast<std::int64_t>(tile)}};
   std::uint64_t at = 0;  // not region-aware: the whole scratchpad from 0
-  map.place(BufferRole::Params, 0, 2 * kParamSlot, at);
+  if (params > 0) map.place(BufferRole::Params, 0, params, at);
   for (int i = 0; i < 2; ++i) {
     map.place(BufferRole::Input, 0, ctx.align(tile * static_cast<std::uint64_t>(x.elem)), at);
     map.place(BufferRole::Output, 0, ctx.align(tile * static_cast<std::uint64_t>(y.elem)), at);
@@ -96,7 +49,7 @@ LayerCode stream_elements(CodegenContext& ctx, const Node& n, const DdrTensor& x
   if (at > ctx.sram_bytes)
     throw CompileError(ctx.graph.source + ": layer '" + n.name + "': a tile of " + std::to_string(tile) + " elements needs " +
                        std::to_string(at) + " bytes of SRAM; the scratchpad has " + std::to_string(ctx.sram_bytes));
-  param = map.buffer(BufferRole::Params).at(0);
+  if (params > 0) param = map.buffer(BufferRole::Params).at(0);
   const MappingBuffer &in_slot = map.buffer(BufferRole::Input), &out_slot = map.buffer(BufferRole::Output);
   LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
   std::int64_t t = 0;
@@ -112,6 +65,25 @@ LayerCode stream_elements(CodegenContext& ctx, const Node& n, const DdrTensor& x
   }
   out.code = stream.finish();
   return out;
+}
+
+LayerCode generate_convert(CodegenContext& ctx, const Node& n) {
+  const bool quantize = n.op_type == "Quantize";
+  const DdrTensor& x = ctx.tensor(n.inputs[0]);
+  const DdrTensor& y = ctx.tensor(n.outputs[0]);
+  const QuantParams q = quantize ? y.quant : x.quant;
+  if (x.elements() != y.elements() || x.elem == y.elem || !(q.scale > 0.0f))
+    throw CompileError(ctx.graph.source + ": converter '" + n.name + "' does not connect an int8 and an fp16 value");
+  std::uint64_t no_param = 0;
+  return stream_elements(ctx, n, x, y, 0, no_param, [&](std::vector<Instruction>& v, std::uint64_t in, std::uint64_t out,
+                                                          std::uint64_t count, bool) {
+    Instruction c = make(quantize ? Opcode::Quantize : Opcode::Dequantize,
+                         {{Field::dtype, static_cast<std::int64_t>(isa::DType::Fp16)}, {Field::dst_addr, addr(out)},
+                          {Field::src_addr, addr(in)}, {Field::count, static_cast<std::int64_t>(count)},
+                          {Field::zero_point, q.zero_point}});
+    c.set_float(Field::scale, q.scale);
+    v.push_back(c);
+  });
 }
 
 // An int16 graph input or output (integer_boundary.h): the int16 side is held as int32, the NPU
@@ -151,7 +123,7 @@ LayerCode generate_int16_boundary(CodegenContext& ctx, const Node& n) {
                                       {Field::cols, count}, {Field::a_row_stride, count}, {Field::a_col_stride, 1},
                                       {Field::b_row_stride, 0}, {Field::b_col_stride, 0}}));
   };
-  return stream_elements(ctx, n, x, y, param, [&](std::vector<Instruction>& v, std::uint64_t in, std::uint64_t out,
+  return stream_elements(ctx, n, x, y, 2, param, [&](std::vector<Instruction>& v, std::uint64_t in, std::uint64_t out,
                                                    std::uint64_t elements, bool first_tile) {
     const auto count = static_cast<std::int64_t>(elements);
     if (first_tile) {
@@ -197,7 +169,7 @@ LayerCode generate_index_clip(CodegenContext& ctx, const Node& n) {
   if (x.elem != 4 || y.elem != 4 || x.elements() != y.elements() || std::llabs(lo) > (1 << 24) || std::llabs(hi) > (1 << 24))
     throw CompileError(ctx.graph.source + ": layer '" + n.name + "' (Clip): ids are not int32 or the bounds exceed 2^24");
   std::uint64_t param = 0;
-  return stream_elements(ctx, n, x, y, param, [&](std::vector<Instruction>& v, std::uint64_t in, std::uint64_t out,
+  return stream_elements(ctx, n, x, y, 2, param, [&](std::vector<Instruction>& v, std::uint64_t in, std::uint64_t out,
                                                    std::uint64_t elements, bool) {
     Instruction clip = make(Opcode::Clip, {{Field::dtype, static_cast<std::int64_t>(isa::DType::Int32)}, {Field::dst_addr, addr(out)},
                                            {Field::src_addr, addr(in)}, {Field::count, static_cast<std::int64_t>(elements)}});

@@ -149,6 +149,18 @@ std::string Graph::unique_name(const std::string& base) const {
   }
 }
 
+std::string Graph::add_value(const std::string& base, int elem_type, std::optional<std::vector<std::int64_t>> shape) {
+  const std::string name = unique_name(base);
+  Tensor& t = tensors[name];
+  t.name = name;
+  t.elem_type = elem_type;
+  if (shape) {
+    t.shape = std::move(*shape);
+    t.shape_known = true;
+  }
+  return name;
+}
+
 void Graph::sort_topologically() {
   std::map<std::string, int> producer_of;
   for (std::size_t i = 0; i < nodes.size(); ++i)

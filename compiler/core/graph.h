@@ -118,6 +118,8 @@ struct Graph {
   Tensor& add_int_constant(const std::string& name, std::vector<std::int64_t> shape,
                            std::vector<std::int64_t> values, int elem_type = kInt64);
   std::string unique_name(const std::string& base) const;
+  // A new computed value named after `base` (unique), its shape known when given; its name.
+  std::string add_value(const std::string& base, int elem_type, std::optional<std::vector<std::int64_t>> shape = {});
   // Re-sorts nodes topologically (passes may append); throws on a cycle.
   void sort_topologically();
 };

@@ -106,15 +106,7 @@ std::string one_hot_products_to_gathers(Graph& g) {
     g.add_int_constant(lo, {}, {-1}, ids.elem_type);
     g.add_int_constant(hi, {}, {p.vocab}, ids.elem_type);
 
-    auto value = [&](const std::string& base, Shape shape, int elem_type) {
-      const std::string name = g.unique_name(base);
-      Tensor& t = g.tensors[name];
-      t.name = name;
-      t.shape = std::move(shape);
-      t.shape_known = true;
-      t.elem_type = elem_type;
-      return name;
-    };
+    auto value = [&](const std::string& base, Shape shape, int elem_type) { return g.add_value(base, elem_type, std::move(shape)); };
     const std::string clipped = value(p.ids + "_in_table", ids.shape, ids.elem_type);
     Shape rows_shape = ids.shape;
     rows_shape.push_back(dim);

@@ -72,13 +72,7 @@ class Lowering {
 
  private:
   std::string value(const std::string& base, std::vector<std::int64_t> shape) {
-    std::string name = g_.unique_name(base);
-    Tensor& t = g_.tensors[name];
-    t.name = name;
-    t.shape = std::move(shape);
-    t.shape_known = true;
-    t.elem_type = kFloat;
-    return name;
+    return g_.add_value(base, kFloat, std::move(shape));
   }
   std::string ints_constant(const std::string& base, std::vector<std::int64_t> v) {
     const auto size = static_cast<std::int64_t>(v.size());

@@ -38,6 +38,18 @@ def run_npusim(*args, cwd=None):
     return Result(proc)
 
 
+def litert_reference(path, x):
+    """The TFLite model's first output for `x` as its first input, by LiteRT's reference kernels
+    (no XNNPACK delegate: the integer arithmetic the TFLite spec describes)."""
+    litert = pytest.importorskip("ai_edge_litert.interpreter")
+    it = litert.Interpreter(model_path=str(path),
+                            experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    return it.get_tensor(it.get_output_details()[0]["index"])
+
+
 @pytest.fixture
 def npusim():
     if not NPUSIM.exists():

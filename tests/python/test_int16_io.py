@@ -14,7 +14,7 @@ import pytest
 from onnx import TensorProto as TP
 from onnx import helper, numpy_helper
 
-from conftest import ROOT, assert_one_line_error, run_npusim
+from conftest import ROOT, assert_one_line_error, litert_reference, run_npusim
 
 CONFIG = ROOT / "configs" / "default.yaml"
 MS = "com.microsoft"
@@ -144,19 +144,14 @@ def test_tflite_16x8_model_runs_whole_on_the_npu_within_an_int8_step_of_litert(t
     computes with int16 activations; the NPU with int8 ones on the calibrated grids, so the output
     is within two steps of the NPU's int8 grid over the output's int16 range (one is 257 int16
     steps; measured: 286 at most, 77 on average), the rounding of int8 activations."""
-    litert = pytest.importorskip("ai_edge_litert.interpreter")
+    pytest.importorskip("ai_edge_litert.interpreter")
     subprocess.run([sys.executable, str(ROOT / "scripts" / "make_tflite_models.py"), "--out", str(tmp_path),
                     "--only", "conv_int16x8"], check=True, capture_output=True)
     path = tmp_path / "conv_int16x8.tflite"
     x = np.random.default_rng(6).integers(-32768, 32768, (1, 16, 16, 4)).astype(np.int16)
     out, got = compile_and_run(path, tmp_path, "input", x, "--strict")
     assert "100.0 % of simulated time on the NPU, 0 CPU island(s)" in placement(out), placement(out)
-    it = litert.Interpreter(model_path=str(path),
-                            experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
-    it.allocate_tensors()
-    it.set_tensor(it.get_input_details()[0]["index"], x)
-    it.invoke()
-    want = it.get_tensor(it.get_output_details()[0]["index"])
+    want = litert_reference(path, x)
     y = got("proj")
     assert y.dtype == np.int16 and y.shape == want.shape
     diff = np.abs(y.astype(np.int64) - want.astype(np.int64))

@@ -12,7 +12,7 @@ import pytest
 from onnx import TensorProto as TP
 from onnx import helper, numpy_helper
 
-from conftest import ROOT, run_npusim
+from conftest import ROOT, litert_reference, run_npusim
 
 CONFIG = ROOT / "configs" / "default.yaml"
 
@@ -297,7 +297,7 @@ def test_tflite_quantize_ops_onto_other_grids_run_on_the_npu_like_litert(tmp_pat
     elements, by one step, which the conv then carries further). The conv rounds differently in
     places (one conv step, 1 / 1.5 of an output step)."""
     import subprocess
-    litert = pytest.importorskip("ai_edge_litert.interpreter")
+    pytest.importorskip("ai_edge_litert.interpreter")
     subprocess.run([sys.executable, str(ROOT / "scripts" / "make_tflite_models.py"), "--out", str(tmp_path),
                     "--only", "requant_int8"], check=True, capture_output=True)
     path = tmp_path / "requant_int8.tflite"
@@ -307,12 +307,7 @@ def test_tflite_quantize_ops_onto_other_grids_run_on_the_npu_like_litert(tmp_pat
     assert "100.0 % of simulated time on the NPU, 0 CPU island(s)" in placement(r.out), placement(r.out)
     assert "2 requantised on the NPU" in r.out, r.out
     x = np.random.default_rng(6).integers(-128, 128, (1, 16, 16, 4)).astype(np.int8)
-    it = litert.Interpreter(model_path=str(path),
-                            experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
-    it.allocate_tensors()
-    it.set_tensor(it.get_input_details()[0]["index"], x)
-    it.invoke()
-    want = it.get_tensor(it.get_output_details()[0]["index"])
+    want = litert_reference(path, x)
     np.save(tmp_path / "x.npy", x)
     run = run_npusim("run", prog, "-c", CONFIG, "--input", f"input={tmp_path / 'x.npy'}", "--save-outputs", tmp_path / "out", "-q")
     assert run.code == 0, run.err
