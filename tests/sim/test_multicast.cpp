@@ -99,4 +99,14 @@ TEST_CASE("mloads that do not meet, or read other bytes, are one-line errors", "
   CHECK(error_of(streams({mload(0x10000, 0, kBytes), halt(), mload(0x10040, 0, kBytes), halt()}, {0, 2}), engines(2)) ==
         "instruction #2 (mload) (engine 1) is mload 0 of engines 0-1 and reads other DDR bytes than instruction #0 "
         "(mload) (engine 0): ddr_addr 0x10040 len0 8192 count1 1 count2 1 against 0x10000 8192 1 1");
+  // Engine 0's mload before a sync, engine 1's after it: neither can go on.
+  const std::string deadlock =
+      error_of(streams({mload(0x10000, 0, kBytes), make(Opcode::Sync), halt(), make(Opcode::Sync), mload(0x10000, 0, kBytes),
+                        halt()},
+                       {0, 3}),
+               engines(2));
+  CHECK_THAT(deadlock, Catch::Matchers::Contains("deadlock at cycle"));
+  CHECK_THAT(deadlock, Catch::Matchers::Contains(
+                           "engine 0: load unit waits at instruction #0 (mload) for engine(s) 1 to reach their copy"));
+  CHECK(deadlock.find('\n') == std::string::npos);
 }
