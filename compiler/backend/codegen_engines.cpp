@@ -132,7 +132,13 @@ void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& n
   }
 
   // Bytes several engines load, loaded once for all (before the tokens: an mload takes a load's).
-  if (config_.engines.shared_loads == SharedLoads::Multicast) multicast_shared_loads(streams);
+  if (config_.engines.shared_loads == SharedLoads::Multicast) {
+    const std::vector<MulticastCount> multicast = multicast_shared_loads(streams);
+    for (std::size_t i = 0; i < multicast.size() && i < n; ++i)
+      if (multicast[i].loads > 0 && !mappings[i].empty())
+        mappings[i] += "; " + std::to_string(multicast[i].loads) + " load(s) multicast to " + std::to_string(engines) +
+                       " engines (" + size_text(multicast[i].bytes) + " read once)";
+  }
 
   // The streams one after another, each ending with its halt, tokens within each.
   npu.engine_starts.clear();

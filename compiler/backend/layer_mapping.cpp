@@ -69,16 +69,12 @@ std::uint64_t LayerMapping::place(BufferRole role, int index, std::uint64_t byte
   return b->slots.back();
 }
 
-namespace {
-
-std::string kib(std::uint64_t bytes) {
+std::string size_text(std::uint64_t bytes) {
   char s[32];
   if (bytes < 1024) std::snprintf(s, sizeof s, "%" PRIu64 " B", bytes);
   else std::snprintf(s, sizeof s, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
   return s;
 }
-
-}  // namespace
 
 const char* engine_split_dim_name(LoopDim dim) { return dim == LoopDim::Rows ? "rows" : "output channels"; }
 
@@ -113,9 +109,9 @@ std::string LayerMapping::describe() const {
     const auto& b = buffers[i];
     s += (i ? ", " : "") + std::string(buffer_role_name(b.role));
     if (b.index > 0 || b.role == BufferRole::Operand || b.role == BufferRole::Temp) s += std::to_string(b.index);
-    s += " " + (b.slots.size() > 1 ? std::to_string(b.slots.size()) + "x" : std::string()) + kib(b.bytes);
+    s += " " + (b.slots.size() > 1 ? std::to_string(b.slots.size()) + "x" : std::string()) + size_text(b.bytes);
   }
-  s += (buffers.empty() ? "" : " = ") + kib(region_bytes) + " of the scratchpad";
+  s += (buffers.empty() ? "" : " = ") + size_text(region_bytes) + " of the scratchpad";
   s += "; " + split.describe();
   if (est_cycles > 0) {
     char e[48];

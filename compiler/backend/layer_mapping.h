@@ -75,6 +75,8 @@ struct EngineSplit {
 };
 // "rows" or "output channels": how --explain names an engine split's dimension.
 const char* engine_split_dim_name(LoopDim dim);
+// Bytes as the mapping lines print them: "768 B", "18.0 KiB".
+std::string size_text(std::uint64_t bytes);
 
 struct LayerMapping {
   TileUnit unit = TileUnit::Vector;

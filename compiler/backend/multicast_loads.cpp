@@ -109,14 +109,14 @@ isa::Instruction as_mload(const isa::Instruction& load) {
 
 }  // namespace
 
-std::size_t multicast_shared_loads(std::vector<InterleavedCode>& streams) {
-  if (streams.size() < 2) return 0;
+std::vector<MulticastCount> multicast_shared_loads(std::vector<InterleavedCode>& streams) {
+  std::vector<MulticastCount> counts;
+  if (streams.size() < 2) return counts;
   std::vector<Segments> segs;
   for (const auto& s : streams) segs.push_back(segments_of(s));
   const std::size_t segments = segs.front().keys.size();
   for (const auto& s : segs)
-    if (s.keys.size() != segments) return 0;  // every engine meets at the same syncs
-  std::size_t made = 0;
+    if (s.keys.size() != segments) return counts;  // every engine meets at the same syncs
   for (std::size_t g = 0; g < segments; ++g) {
     std::vector<LoadKey> kept = segs.front().keys[g];
     for (std::size_t e = 1; e < segs.size() && !kept.empty(); ++e) kept = common_order(kept, segs[e].keys[g]);
@@ -132,9 +132,14 @@ std::size_t multicast_shared_loads(std::vector<InterleavedCode>& streams) {
         ++k;
       }
     }
-    made += kept.size() * streams.size();
+    for (const LoadKey& k : kept) {
+      const std::uint32_t layer = std::get<0>(k);
+      if (counts.size() <= layer) counts.resize(layer + 1);
+      ++counts[layer].loads;
+      counts[layer].bytes += static_cast<std::uint64_t>(std::get<2>(k) * std::get<3>(k) * std::get<4>(k));
+    }
   }
-  return made;
+  return counts;
 }
 
 }  // namespace npu::compiler

@@ -10,14 +10,22 @@
 // may have moved a layer's loads differently on each engine.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "compiler/backend/layer_interleave.h"
 
 namespace npu::compiler {
 
-// Rewrites matched loads of the engines' streams in place; returns how many loads became
-// mloads (on every engine together).
-std::size_t multicast_shared_loads(std::vector<InterleavedCode>& streams);
+// Per layer (InterleavedCode::owner): its loads that became mloads (one per engine each) and
+// the DDR bytes they read once instead of once per engine.
+struct MulticastCount {
+  std::size_t loads = 0;
+  std::uint64_t bytes = 0;
+};
+
+// Rewrites matched loads of the engines' streams in place; returns the counts per layer (as many
+// entries as the highest owner + 1; empty when nothing changed).
+std::vector<MulticastCount> multicast_shared_loads(std::vector<InterleavedCode>& streams);
 
 }  // namespace npu::compiler

@@ -32,6 +32,11 @@ def test_explain_names_each_layers_split_and_the_estimates_behind_it(npusim, roo
     # splits say so.
     assert "4 engines by rows " in layers["stem_pool"]
     assert "1 engine, whole (rowwise layers do not split)" in layers["gap"]
+    # A layer split by output channels reads its whole input on every engine: multicast, read once.
+    by_channels = [line for line in convs.values() if "4 engines by output channels" in line]
+    assert by_channels
+    for line in by_channels:
+        assert re.search(r"; \d+ load\(s\) multicast to 4 engines \([\d.]+ (KiB|B) read once\)", line), line
 
 
 def test_explain_on_one_engine_is_unchanged(npusim, root, tmp_path, generated):
