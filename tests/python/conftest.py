@@ -38,6 +38,21 @@ def run_npusim(*args, cwd=None):
     return Result(proc)
 
 
+def calibration_reader(feeds):
+    """The calibration samples ONNX Runtime's quantize_static reads: `feeds`, a list of
+    {input name: array}, one sample each, in order."""
+    from onnxruntime.quantization import CalibrationDataReader
+
+    class Feeds(CalibrationDataReader):
+        def __init__(self):
+            self.data = iter(feeds)
+
+        def get_next(self):
+            return next(self.data, None)
+
+    return Feeds()
+
+
 def litert_reference(path, x):
     """The TFLite model's first output for `x` as its first input, by LiteRT's reference kernels
     (no XNNPACK delegate: the integer arithmetic the TFLite spec describes)."""

@@ -8,7 +8,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from conftest import ROOT, run_npusim
+from conftest import ROOT, calibration_reader, run_npusim
 
 CONFIG = ROOT / "configs" / "default.yaml"
 
@@ -100,17 +100,10 @@ def test_batched_convnet_runs_on_the_npu_in_fp16(tmp_path, batch):
 def qdq_convnet(path, tmp_path, batch):
     """ONNX Runtime's quantize_static (QDQ, int8) of the convnet with a dynamic batch, calibrated
     on batch-1 images; its batch fixed to `batch` by --input-shape."""
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     fp32 = convnet(tmp_path / "fp32.onnx", "N")
 
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self.data = iter([{"x": images(1, seed)} for seed in range(10, 18)])
-
-        def get_next(self):
-            return next(self.data, None)
-
-    quantize_static(str(fp32), str(path), Reader(), quant_format=QuantFormat.QDQ,
+    quantize_static(str(fp32), str(path), calibration_reader([{"x": images(1, seed)} for seed in range(10, 18)]), quant_format=QuantFormat.QDQ,
                     activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
     return path
 

@@ -17,7 +17,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from conftest import run_npusim
+from conftest import calibration_reader, run_npusim
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "configs" / "npu-40tops-55gbps.yaml"
@@ -130,7 +130,7 @@ def test_an_op_without_any_kernel_costs_only_itself(tmp_path):
 def qdq_bias_through_identity(path, tmp_path):
     """ONNX Runtime's quantize_static (QDQ) of a model whose Conv biases come through Identity,
     as PyTorch exports shared parameters; one bias also as int32 + DequantizeLinear before it."""
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     rng = np.random.default_rng(0)
 
     def w(name, *shape):
@@ -148,14 +148,8 @@ def qdq_bias_through_identity(path, tmp_path):
     model.ir_version = 8
     onnx.save(model, str(tmp_path / "fp32.onnx"))
 
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self.data = iter([{"x": rng.standard_normal((1, 8, 16, 16)).astype(np.float32)} for _ in range(4)])
-
-        def get_next(self):
-            return next(self.data, None)
-
-    quantize_static(str(tmp_path / "fp32.onnx"), str(path), Reader(), quant_format=QuantFormat.QDQ,
+    samples = [{"x": rng.standard_normal((1, 8, 16, 16)).astype(np.float32)} for _ in range(4)]
+    quantize_static(str(tmp_path / "fp32.onnx"), str(path), calibration_reader(samples), quant_format=QuantFormat.QDQ,
                     activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
     q = onnx.load(str(path))
     b1 = next(numpy_helper.to_array(i) for i in q.graph.initializer if i.name == "b1")

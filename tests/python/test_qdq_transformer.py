@@ -4,9 +4,9 @@ scales, close to ONNX Runtime running the same QDQ model."""
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
 
-from conftest import run_npusim, ROOT
+from conftest import ROOT, calibration_reader, run_npusim
 
 CONFIG = ROOT / "configs" / "default.yaml"
 SOURCE = ROOT / "models" / "exported" / "transformer_encoder.onnx"
@@ -17,15 +17,9 @@ def test_ort_quantized_transformer_runs_whole_on_the_npu(tmp_path):
     name = model.graph.input[0].name
     shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
 
-    class Samples(CalibrationDataReader):
-        def __init__(self):
-            self.left = [np.random.default_rng(s).standard_normal(shape).astype(np.float32) for s in range(4)]
-
-        def get_next(self):
-            return {name: self.left.pop()} if self.left else None
-
+    samples = [{name: np.random.default_rng(s).standard_normal(shape).astype(np.float32)} for s in (3, 2, 1, 0)]
     qdq = tmp_path / "encoder_qdq.onnx"
-    quantize_static(str(SOURCE), str(qdq), Samples(), quant_format=QuantFormat.QDQ,
+    quantize_static(str(SOURCE), str(qdq), calibration_reader(samples), quant_format=QuantFormat.QDQ,
                     activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
     biases = [n for n in onnx.load(str(qdq)).graph.node if n.op_type == "DequantizeLinear" and "bias" in n.input[0]]
     assert biases, "quantize_static wrote no int32 bias DequantizeLinear: the test no longer covers them"

@@ -16,7 +16,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from conftest import assert_one_line_error
+from conftest import assert_one_line_error, calibration_reader
 
 CONFIG = "configs/default.yaml"
 
@@ -198,22 +198,15 @@ def test_bad_calibration_directory(npusim, root, model_and_calib, tmp_path):
 
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_qdq_model_runs_with_its_own_parameters(npusim, root, model_and_calib, tmp_path, per_channel):
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     model, calib = model_and_calib
     samples = [{"x": np.load(calib / f"x_{i}.npy")} for i in range(4)]
-
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self.it = iter(samples)
-
-        def get_next(self):
-            return next(self.it, None)
 
     qdq = tmp_path / "qdq.onnx"
     # reduce_range: 7-bit weights, as ONNX Runtime advises on x86-64 without VNNI, where its
     # u8s8 kernels (pmaddubsw) saturate 16-bit pair sums; with 8-bit weights the reference
     # itself is wrong on those CPUs (measured on an AVX2-only EPYC: 31 steps off in one output).
-    quantize_static(str(model), str(qdq), Reader(), quant_format=QuantFormat.QDQ, per_channel=per_channel,
+    quantize_static(str(model), str(qdq), calibration_reader(samples), quant_format=QuantFormat.QDQ, per_channel=per_channel,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, reduce_range=True)
     m = onnx.load(qdq)
     assert sum(n.op_type == "QuantizeLinear" for n in m.graph.node) >= 5

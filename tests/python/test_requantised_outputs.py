@@ -12,7 +12,7 @@ import pytest
 from onnx import TensorProto as TP
 from onnx import helper, numpy_helper
 
-from conftest import ROOT, litert_reference, run_npusim
+from conftest import ROOT, calibration_reader, litert_reference, run_npusim
 
 CONFIG = ROOT / "configs" / "default.yaml"
 
@@ -206,7 +206,7 @@ def test_uint8_quantize_static_model_runs_on_the_npu(tmp_path):
     """ONNX Runtime's quantize_static with QuantType.QUInt8 activations (its default), its float
     input quantised by a uint8 QuantizeLinear and its graph output a uint8 QuantizeLinear's:
     every node on the NPU, the output within one step of ONNX Runtime's."""
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     rng = np.random.default_rng(8)
     w = numpy_helper.from_array((0.3 * rng.standard_normal((8, 4, 3, 3))).astype(np.float32), "w")
     b = numpy_helper.from_array((0.1 * rng.standard_normal(8)).astype(np.float32), "b")
@@ -218,14 +218,8 @@ def test_uint8_quantize_static_model_runs_on_the_npu(tmp_path):
     m.ir_version = 8
     onnx.save(m, str(tmp_path / "fp32.onnx"))
 
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self.data = iter([{"x": rng.standard_normal((1, 4, 16, 16)).astype(np.float32)} for _ in range(4)])
-
-        def get_next(self):
-            return next(self.data, None)
-
-    quantize_static(str(tmp_path / "fp32.onnx"), str(tmp_path / "q.onnx"), Reader(), quant_format=QuantFormat.QDQ,
+    samples = [{"x": rng.standard_normal((1, 4, 16, 16)).astype(np.float32)} for _ in range(4)]
+    quantize_static(str(tmp_path / "fp32.onnx"), str(tmp_path / "q.onnx"), calibration_reader(samples), quant_format=QuantFormat.QDQ,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
     # The uint8 boundary as a deployment wants it: uint8 in (the input's DequantizeLinear reads
     # it), uint8 out (the last QuantizeLinear writes it).
