@@ -83,12 +83,9 @@ TEST_CASE("convs too wide for a 24 KiB scratchpad split the reduction: int8 bit-
   FloatTensor x = testing::random_tensor({1, kC, kH, kW}, 23);
 
   SECTION("int8: every NPU value equals the integer reference") {
-    CompileOptions options;
-    options.precision = Precision::Int8;
-    CompiledModel m;
-    Graph g = lower_graph(model, options, m);
-    generate_code(g, config, options, m);
-    REQUIRE(m.fallbacks.empty());
+    Int8Compiled compiled = compile_int8(model, config);
+    Graph& g = compiled.graph;
+    CompiledModel& m = compiled.model;
     sim::DdrImage ddr;
     ddr.place(m.program);
     const isa::TensorEntry& in = entry(m.program, "input");

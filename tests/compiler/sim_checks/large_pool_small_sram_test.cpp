@@ -66,12 +66,9 @@ TEST_CASE("wide pools on a 64 KiB scratchpad tile over channels: int8 bit-exact,
   FloatTensor x = testing::random_tensor({1, 32, 7, 7}, 21);
 
   SECTION("int8: every NPU value equals the integer reference") {
-    CompileOptions options;
-    options.precision = Precision::Int8;
-    CompiledModel m;
-    Graph g = lower_graph(model, options, m);
-    generate_code(g, config, options, m);
-    REQUIRE(m.fallbacks.empty());
+    Int8Compiled compiled = compile_int8(model, config);
+    Graph& g = compiled.graph;
+    CompiledModel& m = compiled.model;
     sim::DdrImage ddr;
     ddr.place(m.program);
     const isa::TensorEntry& in = entry(m.program, "input");
@@ -150,12 +147,10 @@ TEST_CASE("a global pool whose rows do not fit reduces each row in chunks: int8 
 
   SECTION("int8") {
     CompileOptions options;
-    options.precision = Precision::Int8;
     options.check_interleave = true;
-    CompiledModel m;
-    Graph g = lower_graph(model, options, m);
-    generate_code(g, config, options, m);
-    REQUIRE(m.fallbacks.empty());
+    Int8Compiled compiled = compile_int8(model, config, options);
+    Graph& g = compiled.graph;
+    CompiledModel& m = compiled.model;
     CHECK(shortest_reduce(m.program) < 64 * 64);  // chunked
     sim::DdrImage ddr;
     ddr.place(m.program);

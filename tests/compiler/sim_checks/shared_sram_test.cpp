@@ -33,12 +33,10 @@ SharedRun run_on_four_engines(const std::string& model, std::uint64_t shared_kib
   config.engines.count = 4;
   config.engines.shared_sram_bytes = shared_kib * 1024;
   CompileOptions options;
-  options.precision = Precision::Int8;
   options.engine_split = EngineSplitMode::Traffic;  // the same split with and without the shared SRAM
-  CompiledModel m;
-  Graph g = lower_graph(model, options, m);
-  generate_code(g, config, options, m);
-  REQUIRE(m.fallbacks.empty());
+  Int8Compiled compiled = compile_int8(model, config, options);
+  Graph& g = compiled.graph;
+  CompiledModel& m = compiled.model;
   time_npu_steps(config, m);
 
   SharedRun out;

@@ -128,6 +128,21 @@ inline Int8Values write_random_inputs(const Graph& g, const CompiledModel& m, si
   return inputs;
 }
 
+// `model` lowered and compiled INT8 (options.precision is set) for `config`; every node must run
+// on the NPU.
+struct Int8Compiled {
+  Graph graph;
+  CompiledModel model;
+};
+inline Int8Compiled compile_int8(const std::string& model, const HardwareConfig& config, CompileOptions options = {}) {
+  options.precision = Precision::Int8;
+  Int8Compiled out;
+  out.graph = lower_graph(model, options, out.model);
+  generate_code(out.graph, config, options, out.model);
+  REQUIRE(out.model.fallbacks.empty());
+  return out;
+}
+
 // Compiles `model` for INT8 on `config`, runs it on the simulator and on the integer reference
 // from the same quantised input, and compares every NPU-computed value byte for byte.
 // `sram_kib` (when not 0) replaces the preset's scratchpad capacity.
@@ -142,13 +157,11 @@ inline void check_bit_exact(const std::string& model, const std::string& config_
   if (setup.engines) config.engines.count = setup.engines;
   CompileOptions options;
   options.engine_split = setup.split;
-  options.precision = Precision::Int8;
   options.store_all_values = true;  // intermediates kept on chip are stored too, to compare them
   options.check_interleave = true;  // the default: no conflicting pair reordered (a compile error names it)
-  CompiledModel m;
-  Graph g = lower_graph(model, options, m);
-  generate_code(g, config, options, m);
-  REQUIRE(m.fallbacks.empty());
+  Int8Compiled compiled = compile_int8(model, config, options);
+  Graph& g = compiled.graph;
+  CompiledModel& m = compiled.model;
 
   sim::DdrImage ddr;
   ddr.place(m.program);
