@@ -43,12 +43,10 @@ std::optional<FootprintConflict> first_conflict(const Footprint& earlier, const 
 std::uint64_t transfer_bytes(const isa::Instruction& in) {
   if (in.opcode == isa::Opcode::Gather)
     return static_cast<std::uint64_t>(in.get(isa::Field::len0)) * static_cast<std::uint64_t>(in.get(isa::Field::count));
-  if (in.opcode == isa::Opcode::MulticastLoad)
-    return static_cast<std::uint64_t>(in.get(isa::Field::len0)) * static_cast<std::uint64_t>(in.get(isa::Field::count1)) *
-           static_cast<std::uint64_t>(in.get(isa::Field::count2));
-  if (in.opcode != isa::Opcode::Load && in.opcode != isa::Opcode::Store) return 0;
+  if (in.opcode != isa::Opcode::Load && in.opcode != isa::Opcode::Store && in.opcode != isa::Opcode::MulticastLoad) return 0;
+  const std::int64_t count3 = in.has(isa::Field::count3) ? in.get(isa::Field::count3) : 1;  // mload: three dimensions
   return static_cast<std::uint64_t>(in.get(isa::Field::len0)) * static_cast<std::uint64_t>(in.get(isa::Field::count1)) *
-         static_cast<std::uint64_t>(in.get(isa::Field::count2)) * static_cast<std::uint64_t>(in.get(isa::Field::count3));
+         static_cast<std::uint64_t>(in.get(isa::Field::count2)) * static_cast<std::uint64_t>(count3);
 }
 
 std::uint64_t ddr_transfer_bytes(const isa::Instruction& in, std::size_t engine) {

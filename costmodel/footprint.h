@@ -32,7 +32,7 @@ struct FootprintConflict {
 };
 std::optional<FootprintConflict> first_conflict(const Footprint& earlier, const Footprint& later);
 
-// Bytes a load or store moves (len0 * count1 * count2 * count3), a gather len0 * count; 0 for
+// Bytes a load, mload or store moves (len0 * count1 * count2 * count3), a gather len0 * count; 0 for
 // other instructions.
 std::uint64_t transfer_bytes(const isa::Instruction& inst);
 
