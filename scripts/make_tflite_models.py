@@ -41,6 +41,10 @@ Models:
   streaming_state    frame [1,1,40] -> [1,16]: resource-variable state (CALL_ONCE of init subgraph
                      1, VAR_HANDLE "buffer", READ_VARIABLE, CONCATENATION, SLICE dropping the
                      oldest frame, ASSIGN_VARIABLE) and FULLY_CONNECTED over the 4-frame window.
+  streaming_conv     frame [1,1,1,24] -> [1,8] (float) and streaming_conv_int8 (int8 frame, state and
+                     output, as micro wake-word models): resource-variable state [1,16,1,24], the
+                     17-frame window, DEPTHWISE_CONV_2D with a 17x1 kernel over time (longer than
+                     the conv instruction's kernel field), FULLY_CONNECTED.
   transpose_conv     input [1,32,32,8]: CONV_2D, SPACE_TO_DEPTH, ADD, TRANSPOSE_CONV (stride 2,
                      SAME, bias), RESIZE_NEAREST_NEIGHBOR, DEPTH_TO_SPACE; output [1,128,128,3].
   transformer_block  x [1,16,64] + token_ids int32 [1,16] (GATHER of an embedding table):
@@ -663,6 +667,49 @@ def streaming_state():
     return m
 
 
+def streaming_conv(mode="float", ranges=None):
+    m = Model(31, mode, ranges)
+    channels, frames = 24, 17
+    state_shape = [1, frames - 1, 1, channels]
+    frame = m.input("frame", [1, 1, 1, channels])
+    m.op("CALL_ONCE", [], [], "CallOnceOptions", initSubgraphIndex=1)
+    handle = m.op("VAR_HANDLE", [], [m.tensor("state_handle", [], "RESOURCE")], "VarHandleOptions",
+                  container="", sharedName="frames")
+    state = m.op("READ_VARIABLE", [handle], [m.act("state", state_shape)], "ReadVariableOptions")
+    win = m.concat([state, frame], axis=1, name="window")                        # [1,17,1,24]
+    new_state = m.op("SLICE", [win, m.ints("drop_oldest_begin", [0, 1, 0, 0]), m.ints("drop_oldest_size", state_shape)],
+                     [m.act("new_state", state_shape)], "SliceOptions")
+    m.tie(win, new_state)
+    m.op("ASSIGN_VARIABLE", [handle, new_state], [], "AssignVariableOptions")
+    wt = m.weight("temporal_w", m.rng.normal(0, 0.25, (1, frames, 1, channels)), 3)
+    bt = m.bias("temporal_b", m.rng.normal(0, 0.05, channels), win, wt)
+    temporal = m.op("DEPTHWISE_CONV_2D", [win, wt, bt], [m.act("temporal", [1, 1, 1, channels])],
+                    "DepthwiseConv2DOptions", m.v(1, 3), padding="VALID", strideH=1, strideW=1,
+                    depthMultiplier=1, fusedActivationFunction="RELU")
+    m.outputs(m.fully_connected(temporal, 8, name="fc"))                          # [1,8]
+    m.subgraph("init")
+    handle = m.op("VAR_HANDLE", [], [m.tensor("state_handle", [], "RESOURCE")], "VarHandleOptions",
+                  container="", sharedName="frames")
+    if mode == "int8":  # the int8 zero: the state's zero point
+        scale, zp = quant_params(*ranges["state"])
+        zeros = m.const("state_zeros", np.full(state_shape, zp, np.int8), quant=([scale], [zp]))
+    else:
+        zeros = m.const("state_zeros", np.zeros(state_shape, np.float32))
+    m.op("ASSIGN_VARIABLE", [handle, zeros], [], "AssignVariableOptions")
+    return m
+
+
+def streaming_conv_int8():
+    """Ranges from the float model over a stream of frames (its state carries over in LiteRT);
+    the state shares the window's range (the concatenation and the slice keep one grid)."""
+    rng = np.random.default_rng(32)
+    feeds = [[rng.uniform(-1, 1, (1, 1, 1, 24)).astype(np.float32)] for _ in range(40)]
+    ranges = calibrate(streaming_conv(), feeds)
+    for name in ("state", "frame", "new_state"):
+        ranges[name] = ranges["window"]
+    return streaming_conv("int8", ranges)
+
+
 def transpose_conv():
     m = Model(40)
     x = m.input("input", [1, 32, 32, 8])
@@ -872,6 +919,8 @@ MODELS = {
     "bilstm": bilstm,
     "misc_ops": misc_ops,
     "streaming_state": streaming_state,
+    "streaming_conv": streaming_conv,
+    "streaming_conv_int8": streaming_conv_int8,
     "transpose_conv": transpose_conv,
     "transformer_block": transformer_block,
     "if_branches": if_branches,

@@ -16,6 +16,10 @@ namespace {
 
 using namespace isa_limits;
 
+// A Slice read backwards is one DMA box per position of its reversed axes: enough for reflect
+// borders and short reversed sequences; past it, a clear fallback rather than a huge program.
+constexpr std::int64_t kMaxBackwardsSliceBoxes = 4096;
+
 const DdrTensor& operand(CodegenContext& ctx, const std::string& name, const QuantParams& q) {
   return ctx.graph.is_constant(name) ? ctx.constant(name, q) : ctx.tensor(name);
 }
@@ -46,8 +50,12 @@ std::string move_rejection(const Graph& g, const Node& n, bool int8) {
   try {
     if (op == "Slice") {
       SliceParams p = slice_params(g, n);
+      std::int64_t backwards_boxes = 1;
       for (std::size_t a = 0; a < xs.size(); ++a)
-        if (p.step[a] < 0 && p.size[a] > 1) return "negative slice step (the DMA strides run forwards)";
+        if (p.step[a] < 0) backwards_boxes *= p.size[a];
+      if (backwards_boxes > kMaxBackwardsSliceBoxes)
+        return "negative slice step over " + std::to_string(backwards_boxes) + " positions (one DMA box each; at most " +
+               std::to_string(kMaxBackwardsSliceBoxes) + ")";
       if (p.size != g.tensor(n.outputs[0]).shape) return "slice sizes disagree with the inferred output shape";
     } else if (op == "Gather") {
       if (is_row_gather(g, n)) return row_gather_rejection(g, n);
@@ -108,15 +116,31 @@ LayerCode generate_move(CodegenContext& ctx, const Node& n) {
   } else if (op == "Slice") {
     const DdrTensor& x = ctx.tensor(n.inputs[0]);
     SliceParams s = slice_params(g, n);
-    MoveBox b;
-    std::int64_t off = 0;
-    for (std::size_t a = 0; a < y.shape.size(); ++a) {
-      off += s.start[a] * x.strides[a];
-      b.dims.push_back({y.shape[a], s.step[a] * x.strides[a], y.strides[a]});
+    // The DMA's strides run forwards: an axis read backwards (reflect padding, time reversal)
+    // goes one position per box, the other axes whole in each.
+    std::int64_t copies = 1;
+    for (std::size_t a = 0; a < y.shape.size(); ++a)
+      if (s.step[a] < 0) copies *= y.shape[a];
+    for (std::int64_t i = 0; i < copies; ++i) {
+      MoveBox b;
+      std::int64_t off = 0, dst_off = 0, rest = i;
+      for (std::size_t a = y.shape.size(); a-- > 0;) {
+        if (s.step[a] < 0) {
+          const std::int64_t at = rest % y.shape[a];
+          rest /= y.shape[a];
+          off += (s.start[a] + at * s.step[a]) * x.strides[a];
+          dst_off += at * y.strides[a];
+          b.dims.push_back({1, x.strides[a], y.strides[a]});
+        } else {
+          off += s.start[a] * x.strides[a];
+          b.dims.push_back({y.shape[a], s.step[a] * x.strides[a], y.strides[a]});
+        }
+      }
+      std::reverse(b.dims.begin(), b.dims.end());
+      b.src_addr = x.addr + static_cast<std::uint64_t>(off * x.elem);
+      b.dst_addr = y.addr + static_cast<std::uint64_t>(dst_off * y.elem);
+      boxes.push_back(b);
     }
-    b.src_addr = x.addr + static_cast<std::uint64_t>(off * x.elem);
-    b.dst_addr = y.addr;
-    boxes.push_back(b);
   } else if (op == "Gather") {
     const DdrTensor& x = operand(ctx, n.inputs[0], y.quant);
     const std::size_t axis = static_cast<std::size_t>(gather_axis(g, n));

@@ -33,6 +33,15 @@ ConvLayer describe_conv_layer(CodegenContext& ctx, const Node& n) {
   if (!L.gemm) {
     L.geo = window_geometry(n, xt.shape, wt.shape[2], wt.shape[3]);
     s.groups = n.get_int("group", 1);
+  } else if (!xt.shape.empty() && !g.tensor(L.y).shape.empty()) {
+    // A gemm is (all outer dims) x K by its logical shapes: the layout pass keeps K innermost, but
+    // the image view of [1, 1, M, K] stored as NHWC is an M x K image of one channel.
+    const std::vector<std::int64_t>& ys = g.tensor(L.y).shape;
+    s.c = xt.shape.back();
+    s.oc = ys.back();
+    s.h = s.c > 0 ? x.elements() / s.c : 0;
+    s.oh = s.oc > 0 ? y.elements() / s.oc : 0;
+    s.w = s.ow = 1;
   }
   // A 1x1, stride-1, unpadded conv sees each pixel alone: any H x W with the same pixels in the
   // same (NHWC) order is the same layer, so one too wide for in_w (YOLOv8's 4 x 8400 DFL conv)

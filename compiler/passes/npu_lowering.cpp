@@ -22,6 +22,13 @@
 //   a kernel or stride past the pool instruction's fields (SelfieSegmentation's 16..128-wide
 //   average pools): a chain of such pools whose sizes multiply to it (averages of equal blocks
 //   average, maxima of maxima are maxima).
+// - A Conv whose kernel is longer than the kernel field along one axis (a streaming wake-word
+//   model's 17-tap depthwise conv over time): its taps in pieces of at most the field, each a
+//   Conv over the slice of the (explicitly padded) input its taps read, the pieces summed by Adds
+//   (the bias on the first). The same MACs; INT8 rounds each partial sum once more.
+// - Clip with a bound computed at run time (a log-mel spectrogram floored at its maximum minus
+//   80 dB): Max and Min against that value, which the vector unit broadcasts; a constant bound
+//   beside it stays a one-sided Clip.
 #include <algorithm>
 #include <array>
 
@@ -59,6 +66,14 @@ class Lowering {
       if (n.domain.empty() && n.op_type == "Conv" && patchify(n, out)) continue;
       if (n.domain.empty() && n.op_type == "Resize" && linear_upsample(n, out)) continue;
       if (n.domain.empty() && (n.op_type == "AveragePool" || n.op_type == "MaxPool") && chained_pool(n, out)) continue;
+      if (n.domain.empty() && n.op_type == "Clip" && clip_with_run_time_bounds(n, out)) continue;
+      out.push_back(std::move(n));
+    }
+    g_.nodes = std::move(out);
+    // After the first sweep, which makes 2-D Convs of Conv1d ones.
+    out.clear();
+    for (auto& n : g_.nodes) {
+      if (n.domain.empty() && n.op_type == "Conv" && wide_kernel_in_pieces(n, out)) continue;
       out.push_back(std::move(n));
     }
     g_.nodes = std::move(out);
@@ -67,7 +82,9 @@ class Lowering {
            " as zero insertion + Conv, " + std::to_string(patchify_) + " large-stride Conv as SpaceToDepth + 1x1 Conv, " +
            std::to_string(conv1d_) + " Conv1d as 2-D Conv (" + std::to_string(blocked_) + " of them over stride-sized blocks), " +
            std::to_string(mirrored_) + " reflect/edge Pad as slices and a Concat, " + std::to_string(upsampled_) +
-           " linear Resize as depthwise Convs + DepthToSpace, " + std::to_string(chained_) + " wide pools as chains";
+           " linear Resize as depthwise Convs + DepthToSpace, " + std::to_string(chained_) + " wide pools as chains, " +
+           std::to_string(run_time_clips_) + " Clip with run-time bounds as Max/Min, " +
+           std::to_string(wide_kernels_) + " Conv kernel(s) past the kernel field as summed pieces";
   }
 
  private:
@@ -87,6 +104,107 @@ class Lowering {
     n.outputs = std::move(outs);
     n.fused_nodes = {from.name};
     return n;
+  }
+
+  bool clip_with_run_time_bounds(const Node& n, std::vector<Node>& out) {
+    auto input = [&](std::size_t i) { return n.inputs.size() > i && !n.inputs[i].empty(); };
+    auto run_time = [&](std::size_t i) { return input(i) && !g_.is_constant(n.inputs[i]); };
+    if ((!run_time(1) && !run_time(2)) || n.inputs.empty() || !g_.tensor(n.inputs[0]).shape_known) return false;
+    const std::vector<std::int64_t> shape = g_.tensor(n.inputs[0]).shape;
+    const char* attribute[] = {"", "min", "max"};
+    auto given = [&](std::size_t i) { return input(i) || n.has(attribute[i]); };
+    std::string cur = n.inputs[0];
+    // min(max(x, lo), hi), as ONNX defines Clip: the lower bound first.
+    for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
+      if (!given(i)) continue;
+      const std::string y = i == 2 || !given(2) ? n.outputs[0] : value(n.name + "_floored", shape);
+      const std::string suffix = i == 1 ? "_floor" : "_ceiling";
+      if (run_time(i)) {
+        out.push_back(node(i == 1 ? "Max" : "Min", n, suffix, {cur, n.inputs[i]}, {y}));
+      } else {  // a constant bound beside a run-time one: a one-sided Clip
+        std::vector<std::string> in = {cur, "", ""};
+        if (input(i)) in[i] = n.inputs[i];
+        in.resize(input(i) ? i + 1 : 1);
+        Node clip = node("Clip", n, suffix, in, {y});
+        if (!input(i)) clip.set_float(attribute[i], n.get_float(attribute[i], 0.0f));
+        out.push_back(clip);
+      }
+      cur = y;
+    }
+    ++run_time_clips_;
+    return true;
+  }
+
+  bool wide_kernel_in_pieces(const Node& n, std::vector<Node>& out) {
+    if (n.inputs.size() < 2 || !g_.is_constant(n.inputs[1]) || n.get_string("auto_pad", "NOTSET") != "NOTSET") return false;
+    const Tensor& x = g_.tensor(n.inputs[0]);
+    const Tensor& w = g_.tensor(n.inputs[1]);
+    const Tensor& y = g_.tensor(n.outputs[0]);
+    if (!x.shape_known || !y.shape_known || x.shape.size() != 4 || y.shape.size() != 4 || w.shape.size() != 4 ||
+        w.floats.empty())
+      return false;
+    const bool tall = w.shape[2] > kKernelMax, wide = w.shape[3] > kKernelMax;
+    if (tall == wide) return false;  // fits, or long both ways (not seen; left to the field check)
+    const std::size_t axis = tall ? 2 : 3, k = axis - 2;
+    const auto s = ints_or(n, "strides", {1, 1}), d = ints_or(n, "dilations", {1, 1});
+    auto p = ints_or(n, "pads", {0, 0, 0, 0});
+    if (s.size() != 2 || d.size() != 2 || p.size() != 4) return false;
+    const std::int64_t K = w.shape[axis], stride = s[k], dilation = d[k], out_len = y.shape[axis];
+    std::string src = n.inputs[0];
+    std::vector<std::int64_t> xs = x.shape;
+    if (p[k] != 0 || p[k + 2] != 0) {
+      std::vector<std::int64_t> pads(8, 0);
+      pads[axis] = p[k];
+      pads[axis + 4] = p[k + 2];
+      xs[axis] += p[k] + p[k + 2];
+      const std::string padded = value(n.name + "_taps_padded", xs);
+      out.push_back(node("Pad", n, "_taps_pad", {src, ints_constant(n.name + "_taps_pads", pads)}, {padded}));
+      src = padded;
+      p[k] = p[k + 2] = 0;
+    }
+    const std::int64_t O = w.shape[0], I = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+    std::string sum;
+    for (std::int64_t first = 0; first < K; first += kKernelMax) {
+      const std::int64_t taps = std::min<std::int64_t>(kKernelMax, K - first);
+      const std::string tag = "_taps" + std::to_string(first);
+      std::vector<std::int64_t> in_shape = xs;
+      in_shape[axis] = (out_len - 1) * stride + (taps - 1) * dilation + 1;
+      const std::string in = value(n.name + tag + "_in", in_shape);
+      Node slice = node("Slice", n, tag + "_in", {src}, {in});
+      slice.set_ints("starts", {first * dilation});
+      slice.set_ints("ends", {first * dilation + in_shape[axis]});
+      slice.set_ints("axes", {static_cast<std::int64_t>(axis)});
+      out.push_back(slice);
+      const std::int64_t ph = tall ? taps : kh, pw = tall ? kw : taps;
+      std::vector<float> piece;
+      piece.reserve(static_cast<std::size_t>(O * I * ph * pw));
+      for (std::int64_t o = 0; o < O * I; ++o)
+        for (std::int64_t i = 0; i < ph; ++i)
+          for (std::int64_t j = 0; j < pw; ++j)
+            piece.push_back(w.floats[static_cast<std::size_t>((o * kh + (tall ? first + i : i)) * kw + (tall ? j : first + j))]);
+      const std::string wn = g_.unique_name(n.name + tag + "_weight");
+      g_.add_constant(wn, {O, I, ph, pw}, std::move(piece));
+      std::vector<std::string> cin = {in, wn};
+      if (first == 0 && n.inputs.size() > 2 && !n.inputs[2].empty()) cin.push_back(n.inputs[2]);
+      const bool last = first + kKernelMax >= K;
+      const std::string part = value(n.name + tag, y.shape);
+      Node conv = node("Conv", n, tag, cin, {part});
+      conv.set_ints("kernel_shape", {ph, pw});
+      conv.set_ints("strides", s);
+      conv.set_ints("dilations", d);
+      conv.set_ints("pads", p);
+      conv.set_int("group", n.get_int("group", 1));
+      out.push_back(conv);
+      if (first == 0) {
+        sum = part;
+        continue;
+      }
+      const std::string total = last ? n.outputs[0] : value(n.name + tag + "_sum", y.shape);
+      out.push_back(node("Add", n, tag + "_sum", {sum, part}, {total}));
+      sum = total;
+    }
+    ++wide_kernels_;
+    return true;
   }
 
   bool conv_transpose(const Node& n, std::vector<Node>& out) {
@@ -535,7 +653,8 @@ class Lowering {
   }
 
   Graph& g_;
-  int subpixel_ = 0, zero_insert_ = 0, patchify_ = 0, conv1d_ = 0, blocked_ = 0, mirrored_ = 0, upsampled_ = 0, chained_ = 0;
+  int subpixel_ = 0, zero_insert_ = 0, patchify_ = 0, conv1d_ = 0, blocked_ = 0, mirrored_ = 0, upsampled_ = 0, chained_ = 0,
+      run_time_clips_ = 0, wide_kernels_ = 0;
 };
 
 }  // namespace

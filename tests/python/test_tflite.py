@@ -168,6 +168,47 @@ def test_resource_variables_are_state_inputs_and_outputs(tmp_path, tflite):
     np.testing.assert_allclose(state[0, -2:], np.concatenate(frames, axis=1)[0], atol=1e-3)
 
 
+@pytest.mark.parametrize("model,precision", [("streaming_conv", "fp16"), ("streaming_conv_int8", "int8")])
+def test_streaming_conv_state_and_long_kernel_run_whole_on_the_npu(tmp_path, tflite, model, precision):
+    """A micro wake-word model's streaming layer: the state in a resource variable (int8 in the
+    full-integer model, read through its zero point and written back on its grid), a 17-frame
+    window and a 17x1 depthwise kernel, longer than the conv instruction's kernel field (run as
+    summed pieces). Every layer on the NPU; fed back for four steps, LiteRT's outputs."""
+    path = tflite(model)
+    r = run_npusim("compile", path, "-c", CONFIG, "--precision", precision, "--strict", "--explain", "-o",
+                   tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert "1 Conv kernel(s) past the kernel field as summed pieces" in r.out, r.out
+    it = Interpreter(model_path=str(path))
+    it.allocate_tensors()
+    frame = it.get_input_details()[0]
+    rng = np.random.default_rng(5)
+    int8 = frame["dtype"] == np.int8
+    state = np.full((1, 16, 1, 24), frame["quantization"][1] if int8 else 0, frame["dtype"])  # CALL_ONCE's zeros
+    for step in range(4):
+        x = rng.uniform(-1, 1, (1, 1, 1, 24)).astype(np.float32)
+        if int8:
+            x = np.clip(np.round(x / frame["quantization"][0]) + frame["quantization"][1], -128, 127).astype(np.int8)
+        it.set_tensor(frame["index"], x)
+        it.invoke()
+        want = it.get_tensor(it.get_output_details()[0]["index"])
+        d = tmp_path / str(step)
+        d.mkdir()
+        got = npusim_run(path, {"frame": x, "state/frames": state}, d, "--precision", precision)
+        state = got("state/frames/next")
+        assert state.dtype == frame["dtype"] and state.shape == (1, 16, 1, 24)
+        if int8:
+            assert got("fc").dtype == np.int8
+            assert np.abs(got("fc").astype(int) - want.astype(int)).max() <= 2, (got("fc"), want)
+        else:
+            assert np.abs(got("fc") - want).max() <= 0.02, (got("fc"), want)
+    # The state ends with the last frame, as the host fed it (int8: the same bytes).
+    if int8:
+        np.testing.assert_array_equal(state[0, -1, 0], x[0, 0, 0])
+    else:
+        np.testing.assert_allclose(state[0, -1, 0], x[0, 0, 0], atol=1e-3)
+
+
 def test_quant_report_reads_tflite(tmp_path, tflite):
     r = run_npusim("quant-report", tflite("cnn_float"), "-c", CONFIG)
     assert r.code == 0, r.err

@@ -394,8 +394,17 @@ Graph import_tflite_bytes(const std::vector<std::uint8_t>& bytes, const std::str
   for (const auto& name : variables.assigned) {
     const std::string out = "state/" + name + "/next";
     if (g.tensors.count(out)) throw CompileError(origin + ": state output '" + out + "' clashes with a tensor of that name");
-    b.add("Identity", {variables.current.at(name)}, {out}, out);
-    g.tensors[out].elem_type = g.tensor(variables.current.at(name)).elem_type;
+    if (const auto q = variables.quantized.find(name); q != variables.quantized.end()) {
+      const TensorInfo& info = q->second;
+      b.add("QuantizeLinear",
+            {variables.current.at(name), b.float_constant(out + "/scale", {}, {info.scales.front()}),
+             b.int_constant(out + "/zero_point", {}, {info.zero_points.empty() ? 0 : info.zero_points.front()}, info.elem_type)},
+            {out}, out + "/quantize");
+      g.tensors[out].elem_type = info.elem_type;
+    } else {
+      b.add("Identity", {variables.current.at(name)}, {out}, out);
+      g.tensors[out].elem_type = g.tensor(variables.current.at(name)).elem_type;
+    }
     g.tensors[out].shape = g.tensor(variables.current.at(name)).shape;
     g.tensors[out].shape_known = g.tensor(variables.current.at(name)).shape_known;
     g.outputs.push_back(out);

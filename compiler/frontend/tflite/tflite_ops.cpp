@@ -727,6 +727,17 @@ void variable_op(Builder& b, const Operator& op, Variables& v) {
       b.graph().inputs.push_back(input);
       v.current[name] = input;
       v.read_first.push_back(name);
+      if (t.quantized_activation()) {
+        v.quantized.emplace(name, t);
+        const std::string dq = b.fresh_name(input + "/dq");
+        b.add("DequantizeLinear",
+              {input, b.float_constant(input + "/scale", {}, {t.scales.front()}),
+               b.int_constant(input + "/zero_point", {}, {t.zero_points.empty() ? 0 : t.zero_points.front()}, t.elem_type)},
+              {dq}, dq);
+        Tensor& f = b.graph().tensors[dq];
+        f.elem_type = kFloat, f.shape = t.shape, f.shape_known = true;
+        v.current[name] = dq;
+      }
     }
     b.define_raw(output(op), v.current[name]);
   } else {  // ASSIGN_VARIABLE
@@ -734,6 +745,7 @@ void variable_op(Builder& b, const Operator& op, Variables& v) {
     if (!v.current.count(name) || std::find(v.assigned.begin(), v.assigned.end(), name) == v.assigned.end())
       v.assigned.push_back(name);
     v.current[name] = b.value(required(op, 1));
+    if (b.info(required(op, 1)).quantized_activation()) v.quantized.emplace(name, b.info(required(op, 1)));
   }
 }
 

@@ -19,6 +19,9 @@ struct Variables {
   std::map<std::string, std::string> current;  // shared name -> IR value (TFLite order)
   std::vector<std::string> read_first;         // state inputs, in order of first read
   std::vector<std::string> assigned;           // state outputs, in order of first assignment
+  // Variables stored quantized (a streaming INT8 model's int8 state): their host side stays int8,
+  // read through a DequantizeLinear and written back through a QuantizeLinear with these params.
+  std::map<std::string, TensorInfo> quantized;
 };
 
 // What a caller passes for one input of a subgraph: a value of the enclosing graph, by name, or a
