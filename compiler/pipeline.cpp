@@ -82,7 +82,16 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
                       " outputs, opset " + std::to_string(g.opset));
   if (!options.input_values.empty())
     pipeline.run("input-values", g, [&](Graph& x) { return fix_input_values(x, options.input_values); });
+  // Before static shapes (an STFT needs no signal length), and once more after them for a DFT
+  // whose input shape only they find.
+  if (has_spectral_transforms(g)) pipeline.run("spectral-transforms", g, spectral_transforms_as_products);
   pipeline.run("static-shapes", g, fold_static_shapes);
+  if (has_spectral_transforms(g))
+    pipeline.run("spectral-transforms", g, [](Graph& x) {
+      const std::string detail = spectral_transforms_as_products(x);
+      fold_static_shapes(x);
+      return detail;
+    });
   if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.has("tflite_model") && n.domain.empty(); }))
     pipeline.run("tflite-control-flow", g, restore_tflite_control_flow);
   if (g.opset < kCanonicalOpset) {

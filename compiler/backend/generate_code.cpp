@@ -39,7 +39,8 @@ void generate_code(const Graph& g, const HardwareConfig& config, const CompileOp
   pipeline.record("codegen", g, before,
                   std::to_string(model.program.code.size()) + " instructions in " + std::to_string(steps.size()) +
                       " steps, " + std::to_string(model.npu_cpu_transitions) + " NPU<->CPU transitions");
-  // Outputs folded to constants: a last CPU step returns their values (no node computes them).
+  // Outputs folded to constants: a last CPU step returns their values (no node computes them);
+  // with no inputs it waits for nothing, so it is no NPU<->CPU transition.
   auto constants = constant_outputs(g);
   if (!constants.empty()) {
     Step step;
@@ -48,7 +49,6 @@ void generate_code(const Graph& g, const HardwareConfig& config, const CompileOp
     step.cpu.onnx_model = std::move(sub.onnx_model);
     step.cpu.outputs = sub.outputs;
     for (const auto& o : constants) step.cpu.node_names.push_back("Constant_" + o);
-    if (!model.steps.empty() && model.steps.back().kind == Step::Kind::Npu) ++model.npu_cpu_transitions;
     model.steps.push_back(std::move(step));
   }
   attach_plan(model);

@@ -2,6 +2,8 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -408,6 +410,26 @@ bool loop_body_condition_stays_true(const Node& loop) {
 
 namespace {
 
+// ONNX's shape rule for STFT gives frame_length bins where the default onesided = 1 gives
+// frame_length / 2 + 1 (ONNX Runtime's kernel, and the spec): the value_info it writes for
+// an STFT's output, and for everything computed from it, is dropped for our own inference.
+void forget_shapes_after_stft(onnx::GraphProto& graph) {
+  std::set<std::string> wrong;
+  for (const auto& n : graph.node())
+    if (n.op_type() == "STFT" && (n.domain().empty() || n.domain() == "ai.onnx"))
+      for (const auto& o : n.output()) wrong.insert(o);
+  if (wrong.empty()) return;
+  for (const auto& n : graph.node())  // nodes are in topological order in a valid model
+    for (const auto& i : n.input())
+      if (wrong.count(i)) {
+        for (const auto& o : n.output()) wrong.insert(o);
+        break;
+      }
+  auto* infos = graph.mutable_value_info();
+  infos->erase(std::remove_if(infos->begin(), infos->end(), [&](const onnx::ValueInfoProto& v) { return wrong.count(v.name()) > 0; }),
+               infos->end());
+}
+
 void parse_model(const std::vector<std::uint8_t>& bytes, const std::string& origin, onnx::ModelProto& m) {
   if (bytes.empty() || !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) ||
       !m.has_graph() || m.ir_version() <= 0)
@@ -433,6 +455,7 @@ Graph import_model_proto(onnx::ModelProto& m, const std::string& origin, const s
   } catch (const std::exception&) {
     // Partial inference is fine: our own pass fills the op set we compile.
   }
+  forget_shapes_after_stft(*m.mutable_graph());
   std::set<std::string> initializer_names;
   for (auto& init : *m.mutable_graph()->mutable_initializer()) {
     Tensor& t = g.tensors[init.name()];

@@ -59,6 +59,11 @@ std::string fuse_activation_patterns(Graph& graph);
 bool has_one_hot_products(const Graph& graph);
 std::string one_hot_products_to_gathers(Graph& graph);
 
+// STFT and DFT of a real signal -> Conv1d and MatMul by their constant cos/sin terms
+// (frontend/spectral_transforms.cpp). Before static shapes: the rewrite needs no signal length.
+bool has_spectral_transforms(const Graph& graph);
+std::string spectral_transforms_as_products(Graph& graph);
+
 // ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div[/Mul/Add] -> LayerNormalization (opset 17).
 std::string fuse_layernorm_pattern(Graph& graph);
 

@@ -461,14 +461,35 @@ class Lowering {
     const Tensor& x = g_.tensor(n.inputs[0]);
     const std::size_t rank = x.shape.size();
     if (!x.shape_known || pads.size() != 2 * rank) return false;
+    // Negative pads crop (Kaldi's pre-emphasis: one edge sample in front, the last one dropped):
+    // a Slice first, then the padding of what is left, which is the same in either order.
+    std::vector<std::int64_t> starts, ends, axes, shape = x.shape;
     for (std::size_t a = 0; a < rank; ++a) {
-      const std::int64_t before = pads[a], after = pads[a + rank], extent = x.shape[a];
+      const std::int64_t crop_before = std::max<std::int64_t>(0, -pads[a]), crop_after = std::max<std::int64_t>(0, -pads[a + rank]);
+      if (!crop_before && !crop_after) continue;
+      if (crop_before + crop_after >= shape[a]) return false;
+      starts.push_back(crop_before);
+      ends.push_back(shape[a] - crop_after);
+      axes.push_back(static_cast<std::int64_t>(a));
+      shape[a] -= crop_before + crop_after;
+      pads[a] = std::max<std::int64_t>(0, pads[a]);
+      pads[a + rank] = std::max<std::int64_t>(0, pads[a + rank]);
+    }
+    for (std::size_t a = 0; a < rank; ++a) {
+      const std::int64_t before = pads[a], after = pads[a + rank], extent = shape[a];
       const std::int64_t most = a + 1 == rank ? kMaxMirroredBlock : kMaxMirroredSlices;
-      if (before < 0 || after < 0 || before > most || after > most) return false;
+      if (before > most || after > most) return false;
       if (mode == "reflect" && (before > extent - 1 || after > extent - 1)) return false;
     }
     std::string cur = n.inputs[0];
-    std::vector<std::int64_t> shape = x.shape;
+    if (!axes.empty()) {
+      cur = value(n.name + "_cropped", shape);
+      Node crop = node("Slice", n, "_crop", {n.inputs[0]}, {cur});
+      crop.set_ints("starts", starts);
+      crop.set_ints("ends", ends);
+      crop.set_ints("axes", axes);
+      out.push_back(crop);
+    }
     std::vector<std::size_t> padded;
     for (std::size_t a = 0; a < rank; ++a)
       if (pads[a] || pads[a + rank]) padded.push_back(a);
@@ -531,7 +552,7 @@ class Lowering {
       out.push_back(concat);
       cur = joined;
     }
-    if (padded.empty()) out.push_back(node("Identity", n, "_nothing", {n.inputs[0]}, n.outputs));
+    if (padded.empty()) out.push_back(node("Identity", n, "_nothing", {cur}, n.outputs));
     ++mirrored_;
     return true;
   }

@@ -82,3 +82,64 @@ def test_slice_with_a_negative_step_is_a_copy_on_the_npu(tmp_path, axis, start, 
     got, want = run_both(tmp_path, m, "fp16")
     # A copy: bit-exact in FP16 once both sides round their input to FP16.
     assert np.abs(got - want).max() <= 2e-3, np.abs(got - want).max()
+
+
+def hann(n):
+    return (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)).astype(np.float32)
+
+
+def assert_spectrum_close(got, want):
+    cos = float(np.dot(got.ravel(), want.ravel()) / np.linalg.norm(got) / np.linalg.norm(want))
+    assert cos > 0.9999, cos
+    assert np.abs(got - want).max() <= 1e-2 * np.abs(want).max(), np.abs(got - want).max()
+
+
+@pytest.mark.parametrize("signal_shape,window,frame_length,onesided", [
+    ([1, 4000], 400, None, 1),        # Whisper / NeMo: a Hann window, one-sided
+    ([2, 3000, 1], None, 256, 0),     # a batch of two, rectangular frames, both sides
+])
+def test_stft_runs_as_a_conv1d_on_the_npu(tmp_path, signal_shape, window, frame_length, onesided):
+    inits = [const("step", np.array(160, np.int64))]
+    inputs = ["x", "step"]
+    if window:
+        inits.append(const("window", hann(window)))
+        inputs.append("window")
+    if frame_length:
+        inits.append(const("length", np.array(frame_length, np.int64)))
+        inputs += [""] * (3 - len(inputs)) + ["length"]
+    m = model([helper.make_node("STFT", inputs, ["y"], onesided=onesided)], signal_shape, inits)
+    got, want = run_both(tmp_path, m, "fp16", "1 STFT as a Conv1d, 0 DFT as a MatMul")
+    assert_spectrum_close(got, want)
+
+
+def test_dft_of_frames_runs_as_a_matmul_on_the_npu(tmp_path):
+    """wespeaker's front end: frames [1, T, 100, 1] -> DFT of length 128 (zero-padded), one-sided."""
+    m = model([helper.make_node("DFT", ["x", "n"], ["y"], axis=-2, onesided=1)], [1, 12, 100, 1],
+              [const("n", np.array(128, np.int64))])
+    got, want = run_both(tmp_path, m, "fp16", "0 STFT as a Conv1d, 1 DFT as a MatMul")
+    assert got.shape == (1, 12, 65, 2)
+    assert_spectrum_close(got, want)
+
+
+def test_edge_pad_with_a_negative_pad_crops_then_pads_on_the_npu(tmp_path):
+    """Kaldi's pre-emphasis: x[t - 1] as an edge pad of one sample in front and one dropped at the end."""
+    m = model([helper.make_node("Pad", ["x", "pads"], ["y"], mode="edge")], [1, 2, 300],
+              [const("pads", np.array([0, 0, 1, 0, 0, -1], np.int64))])
+    got, want = run_both(tmp_path, m, "fp16", "1 reflect/edge Pad as slices and a Concat")
+    assert np.abs(got - want).max() <= 2e-3
+
+
+def test_outputs_folded_to_constants_cost_no_transition(tmp_path):
+    """A feature-length output known at compile time (Shape of the input) comes from a CPU step
+    with no inputs: it waits for nothing on the NPU, so it is no NPU<->CPU transition."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Shape", ["x"], ["frames"])]
+    m = model(nodes, [1, 4, 8, 8])
+    m.graph.output.append(helper.make_tensor_value_info("frames", TensorProto.INT64, None))
+    path = tmp_path / "m.onnx"
+    onnx.save(m, path)
+    r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "--explain", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    assert "100.0 % of simulated time on the NPU, 0 CPU island(s), 0 transition(s)" in r.out, r.out
+    r = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--save-outputs", tmp_path / "out", "-q")
+    assert r.code == 0, r.err
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "frames.npy"), [1, 4, 8, 8])
