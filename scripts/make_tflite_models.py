@@ -45,6 +45,9 @@ Models:
                      output, as micro wake-word models): resource-variable state [1,16,1,24], the
                      17-frame window, DEPTHWISE_CONV_2D with a 17x1 kernel over time (longer than
                      the conv instruction's kernel field), FULLY_CONNECTED.
+  unknown_custom_op  CONV_2D, a custom op no runtime here resolves ("NpusimUnknownOp", as MediaPipe's
+                     Landmarks2TransformMatrix is to LiteRT), CONV_2D (RELU), CONV_2D 1x1:
+                     calibration cannot run past the custom op.
   transpose_conv     input [1,32,32,8]: CONV_2D, SPACE_TO_DEPTH, ADD, TRANSPOSE_CONV (stride 2,
                      SAME, bias), RESIZE_NEAREST_NEIGHBOR, DEPTH_TO_SPACE; output [1,128,128,3].
   transformer_block  x [1,16,64] + token_ids int32 [1,16] (GATHER of an embedding table):
@@ -278,6 +281,20 @@ class Model:
         if table is not None:
             o.builtinOptionsType = getattr(tfl.BuiltinOptions, table)
             o.builtinOptions = self.options(table, **fields)
+        self.sg.operators.append(o)
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def custom(self, code, inputs, outputs):
+        """An operator of custom code `code` (no options), as MediaPipe's custom ops are written."""
+        key = ("CUSTOM", code)
+        if key not in self.opcode_index:
+            oc = tfl.OperatorCodeT()
+            oc.builtinCode = oc.deprecatedBuiltinCode = tfl.BuiltinOperator.CUSTOM
+            oc.customCode, oc.version = code, 1
+            self.opcode_index[key] = len(self.opcodes)
+            self.opcodes.append(oc)
+        o = tfl.OperatorT()
+        o.opcodeIndex, o.inputs, o.outputs = self.opcode_index[key], list(inputs), list(outputs)
         self.sg.operators.append(o)
         return outputs[0] if len(outputs) == 1 else outputs
 
@@ -710,6 +727,16 @@ def streaming_conv_int8():
     return streaming_conv("int8", ranges)
 
 
+def unknown_custom_op():
+    m = Model(33)
+    x = m.input("input", [1, 16, 16, 4])
+    y = m.conv2d(x, 8, 3, act="RELU", name="before")
+    y = m.custom("NpusimUnknownOp", [y], [m.act("custom_out", m.shape(y))])
+    y = m.conv2d(y, 8, 3, act="RELU", name="after")
+    m.outputs(m.conv2d(y, 4, 1, name="head"))
+    return m
+
+
 def transpose_conv():
     m = Model(40)
     x = m.input("input", [1, 32, 32, 8])
@@ -922,6 +949,7 @@ MODELS = {
     "streaming_conv": streaming_conv,
     "streaming_conv_int8": streaming_conv_int8,
     "transpose_conv": transpose_conv,
+    "unknown_custom_op": unknown_custom_op,
     "transformer_block": transformer_block,
     "if_branches": if_branches,
     "while_loop": while_loop,

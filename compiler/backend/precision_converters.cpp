@@ -29,7 +29,7 @@ class ConverterPass {
         for (const auto& o : n.outputs) produced_on_npu.insert(o);
     // Host values read by an fp16 layer travel as fp16.
     for (const auto& n : g_.nodes) {
-      if (n.device != Node::Device::Npu || !is_precision_layer(n) || !runs_in_fp16(n)) continue;
+      if (n.device != Node::Device::Npu || !runs_in_fp16(n)) continue;
       for (const auto& v : n.inputs)
         if (activation(v) && !produced_on_npu.count(v) && !kind_.count(v)) make_fp16(v);
     }
@@ -44,7 +44,8 @@ class ConverterPass {
       if (is_precision_layer(n)) {
         fp16 = runs_in_fp16(n);
         layers += fp16;
-      } else {
+      } else {  // data movement: fp16 when what it moves is (or calibration left it unranged)
+        fp16 = runs_in_fp16(n);
         for (const auto& v : n.inputs)
           if (activation(v) && kind(v) == Kind::Promoted) fp16 = true;
         if (fp16) n.set_string("precision", "fp16");

@@ -75,6 +75,26 @@ ValueRanges ranges_by_method(const CalibrationStatistics& stats, const QuantOpti
 
 bool runs_in_fp16(const Node& n) { return n.get_string("precision", "") == "fp16"; }
 
+namespace {
+
+// Why the first value of `node` without a range has none: calibration's line for it.
+std::string unmeasured_reason(const UnmeasuredValues& unmeasured, const Graph& g, const std::string& node) {
+  for (const auto& n : g.nodes) {
+    if (n.name != node) continue;
+    for (const auto& v : n.inputs) {
+      const auto why = unmeasured.find(v);
+      if (why != unmeasured.end()) return why->second;
+    }
+    for (const auto& v : n.outputs) {
+      const auto why = unmeasured.find(v);
+      if (why != unmeasured.end()) return why->second;
+    }
+  }
+  return "no calibration run computed them";
+}
+
+}  // namespace
+
 Calibration calibrate(const Graph& unfused, const CompileOptions& options, std::vector<std::string>& warnings) {
   const QuantOptions& q = options.quant;
   Calibration c;
@@ -97,7 +117,11 @@ std::string quantize_graph(Graph& g, const Calibration& calibration, const Compi
   const std::vector<TensorMap>& samples = calibration.samples;
   const ValueRanges& ranges = calibration.ranges;
   UnmeasuredValues unmeasured = calibration.unmeasured;
-  auto moved = assign_quantization(g, ranges, &unmeasured);
+  // Layers after an op calibration could not run have no int8 range: fp16 on the NPU where they
+  // can, so that one op costs only itself (and the CPU only where fp16 cannot go either).
+  auto fp16_capable = [&](const Node& n) { return npu.fp16_rejection && npu.fp16_rejection(g, n).empty(); };
+  std::vector<std::string> unranged_fp16;
+  auto moved = assign_quantization(g, ranges, &unmeasured, fp16_capable, &unranged_fp16);
   for (const auto& name : moved)
     for (const auto& n : g.nodes)
       if (n.name == name) {
@@ -106,7 +130,7 @@ std::string quantize_graph(Graph& g, const Calibration& calibration, const Compi
                              ") would fall back to the CPU: " + n.fallback_reason);
         model.fallbacks.push_back({n.name, n.op_type, n.fallback_reason});
       }
-  if (!moved.empty()) assign_quantization(g, ranges, &unmeasured);
+  if (!moved.empty()) assign_quantization(g, ranges, &unmeasured, fp16_capable, &unranged_fp16);
   if (q.symmetric_activations) make_symmetric(g);
 
   QuantizationRecord& record = model.quantization;
@@ -116,6 +140,13 @@ std::string quantize_graph(Graph& g, const Calibration& calibration, const Compi
                     " for the rest";
   record.calibration_samples = static_cast<std::uint32_t>(samples.size());
   std::string detail = record.scheme + " from " + std::to_string(samples.size()) + " calibration samples";
+  if (!unranged_fp16.empty()) {
+    record.fp16_layers = unranged_fp16;
+    detail += "; " + std::to_string(unranged_fp16.size()) + " layer(s) in fp16 for want of an int8 range (after an op calibration could not run)";
+    model.warnings.push_back(g.source + ": " + std::to_string(unranged_fp16.size()) + " layer(s) from '" + unranged_fp16.front() +
+                             "' on run in fp16 on the NPU: int8 calibration has no range for them (" +
+                             unmeasured_reason(unmeasured, g, unranged_fp16.front()) + ")");
+  }
   const auto forced = resolve_fp16_names(g, q.keep_fp16, npu.fp16_rejection);
   if (!q.mixed && forced.empty()) return detail;
 
@@ -127,7 +158,7 @@ std::string quantize_graph(Graph& g, const Calibration& calibration, const Compi
   MixedPrecisionChoice choice =
       choose_fp16_layers(g, samples, q.mixed ? target : AccuracyTarget{}, forced, npu.fp16_rejection, cost_model,
                          host_node_runner(g, options.host_runner));
-  record.fp16_layers = choice.forced;
+  record.fp16_layers.insert(record.fp16_layers.end(), choice.forced.begin(), choice.forced.end());
   record.fp16_layers.insert(record.fp16_layers.end(), choice.promoted.begin(), choice.promoted.end());
   record.forced_fp16 = static_cast<std::uint32_t>(choice.forced.size());
   record.accuracy_target = q.mixed ? accuracy_target_text(target) : "";

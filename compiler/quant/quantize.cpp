@@ -54,7 +54,10 @@ bool all_finite(const std::vector<float>& v) {
 }  // namespace
 
 std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges,
-                                             const std::map<std::string, std::string>* why_unmeasured) {
+                                             const std::map<std::string, std::string>* why_unmeasured,
+                                             const std::function<bool(const Node&)>& fp16_capable,
+                                             std::vector<std::string>* in_fp16) {
+  auto fp16 = [](const Node& n) { return n.get_string("precision", "") == "fp16"; };
   // NPU nodes touching a value calibration could not measure (after a node neither the FP32
   // evaluator nor the host runner could run) go to the CPU instead.
   auto no_range = [&](const std::string& v) {
@@ -71,7 +74,7 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
   };
   std::vector<std::string> unmeasured;
   for (auto& n : g.nodes) {
-    if (n.device != Node::Device::Npu) continue;
+    if (n.device != Node::Device::Npu || fp16(n)) continue;
     std::vector<std::string> values;
     for (const auto& v : n.inputs) if (quantised(v)) values.push_back(v);
     for (const auto& v : n.outputs) if (!v.empty()) values.push_back(v);
@@ -80,6 +83,11 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
     for (const auto& v : values) {
       const auto r = ranges.find(v);
       if (r != ranges.end() && finite(r->second.first) && finite(r->second.second)) continue;
+      if (r == ranges.end() && fp16_capable && fp16_capable(n)) {  // fp16 needs no range
+        n.set_string("precision", "fp16");
+        if (in_fp16) in_fp16->push_back(n.name);
+        break;
+      }
       n.device = Node::Device::Cpu;
       n.fallback_reason = r == ranges.end()
                               ? no_range(v)
@@ -87,7 +95,7 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
       unmeasured.push_back(n.name);
       break;
     }
-    if (n.device != Node::Device::Npu) continue;
+    if (n.device != Node::Device::Npu || fp16(n)) continue;
     for (const auto& c : n.inputs)  // weights and biases: quantised per channel
       if (!c.empty() && g.is_constant(c) && !all_finite(g.tensor(c).floats)) {
         n.device = Node::Device::Cpu;
@@ -106,7 +114,7 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
   auto unite = [&](const std::string& a, const std::string& b) { parent[find(a)] = find(b); };
   std::set<std::string> activations;
   for (const auto& n : g.nodes) {
-    if (n.device != Node::Device::Npu) continue;
+    if (n.device != Node::Device::Npu || fp16(n)) continue;
     for (const auto& v : n.inputs)
       if (quantised(v)) activations.insert(v);
     for (const auto& v : n.outputs)
@@ -137,7 +145,7 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
   // A table's rows picked by run-time indices (token embeddings) may be any of its rows, not
   // only those the calibration inputs picked: its output covers the whole table.
   for (const auto& n : g.nodes)
-    if (n.device == Node::Device::Npu && n.op_type == "Gather" && n.inputs.size() > 1 && g.is_constant(n.inputs[0]) &&
+    if (n.device == Node::Device::Npu && !fp16(n) && n.op_type == "Gather" && n.inputs.size() > 1 && g.is_constant(n.inputs[0]) &&
         !g.is_constant(n.inputs[1]) && !g.tensor(n.inputs[0]).floats.empty()) {
       const auto& table = g.tensor(n.inputs[0]).floats;
       const auto [lo, hi] = std::minmax_element(table.begin(), table.end());
@@ -150,9 +158,9 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
   }
   // A masked Where's output stays fp16 (no scale): -inf where masked has no int8 code.
   for (const auto& n : g.nodes)
-    if (n.device == Node::Device::Npu && masked_where(g, n)) g.tensor(n.outputs[0]).quant = QuantParams{};
+    if (n.device == Node::Device::Npu && !fp16(n) && masked_where(g, n)) g.tensor(n.outputs[0]).quant = QuantParams{};
   for (auto& n : g.nodes) {
-    if (n.device != Node::Device::Npu || n.domain != "npusim") continue;
+    if (n.device != Node::Device::Npu || fp16(n) || n.domain != "npusim") continue;
     for (const char* key : {"acc_value", "act_value"}) {
       std::string value = n.get_string(key, "");
       if (value.empty() || value == n.outputs[0]) continue;

@@ -2,6 +2,7 @@
 // interpreter, per-tensor activation parameters, per-output-channel symmetric weights.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -39,11 +40,14 @@ QuantParams activation_params(float lo, float hi);
 // Sets Tensor::quant for every activation an NPU node reads or writes; values that must share
 // parameters (pool, concat, resize, reshape, relu in/out) get the union of their ranges. Fused
 // nodes get acc_/act_ scale and zero point attributes for their epilogue's inner steps.
-// NPU nodes whose values have no range are moved to the CPU, their reason naming the node
-// calibration could not run (`why_unmeasured`: value -> line, calibration_statistics.h);
-// returns their names.
+// NPU nodes whose values have no range (downstream of a node calibration could not run) run in
+// fp16 on the NPU where `fp16_capable` says they can (precision "fp16"; their names go to
+// `in_fp16`), else move to the CPU, their reason naming the node calibration could not run
+// (`why_unmeasured`: value -> line, calibration_statistics.h); returns the names of those moved.
 std::vector<std::string> assign_quantization(Graph& graph, const ValueRanges& ranges,
-                                             const std::map<std::string, std::string>* why_unmeasured = nullptr);
+                                             const std::map<std::string, std::string>* why_unmeasured = nullptr,
+                                             const std::function<bool(const Node&)>& fp16_capable = {},
+                                             std::vector<std::string>* in_fp16 = nullptr);
 
 struct QuantizedWeights {
   std::vector<std::int8_t> values;    // same order as the float weights

@@ -209,6 +209,24 @@ def test_streaming_conv_state_and_long_kernel_run_whole_on_the_npu(tmp_path, tfl
         np.testing.assert_allclose(state[0, -1, 0], x[0, 0, 0], atol=1e-3)
 
 
+def test_layers_after_an_op_calibration_cannot_run_stay_on_the_npu_in_fp16(tmp_path, tflite):
+    """A custom op no runtime here resolves (MediaPipe's Landmarks2TransformMatrix to LiteRT) gives
+    the layers after it no int8 range: they run in fp16 on the NPU, so the op costs only itself
+    (they fell to the CPU with it: face_landmark_with_attention 47 % of its time on the NPU)."""
+    r = run_npusim("compile", tflite("unknown_custom_op"), "-c", CONFIG, "--explain", "-o", tmp_path / "m.npuprog")
+    assert r.code == 0, r.err
+    fallbacks = [line for line in r.out.splitlines() if line.startswith("fallback ")]
+    assert len(fallbacks) == 1 and "NpusimUnknownOp" in fallbacks[0], fallbacks
+    assert "5 layer(s) in fp16 for want of an int8 range" in r.out, r.out
+    assert "placement: 8 of 9 layers, 100.0 % of MACs" in r.out, r.out
+    assert "5 layer(s) from 'custom_out/nchw_1' on run in fp16 on the NPU" in r.err, r.err
+    run = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--timing-only", "--json", tmp_path / "r.json", "-q")
+    assert run.code == 0, run.err
+    # --strict names the op itself, not the layers after it.
+    strict = run_npusim("compile", tflite("unknown_custom_op"), "-c", CONFIG, "--strict", "-o", tmp_path / "s.npuprog")
+    assert strict.code != 0 and "'custom_out/NpusimUnknownOp_1' (NpusimUnknownOp) would fall back" in strict.err, strict.err
+
+
 def test_quant_report_reads_tflite(tmp_path, tflite):
     r = run_npusim("quant-report", tflite("cnn_float"), "-c", CONFIG)
     assert r.code == 0, r.err
