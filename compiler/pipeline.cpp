@@ -82,6 +82,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
                       " outputs, opset " + std::to_string(g.opset));
   if (!options.input_values.empty())
     pipeline.run("input-values", g, [&](Graph& x) { return fix_input_values(x, options.input_values); });
+  if (has_dynamic_quantization(g)) pipeline.run("dynamic-quantization", g, dynamic_quantization_to_float);
   // Before static shapes (an STFT needs no signal length), and once more after them for a DFT
   // whose input shape only they find.
   if (has_spectral_transforms(g)) pipeline.run("spectral-transforms", g, spectral_transforms_as_products);

@@ -59,6 +59,12 @@ std::string fuse_activation_patterns(Graph& graph);
 bool has_one_hot_products(const Graph& graph);
 std::string one_hot_products_to_gathers(Graph& graph);
 
+// ONNX Runtime's quantize_dynamic: DynamicQuantizeLinear back to float, ConvInteger /
+// MatMulInteger as float Conv / MatMul by the int8 weights minus their zero points, and
+// DynamicQuantizeLSTM as an LSTM with dequantised weights (frontend/dynamic_quantization.cpp).
+bool has_dynamic_quantization(const Graph& graph);
+std::string dynamic_quantization_to_float(Graph& graph);
+
 // STFT and DFT of a real signal -> Conv1d and MatMul by their constant cos/sin terms
 // (frontend/spectral_transforms.cpp). Before static shapes: the rewrite needs no signal length.
 bool has_spectral_transforms(const Graph& graph);
