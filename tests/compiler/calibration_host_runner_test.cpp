@@ -1,7 +1,7 @@
 // One op calibration's FP32 evaluator has no kernel for (LpNormalization, which has no NPU
 // instruction either) between convolutions: without a host runner the convolutions after it
-// lose their ranges and the fallback line names the op to blame; with one, only the op itself
-// runs on the CPU.
+// lose their int8 ranges and run in fp16 on the NPU, the warning naming the op to blame; with
+// one, they are int8. Either way only the op itself runs on the CPU.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -54,24 +54,23 @@ std::vector<FloatTensor> l2_normalise_channels(const CpuStep& step, const std::v
 
 }  // namespace
 
-TEST_CASE("calibration without a host runner: the fallback line names the node it could not run, and why",
+TEST_CASE("calibration without a host runner: the layers after the op run in fp16, the warning names it and why",
           "[calibration][host_runner]") {
   CompileOptions o;  // no host_runner: what the compiler alone can do
   const CompiledModel m = compile(model_with_an_op_without_kernels(), default_config(), o);
-  std::map<std::string, std::string> reasons;
-  for (const auto& f : m.fallbacks) reasons[f.node] = f.reason;
-  REQUIRE(reasons.count("lpnorm"));
-  CHECK(reasons["lpnorm"] == "op LpNormalization has no NPU instruction");
-  // The convolutions after it have no ranges; their line blames lpnorm, once, on one line.
-  REQUIRE(reasons.size() == 3);
-  for (const auto& [node, reason] : reasons) {
-    if (node == "lpnorm") continue;
-    INFO(node << ": " << reason);
-    CHECK(reason.find("calibration could not run 'lpnorm' (LpNormalization): the FP32 evaluator has no kernel for "
-                      "this op; nothing else to run it on") != std::string::npos);
-    CHECK(reason.find('\n') == std::string::npos);
-    CHECK(reason.find("node 'lpnorm'") == std::string::npos);  // named once, not twice
-  }
+  REQUIRE(m.fallbacks.size() == 1);
+  CHECK(m.fallbacks[0].node == "lpnorm");
+  CHECK(m.fallbacks[0].reason == "op LpNormalization has no NPU instruction");
+  // The convolutions after it have no int8 ranges: fp16 on the NPU, not the CPU.
+  REQUIRE(m.quantization.fp16_layers.size() == 2);
+  for (const auto& layer : m.quantization.fp16_layers) CHECK((layer.find("conv2") != std::string::npos || layer.find("conv3") != std::string::npos));
+  std::string warning;
+  for (const auto& w : m.warnings)
+    if (w.find("run in fp16 on the NPU") != std::string::npos) warning = w;
+  INFO(warning);
+  CHECK(warning.find("calibration could not run 'lpnorm' (LpNormalization): the FP32 evaluator has no kernel for "
+                     "this op; nothing else to run it on") != std::string::npos);
+  CHECK(warning.find('\n') == std::string::npos);
 }
 
 TEST_CASE("calibration with a host runner: an op without kernels costs only itself", "[calibration][host_runner]") {
@@ -87,17 +86,19 @@ TEST_CASE("calibration with a host runner: an op without kernels costs only itse
   CHECK(calls == 2);  // once per generated calibration sample: the one-node step is made once
 }
 
-TEST_CASE("calibration: a host runner that fails is named in the fallback line", "[calibration][host_runner]") {
+TEST_CASE("calibration: a host runner that fails is named in the fp16 warning", "[calibration][host_runner]") {
   CompileOptions o;
   o.host_runner = [](const CpuStep&, const std::vector<HostStepInput>&) -> std::vector<FloatTensor> {
     throw std::runtime_error("onnxruntime is not installed");
   };
   const CompiledModel m = compile(model_with_an_op_without_kernels(), default_config(), o);
-  REQUIRE(m.fallbacks.size() == 3);
-  for (const auto& f : m.fallbacks)
-    if (f.node != "lpnorm")
-      CHECK(f.reason.find("calibration could not run 'lpnorm' (LpNormalization): the FP32 evaluator has no kernel for "
-                          "this op; onnxruntime is not installed") != std::string::npos);
+  REQUIRE(m.fallbacks.size() == 1);
+  CHECK(m.quantization.fp16_layers.size() == 2);
+  bool named = false;
+  for (const auto& w : m.warnings)
+    named = named || w.find("calibration could not run 'lpnorm' (LpNormalization): the FP32 evaluator has no kernel for "
+                            "this op; onnxruntime is not installed") != std::string::npos;
+  CHECK(named);
 }
 
 TEST_CASE("generated integer inputs: token ids within every table they index, other integers all ones",
