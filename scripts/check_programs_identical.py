@@ -11,6 +11,9 @@ Models: models/*.onnx, models/exported/*.onnx and models/generated/*.onnx (made 
 `python3 scripts/make_models.py --out models/generated` when that folder is missing). Configs
 and precisions: CONFIGS x PRECISIONS below. A combination that fails to compile is recorded
 with its exit status and the last line it printed, and compares equal only to the same failure.
+Each program is hashed whole and without its metadata sections (pass summaries, the plan:
+`npusim disasm` minus its .section blocks); a change that only rewords a pass summary differs
+whole but not in code, and --compare says which.
 """
 import argparse
 import concurrent.futures
@@ -50,8 +53,24 @@ def compile_one(npusim, model, config, precision, workdir):
         lines = (done.stderr or done.stdout).strip().splitlines()
         return key, {"status": done.returncode, "error": lines[-1] if lines else ""}, seconds
     digest = hashlib.sha256(out.read_bytes()).hexdigest()
+    listing = subprocess.run([str(npusim), "disasm", str(out)], capture_output=True, text=True).stdout
     out.unlink()
-    return key, {"status": 0, "sha256": digest}, seconds
+    return key, {"status": 0, "sha256": digest, "code_sha256": hashlib.sha256(code_only(listing).encode()).hexdigest()}, seconds
+
+
+def code_only(listing):
+    """The disassembly without comments and without each .section block (its .hex lines)."""
+    kept, in_section = [], False
+    for line in listing.splitlines():
+        if line.startswith(".section"):
+            in_section = True
+            continue
+        if in_section and line.startswith(".hex"):
+            continue
+        in_section = False
+        if not line.startswith("#"):
+            kept.append(line.split("  #")[0])
+    return "\n".join(kept)
 
 
 def run_all(npusim, jobs):
@@ -83,9 +102,18 @@ def main():
         pathlib.Path(args.record).write_text(json.dumps({"programs": results, "seconds": times}, indent=1) + "\n")
         return 0
     baseline = json.loads(pathlib.Path(args.compare).read_text())["programs"]
-    differ = [k for k in sorted(set(baseline) | set(results)) if baseline.get(k) != results.get(k)]
-    for k in differ:
-        print(f"DIFFERS {k}: was {baseline.get(k)}, now {results.get(k)}")
+    differ, metadata_only = [], []
+    for k in sorted(set(baseline) | set(results)):
+        was, now = baseline.get(k), results.get(k)
+        if was == now:
+            continue
+        if was and now and was.get("code_sha256") and was.get("code_sha256") == now.get("code_sha256"):
+            metadata_only.append(k)
+            continue
+        differ.append(k)
+        print(f"DIFFERS {k}: was {was}, now {now}")
+    if metadata_only:
+        print(f"{len(metadata_only)} combination(s) differ only in their metadata sections (same code and data)")
     print("identical" if not differ else f"{len(differ)} combination(s) differ")
     return 1 if differ else 0
 
