@@ -21,7 +21,8 @@ namespace {
 using NamedTensors = std::vector<std::pair<std::string, runtime::HostTensor>>;
 
 NamedTensors model_inputs(const std::string& model_path, const CompareOptions& options, std::vector<std::string>* notes) {
-  auto declared = runtime::read_onnx_model_file_info(model_path).inputs;
+  const auto info = runtime::read_onnx_model_file_info(model_path);
+  auto declared = info.inputs;
   for (auto& desc : declared)
     for (auto& d : desc.shape)
       if (d < 0) d = 1;  // dynamic dims: batch 1, the common case; give --input for others
@@ -33,6 +34,12 @@ NamedTensors model_inputs(const std::string& model_path, const CompareOptions& o
     if (auto it = options.inputs.find(desc.name); it != options.inputs.end()) {
       inputs.emplace_back(desc.name, it->second);
       notes->push_back(fmt::format("input {}: given", desc.name));
+      continue;
+    }
+    if (auto it = info.initial_values.find(desc.name); it != info.initial_values.end()) {
+      // A streaming model's state: where LiteRT starts, so both sides compute the same first call.
+      inputs.emplace_back(desc.name, it->second);
+      notes->push_back(fmt::format("input {}: its value before the first call (the file's CALL_ONCE)", desc.name));
       continue;
     }
     inputs.emplace_back(desc.name, std::move(generated.at(desc.name)));

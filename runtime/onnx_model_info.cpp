@@ -94,6 +94,25 @@ OnnxModelInfo read_tflite_model_info(const std::vector<std::uint8_t>& model_byte
   OnnxModelInfo info;
   for (const auto& in : g.inputs) info.inputs.push_back(describe(in));
   for (const auto& out : g.outputs) info.outputs.push_back(describe(out));
+  for (const auto& desc : info.inputs) {
+    const auto found = g.tensors.find(desc.name + "/initial");
+    if (found == g.tensors.end() || !found->second.is_constant) continue;
+    const compiler::Tensor& t = found->second;
+    const std::size_t n = static_cast<std::size_t>(t.elements());
+    if (t.shape != desc.shape || (t.floats.size() != n && t.ints.size() != n)) continue;
+    HostTensor value = make_host_tensor(desc.dtype, desc.shape);
+    auto fill = [&](auto* out) {
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = static_cast<std::remove_pointer_t<decltype(out)>>(t.floats.empty() ? static_cast<double>(t.ints[i]) : t.floats[i]);
+    };
+    if (desc.dtype == ElementType::Float32) fill(value.data<float>());
+    else if (desc.dtype == ElementType::Int8) fill(value.data<std::int8_t>());
+    else if (desc.dtype == ElementType::UInt8) fill(value.data<std::uint8_t>());
+    else if (desc.dtype == ElementType::Int16) fill(value.data<std::int16_t>());
+    else if (desc.dtype == ElementType::Int32) fill(value.data<std::int32_t>());
+    else continue;  // a type no state here takes: the caller generates it as any input
+    info.initial_values.emplace(desc.name, std::move(value));
+  }
   return info;
 }
 

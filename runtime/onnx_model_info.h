@@ -2,6 +2,7 @@
 // inputs and outputs (the CPU steps' models, whose descriptors the runtime checks against).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,9 @@ namespace npu::runtime {
 struct OnnxModelInfo {
   std::vector<TensorDesc> inputs;   // graph inputs that are not initializers; -1 for dynamic dims
   std::vector<TensorDesc> outputs;
+  // A TFLite resource variable's state input: its value before the first call (what the file's
+  // CALL_ONCE assigns), where LiteRT starts.
+  std::map<std::string, HostTensor> initial_values;
 };
 
 // Throws "<origin>: <what is wrong>" when the bytes are not an ONNX model.

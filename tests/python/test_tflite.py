@@ -2,6 +2,7 @@
 our own schema, compiled and run by npusim, against LiteRT (ai-edge-litert) as the reference, the
 way ONNX Runtime serves ONNX models. FP32 models: FP16 on the NPU within cosine 0.999; the
 full-integer model with its own scales and zero points, int8 in and out."""
+import json
 import subprocess
 import sys
 
@@ -207,6 +208,20 @@ def test_streaming_conv_state_and_long_kernel_run_whole_on_the_npu(tmp_path, tfl
         np.testing.assert_array_equal(state[0, -1, 0], x[0, 0, 0])
     else:
         np.testing.assert_allclose(state[0, -1, 0], x[0, 0, 0], atol=1e-3)
+
+
+def test_compare_starts_a_streaming_model_from_its_call_once_state(tmp_path, tflite):
+    """npusim compare feeds the state input the value the file's CALL_ONCE assigns (int8 zero
+    points here), where LiteRT starts: the simulator and LiteRT compute the same first call (with
+    random state the two could not agree)."""
+    r = run_npusim("compare", tflite("streaming_conv_int8"), "-c", CONFIG, "-d", "litert:cpu", "--runs", "1",
+                   "--warmup", "0", "--json", tmp_path / "c.json")
+    assert r.code == 0, r.err
+    assert "input state/frames: its value before the first call (the file's CALL_ONCE)" in r.out, r.out
+    report = json.loads((tmp_path / "c.json").read_text())
+    sim = next(d for d in report["devices"] if d["device"] == "sim")
+    assert sim["outputs"][0]["output"] == "fc"
+    assert sim["outputs"][0]["max_abs_error"] <= 2 and sim["outputs"][0]["cosine"] >= 0.999, sim["outputs"]
 
 
 def test_layers_after_an_op_calibration_cannot_run_stay_on_the_npu_in_fp16(tmp_path, tflite):

@@ -76,6 +76,9 @@ class FileImport {
   }
   // Every operator of subgraph `index` through `b`.
   void translate_operators(int index, Builder& b, tflite_import::Variables& variables);
+  // What CALL_ONCE's init subgraph assigns each resource variable (constants only): the value of
+  // state/<name> before the first call, where LiteRT starts.
+  std::map<std::string, TensorInfo> initial_state();
   Graph translate_subgraph(int index, const std::vector<tflite_import::BoundInput>& inputs, const std::string& where);
 
   const std::vector<std::uint8_t>& bytes_;
@@ -135,6 +138,32 @@ FileImport::Decoded& FileImport::decoded(int index, const std::string& where_fro
     p.code = -1;  // done
   }
   return decoded_.emplace(index, std::move(d)).first->second;
+}
+
+std::map<std::string, TensorInfo> FileImport::initial_state() {
+  std::map<std::string, TensorInfo> state;
+  const int subgraphs = model_.subgraphs() ? static_cast<int>(model_.subgraphs()->size()) : 0;
+  for (const auto& p : decoded(0, origin_).ops) {
+    const auto* once = p.code == tflite::BuiltinOperator_CALL_ONCE ? p.op->builtin_options_as_CallOnceOptions() : nullptr;
+    if (!once || once->init_subgraph_index() <= 0 || once->init_subgraph_index() >= subgraphs) continue;
+    const Decoded& init = decoded(once->init_subgraph_index(), origin_);
+    std::map<int, std::string> handles;
+    for (const auto& q : init.ops) {
+      const auto ins = indices(q.op->inputs()), outs = indices(q.op->outputs());
+      auto tensor = [&](int t) -> const TensorInfo* {
+        return t >= 0 && t < static_cast<int>(init.tensors.size()) ? &init.tensors[static_cast<std::size_t>(t)] : nullptr;
+      };
+      if (q.code == tflite::BuiltinOperator_VAR_HANDLE && !outs.empty() && tensor(outs[0])) {
+        const auto* o = q.op->builtin_options_as_VarHandleOptions();
+        std::string name = o && o->shared_name() ? o->shared_name()->str() : "";
+        handles[outs[0]] = name.empty() ? tensor(outs[0])->name : name;
+      } else if (q.code == tflite::BuiltinOperator_ASSIGN_VARIABLE && ins.size() == 2 && handles.count(ins[0]) &&
+                 tensor(ins[1]) && tensor(ins[1])->constant) {
+        state[handles[ins[0]]] = *tensor(ins[1]);
+      }
+    }
+  }
+  return state;
 }
 
 void FileImport::translate_operators(int index, Builder& b, tflite_import::Variables& variables) {
@@ -390,6 +419,19 @@ Graph import_tflite_bytes(const std::vector<std::uint8_t>& bytes, const std::str
     g.tensors[info.name].shape = info.shape;
     g.tensors[info.name].shape_known = true;
     g.outputs.push_back(info.name);
+  }
+  // Each state input's value before the first call, as the constant "state/<name>/initial" (the
+  // runtime's model info offers it as the input's initial value; nothing in the graph reads it).
+  for (const auto& [name, value] : file.initial_state()) {
+    const std::string input = "state/" + name, initial = input + "/initial";
+    if (!g.tensors.count(input) || g.tensors.count(initial) || value.shape != g.tensor(input).shape) continue;
+    Tensor& t = g.tensors[initial];
+    t.name = initial;
+    t.elem_type = value.elem_type;
+    t.shape = value.shape;
+    t.shape_known = t.is_constant = true;
+    t.floats = value.floats;
+    t.ints = value.ints;
   }
   for (const auto& name : variables.assigned) {
     const std::string out = "state/" + name + "/next";
