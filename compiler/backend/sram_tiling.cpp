@@ -368,7 +368,7 @@ bool ConvTiler::estimate(const Candidate& c, double bound, Candidate& out) {
         else last.vector += static_cast<double>(cost::vector_cycles(op, count, hw_->vector));
       }
     }
-    if (s_.output_stored) load_window(last.store, row0, r, col0, w, s_.ow, s_.oc, first_oc, coc);
+    if (s_.output_stored) load_window(last.store, row0, r, col0, w, s_.ow, s_.out_pixel_elems(), first_oc, coc);
   }
   out.ddr = static_cast<std::uint64_t>(requested);
   out.bus = bus;
@@ -713,7 +713,7 @@ std::string plan_key(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t
   std::string key;
   const auto put = [&key](auto v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
   for (std::int64_t v : {s.h, s.w, s.c, s.oc, s.oh, s.ow, s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.groups, s.pad_top,
-                         s.pad_left, s.elem})
+                         s.pad_left, s.elem, s.out_pixel})
     put(v);
   put(s.weights.format);
   put(s.weights.group);
