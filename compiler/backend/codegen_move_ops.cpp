@@ -85,12 +85,10 @@ LayerCode generate_move(CodegenContext& ctx, const Node& n) {
     const std::int64_t axis = concat_axis(g, n);
     std::int64_t offset = 0;
     const auto in_place = ctx.concat_in_place.find(n.outputs[0]);
-    const auto stored = ctx.concat_stored_in_place.find(n.outputs[0]);
     for (const auto& in : n.inputs) {
       const DdrTensor& x = operand(ctx, in, y.quant);
-      const bool there = (in_place != ctx.concat_in_place.end() && in_place->second == in) ||  // the host wrote it
-                         (stored != ctx.concat_stored_in_place.end() && stored->second.count(in));  // its producer did
-      if (!there) boxes.push_back(whole_tensor_box(x, y, 0, offset * y.strides[static_cast<std::size_t>(axis)]));
+      if (in_place == ctx.concat_in_place.end() || in_place->second != in)  // else the host wrote it there
+        boxes.push_back(whole_tensor_box(x, y, 0, offset * y.strides[static_cast<std::size_t>(axis)]));
       offset += x.shape[static_cast<std::size_t>(axis)];
     }
   } else if (op == "Split") {
