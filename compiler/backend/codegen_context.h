@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -169,6 +170,9 @@ class CodegenContext {
   // Concat outputs whose first part the host writes in place (a strided view of the output's
   // bytes, place_inside): the Concat moves only the other parts.
   std::map<std::string, std::string> concat_in_place;
+  // Concat outputs whose every part its producer (a conv) stored in place, a channel slice of
+  // the output's bytes (place_inside): the Concat emits no code.
+  std::set<std::string> concat_stored_in_place;
   // Places `part` at `offset` elements into `whole`'s bytes, with `whole`'s strides.
   void place_inside(const std::string& part, const std::string& whole, std::int64_t offset);
   // --weights: FusedGemm weights of fp16 layers stored int8 / packed int4 with fp16 scales

@@ -211,7 +211,7 @@ void ConvTileEmitter::tile(std::size_t t) {
   const std::int64_t count = tile.rows * tile.cols * ch.oc;
   epilogue(acc, o_slot, res_slot, count, ch.oc);
   if (ctx_.in_ddr(L_.y)) {
-    emit_dma(code, Opcode::Store, window_box(v_.y->addr, o_slot, tile.row0, tile.rows, tile.col0, tile.cols, s_.ow, s_.oc,
+    emit_dma(code, Opcode::Store, window_box(v_.y->addr, o_slot, tile.row0, tile.rows, tile.col0, tile.cols, s_.ow, s_.out_pixel_elems(),
                                              ch.first_oc, ch.oc, es_), ctx_.alignment);
     out_.planned_ddr_bytes += static_cast<std::uint64_t>(count * es_);
   }

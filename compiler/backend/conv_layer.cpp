@@ -92,6 +92,8 @@ ConvLayer describe_conv_layer(CodegenContext& ctx, const Node& n) {
   s.residual_resident = L.residual && ctx.resident(L.res).has_value();
   s.output_resident = ctx.resident(L.y).has_value();
   s.output_stored = ctx.in_ddr(L.y);
+  // A Concat part stored in place (codegen.cpp): its pixels lie the whole output's apart.
+  if (!L.gemm && y.strides.size() == 4 && y.strides[3] != s.oc) s.out_pixel = y.strides[3];
   return L;
 }
 

@@ -68,6 +68,7 @@ class ProgramGenerator {
   // engines.count > 1 (codegen_engines.cpp): one stream per engine, each its part of each layer.
   void generate_engine_streams(const StepNodes& step, NpuStep& npu);
   void place_step_inputs(const StepNodes& step);
+  void place_concat_parts(const StepNodes& step);
   StepLayers describe_step(const StepNodes& step);
   std::set<std::string> shared_sram_candidates(const StepNodes& step);
   // `before_layer(i)` (multi-engine: engine e's part of layer i) runs before each of layer i's

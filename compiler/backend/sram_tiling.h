@@ -43,6 +43,10 @@ struct ConvShape {
   std::vector<isa::Opcode> epilogue;       // what each tile runs after the array, in order (drain: on the array's output stage)
   bool input_resident = false, residual_resident = false, output_resident = false;
   bool output_stored = true;               // the output (also) goes to DDR
+  // Elements from one output pixel to the next in DDR (0: oc): the output is a channel slice of
+  // a wider tensor there (a Concat part stored in place, codegen.cpp part_stored_in_place).
+  std::int64_t out_pixel = 0;
+  std::int64_t out_pixel_elems() const { return out_pixel ? out_pixel : oc; }
   // The input is a channel concatenation read where its parts are (the concat emits no code):
   // the reduction runs one slice per part, each part a tensor of its own in DDR or resident.
   struct InputPart {

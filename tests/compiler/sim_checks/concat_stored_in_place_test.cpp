@@ -1,0 +1,89 @@
+// An Inception-style block: branch convs concatenated, the Concat read by a pool as well as a
+// conv (so its readers cannot take the parts in place). The branch convs store their outputs
+// straight into the Concat's output, a channel slice of its pixels in DDR, and the Concat emits
+// no code; the model's outputs are still the integer reference's bytes. The feature maps are 9
+// pixels wide: no row is a multiple of the scratchpad alignment.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "compiler/frontend/onnx_io.h"
+#include "tests/compiler/sim_checks/sim_check_helpers.h"
+#include "tests/compiler/test_graphs.h"
+
+using namespace npu;
+using namespace npu::compiler;
+using namespace npu::compiler::sim_checks;
+using testing::GraphBuilder;
+
+namespace {
+
+Node& conv(GraphBuilder& b, const std::string& x, std::int64_t cin, std::int64_t cout, const std::string& name, std::int64_t k) {
+  Node& n = b.node("Conv", {x, b.random_constant(name + "_w", {cout, cin, k, k}), b.random_constant(name + "_b", {cout})}, name);
+  n.set_ints("pads", {k / 2, k / 2, k / 2, k / 2});
+  return n;
+}
+
+const LayerRecord& layer(const CompiledModel& m, const std::string& name) {
+  for (const auto& l : m.layers)
+    if (l.name == name) return l;
+  FAIL("no layer " << name);
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("int8 Concat of conv outputs: the convs store into its output, it copies nothing, outputs equal the integer reference",
+          "[compiler][sim][int8]") {
+  GraphBuilder b(41);
+  const std::string x = b.input("x", {1, 8, 9, 9});
+  conv(b, x, 8, 24, "stem", 3);
+  conv(b, b.out("stem"), 24, 16, "br1", 1);
+  conv(b, b.out("stem"), 24, 24, "br3", 3);
+  conv(b, b.out("stem"), 24, 8, "br5", 5);
+  b.node("Concat", {b.out("br1"), b.out("br3"), b.out("br5")}, "cat").set_int("axis", 1);
+  Node& pool = b.node("MaxPool", {b.out("cat")}, "pool");
+  pool.set_ints("kernel_shape", {3, 3});
+  pool.set_ints("pads", {1, 1, 1, 1});
+  conv(b, b.out("pool"), 48, 8, "head_pool", 1);
+  conv(b, b.out("cat"), 48, 8, "head", 3);
+  Graph g0 = b.finish({b.out("head"), b.out("head_pool")});
+  const auto path = std::filesystem::temp_directory_path() / "npusim_concat_stored_in_place.onnx";
+  write_onnx(g0, path.string());
+
+  for (const char* preset : {"default.yaml", "snapdragon-8-elite-htp-fitted.yaml"}) {
+    INFO(preset);
+    const HardwareConfig config = load_hardware_config(config_path(preset));
+    Int8Compiled compiled = compile_int8(path.string(), config);
+    const Graph& g = compiled.graph;
+    const CompiledModel& m = compiled.model;
+
+    // Each part is a channel slice of the Concat's NHWC pixels (48 channels apart).
+    const std::int64_t first_channel[] = {0, 16, 40};
+    const isa::TensorEntry& cat = entry(m.program, b.out("cat"));
+    int p = 0;
+    for (const std::string part : {b.out("br1"), b.out("br3"), b.out("br5")}) {
+      const isa::TensorEntry& e = entry(m.program, part);
+      CHECK(e.layout.rfind("strided[", 0) == 0);
+      CHECK(e.ddr_addr == cat.ddr_addr + static_cast<std::uint64_t>(first_channel[p++]));
+    }
+    const LayerRecord& concat = layer(m, "cat");
+    CHECK(concat.first_instruction == concat.end_instruction);
+    CHECK(concat.planned_ddr_bytes == 0);
+
+    sim::DdrImage ddr;
+    ddr.place(m.program);
+    const Int8Values inputs = write_random_inputs(g, m, ddr, 11);
+    const Int8Values expected = run_integer_reference(g, inputs);
+    CHECK(simulate_steps(m, config, ddr) > 0);
+    for (const std::string& out : m.model_outputs) {
+      INFO(out);
+      const isa::TensorEntry& e = entry(m.program, out);
+      const auto& want = expected.at(out);
+      REQUIRE(want.size() == e.size_bytes);
+      std::vector<std::int8_t> got(want.size());
+      ddr.read(e.ddr_addr, got.data(), got.size());
+      CHECK(std::equal(got.begin(), got.end(), want.begin()));
+    }
+  }
+  std::filesystem::remove(path);
+}
