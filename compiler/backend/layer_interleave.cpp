@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "compiler/backend/dependency_tokens.h"
+#include "compiler/backend/window_timing_cache.h"
 #include "costmodel/footprint.h"
 #include "costmodel/machine/machine.h"
 #include "costmodel/program_plan.h"
@@ -31,7 +32,7 @@ constexpr std::size_t kWindowTail = 256;
 // (compile time on very long layers).
 constexpr std::uint64_t kMaxPairsScanned = 4'000'000;
 // Windows that begin alike in fewer instructions than this are each timed from the start: the
-// common part's own run would cost more than it saves (windows_cycles).
+// common part's own run would cost more than it saves (time_windows).
 constexpr std::size_t kMinCommon = 64;
 
 struct Item {
@@ -67,9 +68,9 @@ std::vector<isa::Instruction> window_code(const std::vector<Item>& stream, const
 // each (a trial estimate). The orders begin alike up to where B's first moved instruction lands,
 // so that common beginning is timed once, alone, and each window goes on from a copy of that
 // machine (Machine::fork), which gives the same cycles as the window's own run.
-std::vector<double> windows_cycles(const std::vector<Item>& stream, std::size_t from, std::size_t lo,
-                                   const std::vector<std::vector<std::size_t>>& orders, const HardwareConfig& config,
-                                   std::size_t cut) {
+std::vector<double> time_windows(const std::vector<Item>& stream, std::size_t from, std::size_t lo,
+                                 const std::vector<std::vector<std::size_t>>& orders, const HardwareConfig& config,
+                                 std::size_t cut) {
   std::vector<std::vector<std::size_t>> items(orders.size());
   for (std::size_t w = 0; w < orders.size(); ++w) {
     items[w].reserve(lo - from + orders[w].size());
@@ -108,6 +109,31 @@ std::vector<double> windows_cycles(const std::vector<Item>& stream, std::size_t 
     cycles.push_back(static_cast<double>(machine->end_cycle()));
   }
   return cycles;
+}
+
+// time_windows's answer, from `cache` when windows equal to these up to their DDR placement
+// were timed before (window_timing_cache.h): the windows are stream[from, cut), each as
+// positions into it.
+std::vector<double> windows_cycles(const std::vector<Item>& stream, std::size_t from, std::size_t lo,
+                                   const std::vector<std::vector<std::size_t>>& orders, const HardwareConfig& config,
+                                   std::size_t cut, WindowTimingCache& cache, bool check) {
+  std::vector<const isa::Instruction*> code;
+  std::vector<const cost::Footprint*> footprints;
+  code.reserve(cut - from);
+  footprints.reserve(cut - from);
+  for (std::size_t i = from; i < cut; ++i) {
+    code.push_back(&stream[i].inst);
+    footprints.push_back(&stream[i].fp);
+  }
+  std::vector<std::vector<std::uint32_t>> windows(orders.size());
+  for (std::size_t w = 0; w < orders.size(); ++w) {
+    windows[w].reserve(lo - from + orders[w].size());
+    for (std::size_t i = from; i < lo; ++i) windows[w].push_back(static_cast<std::uint32_t>(i - from));
+    for (const std::size_t i : orders[w])
+      if (i < cut) windows[w].push_back(static_cast<std::uint32_t>(i - from));
+  }
+  return cache.find_or_time(
+      code, footprints, windows, [&] { return time_windows(stream, from, lo, orders, config, cut); }, check);
 }
 
 std::vector<std::size_t> identity(std::size_t first, std::size_t end) {
@@ -192,6 +218,7 @@ std::size_t first_of(const std::vector<Item>& stream, std::uint32_t layer) {
 InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction>>& layers, const HardwareConfig& config,
                                   const InterleaveOptions& options) {
   std::vector<Item> stream;
+  WindowTimingCache cache(config);
   std::vector<std::uint32_t> done;  // the layers with code so far, in order
   std::vector<std::uint32_t> violation;
   for (std::uint32_t layer = 0; layer < layers.size(); ++layer) {
@@ -257,7 +284,8 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
               if (std::find(timed.begin(), timed.end(), trial) == timed.end()) timed.push_back(std::move(trial));
             }
           }
-          const std::vector<double> cycles = windows_cycles(stream, from, lo, timed, config, cut);
+          const std::vector<double> cycles =
+              windows_cycles(stream, from, lo, timed, config, cut, cache, options.check_window_cache);
           const double apart = cycles.front();
           for (std::size_t k = 1; k < timed.size(); ++k) {
             const double gain = apart - cycles[k];
@@ -289,6 +317,8 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
     }
     done.push_back(layer);
   }
+  if (options.log && options.enabled)
+    std::fprintf(options.log, "interleave windows: %zu timed, %zu alike up to DDR placement\n", cache.misses(), cache.hits());
   InterleavedCode out;
   out.order_violation = std::move(violation);
   out.code.reserve(stream.size());
