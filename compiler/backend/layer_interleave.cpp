@@ -265,13 +265,29 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
         ++depths;
       }
       if (depths > 0) {
+        std::vector<const isa::Instruction*> code;
+        std::vector<const cost::Footprint*> footprints;
+        for (std::size_t i = deepest; i < be; ++i) {
+          code.push_back(&stream[i].inst);
+          footprints.push_back(&stream[i].fp);
+        }
+        // Relative to `deepest`: the same for the same code anywhere in the stream.
+        const std::vector<std::uint32_t> last_conflict = cache.find_or_scan(
+            code, footprints, static_cast<std::uint32_t>(bs - deepest),
+            [&] {
+              std::vector<std::uint32_t> found(be - bs, 0);
+              for (std::size_t j = 0; j < found.size(); ++j)
+                for (std::size_t p = bs; p-- > deepest;)
+                  if (conflict(stream[p], stream[bs + j])) {
+                    found[j] = static_cast<std::uint32_t>(p + 1 - deepest);
+                    break;
+                  }
+              return found;
+            },
+            options.check_window_cache);
         std::vector<std::size_t> after(be - bs, 0);
         for (std::size_t j = 0; j < after.size(); ++j)
-          for (std::size_t p = bs; p-- > deepest;)
-            if (conflict(stream[p], stream[bs + j])) {
-              after[j] = p + 1;
-              break;
-            }
+          if (last_conflict[j]) after[j] = deepest + last_conflict[j];
         // Deeper windows only change where B's leading loads go (loads only): not worth timing
         // once none of them can go further back than the last window's start.
         std::size_t earliest_load = bs, leading_loads = 0;

@@ -195,4 +195,21 @@ std::vector<double> WindowTimingCache::find_or_time(const std::vector<const isa:
   return cycles;
 }
 
+std::vector<std::uint32_t> WindowTimingCache::find_or_scan(const std::vector<const isa::Instruction*>& code,
+                                                           const std::vector<const cost::Footprint*>& footprints,
+                                                           std::uint32_t split,
+                                                           const std::function<std::vector<std::uint32_t>()>& scan,
+                                                           bool check) {
+  std::string k = key(code, footprints, {});
+  put_varint(k, split);
+  if (const auto it = conflicts_.find(k); it != conflicts_.end()) {
+    if (check && scan() != it->second)
+      throw std::logic_error("interleave conflict cache: code equal up to DDR placement has other conflicts");
+    return it->second;
+  }
+  std::vector<std::uint32_t> after = scan();
+  conflicts_.emplace(std::move(k), after);
+  return after;
+}
+
 }  // namespace npu::compiler

@@ -1,5 +1,6 @@
-// The layer interleave's trial timings (layer_interleave.cpp), kept by the windows' code with
-// DDR addresses made relative. ViT-B/16's 12 encoder blocks ask for the same windows (the same
+// The layer interleave's trial timings (layer_interleave.cpp), and where its conflict scan finds
+// each moved instruction's last conflict, kept by the windows' code with DDR addresses made
+// relative. ViT-B/16's 12 encoder blocks ask for the same windows (the same
 // instructions, scratchpad addresses and orders) twelve times, but each block's weights, and
 // some of its activations, lie elsewhere in DDR: kept by their absolute addresses, no window
 // would ever repeat.
@@ -43,6 +44,15 @@ class WindowTimingCache {
                                    const std::vector<std::vector<std::uint32_t>>& windows,
                                    const std::function<std::vector<double>()>& time, bool check = false);
 
+  // The interleave's conflict scan over code (B's instructions from `split` on): for each of
+  // B's instructions, 1 + the position of the last earlier one it conflicts with, 0 if none.
+  // Conflicts are overlaps of footprints, which the key keeps as they are (DDR spans overlap
+  // only inside a cluster, at the same offsets), so code with the same key has the same answer.
+  // With `check`, `scan` runs anyway and a different answer throws std::logic_error.
+  std::vector<std::uint32_t> find_or_scan(const std::vector<const isa::Instruction*>& code,
+                                          const std::vector<const cost::Footprint*>& footprints, std::uint32_t split,
+                                          const std::function<std::vector<std::uint32_t>()>& scan, bool check = false);
+
   std::size_t hits() const { return hits_; }
   std::size_t misses() const { return misses_; }
 
@@ -53,6 +63,7 @@ class WindowTimingCache {
  private:
   std::uint64_t alignment_;  // lcm(ddr.burst_bytes, dma.min_alignment_bytes)
   std::unordered_map<std::string, std::vector<double>> cycles_;
+  std::unordered_map<std::string, std::vector<std::uint32_t>> conflicts_;
   std::size_t hits_ = 0, misses_ = 0;
 };
 

@@ -220,3 +220,39 @@ TEST_CASE("interleave: layers repeated at other DDR addresses reuse their window
   CHECK(timed > 0);
   CHECK(alike > timed);
 }
+
+TEST_CASE("window timing cache: the conflict scan of code alike up to DDR placement runs once", "[compiler][interleave]") {
+  const HardwareConfig config = default_config();
+  WindowTimingCache cache(config);
+  Placement a;
+  Placement b = a;
+  b.weights += 64 * 4096;
+  b.input += 128;
+  b.output += 1 << 20;
+  const auto code_a = layer(a), code_b = layer(b);
+  std::vector<cost::Footprint> fps_a, fps_b;
+  for (const auto& in : code_a) fps_a.push_back(cost::footprint(in));
+  for (const auto& in : code_b) fps_b.push_back(cost::footprint(in));
+  std::vector<const isa::Instruction*> insts_a, insts_b;
+  std::vector<const cost::Footprint*> footprints_a, footprints_b;
+  for (std::size_t i = 0; i < code_a.size(); ++i) {
+    insts_a.push_back(&code_a[i]);
+    insts_b.push_back(&code_b[i]);
+    footprints_a.push_back(&fps_a[i]);
+    footprints_b.push_back(&fps_b[i]);
+  }
+  int scanned = 0;
+  auto scan = [&](std::vector<std::uint32_t> answer) {
+    return [&scanned, answer] {
+      ++scanned;
+      return answer;
+    };
+  };
+  CHECK(cache.find_or_scan(insts_a, footprints_a, 4, scan({3, 0, 5})) == std::vector<std::uint32_t>{3, 0, 5});
+  CHECK(cache.find_or_scan(insts_b, footprints_b, 4, scan({9, 9, 9})) == std::vector<std::uint32_t>{3, 0, 5});
+  CHECK(scanned == 1);
+  // Another split of the same code is another scan.
+  CHECK(cache.find_or_scan(insts_a, footprints_a, 5, scan({1, 1})) == std::vector<std::uint32_t>{1, 1});
+  CHECK(scanned == 2);
+  CHECK_THROWS_AS(cache.find_or_scan(insts_b, footprints_b, 4, scan({3, 1, 5}), /*check=*/true), std::logic_error);
+}
