@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "compiler/backend/dependency_tokens.h"
+#include "compiler/backend/window_timing_cache.h"
 #include "costmodel/footprint.h"
 #include "costmodel/machine/machine.h"
 #include "costmodel/program_plan.h"
@@ -31,7 +32,7 @@ constexpr std::size_t kWindowTail = 256;
 // (compile time on very long layers).
 constexpr std::uint64_t kMaxPairsScanned = 4'000'000;
 // Windows that begin alike in fewer instructions than this are each timed from the start: the
-// common part's own run would cost more than it saves (windows_cycles).
+// common part's own run would cost more than it saves (time_windows).
 constexpr std::size_t kMinCommon = 64;
 
 struct Item {
@@ -67,9 +68,9 @@ std::vector<isa::Instruction> window_code(const std::vector<Item>& stream, const
 // each (a trial estimate). The orders begin alike up to where B's first moved instruction lands,
 // so that common beginning is timed once, alone, and each window goes on from a copy of that
 // machine (Machine::fork), which gives the same cycles as the window's own run.
-std::vector<double> windows_cycles(const std::vector<Item>& stream, std::size_t from, std::size_t lo,
-                                   const std::vector<std::vector<std::size_t>>& orders, const HardwareConfig& config,
-                                   std::size_t cut) {
+std::vector<double> time_windows(const std::vector<Item>& stream, std::size_t from, std::size_t lo,
+                                 const std::vector<std::vector<std::size_t>>& orders, const HardwareConfig& config,
+                                 std::size_t cut) {
   std::vector<std::vector<std::size_t>> items(orders.size());
   for (std::size_t w = 0; w < orders.size(); ++w) {
     items[w].reserve(lo - from + orders[w].size());
@@ -108,6 +109,31 @@ std::vector<double> windows_cycles(const std::vector<Item>& stream, std::size_t 
     cycles.push_back(static_cast<double>(machine->end_cycle()));
   }
   return cycles;
+}
+
+// time_windows's answer, from `cache` when windows equal to these up to their DDR placement
+// were timed before (window_timing_cache.h): the windows are stream[from, cut), each as
+// positions into it.
+std::vector<double> windows_cycles(const std::vector<Item>& stream, std::size_t from, std::size_t lo,
+                                   const std::vector<std::vector<std::size_t>>& orders, const HardwareConfig& config,
+                                   std::size_t cut, WindowTimingCache& cache, bool check) {
+  std::vector<const isa::Instruction*> code;
+  std::vector<const cost::Footprint*> footprints;
+  code.reserve(cut - from);
+  footprints.reserve(cut - from);
+  for (std::size_t i = from; i < cut; ++i) {
+    code.push_back(&stream[i].inst);
+    footprints.push_back(&stream[i].fp);
+  }
+  std::vector<std::vector<std::uint32_t>> windows(orders.size());
+  for (std::size_t w = 0; w < orders.size(); ++w) {
+    windows[w].reserve(lo - from + orders[w].size());
+    for (std::size_t i = from; i < lo; ++i) windows[w].push_back(static_cast<std::uint32_t>(i - from));
+    for (const std::size_t i : orders[w])
+      if (i < cut) windows[w].push_back(static_cast<std::uint32_t>(i - from));
+  }
+  return cache.find_or_time(
+      code, footprints, windows, [&] { return time_windows(stream, from, lo, orders, config, cut); }, check);
 }
 
 std::vector<std::size_t> identity(std::size_t first, std::size_t end) {
@@ -181,17 +207,35 @@ std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vecto
   return out;
 }
 
-std::size_t first_of(const std::vector<Item>& stream, std::uint32_t layer) {
-  for (std::size_t i = 0; i < stream.size(); ++i)
-    if (stream[i].owner == layer) return i;
-  return stream.size();
-}
+// Where each layer's earliest instruction is in the stream, kept up to date as moves reorder its
+// end (a scan from the start for each lookup visited ViT-B/16's whole 38,000-instruction stream
+// a dozen times per layer).
+class FirstPositions {
+ public:
+  explicit FirstPositions(std::size_t layers) : first_(layers, kNone) {}
+  std::size_t operator[](std::uint32_t layer) const { return first_[layer]; }
+  void appended(std::uint32_t layer, std::size_t at) { first_[layer] = at; }
+  // stream[from, end) was reordered: a layer whose first instruction was there finds it again
+  // (one whose first lies before `from` keeps it, as no move reaches past `from`).
+  void reordered(const std::vector<Item>& stream, std::size_t from) {
+    for (std::size_t p = from; p < stream.size(); ++p)
+      if (first_[stream[p].owner] >= from) first_[stream[p].owner] = kNone;
+    for (std::size_t p = from; p < stream.size(); ++p)
+      first_[stream[p].owner] = std::min(first_[stream[p].owner], p);
+  }
+
+ private:
+  static constexpr std::size_t kNone = ~std::size_t{0};
+  std::vector<std::size_t> first_;
+};
 
 }  // namespace
 
 InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction>>& layers, const HardwareConfig& config,
                                   const InterleaveOptions& options) {
   std::vector<Item> stream;
+  FirstPositions first(layers.size());
+  WindowTimingCache cache(config);
   std::vector<std::uint32_t> done;  // the layers with code so far, in order
   std::vector<std::uint32_t> violation;
   for (std::uint32_t layer = 0; layer < layers.size(); ++layer) {
@@ -199,6 +243,7 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
     const std::size_t bs = stream.size();
     for (const auto& inst : layers[layer]) stream.push_back({inst, layer, cost::footprint(inst)});
     const std::size_t be = stream.size();
+    first.appended(layer, bs);
     if (options.enabled && !done.empty()) {
       // Into the predecessor (depth 0) with all of B's instructions or only its loads (its
       // compute and stores then stay behind: a prefetch of its first tiles), and the loads alone
@@ -214,19 +259,35 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
       // back than the predecessor's.)
       std::size_t depths = 0, deepest = bs;  // how many depths fit the scan budget
       while (depths <= kMaxDepth && depths < done.size()) {
-        const std::size_t lo = std::min(deepest, first_of(stream, done[done.size() - 1 - depths]));
+        const std::size_t lo = std::min(deepest, first[done[done.size() - 1 - depths]]);
         if (static_cast<std::uint64_t>(bs - lo) * (be - bs) > kMaxPairsScanned) break;
         deepest = lo;
         ++depths;
       }
       if (depths > 0) {
+        std::vector<const isa::Instruction*> code;
+        std::vector<const cost::Footprint*> footprints;
+        for (std::size_t i = deepest; i < be; ++i) {
+          code.push_back(&stream[i].inst);
+          footprints.push_back(&stream[i].fp);
+        }
+        // Relative to `deepest`: the same for the same code anywhere in the stream.
+        const std::vector<std::uint32_t> last_conflict = cache.find_or_scan(
+            code, footprints, static_cast<std::uint32_t>(bs - deepest),
+            [&] {
+              std::vector<std::uint32_t> found(be - bs, 0);
+              for (std::size_t j = 0; j < found.size(); ++j)
+                for (std::size_t p = bs; p-- > deepest;)
+                  if (conflict(stream[p], stream[bs + j])) {
+                    found[j] = static_cast<std::uint32_t>(p + 1 - deepest);
+                    break;
+                  }
+              return found;
+            },
+            options.check_window_cache);
         std::vector<std::size_t> after(be - bs, 0);
         for (std::size_t j = 0; j < after.size(); ++j)
-          for (std::size_t p = bs; p-- > deepest;)
-            if (conflict(stream[p], stream[bs + j])) {
-              after[j] = p + 1;
-              break;
-            }
+          if (last_conflict[j]) after[j] = deepest + last_conflict[j];
         // Deeper windows only change where B's leading loads go (loads only): not worth timing
         // once none of them can go further back than the last window's start.
         std::size_t earliest_load = bs, leading_loads = 0;
@@ -234,10 +295,10 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
           earliest_load = std::min(earliest_load, after[j]);
         std::size_t previous_lo = bs;
         for (std::size_t depth = 0; depth < depths; ++depth) {
-          const std::size_t lo = first_of(stream, done[done.size() - 1 - depth]);
+          const std::size_t lo = first[done[done.size() - 1 - depth]];
           if (depth > 0 && earliest_load >= previous_lo) break;
           previous_lo = lo;
-          const std::size_t from = depth + 1 < done.size() ? std::min(lo, first_of(stream, done[done.size() - 2 - depth])) : lo;
+          const std::size_t from = depth + 1 < done.size() ? std::min(lo, first[done[done.size() - 2 - depth]]) : lo;
           // The orders timed at this depth, the layers apart first: different modes and lags often
           // give the same order, and the same order has the same cycles, so it could not beat the
           // first (a gain must be strictly larger) and is not timed again.
@@ -257,7 +318,8 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
               if (std::find(timed.begin(), timed.end(), trial) == timed.end()) timed.push_back(std::move(trial));
             }
           }
-          const std::vector<double> cycles = windows_cycles(stream, from, lo, timed, config, cut);
+          const std::vector<double> cycles =
+              windows_cycles(stream, from, lo, timed, config, cut, cache, options.check_window_cache);
           const double apart = cycles.front();
           for (std::size_t k = 1; k < timed.size(); ++k) {
             const double gain = apart - cycles[k];
@@ -273,22 +335,35 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
         std::fprintf(options.log, "interleave layer %u into %u: %s%.0f cycles\n", layer, done.back(),
                      chosen.empty() ? "kept apart, " : "saves ", chosen.empty() ? 0.0 : best_gain);
       // Each instruction the move put ahead of one that was ahead of it must not conflict with it.
+      // Only B's instructions go ahead of others: where the code moved into kept its order (merge
+      // keeps it), an instruction of it is passed by none behind it and is not looked at.
+      bool kept_order = true;
+      for (std::size_t x = 0, last = 0; x < chosen.size() && kept_order; ++x)
+        if (chosen[x] < bs) {
+          kept_order = last <= chosen[x];
+          last = chosen[x];
+        }
       if (options.check_order && violation.empty())
-        for (std::size_t x = 0; x < chosen.size() && violation.empty(); ++x)
+        for (std::size_t x = 0; x < chosen.size() && violation.empty(); ++x) {
+          if (kept_order && chosen[x] < bs) continue;
           for (std::size_t y = x + 1; y < chosen.size(); ++y)
             if (chosen[y] < chosen[x] && conflict(stream[chosen[y]], stream[chosen[x]])) {
               violation = {stream[chosen[x]].owner, stream[chosen[y]].owner};
               break;
             }
+        }
       if (!chosen.empty()) {
         std::vector<Item> moved;
         moved.reserve(chosen.size());
         for (const std::size_t i : chosen) moved.push_back(std::move(stream[i]));
         std::move(moved.begin(), moved.end(), stream.begin() + static_cast<std::ptrdiff_t>(chosen_lo));
+        first.reordered(stream, chosen_lo);
       }
     }
     done.push_back(layer);
   }
+  if (options.log && options.enabled)
+    std::fprintf(options.log, "interleave windows: %zu timed, %zu alike up to DDR placement\n", cache.misses(), cache.hits());
   InterleavedCode out;
   out.order_violation = std::move(violation);
   out.code.reserve(stream.size());

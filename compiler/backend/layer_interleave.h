@@ -37,6 +37,9 @@ struct InterleaveOptions {
   // After each move, compare every instruction moved ahead with each one it passed (the pass
   // finds the conflicts its own way, this checks it: CompileOptions::check_interleave).
   bool check_order = false;
+  // Time every window even when one equal up to its DDR placement was timed before, and fail
+  // (std::logic_error) if the answers differ (window_timing_cache.h; tests).
+  bool check_window_cache = false;
   std::FILE* log = nullptr;  // debugging: each decision (CompileOptions::debug_schedule)
 };
 

@@ -2,6 +2,11 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <fcntl.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include <cerrno>
@@ -561,8 +566,28 @@ Tensor read_tensor_pb(const std::string& path) {
   return t;
 }
 
+// A regular file is parsed as it is read, a megabyte at a time: the whole file in one buffer
+// (ViT-B/16: 346 MB, zero-filled, then copied into the parsed model's strings) is never held
+// beside the parsed model, which is the same message either way. Anything else (a pipe) is read
+// whole first, as before.
 Graph import_onnx(const std::string& path, const std::vector<std::string>& input_shapes,
                   std::uint64_t max_tensor_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    google::protobuf::io::FileInputStream file(fd, 1 << 20);
+    file.SetCloseOnDelete(true);
+    onnx::ModelProto m;
+    const bool parsed = m.ParseFromZeroCopyStream(&file);
+    if (file.GetErrno() != 0) {  // a read error, as read_whole_file reports one
+      errno = file.GetErrno();
+      throw CompileError(path + ": cannot open file: " + std::strerror(errno));
+    }
+    if (!parsed || !m.has_graph() || m.ir_version() <= 0)
+      throw CompileError(path + ": not a valid ONNX model (truncated file or not ONNX protobuf)");
+    return import_model_proto(m, path, input_shapes, max_tensor_bytes);
+  }
+  if (fd >= 0) ::close(fd);
   const auto bytes = isa::read_whole_file(path);
   if (!bytes) throw CompileError(path + ": cannot open file: " + std::strerror(errno));
   return import_onnx_bytes(std::move(*bytes), path, input_shapes, max_tensor_bytes);

@@ -76,10 +76,21 @@ Int8ConvParams int8_conv_params(const Graph& g, const Node& n) {
   const double sx = xt.quant.scale;
   p.bias.resize(static_cast<std::size_t>(oc));
   p.requant.resize(static_cast<std::size_t>(oc));
+  // Each output channel's weight sum, the weights walked in their storage order (a gemm's
+  // [K][N] column by column strode N bytes per weight: 2.4 M cache-missing reads for a ViT-B/16
+  // MLP layer); integer sums, so the order changes nothing.
+  std::vector<std::int64_t> wsums(static_cast<std::size_t>(oc), 0);
+  const std::int8_t* w = p.weights.data();
+  if (gemm) {
+    for (std::int64_t i = 0; i < per_oc; ++i, w += oc)
+      for (std::int64_t o = 0; o < oc; ++o) wsums[static_cast<std::size_t>(o)] += w[o];
+  } else {
+    for (std::int64_t o = 0; o < oc; ++o, w += per_oc)
+      for (std::int64_t i = 0; i < per_oc; ++i) wsums[static_cast<std::size_t>(o)] += w[i];
+  }
   for (std::int64_t o = 0; o < oc; ++o) {
     const double sw = p.channel_scales[o];
-    std::int64_t wsum = 0;
-    for (std::int64_t i = 0; i < per_oc; ++i) wsum += p.weights[gemm ? i * oc + o : o * per_oc + i];
+    const std::int64_t wsum = wsums[static_cast<std::size_t>(o)];
     // The conv instruction reads pad_value = zx for padding and does not subtract the input
     // zero point, so the bias absorbs -zx * sum(w) for every position.
     double bq = std::nearbyint(bias[o] / (sx * sw)) - static_cast<double>(p.input_zero_point) * wsum;
