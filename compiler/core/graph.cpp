@@ -161,6 +161,22 @@ std::string Graph::add_value(const std::string& base, int elem_type, std::option
   return name;
 }
 
+std::string Graph::add_int_vector(const std::string& base, std::vector<std::int64_t> values) {
+  const auto size = static_cast<std::int64_t>(values.size());
+  return add_int_constant(unique_name(base), {size}, std::move(values)).name;
+}
+
+Node Graph::derived_node(const std::string& op, const Node& from, const std::string& suffix, std::vector<std::string> inputs,
+                         std::vector<std::string> outputs) const {
+  Node n;
+  n.name = unique_name(from.name + suffix);
+  n.op_type = op;
+  n.inputs = std::move(inputs);
+  n.outputs = std::move(outputs);
+  n.fused_nodes = {from.name};
+  return n;
+}
+
 void Graph::sort_topologically() {
   std::map<std::string, int> producer_of;
   for (std::size_t i = 0; i < nodes.size(); ++i)

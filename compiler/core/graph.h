@@ -120,6 +120,12 @@ struct Graph {
   std::string unique_name(const std::string& base) const;
   // A new computed value named after `base` (unique), its shape known when given; its name.
   std::string add_value(const std::string& base, int elem_type, std::optional<std::vector<std::int64_t>> shape = {});
+  // A new 1-D int64 constant named after `base` (unique: a Reshape's shape, a Slice's starts); its name.
+  std::string add_int_vector(const std::string& base, std::vector<std::int64_t> values);
+  // A node a rewrite makes in place of `from`: named from.name + suffix (unique), recording `from`
+  // as the source node it came from.
+  Node derived_node(const std::string& op, const Node& from, const std::string& suffix, std::vector<std::string> inputs,
+                    std::vector<std::string> outputs) const;
   // Re-sorts nodes topologically (passes may append); throws on a cycle.
   void sort_topologically();
 };

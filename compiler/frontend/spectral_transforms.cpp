@@ -53,19 +53,10 @@ class SpectralRewrite {
   }
 
  private:
-  std::string ints(const std::string& base, std::vector<std::int64_t> v) {
-    const auto size = static_cast<std::int64_t>(v.size());
-    return g_.add_int_constant(g_.unique_name(base), {size}, std::move(v)).name;
-  }
+  std::string ints(const std::string& base, std::vector<std::int64_t> v) { return g_.add_int_vector(base, std::move(v)); }
   Node node(const std::string& op, const Node& from, const std::string& suffix, std::vector<std::string> in,
             std::vector<std::string> outs) {
-    Node n;
-    n.name = g_.unique_name(from.name + suffix);
-    n.op_type = op;
-    n.inputs = std::move(in);
-    n.outputs = std::move(outs);
-    n.fused_nodes = {from.name};
-    return n;
+    return g_.derived_node(op, from, suffix, std::move(in), std::move(outs));
   }
 
   bool stft(const Node& n, std::vector<Node>& out) {

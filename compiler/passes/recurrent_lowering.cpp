@@ -102,10 +102,7 @@ class Recurrent {
   const Tensor* input(const Node& n, std::size_t i) const { return optional_input(g_, n, i); }
 
   std::string value(const std::string& base) { return g_.add_value(base, kFloat); }
-  std::string ints(const std::string& base, std::vector<std::int64_t> v) {
-    const auto size = static_cast<std::int64_t>(v.size());
-    return g_.add_int_constant(g_.unique_name(base), {size}, std::move(v)).name;
-  }
+  std::string ints(const std::string& base, std::vector<std::int64_t> v) { return g_.add_int_vector(base, std::move(v)); }
   std::string floats(const std::string& base, std::vector<std::int64_t> shape, std::vector<float> v) {
     const std::string name = g_.unique_name(base);
     g_.add_constant(name, std::move(shape), std::move(v));

@@ -61,7 +61,7 @@ TEST_CASE("int8 Concat of conv outputs: the convs store into its output, it copi
     const std::int64_t first_channel[] = {0, 16, 40};
     const isa::TensorEntry& cat = entry(m.program, b.out("cat"));
     int p = 0;
-    for (const std::string part : {b.out("br1"), b.out("br3"), b.out("br5")}) {
+    for (const std::string& part : {b.out("br1"), b.out("br3"), b.out("br5")}) {
       const isa::TensorEntry& e = entry(m.program, part);
       CHECK(e.layout.rfind("strided[", 0) == 0);
       CHECK(e.ddr_addr == cat.ddr_addr + static_cast<std::uint64_t>(first_channel[p++]));
