@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "compiler/backend/codegen_move.h"
+#include "compiler/backend/element_moves.h"
 #include "compiler/backend/isa_limits.h"
 #include "compiler/backend/move_params.h"
 #include "compiler/backend/op_registry.h"
@@ -57,6 +58,8 @@ std::string move_rejection(const Graph& g, const Node& n, bool int8) {
         return "negative slice step over " + std::to_string(backwards_boxes) + " positions (one DMA box each; at most " +
                std::to_string(kMaxBackwardsSliceBoxes) + ")";
       if (p.size != g.tensor(n.outputs[0]).shape) return "slice sizes disagree with the inferred output shape";
+    } else if (is_element_move(n)) {
+      return element_move_rejection(g, n);
     } else if (op == "Gather") {
       if (is_row_gather(g, n)) return row_gather_rejection(g, n);
       gather_indices(g, n);
@@ -255,6 +258,8 @@ LayerCode generate_move(CodegenContext& ctx, const Node& n) {
     b.dims.push_back(dim(deep.shape[3], deep.strides[3], bs * wide.strides[3]));
     b.dims.push_back(dim(bs, (crd ? 1 : cp) * deep.strides[1], wide.strides[3]));
     boxes.push_back(b);
+  } else if (is_element_move(n)) {
+    boxes = element_move_boxes(ctx, n, y.quant);
   } else {
     throw CompileError(g.source + ": layer '" + n.name + "' (" + op + ") has no data-movement lowering");
   }

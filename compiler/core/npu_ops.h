@@ -39,7 +39,8 @@ inline bool is_contrib_requantisation(const std::string& domain, const std::stri
 inline const std::set<std::string>& move_ops() {
   static const std::set<std::string> s = {"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Slice",
                                           "Split", "Concat", "Gather", "Pad", "DepthToSpace", "SpaceToDepth",
-                                          "Expand", "Tile", "Relayout", "Identity"};
+                                          "Expand", "Tile", "Relayout", "Identity", "GatherElements",
+                                          "ScatterElements"};
   return s;
 }
 

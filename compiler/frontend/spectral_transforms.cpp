@@ -76,6 +76,9 @@ class SpectralRewrite {
     if (!absent(n, 3) && !constant_int(g_, n, 3, length)) return false;
     if (length == 0) length = static_cast<std::int64_t>(window.size());
     if (length < 1 || (!window.empty() && static_cast<std::int64_t>(window.size()) != length)) return false;
+    if (x.shape_known && x.shape[1] < length)
+      throw CompileError(g_.source + ": node '" + n.name + "' (STFT): the frame length (" + std::to_string(length) +
+                         ") is longer than the signal (" + std::to_string(x.shape[1]) + " samples)");
     if (window.empty()) window.assign(static_cast<std::size_t>(length), 1.0f);
     const std::int64_t bins = n.get_int("onesided", 1) ? length / 2 + 1 : length;
     std::vector<float> filters(static_cast<std::size_t>(2 * bins * length));

@@ -126,8 +126,10 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
                                                       "ReduceMax", "ReduceMin"};
     const bool moves = move_ops().count(n.op_type) != 0;
     if (kSameParams.count(n.op_type) || moves) {
-      // Gather and Pad: only the data operand; Concat: every operand.
-      const std::size_t operands = n.op_type == "Concat" || n.op_type == "Where" ? n.inputs.size() : 1;
+      // Gather and Pad: only the data operand; Concat and ScatterElements (data and updates; its
+      // constant indices are skipped): every operand.
+      const std::size_t operands =
+          n.op_type == "Concat" || n.op_type == "Where" || n.op_type == "ScatterElements" ? n.inputs.size() : 1;
       for (std::size_t i = 0; i < operands && i < n.inputs.size(); ++i)
         for (const auto& o : n.outputs)
           if (!n.inputs[i].empty() && !g.is_constant(n.inputs[i]) && !o.empty()) unite(n.inputs[i], o);

@@ -143,3 +143,29 @@ def test_outputs_folded_to_constants_cost_no_transition(tmp_path):
     r = run_npusim("run", tmp_path / "m.npuprog", "-c", CONFIG, "--save-outputs", tmp_path / "out", "-q")
     assert r.code == 0, r.err
     np.testing.assert_array_equal(np.load(tmp_path / "out" / "frames.npy"), [1, 4, 8, 8])
+
+
+def test_gather_and_scatter_elements_with_constant_indices_are_copies_on_the_npu(tmp_path):
+    """Kaldi's front end with its length known: the signal's end reflected (GatherElements) into
+    the padding after it (ScatterElements): DMA boxes, the data elements no index names copied as
+    they are."""
+    n = 40
+    inits = [const("from", np.array([[n - 2 - i for i in range(8)]], np.int64)),
+             const("to", np.array([[n - 8 + i for i in range(8)]], np.int64))]
+    nodes = [helper.make_node("GatherElements", ["x", "from"], ["tail"], axis=1),
+             helper.make_node("ScatterElements", ["x", "to", "tail"], ["y"], axis=1)]
+    got, want = run_both(tmp_path, model(nodes, [1, n], inits), "fp16")
+    assert np.abs(got - want).max() <= 2e-3, np.abs(got - want).max()
+
+
+@pytest.mark.parametrize("indices,why", [
+    (np.array([[1, 1]], np.int64), "two updates of one element (their order is undefined)"),
+    (np.array([[0, 9]], np.int64), "index 9 out of range on axis 1"),
+])
+def test_scatter_elements_the_dma_cannot_take_falls_back_naming_why(tmp_path, indices, why):
+    nodes = [helper.make_node("ScatterElements", ["x", "to", "u"], ["y"], axis=1)]
+    m = model(nodes, [1, 6], [const("to", indices), const("u", np.ones((1, 2), np.float32))])
+    path = tmp_path / "m.onnx"
+    onnx.save(m, path)
+    r = run_npusim("compile", path, "-c", CONFIG, "--precision", "fp16", "--explain", "-o", tmp_path / "m.npuprog")
+    assert why in r.out + r.err, r.out + r.err
