@@ -129,6 +129,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   if (has_one_hot_products(g)) pipeline.run("one-hot-gather", g, then_clean(one_hot_products_to_gathers));
   pipeline.run("batchnorm-folding", g, then_clean(fold_batchnorm));
   if (has_batched_images(g)) pipeline.run("batch-split", g, split_batch_into_images);
+  if (pools_a_concat(g)) pipeline.run("concat-pooling", g, then_clean(pool_concat_parts));
   pipeline.run("npu-lowering", g, lower_for_npu);
   if (at_fusion) at_fusion(g);
   pipeline.run("fusion", g, [](Graph& x) {

@@ -29,6 +29,13 @@ bool has_batched_images(const Graph& graph);  // a conv, pool or resize reads a 
 // "v" for a piece "v@image<i>" of a batched value, else "".
 std::string batch_image_base(const std::string& name);
 
+// A pool of a channel Concat whose other readers are convs (Inception's blocks) as a Concat of
+// one pool per part, so that every reader takes the parts where they lie and the Concat is
+// never copied; a Concat part that is a same-axis Concat read only there is spliced in
+// (concat_pooling.cpp).
+std::string pool_concat_parts(Graph& graph);
+bool pools_a_concat(const Graph& graph);  // a pool reads a Concat's output
+
 // BatchNormalization -> per-channel Mul and Add; per-channel Mul/Add by constants fold into the
 // Conv/ConvTranspose/Gemm/MatMul before them or the unpadded Conv after them.
 std::string fold_batchnorm(Graph& graph);

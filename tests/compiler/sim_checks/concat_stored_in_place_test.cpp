@@ -1,5 +1,6 @@
 // An Inception-style block: branch convs concatenated, the Concat read by a pool as well as a
-// conv (so its readers cannot take the parts in place). The branch convs store their outputs
+// depthwise conv (so its readers cannot take the parts in place, and the pool is not split by
+// the parts: concat_pooling_test.cpp has the block with an ordinary conv). The branch convs store their outputs
 // straight into the Concat's output, a channel slice of its pixels in DDR, and the Concat emits
 // no code; the model's outputs are still the integer reference's bytes. The feature maps are 9
 // pixels wide: no row is a multiple of the scratchpad alignment.
@@ -45,7 +46,9 @@ TEST_CASE("int8 Concat of conv outputs: the convs store into its output, it copi
   pool.set_ints("kernel_shape", {3, 3});
   pool.set_ints("pads", {1, 1, 1, 1});
   conv(b, b.out("pool"), 48, 8, "head_pool", 1);
-  conv(b, b.out("cat"), 48, 8, "head", 3);
+  Node& head = b.node("Conv", {b.out("cat"), b.random_constant("head_w", {48, 1, 3, 3}), b.random_constant("head_b", {48})}, "head");
+  head.set_ints("pads", {1, 1, 1, 1});
+  head.set_int("group", 48);
   Graph g0 = b.finish({b.out("head"), b.out("head_pool")});
   const auto path = std::filesystem::temp_directory_path() / "npusim_concat_stored_in_place.onnx";
   write_onnx(g0, path.string());
@@ -75,15 +78,7 @@ TEST_CASE("int8 Concat of conv outputs: the convs store into its output, it copi
     const Int8Values inputs = write_random_inputs(g, m, ddr, 11);
     const Int8Values expected = run_integer_reference(g, inputs);
     CHECK(simulate_steps(m, config, ddr) > 0);
-    for (const std::string& out : m.model_outputs) {
-      INFO(out);
-      const isa::TensorEntry& e = entry(m.program, out);
-      const auto& want = expected.at(out);
-      REQUIRE(want.size() == e.size_bytes);
-      std::vector<std::int8_t> got(want.size());
-      ddr.read(e.ddr_addr, got.data(), got.size());
-      CHECK(std::equal(got.begin(), got.end(), want.begin()));
-    }
+    check_outputs_equal(m, ddr, expected);
   }
   std::filesystem::remove(path);
 }

@@ -128,6 +128,19 @@ inline Int8Values write_random_inputs(const Graph& g, const CompiledModel& m, si
   return inputs;
 }
 
+// Every model output of `m` in `ddr` (after a simulation) equals the integer reference's bytes.
+inline void check_outputs_equal(const CompiledModel& m, const sim::DdrImage& ddr, const Int8Values& expected) {
+  for (const std::string& out : m.model_outputs) {
+    INFO(out);
+    const isa::TensorEntry& e = entry(m.program, out);
+    const auto& want = expected.at(out);
+    REQUIRE(want.size() == e.size_bytes);
+    std::vector<std::int8_t> got(want.size());
+    ddr.read(e.ddr_addr, got.data(), got.size());
+    CHECK(std::equal(got.begin(), got.end(), want.begin()));
+  }
+}
+
 // `model` lowered and compiled INT8 (options.precision is set) for `config`; every node must run
 // on the NPU.
 struct Int8Compiled {
