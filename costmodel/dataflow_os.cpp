@@ -9,18 +9,18 @@ namespace {
 
 class OutputStationary : public DataflowModel {
  public:
-  OutputStationary(int rows, int cols) : r_(rows), c_(cols) {}
+  OutputStationary(int rows, int cols, FoldOverlap overlap) : DataflowModel(rows, overlap), r_(rows), c_(cols) {}
   Dataflow kind() const override { return Dataflow::OutputStationary; }
   std::uint64_t folds(std::uint64_t m, std::uint64_t n, std::uint64_t) const override {
     return ceil_div(m, r_) * ceil_div(n, c_);
   }
-  std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const override {
-    const std::uint64_t folds = this->folds(m, n, k);
-    return folds * (k + r_ + c_ - 2);
-  }
   OperandPasses operand_passes(std::uint64_t m, std::uint64_t n, std::uint64_t) const override {
     return {ceil_div(n, c_), ceil_div(m, r_)};
   }
+
+ protected:
+  std::uint64_t fold_cycles(std::uint64_t, std::uint64_t, std::uint64_t k) const override { return k + r_ + c_ - 2; }
+  std::uint64_t stream_steps(std::uint64_t, std::uint64_t, std::uint64_t k) const override { return k; }
 
  private:
   std::uint64_t r_, c_;
@@ -28,8 +28,8 @@ class OutputStationary : public DataflowModel {
 
 }  // namespace
 
-std::unique_ptr<DataflowModel> make_output_stationary(int rows, int cols) {
-  return std::make_unique<OutputStationary>(rows, cols);
+std::unique_ptr<DataflowModel> make_output_stationary(int rows, int cols, FoldOverlap overlap) {
+  return std::make_unique<OutputStationary>(rows, cols, overlap);
 }
 
 }  // namespace npu::cost

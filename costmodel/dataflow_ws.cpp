@@ -9,18 +9,18 @@ namespace {
 
 class WeightStationary : public DataflowModel {
  public:
-  WeightStationary(int rows, int cols) : r_(rows), c_(cols) {}
+  WeightStationary(int rows, int cols, FoldOverlap overlap) : DataflowModel(rows, overlap), r_(rows), c_(cols) {}
   Dataflow kind() const override { return Dataflow::WeightStationary; }
   std::uint64_t folds(std::uint64_t, std::uint64_t n, std::uint64_t k) const override {
     return ceil_div(k, r_) * ceil_div(n, c_);
   }
-  std::uint64_t gemm_cycles(std::uint64_t m, std::uint64_t n, std::uint64_t k) const override {
-    const std::uint64_t folds = this->folds(m, n, k);
-    return folds * (2 * r_ + c_ + m - 2);
-  }
   OperandPasses operand_passes(std::uint64_t, std::uint64_t n, std::uint64_t) const override {
     return {ceil_div(n, c_), 1};
   }
+
+ protected:
+  std::uint64_t fold_cycles(std::uint64_t m, std::uint64_t, std::uint64_t) const override { return 2 * r_ + c_ + m - 2; }
+  std::uint64_t stream_steps(std::uint64_t m, std::uint64_t, std::uint64_t) const override { return m; }
 
  private:
   std::uint64_t r_, c_;
@@ -28,8 +28,8 @@ class WeightStationary : public DataflowModel {
 
 }  // namespace
 
-std::unique_ptr<DataflowModel> make_weight_stationary(int rows, int cols) {
-  return std::make_unique<WeightStationary>(rows, cols);
+std::unique_ptr<DataflowModel> make_weight_stationary(int rows, int cols, FoldOverlap overlap) {
+  return std::make_unique<WeightStationary>(rows, cols, overlap);
 }
 
 }  // namespace npu::cost

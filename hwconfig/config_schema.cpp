@@ -195,6 +195,9 @@ const std::vector<Field>& fields() {
           .doc("PE columns"),
       choice<Dataflow>("mac_array", "dataflow", SLOT(mac_array.dataflow)).def("ws")
           .doc("per-tile cycles follow the SCALE-Sim formulas (see `isa/ISA.md`); what stays in the PEs"),
+      choice<FoldOverlap>("mac_array", "fold_overlap", SLOT(mac_array.fold_overlap)).def("serial")
+          .doc("what one fold of a gemm/conv instruction waits for before the next: serial as SCALE-Sim, or the "
+               "next fold's block loaded while the current one streams"),
       integer("mac_array", "fp16_cycles_per_op", SLOT(mac_array.fp16_cycles_per_op)).range(1, 64)
           .unit("cycles").def("2").doc("an FP16 MAC takes this many INT8 MAC slots"),
       // Guesses: a convert and a multiply stage; int4 adds the nibble unpack.

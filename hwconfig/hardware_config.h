@@ -96,6 +96,7 @@ struct MacArrayConfig {
   int rows{};
   int cols{};
   Dataflow dataflow{};      // costmodel/dataflow.h
+  FoldOverlap fold_overlap{};  // whether consecutive folds of one instruction overlap (costmodel/dataflow.h)
   int fp16_cycles_per_op{};  // an FP16 MAC takes this many INT8 MAC slots
   // Weight-only quantisation (gemm b_format int8/int4): the dequantiser turns each block of B
   // into fp16 on its way into the array; its latency is paid per fold, the MACs run at the

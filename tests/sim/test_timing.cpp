@@ -4,6 +4,7 @@
 // i (0-based) is ready for its unit at cycle i+1 unless a queue was full. An idle unit
 // starts an instruction at its ready cycle; halt ends when everything has finished.
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "tests/sim/sim_test_util.h"
 
@@ -47,6 +48,33 @@ TEST_CASE("compute-bound gemm stream follows the systolic formulas", "[timing]")
   auto h = gemm_stream(Dataflow::WeightStationary, true);
   CHECK(h.cycles == 1 + 10 * 1320);
   CHECK(h.fp16_macs == 10ull * 64 * 32 * 48);
+}
+
+TEST_CASE("overlapped folds pay the fill and drain once, then max(T, R) per fold", "[timing]") {
+  // mac_array.fold_overlap overlapped, m=64, n=32, k=48 on 16x16 (R = 16):
+  //  WS: 6 folds, T = m = 64: 110 + 5 * max(64, 16) = 430
+  //  OS: 8 folds, T = k = 48: 78 + 7 * 48 = 414
+  //  IS: 12 folds, T = n = 32: 78 + 11 * 32 = 430
+  // and a fold shorter than the reload: OS with k = 8: 4 * 2 folds, 8 + 30 = 38 + 7 * max(8, 16) = 150.
+  for (auto [df, k, tile] : {std::tuple<Dataflow, int, std::uint64_t>{Dataflow::WeightStationary, 48, 430},
+                             {Dataflow::OutputStationary, 48, 414},
+                             {Dataflow::InputStationary, 48, 430},
+                             {Dataflow::OutputStationary, 8, 150}}) {
+    INFO(npu::choice_name(df) << " k " << k);
+    auto c = config();
+    c.mac_array.dataflow = df;
+    c.mac_array.fold_overlap = npu::FoldOverlap::Overlapped;
+    std::vector<Instruction> code;
+    for (int i = 0; i < 10; ++i) code.push_back(gemm(0, 8192, 16384, 64, 32, k, false));
+    code.push_back(halt());
+    const auto r = run(program(code), c);
+    CHECK(r.cycles == 1 + 10 * tile);
+    CHECK(r.compute.busy_cycles == 10 * tile);
+  }
+  // One fold: the same as serial.
+  auto c = config();
+  c.mac_array.fold_overlap = npu::FoldOverlap::Overlapped;
+  CHECK(run(program({gemm(0, 8192, 16384, 16, 16, 16, false), halt()}), c).cycles == 1 + (2 * 16 + 16 + 16 - 2));
 }
 
 TEST_CASE("a scratchpad that answers later costs access_cycles - 1 per fold", "[timing]") {
