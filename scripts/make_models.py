@@ -5,7 +5,8 @@
 
 Models: tiny_convnet (the bundled default, models/tiny_convnet.onnx), resnet18, resnet50,
 mobilenetv2, yolo_style; with --only also squeezenet11 (SqueezeNet 1.1) and inception_v3
-(299 x 299), the models of the public device figures in configs/measurements/. Weights are He-initialised and BatchNorm statistics are random but
+(299 x 299), the models of the public device figures in configs/measurements/, and googlenet and
+densenet121 (concat-heavy graphs). Weights are He-initialised and BatchNorm statistics are random but
 sane, so activations stay in a realistic range for quantisation. --input-size N makes the
 image input N x N (the weights stay the same) for fast tests.
 """
@@ -276,6 +277,75 @@ def inception_v3():
     return b.model("input", image_shape("inception_v3", 299), [y])
 
 
+def googlenet():
+    """GoogLeNet (Szegedy et al. 2014; the torchvision layout without the auxiliary heads, its
+    "5x5" branch a 3x3 as there) at 224 x 224: nine inception blocks of four branches, the fourth
+    a max pool of the block input, the stride-2 max pools (ceil mode in torchvision) padded one
+    row and column at the bottom right, which gives the same sizes."""
+    b = Builder("googlenet", 5)
+
+    def cbr(x, cin, cout, k, base, stride=1):
+        return b.cbr(x, cin, cout, k, stride, base=base)
+
+    def down(x, base, k=3):
+        pads = [0, 0, 1, 1] if k == 3 else [0, 0, 0, 0]
+        return b.node("MaxPool", [x], base, kernel_shape=[k, k], strides=[2, 2], pads=pads)
+
+    def inception(x, cin, c1, c3r, c3, c5r, c5, pool_proj, base):
+        pool = b.node("MaxPool", [x], base + "_pool", kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1])
+        parts = [cbr(x, cin, c1, 1, base + "_1x1"),
+                 cbr(cbr(x, cin, c3r, 1, base + "_3r"), c3r, c3, 3, base + "_3x3"),
+                 cbr(cbr(x, cin, c5r, 1, base + "_5r"), c5r, c5, 3, base + "_5x5"),
+                 cbr(pool, cin, pool_proj, 1, base + "_proj")]
+        return b.node("Concat", parts, base + "_concat", axis=1), c1 + c3 + c5 + pool_proj
+
+    x = down(cbr("input", 3, 64, 7, "conv1", stride=2), "pool1")
+    x = down(cbr(cbr(x, 64, 64, 1, "conv2"), 64, 192, 3, "conv3"), "pool2")
+    cin = 192
+    for name, cfg in (("3a", (64, 96, 128, 16, 32, 32)), ("3b", (128, 128, 192, 32, 96, 64)), ("pool3", None),
+                      ("4a", (192, 96, 208, 16, 48, 64)), ("4b", (160, 112, 224, 24, 64, 64)),
+                      ("4c", (128, 128, 256, 24, 64, 64)), ("4d", (112, 144, 288, 32, 64, 64)),
+                      ("4e", (256, 160, 320, 32, 128, 128)), ("pool4", None),
+                      ("5a", (256, 160, 320, 32, 128, 128)), ("5b", (384, 192, 384, 48, 128, 128))):
+        if cfg is None:
+            x = down(x, name, k=3 if name == "pool3" else 2)
+        else:
+            x, cin = inception(x, cin, *cfg, "inception" + name)
+    x = b.node("Flatten", [b.node("GlobalAveragePool", [x], "gap")], "flatten", axis=1)
+    return b.model("input", image_shape("googlenet", 224), [b.gemm(x, 1024, 1000)])
+
+
+def densenet121():
+    """DenseNet-121 (Huang et al. 2017; torchvision's layout) at 224 x 224: four dense blocks of 6,
+    12, 24 and 16 layers, growth 32; each layer concatenates every earlier feature map of its
+    block and normalises it (BatchNorm, ReLU) before a 1x1 and a 3x3 conv, so every layer reads
+    a wider Concat; transitions halve the channels (1x1 conv) and the size (2x2 average pool)."""
+    b = Builder("densenet121", 6)
+
+    def bn_relu(x, c, base):
+        return b.node("Relu", [b.bn(x, c, base + "_bn")], base + "_relu")
+
+    x = b.cbr("input", 3, 64, 7, stride=2, base="conv0")
+    x = b.node("MaxPool", [x], "pool0", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    c = 64
+    for i, layers in enumerate((6, 12, 24, 16)):
+        features = [x]
+        for j in range(layers):
+            base = f"block{i + 1}_layer{j + 1}"
+            cat = features[0] if len(features) == 1 else b.node("Concat", features, base + "_cat", axis=1)
+            cin = c + 32 * j
+            y = b.conv(bn_relu(cat, cin, base + "_norm1"), cin, 128, 1, base=base + "_conv1")
+            features.append(b.conv(bn_relu(y, 128, base + "_norm2"), 128, 32, 3, base=base + "_conv2"))
+        x = b.node("Concat", features, f"block{i + 1}_out", axis=1)
+        c += 32 * layers
+        if i < 3:
+            x = b.conv(bn_relu(x, c, f"transition{i + 1}"), c, c // 2, 1, base=f"transition{i + 1}_conv")
+            x = b.node("AveragePool", [x], f"transition{i + 1}_pool", kernel_shape=[2, 2], strides=[2, 2])
+            c //= 2
+    x = b.node("Flatten", [b.node("GlobalAveragePool", [bn_relu(x, c, "norm5")], "gap")], "flatten", axis=1)
+    return b.model("input", image_shape("densenet121", 224), [b.gemm(x, c, 1000)])
+
+
 def yolo_style():
     b = Builder("yolo_style", 5)
 
@@ -340,6 +410,8 @@ MODELS = {
     "yolo_style": yolo_style,
     "squeezenet11": squeezenet11,
     "inception_v3": inception_v3,
+    "googlenet": googlenet,
+    "densenet121": densenet121,
 }
 # Written without --only: the models the tests and benchmarks use. The others (the public
 # figures' models of configs/measurements/) are written on request.

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <optional>
 
 #include "compiler/backend/codegen_context.h"
 #include "compiler/backend/eltwise_plan.h"
@@ -91,11 +93,48 @@ std::int64_t temp_count(const EltwiseGeometry& geo, const EltwisePlan::Temp& t, 
   return t.like_operand >= 0 ? operand_count(geo, static_cast<std::size_t>(t.like_operand), nr, nc) : nr * nc;
 }
 
+// Where the step scheduler keeps the layer's computed operands and its output on chip
+// (step_schedule.h): read and written there in place. Only a value laid out as the output (no
+// broadcast) is read in place, and every tile must then be one run of whole rows of the output
+// starting on an aligned address (map_elementwise sizes the tiles so); a layer that cannot is
+// an error here, which tells the scheduler the value cannot stay on chip for it.
+struct Residency {
+  std::vector<std::optional<std::uint64_t>> operand;
+  std::optional<std::uint64_t> output;
+  bool any() const {
+    return output || std::any_of(operand.begin(), operand.end(), [](const auto& h) { return h.has_value(); });
+  }
+};
+
+Residency eltwise_residency(const CodegenContext& ctx, const Node& n, const EltwisePlan& plan, const EltwiseGeometry& geo,
+                            const DdrTensor& y) {
+  Residency r;
+  auto same_layout = [&](std::size_t i) {
+    if (geo.rows_dim.stride[i] != geo.rows_dim.out_stride || geo.cols_dim.stride[i] != geo.cols_dim.out_stride) return false;
+    for (const auto& d : geo.outer)
+      if (d.stride[i] != d.out_stride) return false;
+    return true;
+  };
+  for (std::size_t i = 0; i < plan.operands.size(); ++i) {
+    const auto& op = plan.operands[i];
+    r.operand.push_back(op.value.empty() ? std::nullopt : ctx.resident(op.value));
+    if (r.operand.back() && (!same_layout(i) || op.tensor->span_bytes() != op.tensor->bytes()))
+      throw CompileError(ctx.graph.source + ": layer '" + n.name + "': operand '" + op.value +
+                         "' kept on chip is not laid out as the output");
+  }
+  r.output = ctx.resident(n.outputs[0]);
+  if (r.output && y.span_bytes() != y.bytes())
+    throw CompileError(ctx.graph.source + ": layer '" + n.name + "': a strided output cannot stay on chip");
+  if (r.any() && (ctx.part || geo.cols_dim.out_stride != 1 || (geo.rows_dim.size > 1 && geo.rows_dim.out_stride != geo.cols_dim.size)))
+    throw CompileError(ctx.graph.source + ": layer '" + n.name + "': values on chip need one engine and dense rows");
+  return r;
+}
+
 // The tiles, the largest rows x cols chunk that fits twice (double buffering) within the
 // instructions' fields, and the region's buffers: the table, per slot the operands and the
 // output, then the temporaries.
 LayerMapping map_elementwise(const CodegenContext& ctx, const Node& n, const EltwisePlan& plan, const EltwiseGeometry& geo,
-                             std::int64_t out_es) {
+                             std::int64_t out_es, const Residency& resident) {
   const std::size_t k = plan.operands.size();
   const Dim &rows_dim = geo.rows_dim, &cols_dim = geo.cols_dim;
   bool qbinary = false;
@@ -108,9 +147,10 @@ LayerMapping map_elementwise(const CodegenContext& ctx, const Node& n, const Elt
   const std::int64_t cols_max = std::min(qbinary ? std::min(kQBinaryColsMax, kQBinaryRowStrideMax) : kBinaryDimMax, run_max);
 
   auto need = [&](std::int64_t nr, std::int64_t nc) -> std::uint64_t {
-    std::uint64_t per_slot = ctx.align(static_cast<std::uint64_t>(nr * nc * out_es));
+    std::uint64_t per_slot = resident.output ? 0 : ctx.align(static_cast<std::uint64_t>(nr * nc * out_es));
     for (std::size_t i = 0; i < k; ++i)
-      per_slot += ctx.align(static_cast<std::uint64_t>(operand_count(geo, i, nr, nc) * plan.operands[i].tensor->elem));
+      if (!resident.operand[i])
+        per_slot += ctx.align(static_cast<std::uint64_t>(operand_count(geo, i, nr, nc) * plan.operands[i].tensor->elem));
     std::uint64_t temps = 0;
     for (const auto& t : plan.temps) temps += ctx.align(static_cast<std::uint64_t>(temp_count(geo, t, nr, nc) * t.elem));
     return 2 * per_slot + temps + (plan.lut.empty() ? 0 : ctx.align(256));
@@ -118,6 +158,33 @@ LayerMapping map_elementwise(const CodegenContext& ctx, const Node& n, const Elt
   std::int64_t nc = std::min(cols_dim.size, cols_max), nr = std::min(rows_dim.size, rows_max);
   while (nr > 1 && (need(nr, nc) > ctx.sram_bytes || nr * nc > kCountMax)) nr = (nr + 1) / 2;
   while (nc > 64 && (need(nr, nc) > ctx.sram_bytes || nr * nc > kCountMax)) nc = std::max<std::int64_t>(64, nc / 2 / 64 * 64);
+  if (resident.any()) {
+    // Tiles of whole rows (or one row) that start on aligned addresses of every value on chip.
+    std::int64_t widest_resident = resident.output ? out_es : 1;
+    for (std::size_t i = 0; i < k; ++i)
+      if (resident.operand[i]) widest_resident = std::max(widest_resident, plan.operands[i].tensor->elem);
+    const auto a = static_cast<std::int64_t>(ctx.alignment);
+    auto granule = [&](std::int64_t elems) {  // the fewest units of `elems` elements that stay aligned
+      std::int64_t g = 1;
+      for (std::int64_t es = 1; es <= widest_resident; es *= 2) g = std::lcm(g, a / std::gcd(elems * es, a));
+      return g;
+    };
+    for (const auto& d : geo.outer)
+      if (granule(d.out_stride) != 1)
+        throw CompileError(ctx.graph.source + ": layer '" + n.name + "': values on chip need aligned outer steps");
+    if (nc < cols_dim.size) {
+      if (rows_dim.size > 1 && granule(cols_dim.size) != 1)
+        throw CompileError(ctx.graph.source + ": layer '" + n.name + "': values on chip need aligned rows");
+      nr = 1;
+      const std::int64_t g = granule(1);
+      nc = nc / g * g;
+    } else if (nr < rows_dim.size) {
+      const std::int64_t g = granule(cols_dim.size);
+      nr = nr / g * g;
+    }
+    if (nr < 1 || nc < 1)
+      throw CompileError(ctx.graph.source + ": layer '" + n.name + "': no aligned tile for values on chip");
+  }
   if (need(nr, nc) > ctx.sram_bytes || nr * nc > kCountMax) throw_tile_too_big(ctx, n, need(1, 1));
   if (qbinary)
     for (std::size_t i = 0; i < k; ++i)
@@ -134,9 +201,10 @@ LayerMapping map_elementwise(const CodegenContext& ctx, const Node& n, const Elt
   if (!plan.lut.empty()) map.place(BufferRole::Table, 0, ctx.align(256), at);
   for (int s = 0; s < 2; ++s) {
     for (std::size_t i = 0; i < k; ++i)
-      map.place(BufferRole::Operand, static_cast<int>(i),
-                ctx.align(static_cast<std::uint64_t>(operand_count(geo, i, nr, nc) * plan.operands[i].tensor->elem)), at);
-    map.place(BufferRole::Output, 0, ctx.align(static_cast<std::uint64_t>(nr * nc * out_es)), at);
+      if (!resident.operand[i])
+        map.place(BufferRole::Operand, static_cast<int>(i),
+                  ctx.align(static_cast<std::uint64_t>(operand_count(geo, i, nr, nc) * plan.operands[i].tensor->elem)), at);
+    if (!resident.output) map.place(BufferRole::Output, 0, ctx.align(static_cast<std::uint64_t>(nr * nc * out_es)), at);
   }
   for (std::size_t j = 0; j < plan.temps.size(); ++j)
     map.place(BufferRole::Temp, static_cast<int>(j), ctx.align(static_cast<std::uint64_t>(temp_count(geo, plan.temps[j], nr, nc) * plan.temps[j].elem)), at);
@@ -180,13 +248,25 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
   const Dim &rows_dim = geo.rows_dim, &cols_dim = geo.cols_dim;
   const std::vector<Dim>& outer = geo.outer;
 
+  const Residency resident = eltwise_residency(ctx, n, plan, geo, y);
+  const bool store_output = ctx.in_ddr(n.outputs[0]);
   LayerCode out;
-  out.mapping = map_elementwise(ctx, n, plan, geo, out_es);
+  out.mapping = map_elementwise(ctx, n, plan, geo, out_es, resident);
   const LayerMapping& map = out.mapping;
   const std::int64_t nr = map.loop(LoopDim::Rows).tile, nc = map.loop(LoopDim::Cols).tile;
   const std::uint64_t lut_at = plan.lut.empty() ? 0 : map.buffer(BufferRole::Table).at(0);
   std::uint64_t lut_ddr = plan.lut.empty() ? 0 : ctx.add_data(std::vector<std::uint8_t>(plan.lut.begin(), plan.lut.end()));
-  LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
+  // The stages this layer's tiles use: no load when every operand is on chip (its table, if
+  // any, then has no stage to load in: such a layer keeps its operands in DDR), no store when
+  // the output stays on chip alone.
+  const bool loads = !std::all_of(resident.operand.begin(), resident.operand.end(), [](const auto& h) { return h.has_value(); });
+  if (!loads && !plan.lut.empty())
+    throw CompileError(ctx.graph.source + ": layer '" + n.name + "': a table layer loads at least one operand");
+  std::vector<Unit> chain;
+  if (loads) chain.push_back(Unit::Load);
+  chain.push_back(Unit::Vector);
+  if (store_output) chain.push_back(Unit::Store);
+  LayerStream stream(chain, false);
   std::vector<std::int64_t> idx(outer.size(), 0);
   std::int64_t t = 0;
   for (;;) {
@@ -208,12 +288,17 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
           const std::int64_t es = src.elem;
           const bool hr = rows_dim.stride[i] != 0, hc = cols_dim.stride[i] != 0;
           EltwiseBuffer b;
-          b.addr = map.buffer(BufferRole::Operand, static_cast<int>(i)).at(slot);
           b.col_stride = hc ? 1 : 0;
           b.row_stride = hr ? (hc ? tc : 1) : 0;
           b.count = (hr ? tr : 1) * (hc ? tc : 1);
-          buffers.push_back(b);
           const std::int64_t off = op_off[i] + r0 * rows_dim.stride[i] + c0 * cols_dim.stride[i];
+          if (resident.operand[i]) {  // laid out as the output: the tile's rows are one run there
+            b.addr = *resident.operand[i] + static_cast<std::uint64_t>(off * es);
+            buffers.push_back(b);
+            continue;
+          }
+          b.addr = map.buffer(BufferRole::Operand, static_cast<int>(i)).at(slot);
+          buffers.push_back(b);
           DmaBox box;
           box.ddr_addr = src.addr + static_cast<std::uint64_t>(off * es);
           box.sram_addr = b.addr;
@@ -239,13 +324,17 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
           }
           buffers.push_back(b);
         }
-        EltwiseBuffer result{map.buffer(BufferRole::Output).at(slot), tc, 1, tr * tc};
+        const std::int64_t y_off = out_off + r0 * rows_dim.out_stride + c0 * cols_dim.out_stride;
+        EltwiseBuffer result{resident.output ? *resident.output + static_cast<std::uint64_t>(y_off * out_es)
+                                             : map.buffer(BufferRole::Output).at(slot),
+                             tc, 1, tr * tc};
         buffers.push_back(result);
         auto buf = [&](int id) -> const EltwiseBuffer& { return id < 0 ? buffers.back() : buffers[static_cast<std::size_t>(id)]; };
         for (const auto& s : plan.steps)
           st.vector.push_back(step_instruction(s, buf(s.a), s.b == kNoBuffer ? buf(s.a) : buf(s.b), buf(s.out), tr, tc, lut_at));
+        if (!store_output) continue;
         DmaBox store;
-        store.ddr_addr = y.addr + static_cast<std::uint64_t>((out_off + r0 * rows_dim.out_stride + c0 * cols_dim.out_stride) * out_es);
+        store.ddr_addr = y.addr + static_cast<std::uint64_t>(y_off * out_es);
         store.sram_addr = result.addr;
         store.run_bytes = static_cast<std::uint64_t>(tc * out_es);
         store.runs = static_cast<std::uint64_t>(tr);
@@ -272,7 +361,7 @@ bool is_elementwise(const Node& n) {
 const NpuOpFamily& eltwise_family() {
   static const NpuOpFamily family{"eltwise", is_elementwise,
                                   eltwise_rejection, generate_elementwise, nullptr,
-                                  /*region_aware=*/true, /*reads_resident=*/false, /*writes_resident=*/false};
+                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true};
   return family;
 }
 

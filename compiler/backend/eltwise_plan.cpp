@@ -71,20 +71,22 @@ class Planner {
   // Operand from input `i` (a constant placed in the output's order on `q`).
   int operand(const std::string& name, const QuantParams& q = {}) {
     const DdrTensor* t;
+    std::string value;
     if (g_.is_constant(name)) {
       const auto& s = g_.tensor(name).shape;
       t = &ctx_.constant(name, q, projected_order(y_.order, y_.shape.size(), s.size()));
     } else {
       t = &ctx_.tensor(name);
+      value = name;
     }
-    plan_.operands.push_back({t});
+    plan_.operands.push_back({t, value});
     return static_cast<int>(plan_.operands.size()) - 1;
   }
   int constant_operand(Tensor t) {
     t.is_constant = true;
     t.shape_known = true;
     const DdrTensor* d = &ctx_.constant(t, {}, projected_order(y_.order, y_.shape.size(), t.shape.size()));
-    plan_.operands.push_back({d});
+    plan_.operands.push_back({d, ""});
     return static_cast<int>(plan_.operands.size()) - 1;
   }
   int temp(int like = -1, std::int64_t elem = 2) {

@@ -38,6 +38,7 @@ struct EltwiseStep {
 struct EltwisePlan {
   struct Operand {
     const DdrTensor* tensor = nullptr;
+    std::string value;  // the computed value it reads ("" for a constant): it may be resident
   };
   struct Temp {
     int like_operand = -1;  // same shape as that operand's part, else a full tile

@@ -54,6 +54,13 @@ class GraphBuilder {
     return g_.nodes.back();
   }
   std::string out(const std::string& node_name) const { return node_name + "_out"; }
+  // A k x k Conv with random weights and bias, padded to keep the size.
+  Node& same_conv(const std::string& x, std::int64_t cin, std::int64_t cout, const std::string& name, std::int64_t k) {
+    const std::string w = random_constant(name + "_w", {cout, cin, k, k}), bias = random_constant(name + "_b", {cout});
+    Node& n = node("Conv", {x, w, bias}, name);
+    n.set_ints("pads", {k / 2, k / 2, k / 2, k / 2});
+    return n;
+  }
   Graph& graph() { return g_; }
   Graph finish(std::vector<std::string> outputs) {
     g_.outputs = std::move(outputs);

@@ -15,23 +15,13 @@ using namespace npu::compiler;
 using namespace npu::compiler::sim_checks;
 using testing::GraphBuilder;
 
-namespace {
-
-Node& conv(GraphBuilder& b, const std::string& x, std::int64_t cin, std::int64_t cout, const std::string& name, std::int64_t k) {
-  Node& n = b.node("Conv", {x, b.random_constant(name + "_w", {cout, cin, k, k}), b.random_constant(name + "_b", {cout})}, name);
-  n.set_ints("pads", {k / 2, k / 2, k / 2, k / 2});
-  return n;
-}
-
-}  // namespace
-
 TEST_CASE("int8 pools of a Concat run per part: no copy of the Concat, outputs equal the integer reference",
           "[compiler][sim][int8]") {
   GraphBuilder b(43);
   const std::string x = b.input("x", {1, 8, 9, 9});
-  conv(b, x, 8, 24, "stem", 3);
-  conv(b, b.out("stem"), 24, 16, "br1", 1);
-  conv(b, b.out("stem"), 24, 24, "br3", 3);
+  b.same_conv(x, 8, 24, "stem", 3);
+  b.same_conv(b.out("stem"), 24, 16, "br1", 1);
+  b.same_conv(b.out("stem"), 24, 24, "br3", 3);
   Node& side = b.node("MaxPool", {b.out("stem")}, "side");
   side.set_ints("kernel_shape", {3, 3});
   side.set_ints("pads", {1, 1, 1, 1});
@@ -41,8 +31,8 @@ TEST_CASE("int8 pools of a Concat run per part: no copy of the Concat, outputs e
   pool.set_ints("kernel_shape", {3, 3});
   pool.set_ints("pads", {1, 1, 1, 1});
   pool.set_int("count_include_pad", 0);
-  conv(b, b.out("pool"), 64, 8, "head_pool", 1);
-  conv(b, b.out("cat"), 64, 8, "head", 3);
+  b.same_conv(b.out("pool"), 64, 8, "head_pool", 1);
+  b.same_conv(b.out("cat"), 64, 8, "head", 3);
   b.node("GlobalAveragePool", {b.out("cat")}, "gap");
   Graph g0 = b.finish({b.out("head"), b.out("head_pool"), b.out("gap")});
   const auto path = std::filesystem::temp_directory_path() / "npusim_concat_pooling.onnx";

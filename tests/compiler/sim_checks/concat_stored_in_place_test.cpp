@@ -18,12 +18,6 @@ using testing::GraphBuilder;
 
 namespace {
 
-Node& conv(GraphBuilder& b, const std::string& x, std::int64_t cin, std::int64_t cout, const std::string& name, std::int64_t k) {
-  Node& n = b.node("Conv", {x, b.random_constant(name + "_w", {cout, cin, k, k}), b.random_constant(name + "_b", {cout})}, name);
-  n.set_ints("pads", {k / 2, k / 2, k / 2, k / 2});
-  return n;
-}
-
 const LayerRecord& layer(const CompiledModel& m, const std::string& name) {
   for (const auto& l : m.layers)
     if (l.name == name) return l;
@@ -37,15 +31,15 @@ TEST_CASE("int8 Concat of conv outputs: the convs store into its output, it copi
           "[compiler][sim][int8]") {
   GraphBuilder b(41);
   const std::string x = b.input("x", {1, 8, 9, 9});
-  conv(b, x, 8, 24, "stem", 3);
-  conv(b, b.out("stem"), 24, 16, "br1", 1);
-  conv(b, b.out("stem"), 24, 24, "br3", 3);
-  conv(b, b.out("stem"), 24, 8, "br5", 5);
+  b.same_conv(x, 8, 24, "stem", 3);
+  b.same_conv(b.out("stem"), 24, 16, "br1", 1);
+  b.same_conv(b.out("stem"), 24, 24, "br3", 3);
+  b.same_conv(b.out("stem"), 24, 8, "br5", 5);
   b.node("Concat", {b.out("br1"), b.out("br3"), b.out("br5")}, "cat").set_int("axis", 1);
   Node& pool = b.node("MaxPool", {b.out("cat")}, "pool");
   pool.set_ints("kernel_shape", {3, 3});
   pool.set_ints("pads", {1, 1, 1, 1});
-  conv(b, b.out("pool"), 48, 8, "head_pool", 1);
+  b.same_conv(b.out("pool"), 48, 8, "head_pool", 1);
   Node& head = b.node("Conv", {b.out("cat"), b.random_constant("head_w", {48, 1, 3, 3}), b.random_constant("head_b", {48})}, "head");
   head.set_ints("pads", {1, 1, 1, 1});
   head.set_int("group", 48);

@@ -1,0 +1,67 @@
+// Element-wise layers read and write values the step scheduler keeps on chip: in a
+// DenseNet-style pre-activation (a Concat's per-channel scale and shift, then ReLU, before a
+// padded conv, so nothing folds into a conv) the scale loads the Concat's output (a copy, kept
+// in DDR) and nothing after it moves DDR bytes but its constants; the model's outputs are
+// still the integer reference's bytes, and so is every intermediate value (check_bit_exact).
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "compiler/frontend/onnx_io.h"
+#include "tests/compiler/sim_checks/sim_check_helpers.h"
+#include "tests/compiler/test_graphs.h"
+
+using namespace npu;
+using namespace npu::compiler;
+using namespace npu::compiler::sim_checks;
+using testing::GraphBuilder;
+
+namespace {
+
+// stem -> two convs concatenated (64 channels) -> Mul, Add (per channel), Relu -> 3x3 conv.
+std::string write_model(GraphBuilder& b) {
+  const std::string x = b.input("x", {1, 8, 12, 12});
+  b.same_conv(x, 8, 32, "stem", 3);
+  b.node("Relu", {b.out("stem")}, "stem_relu");
+  b.same_conv(b.out("stem_relu"), 32, 32, "grow", 3);
+  b.node("Concat", {b.out("stem_relu"), b.out("grow")}, "cat").set_int("axis", 1);
+  b.node("Mul", {b.out("cat"), b.random_constant("scale", {1, 64, 1, 1}, 0.5f, 1.5f)}, "norm_scale");
+  b.node("Add", {b.out("norm_scale"), b.random_constant("shift", {1, 64, 1, 1}, -0.2f, 0.2f)}, "norm_shift");
+  b.node("Relu", {b.out("norm_shift")}, "norm_relu");
+  b.same_conv(b.out("norm_relu"), 64, 16, "head", 3);
+  Graph g0 = b.finish({b.out("head")});
+  const auto path = std::filesystem::temp_directory_path() / "npusim_eltwise_on_chip.onnx";
+  write_onnx(g0, path.string());
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("int8 element-wise layers between a Concat and a conv keep their values on chip", "[compiler][sim][int8]") {
+  GraphBuilder b(47);
+  const std::string path = write_model(b);
+  for (const char* preset : {"default.yaml", "snapdragon-8-elite-htp-fitted.yaml"}) {
+    INFO(preset);
+    const HardwareConfig config = load_hardware_config(config_path(preset));
+    Int8Compiled compiled = compile_int8(path, config);
+    const CompiledModel& m = compiled.model;
+    const std::uint64_t cat_bytes = 12 * 12 * 64;
+    int eltwise = 0;
+    for (const LayerRecord& l : m.layers) {
+      INFO(l.name << " " << l.op);
+      if (l.name == "norm_scale") CHECK(l.planned_ddr_bytes < cat_bytes + 256);  // loads the Concat, stores nothing
+      if (l.name == "norm_shift" || l.name == "norm_relu") CHECK(l.planned_ddr_bytes <= 256);  // its constant at most
+      eltwise += l.name.rfind("norm_", 0) == 0;
+    }
+    CHECK(eltwise >= 2);
+
+    sim::DdrImage ddr;
+    ddr.place(m.program);
+    const Int8Values inputs = write_random_inputs(compiled.graph, m, ddr, 17);
+    const Int8Values expected = run_integer_reference(compiled.graph, inputs);
+    CHECK(simulate_steps(m, config, ddr) > 0);
+    check_outputs_equal(m, ddr, expected);
+  }
+  // Every intermediate value stored as well (check_bit_exact), its bytes equal too.
+  check_bit_exact(path, "snapdragon-8-elite-htp-fitted.yaml");
+  std::filesystem::remove(path);
+}
