@@ -422,6 +422,15 @@ void check_vector_fields(Checker& ck, const isa::Instruction& in) {
     case Opcode::Transpose:
       for (Field f : {Field::batch, Field::rows, Field::cols}) ck.at_least(f, 1);
       break;
+    case Opcode::Copy:
+      ck.at_least(Field::rows, 1);
+      ck.at_least(Field::row_bytes, 1);
+      if (in.get(Field::rows) > 1)
+        for (Field f : {Field::dst_stride, Field::src_stride})
+          if (in.get(f) < in.get(Field::row_bytes))
+            ck.fail("{} = {} is below row_bytes = {}: the rows would overlap", isa::field_info(f).name, in.get(f),
+                    in.get(Field::row_bytes));
+      break;
     case Opcode::Quantize:
     case Opcode::Dequantize: {
       ck.dtype_in(Field::dtype, floats);

@@ -38,6 +38,7 @@ std::uint64_t vector_elements(const isa::Instruction& in) {
     case Opcode::LayerNorm: return in.get(Field::rows) * in.get(Field::cols);
     case Opcode::Reduce: return in.get(Field::outer) * in.get(Field::length) * in.get(Field::inner);
     case Opcode::Transpose: return in.get(Field::batch) * in.get(Field::rows) * in.get(Field::cols);
+    case Opcode::Copy: return in.get(Field::rows) * in.get(Field::row_bytes);
     default: return in.get(Field::count);
   }
 }
@@ -71,6 +72,7 @@ std::uint64_t vector_cycles(const isa::Instruction& in, const VectorConfig& c) {
     case Opcode::LayerNorm: return latency + 3 * in.get(Field::rows) * ceil_div(in.get(Field::cols), lanes);
     case Opcode::Transpose:
       return latency + in.get(Field::batch) * ceil_div(in.get(Field::rows), lanes) * ceil_div(in.get(Field::cols), lanes) * lanes;
+    case Opcode::Copy: return latency + in.get(Field::rows) * ceil_div(in.get(Field::row_bytes), lanes);
     default: return latency + ceil_div(vector_elements(in), lanes);
   }
 }

@@ -1,4 +1,4 @@
-// transpose, fill, quantize, dequantize.
+// transpose, copy, fill, quantize, dequantize.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -41,6 +41,14 @@ void execute_transpose(const isa::Instruction& in, std::uint8_t* sram) {
     default:
       return transpose_bits(reinterpret_cast<const std::uint32_t*>(src), reinterpret_cast<std::uint32_t*>(dst), batch, rows, cols);
   }
+}
+
+void execute_copy(const isa::Instruction& in, std::uint8_t* sram) {
+  const std::uint64_t rows = in.get(Field::rows), row_bytes = in.get(Field::row_bytes);
+  const std::uint8_t* src = sram + in.get(Field::src_addr) + in.get(Field::src_offset);
+  std::uint8_t* dst = sram + in.get(Field::dst_addr) + in.get(Field::dst_offset);
+  const std::uint64_t src_stride = in.get(Field::src_stride), dst_stride = in.get(Field::dst_stride);
+  for (std::uint64_t r = 0; r < rows; ++r) std::memcpy(dst + r * dst_stride, src + r * src_stride, row_bytes);
 }
 
 // One element converted once (vec::store: integers round half to even and saturate), then

@@ -195,6 +195,7 @@ void execute_vector(const isa::Instruction& in, std::uint8_t* sram) {
     case Opcode::Reduce: return execute_reduce(in, sram);
     case Opcode::LayerNorm: return execute_layernorm(in, sram);
     case Opcode::Transpose: return execute_transpose(in, sram);
+    case Opcode::Copy: return execute_copy(in, sram);
     case Opcode::Fill: return execute_fill(in, sram);
     case Opcode::Quantize: return execute_quantize(in, sram);
     case Opcode::Dequantize: return execute_dequantize(in, sram);

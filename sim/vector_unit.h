@@ -29,6 +29,7 @@ void execute_quantized_binary(const isa::Instruction& inst, std::uint8_t* sram);
 void execute_reduce(const isa::Instruction& inst, std::uint8_t* sram);
 void execute_layernorm(const isa::Instruction& inst, std::uint8_t* sram);
 void execute_transpose(const isa::Instruction& inst, std::uint8_t* sram);
+void execute_copy(const isa::Instruction& inst, std::uint8_t* sram);
 void execute_fill(const isa::Instruction& inst, std::uint8_t* sram);
 void execute_quantize(const isa::Instruction& inst, std::uint8_t* sram);
 void execute_dequantize(const isa::Instruction& inst, std::uint8_t* sram);

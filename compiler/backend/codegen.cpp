@@ -301,8 +301,10 @@ ProgramGenerator::StepLayers ProgramGenerator::describe_step(const StepNodes& st
           for (const auto& p : parts->second) L.inputs.push_back(ctx_.alias_root(p));
         else
           L.inputs.push_back(ctx_.alias_root(v));
+        if (family.on_chip && !family.on_chip(g_, n, v)) L.ddr_only.insert(ctx_.alias_root(v));
       }
       for (const auto& v : n.outputs) {
+        if (family.on_chip && !v.empty() && !family.on_chip(g_, n, v)) L.ddr_only.insert(v);
         L.outputs.push_back(v);
         StepValue& sv = sl.values[v];
         if (step_local.count(v)) ctx_.place_in_shared_sram(v);

@@ -118,9 +118,13 @@ Residency eltwise_residency(const CodegenContext& ctx, const Node& n, const Eltw
   for (std::size_t i = 0; i < plan.operands.size(); ++i) {
     const auto& op = plan.operands[i];
     r.operand.push_back(op.value.empty() ? std::nullopt : ctx.resident(op.value));
-    if (r.operand.back() && (!same_layout(i) || op.tensor->span_bytes() != op.tensor->bytes()))
-      throw CompileError(ctx.graph.source + ": layer '" + n.name + "': operand '" + op.value +
-                         "' kept on chip is not laid out as the output");
+    if (r.operand.back() && (!same_layout(i) || op.tensor->span_bytes() != op.tensor->bytes())) {
+      // A broadcast operand (eltwise_on_chip says so to the scheduler) is read from DDR.
+      if (!ctx.in_ddr(op.value))
+        throw CompileError(ctx.graph.source + ": layer '" + n.name + "': operand '" + op.value +
+                           "' kept on chip only is not laid out as the output");
+      r.operand.back().reset();
+    }
   }
   r.output = ctx.resident(n.outputs[0]);
   if (r.output && y.span_bytes() != y.bytes())
@@ -351,6 +355,15 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
   return out;
 }
 
+// Inputs of the output's shape are read on chip, broadcast ones from DDR; the output is written
+// on chip.
+bool eltwise_on_chip(const Graph& g, const Node& n, const std::string& value) {
+  if (std::find(n.outputs.begin(), n.outputs.end(), value) != n.outputs.end()) return true;
+  const Tensor& x = g.tensor(value);
+  const Tensor& y = g.tensor(n.outputs[0]);
+  return x.shape_known && y.shape_known && x.shape == y.shape;
+}
+
 bool is_elementwise(const Node& n) {
   if (is_int16_boundary_conversion(n) || n.has(kIndexClip)) return false;  // the converter family's
   return unary_ops().count(n.op_type) || binary_ops().count(n.op_type) || n.op_type == "Where";
@@ -361,7 +374,8 @@ bool is_elementwise(const Node& n) {
 const NpuOpFamily& eltwise_family() {
   static const NpuOpFamily family{"eltwise", is_elementwise,
                                   eltwise_rejection, generate_elementwise, nullptr,
-                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true};
+                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true,
+                                  /*splitter=*/nullptr, eltwise_on_chip};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "compiler/backend/codegen_move.h"
+#include "compiler/backend/concat_on_chip.h"
 #include "compiler/backend/element_moves.h"
 #include "compiler/backend/isa_limits.h"
 #include "compiler/backend/move_params.h"
@@ -85,6 +86,9 @@ std::string move_rejection(const Graph& g, const Node& n, bool int8) {
 LayerCode generate_move(CodegenContext& ctx, const Node& n) {
   const Graph& g = ctx.graph;
   const std::string& op = n.op_type;
+  // Only a channel Concat keeps values on chip (move_on_chip); any other move reads its inputs
+  // from DDR, where the scheduler then stores them too.
+  if (move_on_chip(g, n, n.outputs[0]) && moves_values_on_chip(ctx, n)) return generate_concat_on_chip(ctx, n);
   if (is_row_gather(g, n)) return generate_row_gather(ctx, n);
   const DdrTensor& y = ctx.tensor(n.outputs[0]);
   std::vector<MoveBox> boxes;
@@ -273,7 +277,8 @@ bool is_move(const Node& n) { return move_ops().count(n.op_type) != 0; }
 const NpuOpFamily& move_family() {
   static const NpuOpFamily family{"move", is_move,
                                   move_rejection, generate_move, nullptr,
-                                  /*region_aware=*/true, /*reads_resident=*/false, /*writes_resident=*/false};
+                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true,
+                                  /*splitter=*/nullptr, move_on_chip};
   return family;
 }
 

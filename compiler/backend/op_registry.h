@@ -60,6 +60,10 @@ struct NpuOpFamily {
   bool writes_resident = false;  // leaves its output in place where ctx.resident() says
   // Splitting its layers across engines (ctx.part); null: one engine runs each layer.
   const LayerSplitter* splitter = nullptr;
+  // With the flags above: whether this node reads (an input) or writes (an output) `value` on
+  // chip; false: it reads that input from DDR (the scheduler then stores the value too) or keeps
+  // that output in DDR. Null: every value as the flags say.
+  bool (*on_chip)(const Graph& graph, const Node& node, const std::string& value) = nullptr;
 };
 
 // Every family, in lookup order.

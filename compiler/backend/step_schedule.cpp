@@ -169,7 +169,8 @@ StepSchedule StepScheduler::run() {
   for (const auto& [v, p] : producer_) {
     const StepValue& val = values_.at(v);
     auto readers = readers_.find(v);
-    if (readers == readers_.end() || !layers_[static_cast<std::size_t>(p)].writes_resident) continue;
+    const StepLayer& producer = layers_[static_cast<std::size_t>(p)];
+    if (readers == readers_.end() || !producer.writes_resident || producer.ddr_only.count(v)) continue;
     if (val.bytes == 0 || val.bytes > o_.capacity / 2 || val.off_chip) continue;
     auto [first, last] = lifetime(v);
     candidates.push_back({v, (1.0 + static_cast<double>(readers->second.size())) / static_cast<double>(last - first + 1),
@@ -185,7 +186,8 @@ StepSchedule StepScheduler::run() {
     home.resident = true;
     home.in_ddr = o_.keep_all_in_ddr || values_.at(c.value).step_output || values_.at(c.value).read_elsewhere;
     for (std::int64_t r : readers_.at(c.value))
-      if (!layers_[static_cast<std::size_t>(r)].reads_resident) home.in_ddr = true;
+      if (!layers_[static_cast<std::size_t>(r)].reads_resident || layers_[static_cast<std::size_t>(r)].ddr_only.count(c.value))
+        home.in_ddr = true;
     auto trial = homes;
     trial[c.value] = home;
     std::set<std::int64_t> affected(readers_.at(c.value).begin(), readers_.at(c.value).end());

@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct StepLayer {
   bool region_aware = true;     // tiles inside the region it is given (else: the whole scratchpad)
   bool reads_resident = false;  // can read its inputs where they are resident
   bool writes_resident = false; // can leave its output resident
+  std::set<std::string> ddr_only;  // values it reads or writes only in DDR despite the flags
 };
 
 struct StepValue {

@@ -416,6 +416,11 @@ std::vector<Case> cases() {
   add("transpose fp16",
       {with(Opcode::Transpose, {{Field::dtype, kFp16}, {Field::src_addr, 0}, {Field::dst_addr, 0x8000}, {Field::batch, 2},
                                 {Field::rows, 3}, {Field::cols, 5}})});
+  // Dense rows: a strided copy's footprint spans the gaps it leaves as they were (as a strided
+  // binary operand's does), so only the dense case is exact; tests/sim/test_copy.cpp has the rest.
+  add("copy of dense rows",
+      {with(Opcode::Copy, {{Field::src_addr, 0}, {Field::dst_addr, 0x8000}, {Field::rows, 4}, {Field::row_bytes, 6},
+                           {Field::src_stride, 6}, {Field::dst_stride, 6}})});
   Instruction fill_op = with(Opcode::Fill, {{Field::dtype, kFp32}, {Field::dst_addr, 0x8000}, {Field::count, 13}});
   fill_op.set_float(Field::value, 1.25f);
   add("fill fp32", {fill_op});
