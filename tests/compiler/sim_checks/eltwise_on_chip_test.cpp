@@ -70,3 +70,40 @@ TEST_CASE("int8 Concat and element-wise layers between two convs keep their valu
   check_bit_exact(path, "snapdragon-8-elite-htp-fitted.yaml");
   std::filesystem::remove(path);
 }
+
+TEST_CASE("an int8 table layer with its operand on chip loads only its table", "[compiler][sim][int8]") {
+  GraphBuilder b(53);
+  const std::string x = b.input("x", {1, 8, 10, 10});
+  b.same_conv(x, 8, 32, "stem", 3);
+  Node& pool = b.node("MaxPool", {b.out("stem")}, "pool");  // so the Sigmoid does not fuse into the conv
+  pool.set_ints("kernel_shape", {3, 3});
+  pool.set_ints("pads", {1, 1, 1, 1});
+  b.node("Sigmoid", {b.out("pool")}, "gate");
+  b.same_conv(b.out("gate"), 32, 8, "head", 3);
+  Graph g0 = b.finish({b.out("head")});
+  const auto path = (std::filesystem::temp_directory_path() / "npusim_table_on_chip.onnx").string();
+  write_onnx(g0, path);
+  const HardwareConfig config = load_hardware_config(config_path("default.yaml"));
+  Int8Compiled compiled = compile_int8(path, config);
+  const CompiledModel& m = compiled.model;
+  int tables = 0;
+  for (const LayerRecord& l : m.layers) {
+    if (l.name != "gate") continue;
+    CHECK(l.planned_ddr_bytes == 0);  // the 256-byte table is a constant load, as for every table layer
+    for (std::uint32_t i = l.first_instruction; i < l.end_instruction; ++i) {
+      const isa::Instruction& in = m.program.code[i];
+      CHECK((in.opcode == isa::Opcode::Lut || in.opcode == isa::Opcode::Load));
+      if (in.opcode == isa::Opcode::Load) CHECK(in.get(isa::Field::len0) * in.get(isa::Field::count1) == 256);
+      tables += in.opcode == isa::Opcode::Load;
+    }
+  }
+  CHECK(tables == 1);
+  sim::DdrImage ddr;
+  ddr.place(m.program);
+  const Int8Values inputs = write_random_inputs(compiled.graph, m, ddr, 19);
+  const Int8Values expected = run_integer_reference(compiled.graph, inputs);
+  CHECK(simulate_steps(m, config, ddr) > 0);
+  check_outputs_equal(m, ddr, expected);
+  check_bit_exact(path, "default.yaml");
+  std::filesystem::remove(path);
+}
