@@ -65,12 +65,7 @@ TEST_CASE("int8 pools of a Concat run per part: no copy of the Concat, outputs e
       CHECK(l.planned_ddr_bytes == 0);
     }
 
-    sim::DdrImage ddr;
-    ddr.place(m.program);
-    const Int8Values inputs = write_random_inputs(g, m, ddr, 13);
-    const Int8Values expected = run_integer_reference(g, inputs);
-    CHECK(simulate_steps(m, config, ddr) > 0);
-    check_outputs_equal(m, ddr, expected);
+    check_outputs_against_reference(compiled, config, 13);
   }
   std::filesystem::remove(path);
 }

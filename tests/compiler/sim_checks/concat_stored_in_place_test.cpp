@@ -51,7 +51,6 @@ TEST_CASE("int8 Concat of conv outputs: the convs store into its output, it copi
     INFO(preset);
     const HardwareConfig config = load_hardware_config(config_path(preset));
     Int8Compiled compiled = compile_int8(path.string(), config);
-    const Graph& g = compiled.graph;
     const CompiledModel& m = compiled.model;
 
     // Each part is a channel slice of the Concat's NHWC pixels (48 channels apart).
@@ -67,12 +66,7 @@ TEST_CASE("int8 Concat of conv outputs: the convs store into its output, it copi
     CHECK(concat.first_instruction == concat.end_instruction);
     CHECK(concat.planned_ddr_bytes == 0);
 
-    sim::DdrImage ddr;
-    ddr.place(m.program);
-    const Int8Values inputs = write_random_inputs(g, m, ddr, 11);
-    const Int8Values expected = run_integer_reference(g, inputs);
-    CHECK(simulate_steps(m, config, ddr) > 0);
-    check_outputs_equal(m, ddr, expected);
+    check_outputs_against_reference(compiled, config, 11);
   }
   std::filesystem::remove(path);
 }

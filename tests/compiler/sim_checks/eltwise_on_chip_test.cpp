@@ -59,12 +59,7 @@ TEST_CASE("int8 Concat and element-wise layers between two convs keep their valu
     CHECK(on_chip == 4);
     CHECK(copies == 2);
 
-    sim::DdrImage ddr;
-    ddr.place(m.program);
-    const Int8Values inputs = write_random_inputs(compiled.graph, m, ddr, 17);
-    const Int8Values expected = run_integer_reference(compiled.graph, inputs);
-    CHECK(simulate_steps(m, config, ddr) > 0);
-    check_outputs_equal(m, ddr, expected);
+    check_outputs_against_reference(compiled, config, 17);
   }
   // Every intermediate value stored as well (check_bit_exact), its bytes equal too.
   check_bit_exact(path, "snapdragon-8-elite-htp-fitted.yaml");
@@ -98,12 +93,7 @@ TEST_CASE("an int8 table layer with its operand on chip loads only its table", "
     }
   }
   CHECK(tables == 1);
-  sim::DdrImage ddr;
-  ddr.place(m.program);
-  const Int8Values inputs = write_random_inputs(compiled.graph, m, ddr, 19);
-  const Int8Values expected = run_integer_reference(compiled.graph, inputs);
-  CHECK(simulate_steps(m, config, ddr) > 0);
-  check_outputs_equal(m, ddr, expected);
+  check_outputs_against_reference(compiled, config, 19);
   check_bit_exact(path, "default.yaml");
   std::filesystem::remove(path);
 }

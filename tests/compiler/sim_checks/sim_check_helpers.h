@@ -156,6 +156,18 @@ inline Int8Compiled compile_int8(const std::string& model, const HardwareConfig&
   return out;
 }
 
+// `compiled` simulated on `config` from random inputs (seeded from `seed`): its model outputs
+// equal the integer reference's bytes.
+inline void check_outputs_against_reference(const Int8Compiled& compiled, const HardwareConfig& config, unsigned seed) {
+  const CompiledModel& m = compiled.model;
+  sim::DdrImage ddr;
+  ddr.place(m.program);
+  const Int8Values inputs = write_random_inputs(compiled.graph, m, ddr, seed);
+  const Int8Values expected = run_integer_reference(compiled.graph, inputs);
+  CHECK(simulate_steps(m, config, ddr) > 0);
+  check_outputs_equal(m, ddr, expected);
+}
+
 // Compiles `model` for INT8 on `config`, runs it on the simulator and on the integer reference
 // from the same quantised input, and compares every NPU-computed value byte for byte.
 // `sram_kib` (when not 0) replaces the preset's scratchpad capacity.
