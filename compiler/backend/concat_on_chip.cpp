@@ -3,21 +3,11 @@
 #include <algorithm>
 
 #include "compiler/backend/instruction_stream.h"
-#include "compiler/backend/move_params.h"
 
 namespace npu::compiler {
 namespace {
 
 std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
-bool channel_concat(const Graph& g, const Node& n) {
-  if (n.op_type != "Concat" || n.outputs.empty() || !g.tensor(n.outputs[0]).shape_known ||
-      g.tensor(n.outputs[0]).shape.size() != 4 || concat_axis(g, n) != 1)
-    return false;
-  return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {
-    return !in.empty() && !g.is_constant(in) && g.tensor(in).shape_known && g.tensor(in).shape.size() == 4;
-  });
-}
 
 // Channels innermost and every byte used: pixel p's channels at [p * c, (p + 1) * c).
 bool dense_nhwc(const DdrTensor& t) {
@@ -27,7 +17,7 @@ bool dense_nhwc(const DdrTensor& t) {
 
 }  // namespace
 
-bool move_on_chip(const Graph& graph, const Node& node, const std::string&) { return channel_concat(graph, node); }
+bool move_on_chip(const Graph& graph, const Node& node, const std::string&) { return is_channel_concat(graph, node); }
 
 bool moves_values_on_chip(const CodegenContext& ctx, const Node& node) {
   for (const auto* names : {&node.inputs, &node.outputs})
@@ -41,7 +31,7 @@ LayerCode generate_concat_on_chip(CodegenContext& ctx, const Node& n) {
   auto refuse = [&](const std::string& why) {
     throw CompileError(g.source + ": layer '" + n.name + "' (" + n.op_type + "): " + why);
   };
-  if (!channel_concat(g, n)) refuse("only a channel Concat of 4-D values moves values kept on chip");
+  if (!is_channel_concat(g, n)) refuse("only a channel Concat of 4-D values moves values kept on chip");
   if (ctx.part) refuse("an engine's part of a layer moves no values kept on chip");
   if (ctx.concat_in_place.count(n.outputs[0])) refuse("a Concat written in place keeps its values in DDR");
   const DdrTensor& y = ctx.tensor(n.outputs[0]);
@@ -75,17 +65,16 @@ LayerCode generate_concat_on_chip(CodegenContext& ctx, const Node& n) {
                                       {Field::dst_stride, addr(y_row)}, {Field::src_stride, addr(src_stride)},
                                       {Field::dst_offset, addr(dst - base)}}));
   };
-  // The same rows from the scratchpad (pitch `row`) into the output's pixels in DDR.
+  // The same rows from the scratchpad (pitch `row`) into the output's pixels in DDR: a window of
+  // one row of `pixels` pixels, the part's channels.
   auto store_into_output = [&](std::uint64_t src, std::uint64_t first, std::uint64_t rows, std::uint64_t offset,
                                std::uint64_t row) {
-    DmaBox box;
-    box.ddr_addr = y.addr + first * y_row + offset;
-    box.sram_addr = src;
-    box.run_bytes = row;
-    box.runs = rows;
-    box.ddr_stride = y_row;
-    box.sram_stride = row;
-    emit_dma(out, Opcode::Store, box, ctx.alignment);
+    const auto e = static_cast<std::int64_t>(es);
+    emit_dma(out, Opcode::Store,
+             window_box(y.addr, src, 0, 1, static_cast<std::int64_t>(first), static_cast<std::int64_t>(rows),
+                        static_cast<std::int64_t>(pixels), y.shape[1], static_cast<std::int64_t>(offset) / e,
+                        static_cast<std::int64_t>(row) / e, e),
+             ctx.alignment);
     code.planned_ddr_bytes += rows * row;
   };
   std::uint64_t offset = 0;  // bytes into an output pixel

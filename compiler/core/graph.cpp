@@ -200,6 +200,18 @@ void Graph::sort_topologically() {
   nodes = std::move(sorted);
 }
 
+bool is_channel_concat(const Graph& graph, const Node& node) {
+  if (node.op_type != "Concat" || node.outputs.size() != 1 || node.inputs.empty()) return false;
+  auto four_d = [&](const std::string& v) {
+    return !v.empty() && graph.has_tensor(v) && graph.tensor(v).shape_known && graph.tensor(v).shape.size() == 4;
+  };
+  std::int64_t axis = node.get_int("axis", 0);
+  if (axis < 0) axis += 4;
+  return axis == 1 && four_d(node.outputs[0]) && std::all_of(node.inputs.begin(), node.inputs.end(), [&](const std::string& in) {
+           return four_d(in) && !graph.is_constant(in);
+         });
+}
+
 std::string shape_string(const std::vector<std::int64_t>& shape) {
   std::string s;
   for (std::size_t i = 0; i < shape.size(); ++i) {

@@ -132,6 +132,10 @@ struct Graph {
 
 std::string shape_string(const std::vector<std::int64_t>& shape);
 
+// A Concat of 4-D values of known shapes along their channel axis (1), every part computed (none
+// a constant): what convs can read in parts and the scratchpad can assemble in place.
+bool is_channel_concat(const Graph& graph, const Node& node);
+
 // Every tensor of `g` within `max_bytes` as FP32, or a CompileError naming it: checked where
 // shapes come from a file and again after shape inference, before anything allocates by them.
 void check_tensor_sizes(const Graph& g, std::uint64_t max_bytes);

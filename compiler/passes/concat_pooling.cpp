@@ -20,18 +20,8 @@ bool is_channel_pool(const Node& n) {
          n.op_type == "GlobalMaxPool";
 }
 
-// The channel axis (1) of a 4-D Concat with known shapes and computed parts, or false.
-bool channel_concat(const Graph& g, const Node& n) {
-  if (n.op_type != "Concat" || n.outputs.size() != 1 || n.inputs.size() < 2) return false;
-  const Tensor& y = g.tensor(n.outputs[0]);
-  if (!y.shape_known || y.shape.size() != 4) return false;
-  std::int64_t axis = n.get_int("axis", 0);
-  if (axis < 0) axis += 4;
-  if (axis != 1) return false;
-  return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {
-    return !in.empty() && !g.is_constant(in) && g.tensor(in).shape_known && g.tensor(in).shape.size() == 4;
-  });
-}
+// A channel Concat of two or more parts.
+bool channel_concat(const Graph& g, const Node& n) { return n.inputs.size() >= 2 && is_channel_concat(g, n); }
 
 // A conv reading `value` as its data input only: it can read a concatenation in parts.
 bool reads_in_parts(const Node& n, const std::string& value) {

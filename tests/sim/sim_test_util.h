@@ -127,6 +127,13 @@ inline npu::sim::SimResult run(const Program& p, const npu::HardwareConfig& c, b
   return npu::sim::simulate(p, c, ddr, o);
 }
 
+// The same on `ddr` (functional runs read and write it), every instruction recorded.
+inline npu::sim::SimResult run(const Program& p, const npu::HardwareConfig& c, npu::sim::DdrImage& ddr, bool timing_only) {
+  npu::sim::SimOptions o;
+  o.timing_only = timing_only;
+  return npu::sim::simulate(p, c, ddr, o);
+}
+
 // A program of several engines: engine e's stream starts at starts[e] of code.
 inline Program streams(std::vector<Instruction> code, std::vector<std::uint32_t> starts) {
   Program p = program(std::move(code));

@@ -24,13 +24,6 @@ Instruction copy_rows(std::uint8_t pop = 0, std::uint8_t push = 0) {
   return c;
 }
 
-npu::sim::SimResult simulate(const Program& p, npu::sim::DdrImage& ddr, bool timing_only) {
-  npu::sim::SimOptions o;
-  o.timing_only = timing_only;
-  o.record_instructions = true;
-  return npu::sim::simulate(p, config(), ddr, o);
-}
-
 }  // namespace
 
 TEST_CASE("copy moves strided rows inside the scratchpad in latency + rows * ceil(row_bytes / lanes)", "[copy]") {
@@ -39,7 +32,7 @@ TEST_CASE("copy moves strided rows inside the scratchpad in latency + rows * cei
   std::vector<std::uint8_t> src(24);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint8_t>(i + 1);
   ddr.write(kSrc, src.data(), src.size());
-  const auto functional = simulate(p, ddr, false);
+  const auto functional = run(p, config(), ddr, false);
   std::vector<std::uint8_t> out(48);
   ddr.read(kOut, out.data(), out.size());
   for (std::size_t r = 0; r < 3; ++r)
@@ -51,7 +44,7 @@ TEST_CASE("copy moves strided rows inside the scratchpad in latency + rows * cei
   const auto& c = functional.instructions.at(1);
   CHECK(c.end_cycle - c.start_cycle == 7);
   npu::sim::DdrImage empty;
-  CHECK(simulate(p, empty, true).cycles == functional.cycles);
+  CHECK(run(p, config(), empty, true).cycles == functional.cycles);
 }
 
 TEST_CASE("copy rows that would overlap are one line naming the field", "[copy][errors]") {
