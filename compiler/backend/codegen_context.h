@@ -97,6 +97,8 @@ class CodegenContext {
   // (none: all of it; only families with a LayerSplitter get one), and the config the conv
   // tiler prices with (the DDR bandwidth shared by the engines that run at once; null: config).
   std::optional<EnginePart> part;
+  // Per layer, the weight load order all its row parts keep (LayerSplitter::share_load_order).
+  std::map<std::string, WeightLoadOrder> weight_orders;
   const HardwareConfig* tiling_config = nullptr;
   const HardwareConfig& tiling() const { return tiling_config ? *tiling_config : config; }
   std::uint64_t alignment = 64;

@@ -83,9 +83,24 @@ std::string part_plan_key(const CodegenContext& ctx, const ConvLayer& L, const C
   return key;
 }
 
+// This engine's part of the layer (ctx.part), planned with the weight load order its row parts
+// share (ctx.weight_orders).
+ConvPart engine_part(const CodegenContext& ctx, const ConvLayer& L) {
+  ConvPart P = conv_part(L, ctx.part);
+  if (ctx.part && ctx.part->dim == LoopDim::Rows)
+    if (auto it = ctx.weight_orders.find(L.s.name); it != ctx.weight_orders.end()) {
+      P.s.weight_order = it->second;
+      P.key += "/ordered";
+    }
+  return P;
+}
+
 std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& n, std::uint64_t budget) {
   const ConvLayer L = describe_conv_layer(ctx, n);
-  const ConvPart P = conv_part(L, ctx.part);
+  ConvPart P = engine_part(ctx, L);
+  // Below the whole scratchpad a region too small for the shared load order is too small: the
+  // step scheduler then gives the layer more room rather than loads that do not multicast.
+  if (P.s.weight_order && budget < ctx.sram_capacity) P.s.weight_order->strict = true;
   const std::string key = part_plan_key(ctx, L, P);
   std::vector<TilePlan>& plans = ctx.conv_plans[key];
   auto [known, fresh] = ctx.conv_plan_of_budget.try_emplace({key, budget}, -1);
@@ -107,10 +122,14 @@ std::optional<LayerDemand> conv_demand(CodegenContext& ctx, const Node& n, std::
 // produced that fits (a third weight buffer comes out of the region when the scheduler added
 // room for one), else the tiler's own from this budget.
 TilePlan choose_conv_plan(CodegenContext& ctx, const ConvLayer& L, const ConvPart& P) {
+  // A plan in the load order the layer's row parts share beats any other (their loads then
+  // multicast); among equals, the fastest.
+  const auto ordered = [&](const TilePlan& p) { return P.s.weight_order && weight_load_order(p) == *P.s.weight_order; };
   const TilePlan* known = nullptr;
   for (const TilePlan& p : ctx.conv_plans[part_plan_key(ctx, L, P)])
     if (p.sram.total + (ctx.third_weight_slot ? p.weight_slot_bytes : 0) <= ctx.sram_bytes &&
-        (!ctx.third_weight_slot || p.weight_slot_bytes > 0) && (!known || p.est_cycles < known->est_cycles))
+        (!ctx.third_weight_slot || p.weight_slot_bytes > 0) &&
+        (!known || (ordered(p) != ordered(*known) ? ordered(p) : p.est_cycles < known->est_cycles)))
       known = &p;
   TilePlan plan = known ? *known : plan_conv_tiles(P.s, ctx.sram_bytes, ctx.alignment, &ctx.tiling());
   if (ctx.third_weight_slot)
@@ -414,7 +433,7 @@ void ConvTileEmitter::epilogue(std::uint64_t acc, std::uint64_t o_slot, std::uin
 
 LayerCode generate_conv(CodegenContext& ctx, const Node& n) {
   const ConvLayer L = describe_conv_layer(ctx, n);
-  const ConvPart P = conv_part(L, ctx.part);
+  const ConvPart P = engine_part(ctx, L);
   const ConvOperands operands = conv_operands(ctx, L);
   const TilePlan plan = choose_conv_plan(ctx, L, P);
   static const Int8ConvParams kNoInt8Params;
@@ -478,7 +497,15 @@ ValueBox conv_part_reads(CodegenContext& ctx, const Node& n, const EnginePart& p
   return {0, L.s.h, part.begin * icg, part.end * icg};
 }
 
-const LayerSplitter kConvSplitter{conv_split_extent, conv_channel_granule, conv_part_reads, conv_part_writes};
+void conv_share_load_order(CodegenContext& ctx, const Node& n) {
+  const ConvLayer L = describe_conv_layer(ctx, n);
+  const ConvPart P = conv_part(L, ctx.part);
+  if (const auto plan = try_plan_conv_tiles(P.s, ctx.sram_capacity, ctx.alignment, &ctx.tiling()))
+    ctx.weight_orders[n.name] = weight_load_order(*plan);
+}
+
+const LayerSplitter kConvSplitter{conv_split_extent, conv_channel_granule, conv_part_reads, conv_part_writes,
+                                  conv_share_load_order};
 
 }  // namespace
 

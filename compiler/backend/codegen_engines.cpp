@@ -3,6 +3,7 @@
 // its parts (the values it may keep on chip, sized as its part of them), its parts' code, a sync
 // before every layer that reads what another engine wrote, interleaving, a halt and tokens.
 // The streams follow each other in the program; NpuStep::engine_starts says where each begins.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -82,6 +83,20 @@ void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& n
   const StepShares shares =
       share_step(ctx_, view, choose_engine_splits(ctx_, view, engines, options_.engine_split, price), engines);
 
+  // Row parts of a layer plan their weight loads as its widest part does, so they multicast.
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& parts = shares.splits[i].parts;
+    const LayerSplitter* splitter = sl.families[i]->splitter;
+    if (parts.size() < 2 || parts.front().dim != LoopDim::Rows || !splitter || !splitter->share_load_order) continue;
+    const auto widest = std::max_element(parts.begin(), parts.end(),
+                                         [](const EnginePart& a, const EnginePart& b) { return a.size() < b.size(); });
+    ctx_.precision = precision_of(*view.nodes[i]);
+    ctx_.homes().clear();
+    set_part(*widest, static_cast<int>(parts.size()));
+    splitter->share_load_order(ctx_, *view.nodes[i]);
+    set_part(std::nullopt, 1);
+  }
+
   // Each engine's step: its parts scheduled, generated and interleaved.
   std::vector<InterleavedCode> streams(static_cast<std::size_t>(engines));
   std::vector<LayerRecord> records;
@@ -133,7 +148,10 @@ void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& n
 
   // Bytes several engines load, loaded once for all (before the tokens: an mload takes a load's).
   if (config_.engines.shared_loads == SharedLoads::Multicast) {
-    const std::vector<MulticastCount> multicast = multicast_shared_loads(streams);
+    // Below what the DDR moves in its own latency a load is mostly latency: sharing it saves
+    // little bus time, while every mload is a rendezvous that ties the engines' timing together.
+    const auto latency_bytes = static_cast<std::uint64_t>(config_.ddr.latency_ns * config_.ddr.bandwidth_gbps);
+    const std::vector<MulticastCount> multicast = multicast_shared_loads(streams, latency_bytes);
     for (std::size_t i = 0; i < multicast.size() && i < n; ++i)
       if (multicast[i].loads > 0 && !mappings[i].empty())
         mappings[i] += "; " + std::to_string(multicast[i].loads) + " load(s) multicast to " + std::to_string(engines) +
@@ -171,6 +189,7 @@ void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& n
     model_.layers.push_back(std::move(rec));
   }
   ctx_.precision = options_.precision;
+  ctx_.weight_orders.clear();
   if (options_.debug_schedule)
     std::fprintf(stderr, "step estimate %.0f cycles on %d engines\n",
                  cost::estimate_engines(container::step_program(program, npu), config_), engines);

@@ -169,8 +169,10 @@ LoopDim traffic_dim(CodegenContext& ctx, const Node& n, const LayerSplitter& spl
   }
   const std::uint64_t k = static_cast<std::uint64_t>(engines) - 1;
   const bool own_channels = splitter.reads(ctx, n, EnginePart{LoopDim::OutChannels, 0, 1}, 0).channel_end < ctx.tensor(n.inputs[0]).c;
-  const std::uint64_t by_rows = weights * k;
-  const std::uint64_t by_channels = (own_channels ? 0 : input * k) + 2 * value_bytes(ctx, n.outputs[0]);
+  // With multicast loads every engine's copy of the same bytes is one DDR read.
+  const std::uint64_t copies = ctx.config.engines.shared_loads == SharedLoads::Multicast ? 0 : k;
+  const std::uint64_t by_rows = weights * copies;
+  const std::uint64_t by_channels = (own_channels ? 0 : input * copies) + 2 * value_bytes(ctx, n.outputs[0]);
   return by_rows <= by_channels ? LoopDim::Rows : LoopDim::OutChannels;
 }
 

@@ -29,7 +29,7 @@ struct Segments {
   std::vector<std::vector<std::size_t>> at;
 };
 
-Segments segments_of(const InterleavedCode& s) {
+Segments segments_of(const InterleavedCode& s, std::uint64_t min_bytes) {
   Segments out;
   out.keys.emplace_back();
   out.at.emplace_back();
@@ -41,7 +41,9 @@ Segments segments_of(const InterleavedCode& s) {
       out.at.emplace_back();
       continue;
     }
-    if (!can_multicast(in)) continue;
+    if (!can_multicast(in) ||
+        static_cast<std::uint64_t>(in.get(Field::len0) * in.get(Field::count1) * in.get(Field::count2)) < min_bytes)
+      continue;
     LoadKey key{s.owner[i],
                 in.get(Field::ddr_addr),
                 in.get(Field::len0),
@@ -109,11 +111,11 @@ isa::Instruction as_mload(const isa::Instruction& load) {
 
 }  // namespace
 
-std::vector<MulticastCount> multicast_shared_loads(std::vector<InterleavedCode>& streams) {
+std::vector<MulticastCount> multicast_shared_loads(std::vector<InterleavedCode>& streams, std::uint64_t min_bytes) {
   std::vector<MulticastCount> counts;
   if (streams.size() < 2) return counts;
   std::vector<Segments> segs;
-  for (const auto& s : streams) segs.push_back(segments_of(s));
+  for (const auto& s : streams) segs.push_back(segments_of(s, min_bytes));
   const std::size_t segments = segs.front().keys.size();
   for (const auto& s : segs)
     if (s.keys.size() != segments) return counts;  // every engine meets at the same syncs

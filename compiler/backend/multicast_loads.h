@@ -25,7 +25,8 @@ struct MulticastCount {
 };
 
 // Rewrites matched loads of the engines' streams in place; returns the counts per layer (as many
-// entries as the highest owner + 1; empty when nothing changed).
-std::vector<MulticastCount> multicast_shared_loads(std::vector<InterleavedCode>& streams);
+// entries as the highest owner + 1; empty when nothing changed). Loads of fewer than `min_bytes`
+// stay separate: an mload makes every engine wait for the others, for little bus time saved.
+std::vector<MulticastCount> multicast_shared_loads(std::vector<InterleavedCode>& streams, std::uint64_t min_bytes = 0);
 
 }  // namespace npu::compiler

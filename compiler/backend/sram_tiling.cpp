@@ -250,6 +250,9 @@ class ConvTiler {
     return it->second.first;
   }
   bool estimate(const Candidate& shape, double bound, Candidate& out);
+  std::optional<TilePlan> plan_in_order(const WeightLoadOrder& order);
+  void score(const Candidate& c, std::vector<Candidate>& all, double& fastest);
+  static const Candidate& pick(const std::vector<Candidate>& all, double fastest);
   void enumerate(Reduction cs, bool all_units, std::vector<Candidate>& all, double& fastest);
   TilePlan build(const Candidate& best) const;
 
@@ -453,22 +456,54 @@ void ConvTiler::enumerate(Reduction cs, bool all_units, std::vector<Candidate>& 
       if (n.tiles * n.slices > 1024 && !all.empty()) continue;  // bounds compile time; such plans are slow anyway
       for (bool rows_outer : {false, true}) {
         if (rows_outer && (n.chunks == 1 || n.spatial == 1)) continue;  // same order
-        Candidate c;
-        c.units = u;
-        c.rows = rows;
-        c.cols = cols;
-        c.red = cs;
-        c.rows_outer = rows_outer;
-        Candidate scored;
-        if (!estimate(c, fastest * kNearFastest, scored)) continue;
-        if (fastest < 0 || scored.cycles < fastest) fastest = scored.cycles;
-        all.push_back(scored);
+        score({u, rows, cols, cs, rows_outer}, all, fastest);
       }
     }
   }
 }
 
+// Adds the tiling to `all` unless the array alone makes it slower than the fastest so far.
+void ConvTiler::score(const Candidate& c, std::vector<Candidate>& all, double& fastest) {
+  Candidate scored;
+  if (!estimate(c, fastest * kNearFastest, scored)) return;
+  if (fastest < 0 || scored.cycles < fastest) fastest = scored.cycles;
+  all.push_back(scored);
+}
+
+// The fastest plan that loads the weight blocks of `order` in its order: the same chunks and
+// reduction slices, and as many tiles per chunk where each tile loads them again.
+std::optional<TilePlan> ConvTiler::plan_in_order(const WeightLoadOrder& order) {
+  if (order.units < 1 || order.units > total_units_ || (order.k_slice > 0 && s_.groups != 1)) return std::nullopt;
+  Reduction red{s_.groups == 1 ? s_.c : icg_, false};
+  if (order.kernel_rows) red = {s_.c, true};
+  else if (order.k_slice > 0) red = {order.k_slice, false};
+  std::vector<Candidate> all;
+  double fastest = -1;
+  std::int64_t previous_tiles = 0;
+  for (std::int64_t rows = s_.oh; rows >= 1; --rows) {
+    const std::int64_t row_tiles = ceil_div(s_.oh, rows);
+    if (row_tiles == previous_tiles) continue;  // the same bands as a taller tile
+    previous_tiles = row_tiles;
+    for (std::int64_t j = 1; j <= 8 && j <= s_.ow; ++j) {
+      const std::int64_t cols = ceil_div(s_.ow, j);
+      if (j > 1 && ceil_div(s_.ow, cols) != j) continue;
+      if (!legal(order.units, rows, cols, red)) continue;
+      const Counts n = counts(order.units, rows, cols, red);
+      const bool outer = order.rows_outer && n.chunks > 1 && n.spatial > 1;
+      const bool reloads = n.slices > 1 || (outer && n.chunks > 1);
+      if (order.tiles_per_chunk == 0 ? reloads : n.spatial != order.tiles_per_chunk) continue;
+      score({order.units, rows, cols, red, outer}, all, fastest);
+    }
+  }
+  if (all.empty()) return std::nullopt;
+  return build(pick(all, fastest));
+}
+
 std::optional<TilePlan> ConvTiler::plan() {
+  if (s_.weight_order && s_.parts.empty()) {
+    if (auto ordered = plan_in_order(*s_.weight_order)) return ordered;
+    if (s_.weight_order->strict) return std::nullopt;
+  }
   std::vector<Candidate> all;
   double fastest = -1;
   if (!s_.parts.empty()) {  // the reduction follows the parts
@@ -526,13 +561,19 @@ std::optional<TilePlan> ConvTiler::plan() {
     }
   }
   if (all.empty()) return std::nullopt;
+  return build(pick(all, fastest));
+}
+
+// Among the plans within kNearFastest of the fastest: the fewest DDR bus bytes, then the least
+// scratchpad, then the fastest.
+const Candidate& ConvTiler::pick(const std::vector<Candidate>& all, double fastest) {
   const Candidate* best = nullptr;
   for (const auto& c : all) {
     if (c.cycles > fastest * kNearFastest) continue;
     if (!best || c.bus < best->bus || (c.bus == best->bus && (c.sram < best->sram || (c.sram == best->sram && c.cycles < best->cycles))))
       best = &c;
   }
-  return build(*best);
+  return *best;
 }
 
 TilePlan ConvTiler::build(const Candidate& best) const {
@@ -625,6 +666,17 @@ TilePlan ConvTiler::build(const Candidate& best) const {
 }
 
 }  // namespace
+
+WeightLoadOrder weight_load_order(const TilePlan& plan) {
+  WeightLoadOrder o;
+  if (plan.chunks.empty()) return o;
+  o.units = plan.chunks.front().units;
+  o.k_slice = plan.k_slice;
+  o.kernel_rows = plan.kernel_rows;
+  o.rows_outer = plan.rows_outer && plan.chunks.size() > 1;
+  if (plan.k_slices > 1 || o.rows_outer) o.tiles_per_chunk = static_cast<std::int64_t>(plan.tiles.size() / plan.chunks.size());
+  return o;
+}
 
 std::uint64_t weight_block_bytes(const cost::WeightStorage& w, std::int64_t k, std::int64_t n, std::int64_t elem,
                                  std::uint64_t alignment, std::uint64_t* scale_offset) {
@@ -736,6 +788,13 @@ std::string plan_key(const ConvShape& s, std::uint64_t sram_bytes, std::uint64_t
   for (const auto& p : s.parts) {
     put(p.c);
     put(p.resident);
+  }
+  if (s.weight_order) {
+    const WeightLoadOrder& o = *s.weight_order;
+    for (std::int64_t v : {o.units, o.k_slice, o.tiles_per_chunk}) put(v);
+    put(o.kernel_rows);
+    put(o.rows_outer);
+    put(o.strict);
   }
   return key;
 }

@@ -30,6 +30,23 @@
 
 namespace npu::compiler {
 
+// The weight blocks a plan loads and their order: output-channel units per chunk, how the
+// reduction is sliced, and, when a block is loaded again for every tile, the tiles per chunk
+// (0: each block is loaded once). The engines' parts of a row-split layer that agree on it load
+// the same bytes in the same order, so each of those loads is one multicast (engine_split.h).
+struct WeightLoadOrder {
+  std::int64_t units = 0;
+  std::int64_t k_slice = 0;  // TilePlan's
+  bool kernel_rows = false;
+  bool rows_outer = false;
+  std::int64_t tiles_per_chunk = 0;
+  bool strict = false;  // no plan at all rather than one in another order
+  bool operator==(const WeightLoadOrder& o) const {
+    return units == o.units && k_slice == o.k_slice && kernel_rows == o.kernel_rows && rows_outer == o.rows_outer &&
+           tiles_per_chunk == o.tiles_per_chunk;
+  }
+};
+
 struct ConvShape {
   std::string name;
   bool gemm = false;
@@ -54,6 +71,8 @@ struct ConvShape {
     bool resident = false;
   };
   std::vector<InputPart> parts;
+  // Plan with this weight load order where one fits the region (else as if unset, unless strict).
+  std::optional<WeightLoadOrder> weight_order;
   bool depthwise() const { return groups > 1 && groups == c && groups == oc; }
 };
 
@@ -120,6 +139,8 @@ struct TilePlan {
   bool kernel_rows = false;
   bool input_parts = false;  // one slice per part of ConvShape::parts
 };
+
+WeightLoadOrder weight_load_order(const TilePlan& plan);
 
 // Bytes of one weight block of k x n as the code generator lays it out in DDR and the
 // scratchpad: the values (weight-only: int8 or packed int4), then, from *scale_offset (the

@@ -102,3 +102,28 @@ def test_squeezenet_fp16_splits_on_six_engines_every_way(npusim, root, tmp_path)
         r = npusim("run", prog, "-c", config, "--timing-only", "-q", "--json", report)
         assert r.code == 0, (mode, r.err)
         assert json.loads(summary.read_text())["estimated_cycles"] == json.loads(report.read_text())["cycles"], mode
+
+
+def test_row_parts_of_unequal_height_load_each_weight_byte_once(npusim, root, tmp_path, generated):
+    """ResNet-50's 14-row stage on 4 engines is cut 3+4+3+4: every part plans its weight loads as
+    the widest part does (the same blocks in the same order), so each load multicasts and the
+    layer reads its weights from DDR once, not once per engine."""
+    config = config_with_engines(root, tmp_path, 4)
+    prog, report = tmp_path / "m.npuprog", tmp_path / "m.json"
+    r = npusim("compile", generated("resnet50"), "-c", config, "-o", prog, "--explain", "--engine-split", "traffic")
+    assert r.code == 0, r.err
+    layers = mappings(r.out)
+    r = npusim("run", prog, "-c", config, "--timing-only", "-q", "--json", report)
+    assert r.code == 0, r.err
+    unequal = 0
+    for layer in json.loads(report.read_text())["layers"]:
+        split = re.search(r"4 engines by rows ([\d+]+)", layers.get(layer["name"], ""))
+        if not split or len(set(split.group(1).split("+"))) == 1:
+            continue
+        unequal += 1
+        weights = [t for t in layer["ddr_traffic"] if t["kind"] == "weights"]
+        assert weights, layer["name"]
+        for t in weights:
+            assert t["bytes_read"] == t["size_bytes"], (layer["name"], t)
+        assert "multicast to 4 engines" in layers[layer["name"]], layers[layer["name"]]
+    assert unequal >= 18  # stage 3's six blocks at least
