@@ -4,6 +4,7 @@
 // cast, residual add) in SRAM, and only the final int8/fp16 result leaves the array: into the output value where the
 // step scheduler keeps it resident, and/or to DDR. Tiles are emitted in issue order; the
 // dependency tokens come from compiler/backend/dependency_tokens.h.
+#include <algorithm>
 #include <limits>
 
 #include "compiler/backend/codegen_context.h"
@@ -497,11 +498,39 @@ ValueBox conv_part_reads(CodegenContext& ctx, const Node& n, const EnginePart& p
   return {0, L.s.h, part.begin * icg, part.end * icg};
 }
 
-void conv_share_load_order(CodegenContext& ctx, const Node& n) {
+// The order of the first part's plan (widest first; with its input in DDR, then on chip) that
+// every part can keep in the whole scratchpad, its input in DDR or on chip (each engine's step
+// scheduler decides that for itself): an edge part's padding rows, or a resident input's
+// aligned channel slices, can rule out another part's tiling.
+void conv_share_load_order(CodegenContext& ctx, const Node& n, const std::vector<EnginePart>& parts) {
   const ConvLayer L = describe_conv_layer(ctx, n);
-  const ConvPart P = conv_part(L, ctx.part);
-  if (const auto plan = try_plan_conv_tiles(P.s, ctx.sram_capacity, ctx.alignment, &ctx.tiling()))
-    ctx.weight_orders[n.name] = weight_load_order(*plan);
+  std::vector<EnginePart> widest_first = parts;
+  std::stable_sort(widest_first.begin(), widest_first.end(),
+                   [](const EnginePart& a, const EnginePart& b) { return a.size() > b.size(); });
+  auto shape = [&](const EnginePart& part, bool resident_input) {
+    ConvShape s = conv_part(L, part).s;
+    s.input_resident = s.input_resident || (resident_input && s.parts.empty());
+    return s;
+  };
+  for (const bool resident_reference : {false, true})
+    for (const EnginePart& reference : widest_first) {
+      const auto plan = try_plan_conv_tiles(shape(reference, resident_reference), ctx.sram_capacity, ctx.alignment, &ctx.tiling());
+      if (!plan) continue;
+      WeightLoadOrder order = weight_load_order(*plan);
+      order.strict = true;
+      const bool all_can = std::all_of(parts.begin(), parts.end(), [&](const EnginePart& p) {
+        for (const bool resident : {false, true}) {
+          ConvShape s = shape(p, resident);
+          s.weight_order = order;
+          if (!try_plan_conv_tiles(s, ctx.sram_capacity, ctx.alignment, &ctx.tiling())) return false;
+        }
+        return true;
+      });
+      if (!all_can) continue;
+      order.strict = false;
+      ctx.weight_orders[n.name] = order;
+      return;
+    }
 }
 
 const LayerSplitter kConvSplitter{conv_split_extent, conv_channel_granule, conv_part_reads, conv_part_writes,

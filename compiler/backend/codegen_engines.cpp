@@ -48,53 +48,62 @@ void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& n
   const StepLayers sl = describe_step(step);
   const std::size_t n = step.nodes.size();
 
-  // While k engines run at once each gets a k-th of the DDR bandwidth: the tiler prices their
-  // parts with that (its DMA estimates then trade bytes against cycles as the shared bus will).
-  std::map<int, HardwareConfig> shared_ddr;
-  auto tiling_for = [&](int at_once) -> const HardwareConfig* {
-    if (at_once <= 1) return nullptr;
-    auto [it, fresh] = shared_ddr.try_emplace(at_once, config_);
-    if (fresh) it->second.ddr.bandwidth_gbps /= at_once;
-    return &it->second;
-  };
-  auto set_part = [&](const std::optional<EnginePart>& part, int at_once) {
-    ctx_.part = part;
-    ctx_.tiling_config = tiling_for(at_once);
-  };
-
   StepLayerView view;
   for (int i : step.nodes) view.nodes.push_back(&g_.nodes[static_cast<std::size_t>(i)]);
   view.families = sl.families;
   view.layers = &sl.layers;
   view.values = &sl.values;
+
+  // While k engines run at once each gets a k-th of the DDR bandwidth: the tiler prices their
+  // parts with that (its DMA estimates then trade bytes against cycles as the shared bus will).
+  // A row part's weights, which every part loads, are one multicast for all: its share is then
+  // the bandwidth its own bytes take of the layer's time (engine_split.h).
+  std::map<double, HardwareConfig> shared_ddr;
+  const bool multicast = config_.engines.shared_loads == SharedLoads::Multicast;
+  auto tiling_for = [&](double share) -> const HardwareConfig* {
+    if (share >= 1) return nullptr;
+    auto [it, fresh] = shared_ddr.try_emplace(share, config_);
+    if (fresh) it->second.ddr.bandwidth_gbps *= share;
+    return &it->second;
+  };
+  auto set_part = [&](std::size_t layer, const std::optional<EnginePart>& part, int at_once, bool pricing = false) {
+    ctx_.part = part;
+    double share = 1.0 / at_once;
+    if (part && part->dim == LoopDim::Rows && multicast && at_once > 1 && (!pricing || options_.multicast_row_prices))
+      share = row_part_bandwidth_share(ctx_, *view.nodes[layer], at_once);
+    ctx_.tiling_config = tiling_for(share);
+  };
+  auto no_part = [&] {
+    ctx_.part = std::nullopt;
+    ctx_.tiling_config = nullptr;
+  };
+
   const PartPrice price = [&](std::size_t i, const std::optional<EnginePart>& part, int at_once) -> std::optional<double> {
     const Node& node = *view.nodes[i];
     ctx_.precision = precision_of(node);
     ctx_.homes().clear();
-    set_part(part, at_once);
+    set_part(i, part, at_once, /*pricing=*/true);
     const NpuOpFamily& f = *sl.families[i];
     // The part's code timed (with the shared DDR bandwidth), not the tiler's own estimate: a
     // part's strided channel runs and its replicated weights cost what the DMA makes of them.
     const auto d = generated_demand(ctx_, f, node, ctx_.sram_capacity);
-    set_part(std::nullopt, 1);
+    no_part();
     if (!d) return std::nullopt;
     return d->cycles;
   };
   const StepShares shares =
       share_step(ctx_, view, choose_engine_splits(ctx_, view, engines, options_.engine_split, price), engines);
 
-  // Row parts of a layer plan their weight loads as its widest part does, so they multicast.
+  // Row parts of a layer plan their weight loads in one order, so they multicast.
   for (std::size_t i = 0; i < n; ++i) {
     const auto& parts = shares.splits[i].parts;
     const LayerSplitter* splitter = sl.families[i]->splitter;
     if (parts.size() < 2 || parts.front().dim != LoopDim::Rows || !splitter || !splitter->share_load_order) continue;
-    const auto widest = std::max_element(parts.begin(), parts.end(),
-                                         [](const EnginePart& a, const EnginePart& b) { return a.size() < b.size(); });
     ctx_.precision = precision_of(*view.nodes[i]);
     ctx_.homes().clear();
-    set_part(*widest, static_cast<int>(parts.size()));
-    splitter->share_load_order(ctx_, *view.nodes[i]);
-    set_part(std::nullopt, 1);
+    set_part(i, parts.front(), static_cast<int>(parts.size()));
+    splitter->share_load_order(ctx_, *view.nodes[i], parts);
+    no_part();
   }
 
   // Each engine's step: its parts scheduled, generated and interleaved.
@@ -113,7 +122,7 @@ void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& n
       }
     mine.values = shares.values[static_cast<std::size_t>(e)];
     ctx_.resident_first_row = shares.first_row[static_cast<std::size_t>(e)];
-    auto own_part = [&](std::size_t i) { set_part(shares.part(i, e), shares.splits[i].engines()); };
+    auto own_part = [&](std::size_t i) { set_part(i, shares.part(i, e), shares.splits[i].engines()); };
     const StepSchedule plan = schedule(step, mine, own_part, engines);
     ctx_.homes() = plan.homes;
     ctx_.previous_region = {};
@@ -130,7 +139,7 @@ void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& n
       }
       layer_code[i] = std::move(code.code);
     }
-    set_part(std::nullopt, 1);
+    no_part();
     InterleaveOptions io;
     io.enabled = options_.interleave_layers;
     io.check_order = options_.check_interleave;

@@ -248,6 +248,18 @@ std::vector<EngineSplit> choose_engine_splits(CodegenContext& ctx, const StepLay
   return splits;
 }
 
+double row_part_bandwidth_share(CodegenContext& ctx, const Node& node, int engines) {
+  double weights = 0, activations = 0;
+  for (const std::string& v : node.inputs) {
+    if (v.empty()) continue;
+    if (ctx.graph.is_constant(v)) weights += static_cast<double>(ctx.graph.tensor(v).elements()) * ctx.elem_bytes();
+    else activations += static_cast<double>(value_bytes(ctx, v));
+  }
+  for (const std::string& v : node.outputs) activations += static_cast<double>(value_bytes(ctx, v));
+  if (engines < 2 || weights + activations <= 0) return 1.0;
+  return (activations / engines + weights) / (activations + weights);
+}
+
 std::optional<EnginePart> StepShares::part(std::size_t layer, int engine) const {
   const EngineSplit& s = splits[layer];
   if (s.parts.empty() || engine >= static_cast<int>(s.parts.size())) return std::nullopt;

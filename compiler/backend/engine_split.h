@@ -61,6 +61,12 @@ struct StepShares {
   bool runs(std::size_t layer, int engine) const;
 };
 
+// The share of the DDR bandwidth a row part of `node` takes while `engines` parts run at once
+// and the engines' DMA multicasts what they all load: each part moves a k-th of the layer's
+// activations and all of its weights, which the bus carries once; its time on the shared bus is
+// the layer's, (A + W) / bandwidth, so it gets (A / k + W) / (A + W) of it.
+double row_part_bandwidth_share(CodegenContext& ctx, const Node& node, int engines);
+
 StepShares share_step(CodegenContext& ctx, const StepLayerView& step, std::vector<EngineSplit> splits, int engines);
 
 }  // namespace npu::compiler

@@ -40,10 +40,10 @@ struct LayerSplitter {
   // The box of node.inputs[input] (an activation) the part reads, and of its output it writes.
   ValueBox (*reads)(CodegenContext& ctx, const Node& node, const EnginePart& part, std::size_t input) = nullptr;
   ValueBox (*writes)(CodegenContext& ctx, const Node& node, const EnginePart& part) = nullptr;
-  // Makes every engine's row part of the layer load its constants as ctx.part (the widest part,
-  // priced at the engines' share of the bandwidth) would: the same blocks in the same order, so
-  // multicast loads meet (compiler/README.md, "Several engines"). Null: each part plans alone.
-  void (*share_load_order)(CodegenContext& ctx, const Node& node) = nullptr;
+  // Makes every engine's row part (`parts`; ctx.tiling_config as they are priced) load the
+  // layer's constants in one order: the same blocks in the same sequence, so multicast loads
+  // meet (compiler/README.md, "Several engines"). Null: each part plans alone.
+  void (*share_load_order)(CodegenContext& ctx, const Node& node, const std::vector<EnginePart>& parts) = nullptr;
 };
 
 struct NpuOpFamily {

@@ -41,8 +41,8 @@ using HostStepRunner = std::function<std::vector<FloatTensor>(const CpuStep& ste
 constexpr std::uint64_t kDefaultMaxTensorBytes = std::uint64_t{4} << 30;  // 4 GiB
 
 // How the layers of a multi-engine NPU (engines.count > 1) share the engines
-// (compiler/backend/engine_split.h): Auto, the fastest program of LayerPrice, Traffic and None
-// as the timing core finds; LayerPrice, each layer the way its own parts are timed fastest (or
+// (compiler/backend/engine_split.h): Auto, the fastest program of LayerPrice (row parts priced
+// with and without their multicast weights), Traffic and None as the timing core finds; LayerPrice, each layer the way its own parts are timed fastest (or
 // whole); Traffic, each layer the way that adds the fewest DDR bytes; Rows (Channels), every
 // layer that can be split by output rows (output channels) split so; None, engine 0 runs all.
 enum class EngineSplitMode : std::uint8_t { Auto, Rows, Channels, None, LayerPrice, Traffic };
@@ -74,6 +74,10 @@ struct CompileOptions {
   // model must never make the compiler allocate what no NPU's DDR could hold.
   std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;
   EngineSplitMode engine_split = EngineSplitMode::Auto;
+  // With multicast loads (engines.shared_loads), price a row part's weights as read once for all
+  // engines (engine_split.h row_part_bandwidth_share); false: at its engine's share of the
+  // bandwidth like its other bytes. Auto tries both with LayerPrice.
+  bool multicast_row_prices = true;
   // Runs what the FP32 evaluator cannot during calibration (HostStepRunner above); empty: such a
   // node, and what needs its values, fall back to the CPU with a line naming it.
   HostStepRunner host_runner;
