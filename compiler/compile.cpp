@@ -43,34 +43,40 @@ CompiledModel compile(const std::string& onnx_path, const HardwareConfig& config
   // splits cost together (syncs, values that leave the chip to reach another engine), and the
   // DDR-traffic rule is blind to compute. The timing core judges the whole programs of both
   // and of engine 0 running everything; the fastest is kept (compiler/README.md, "Several engines").
-  auto generate = [&](EngineSplitMode mode, bool multicast_row_prices) {
+  struct Candidate {
+    EngineSplitMode mode;
+    bool multicast_row_prices;
+    int traffic_min_rows_per_engine;
+    const char* name;
+  };
+  auto generate = [&](const Candidate& c) {
     CompileOptions with_mode = options;
-    with_mode.engine_split = mode;
-    with_mode.multicast_row_prices = multicast_row_prices;
+    with_mode.engine_split = c.mode;
+    with_mode.multicast_row_prices = c.multicast_row_prices;
+    with_mode.traffic_min_rows_per_engine = c.traffic_min_rows_per_engine;
     CompiledModel model = lowered->model;
     generate_code(lowered->graph, config, with_mode, model, &lowered->int8_params);
     time_npu_steps(config, model);
     return model;
   };
   if (config.engines.count < 2 || options.engine_split != EngineSplitMode::Auto)
-    return generate(options.engine_split, options.multicast_row_prices);
-  struct Candidate {
-    EngineSplitMode mode;
-    bool multicast_row_prices;
-    const char* name;
-  };
-  std::vector<Candidate> candidates = {{EngineSplitMode::LayerPrice, true, "by layer prices"},
-                                       {EngineSplitMode::Traffic, true, "by DDR traffic"},
-                                       {EngineSplitMode::None, true, "engine 0 alone"}};
+    return generate({options.engine_split, options.multicast_row_prices, options.traffic_min_rows_per_engine, ""});
+  std::vector<Candidate> candidates = {{EngineSplitMode::LayerPrice, true, 2, "by layer prices"},
+                                       {EngineSplitMode::Traffic, true, 2, "by DDR traffic"},
+                                       {EngineSplitMode::None, true, 2, "engine 0 alone"}};
   // Multicast makes a row part's weights cheap, when the engines' loads of them meet: priced so,
-  // ResNet-50 on 4 engines of default.yaml is 4 % faster, priced without, ResNet-18 9 %.
-  if (config.engines.shared_loads == SharedLoads::Multicast)
-    candidates.insert(candidates.begin() + 1, {EngineSplitMode::LayerPrice, false, "by layer prices without multicast"});
+  // ResNet-50 on 4 engines of default.yaml is 4 % faster, priced without, ResNet-18 9 %; and
+  // rows of one per engine can pay (MobileNetV2 on 4 engines 9 % faster, ResNet-50 on Lunar
+  // Lake's 6 slower).
+  if (config.engines.shared_loads == SharedLoads::Multicast) {
+    candidates.insert(candidates.begin() + 1, {EngineSplitMode::LayerPrice, false, 2, "by layer prices without multicast"});
+    candidates.insert(candidates.begin() + 3, {EngineSplitMode::Traffic, true, 1, "by DDR traffic down to a row per engine"});
+  }
   std::optional<CompiledModel> best;
   std::size_t chosen = 0;
   std::vector<std::uint64_t> cycles;
-  for (const auto& [mode, multicast_prices, name] : candidates) {
-    CompiledModel candidate = generate(mode, multicast_prices);
+  for (const Candidate& c : candidates) {
+    CompiledModel candidate = generate(c);
     cycles.push_back(npu_cycles(candidate));
     if (!best || cycles.back() < npu_cycles(*best)) best = std::move(candidate), chosen = cycles.size() - 1;
   }

@@ -92,7 +92,7 @@ void ProgramGenerator::generate_engine_streams(const StepNodes& step, NpuStep& n
     return d->cycles;
   };
   const StepShares shares =
-      share_step(ctx_, view, choose_engine_splits(ctx_, view, engines, options_.engine_split, price), engines);
+      share_step(ctx_, view, choose_engine_splits(ctx_, view, engines, options_.engine_split, price, options_.traffic_min_rows_per_engine), engines);
 
   // Row parts of a layer plan their weight loads in one order, so they multicast.
   for (std::size_t i = 0; i < n; ++i) {

@@ -154,13 +154,15 @@ void overlap_row_parts(CodegenContext& ctx, const StepLayerView& step, std::vect
 // The split of a conv/gemm layer that adds the fewest DDR bytes to what one engine moves:
 // by rows every engine loads all the weights; by output channels every engine reads all the
 // input (a depthwise part only its own channels) and the output leaves the chip, stored and
-// read back, since the next layer's parts read all its channels (sram_tiling.h). Rows need at
-// least two per part, or the next 3x3 layer's halo cannot overlap them (overlap_row_parts).
-LoopDim traffic_dim(CodegenContext& ctx, const Node& n, const LayerSplitter& splitter, int engines) {
+// read back, since the next layer's parts read all its channels (sram_tiling.h). Rows need
+// `min_rows_per_engine` per part: with two, the next 3x3 layer's halo can overlap them
+// (overlap_row_parts); one-row parts send the value through DDR instead.
+LoopDim traffic_dim(CodegenContext& ctx, const Node& n, const LayerSplitter& splitter, int engines,
+                    int min_rows_per_engine) {
   const std::int64_t rows = splitter.extent(ctx, n, LoopDim::Rows);
   const std::int64_t channels = splitter.extent(ctx, n, LoopDim::OutChannels);
   if (channels < 2) return LoopDim::Rows;
-  if (rows < 2 * engines) return LoopDim::OutChannels;
+  if (rows < min_rows_per_engine * engines) return LoopDim::OutChannels;
   std::uint64_t weights = 0, input = 0;
   for (const std::string& v : n.inputs) {
     if (v.empty()) continue;
@@ -179,7 +181,8 @@ LoopDim traffic_dim(CodegenContext& ctx, const Node& n, const LayerSplitter& spl
 }  // namespace
 
 std::vector<EngineSplit> choose_engine_splits(CodegenContext& ctx, const StepLayerView& step, int engines,
-                                              EngineSplitMode mode, const PartPrice& price) {
+                                              EngineSplitMode mode, const PartPrice& price,
+                                              int traffic_min_rows_per_engine) {
   std::vector<EngineSplit> splits(step.nodes.size());
   if (engines < 2 || mode == EngineSplitMode::None) return splits;
   for (std::size_t i = 0; i < step.nodes.size(); ++i) {
@@ -234,7 +237,7 @@ std::vector<EngineSplit> choose_engine_splits(CodegenContext& ctx, const StepLay
     const std::string whole = alone ? "whole " + cycles_text(whole_cycles) : std::string("whole: no plan");
     split.why = "est cycles " + whole + estimates;
     if (mode == EngineSplitMode::Traffic) {
-      const LoopDim fewest = traffic_dim(ctx, n, *splitter, engines);
+      const LoopDim fewest = traffic_dim(ctx, n, *splitter, engines, traffic_min_rows_per_engine);
       for (const Option& o : options)
         if (o.parts.front().dim == fewest) best = &o;
       split.parts = best->parts;

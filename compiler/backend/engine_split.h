@@ -44,7 +44,8 @@ struct StepLayerView {
 
 // Every layer's split (EngineSplit::parts empty: engine 0 runs it whole).
 std::vector<EngineSplit> choose_engine_splits(CodegenContext& ctx, const StepLayerView& step, int engines,
-                                              EngineSplitMode mode, const PartPrice& price);
+                                              EngineSplitMode mode, const PartPrice& price,
+                                              int traffic_min_rows_per_engine = 2);
 
 // What the splits mean for the step's values and order.
 struct StepShares {

@@ -78,6 +78,9 @@ struct CompileOptions {
   // engines (engine_split.h row_part_bandwidth_share); false: at its engine's share of the
   // bandwidth like its other bytes. Auto tries both with LayerPrice.
   bool multicast_row_prices = true;
+  // The Traffic rule splits a layer by rows only with at least this many per engine; with
+  // multicast loads Auto also tries 1 (MobileNetV2's 7x7 tail as 1+2+2+2 rows on 4 engines).
+  int traffic_min_rows_per_engine = 2;
   // Runs what the FP32 evaluator cannot during calibration (HostStepRunner above); empty: such a
   // node, and what needs its values, fall back to the CPU with a line naming it.
   HostStepRunner host_runner;
