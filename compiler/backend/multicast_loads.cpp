@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "costmodel/footprint.h"
 #include "isa/instruction_set.h"
 
 namespace npu::compiler {
@@ -62,8 +63,15 @@ Segments segments_of(const InterleavedCode& s, std::uint64_t min_bytes) {
 // Keys are unique within an engine's stream (occurrence numbers).
 constexpr std::size_t kLongestCommonCells = std::size_t{1} << 22;
 
-// A common subsequence of a and b: the longest where the table is small, else a's order kept
-// where b agrees (each key of a found in b after the last one kept).
+constexpr int kMaxMovesPerSegment = 16;
+
+std::uint64_t key_bytes(const LoadKey& k) {
+  return static_cast<std::uint64_t>(std::get<2>(k) * std::get<3>(k) * std::get<4>(k));
+}
+
+// A common subsequence of a and b: the one of most bytes where the table is small (two shared
+// loads crossed between engines keep the bigger, a weight block rather than its parameters),
+// else a's order kept where b agrees (each key of a found in b after the last one kept).
 std::vector<LoadKey> common_order(const std::vector<LoadKey>& a, const std::vector<LoadKey>& b) {
   const std::size_t n = a.size(), m = b.size();
   if ((n + 1) * (m + 1) > kLongestCommonCells) {
@@ -79,10 +87,10 @@ std::vector<LoadKey> common_order(const std::vector<LoadKey>& a, const std::vect
     }
     return out;
   }
-  std::vector<std::vector<std::uint32_t>> len(n + 1, std::vector<std::uint32_t>(m + 1, 0));
+  std::vector<std::vector<std::uint64_t>> len(n + 1, std::vector<std::uint64_t>(m + 1, 0));
   for (std::size_t i = n; i-- > 0;)
     for (std::size_t j = m; j-- > 0;)
-      len[i][j] = a[i] == b[j] ? len[i + 1][j + 1] + 1 : std::max(len[i + 1][j], len[i][j + 1]);
+      len[i][j] = std::max({a[i] == b[j] ? len[i + 1][j + 1] + key_bytes(a[i]) : 0, len[i + 1][j], len[i][j + 1]});
   std::vector<LoadKey> out;
   for (std::size_t i = 0, j = 0; i < n && j < m;) {
     if (a[i] == b[j]) {
@@ -95,6 +103,56 @@ std::vector<LoadKey> common_order(const std::vector<LoadKey>& a, const std::vect
     }
   }
   return out;
+}
+
+std::uint64_t common_bytes(const std::vector<LoadKey>& a, const std::vector<LoadKey>& b) {
+  std::uint64_t bytes = 0;
+  for (const LoadKey& k : common_order(a, b)) bytes += key_bytes(k);
+  return bytes;
+}
+
+// Moves, on one engine, each shared load the reference engine issues after another one (its
+// predecessor there) but this engine issues first, down to just after that predecessor, where no
+// instruction in between touches its bytes. Interleaving can pull a layer's first weight block
+// ahead of the previous layer's loads on one engine only (its part of the layer is smaller, its
+// regions differ), and the k-th mloads must meet in order: without the move one side of the
+// crossing loads once per engine. Returns whether it moved one (`mine` updated).
+bool follow_reference(InterleavedCode& s, Segments& mine, std::size_t segment, const std::vector<LoadKey>& reference) {
+  const auto& keys = mine.keys[segment];
+  std::map<LoadKey, std::size_t> at;
+  for (std::size_t j = 0; j < keys.size(); ++j) at.emplace(keys[j], j);
+  const LoadKey* previous = nullptr;
+  for (const LoadKey& k : reference) {
+    const auto here = at.find(k);
+    if (here == at.end()) continue;
+    if (previous && at.at(*previous) > here->second) {
+      const std::size_t from = mine.at[segment][here->second], to = mine.at[segment][at.at(*previous)];
+      const cost::Footprint moved = cost::footprint(s.code[from]);
+      bool free = true;
+      for (std::size_t i = from + 1; i <= to && free; ++i)
+        free = !cost::first_conflict(moved, cost::footprint(s.code[i])).has_value();
+      if (free) {
+        const auto f = static_cast<std::ptrdiff_t>(from), t = static_cast<std::ptrdiff_t>(to);
+        std::rotate(s.code.begin() + f, s.code.begin() + f + 1, s.code.begin() + t + 1);
+        std::rotate(s.owner.begin() + f, s.owner.begin() + f + 1, s.owner.begin() + t + 1);
+        // The instructions in between moved up one; only this segment's loads lie there.
+        std::vector<std::pair<std::size_t, LoadKey>> loads;
+        for (std::size_t j = 0; j < keys.size(); ++j) {
+          std::size_t p = mine.at[segment][j];
+          p = p == from ? to : p > from && p <= to ? p - 1 : p;
+          loads.emplace_back(p, keys[j]);
+        }
+        std::sort(loads.begin(), loads.end());
+        for (std::size_t j = 0; j < loads.size(); ++j) {
+          mine.at[segment][j] = loads[j].first;
+          mine.keys[segment][j] = loads[j].second;
+        }
+        return true;
+      }
+    }
+    previous = &here->first;
+  }
+  return false;
 }
 
 isa::Instruction as_mload(const isa::Instruction& load) {
@@ -120,6 +178,19 @@ std::vector<MulticastCount> multicast_shared_loads(std::vector<InterleavedCode>&
   for (const auto& s : segs)
     if (s.keys.size() != segments) return counts;  // every engine meets at the same syncs
   for (std::size_t g = 0; g < segments; ++g) {
+    // The reference order: the engine sharing the most bytes with the others.
+    std::size_t reference = 0;
+    std::uint64_t most = 0;
+    for (std::size_t e = 0; e < segs.size() && segs.size() > 2; ++e) {
+      std::uint64_t shared = 0;
+      for (std::size_t o = 0; o < segs.size(); ++o)
+        if (o != e) shared += common_bytes(segs[e].keys[g], segs[o].keys[g]);
+      if (shared > most) most = shared, reference = e;
+    }
+    const std::vector<LoadKey> order = segs[reference].keys[g];
+    for (std::size_t e = 0; e < segs.size(); ++e)
+      for (int moves = 0; e != reference && moves < kMaxMovesPerSegment && follow_reference(streams[e], segs[e], g, order);)
+        ++moves;
     std::vector<LoadKey> kept = segs.front().keys[g];
     for (std::size_t e = 1; e < segs.size() && !kept.empty(); ++e) kept = common_order(kept, segs[e].keys[g]);
     if (kept.empty()) continue;

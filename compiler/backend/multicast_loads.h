@@ -5,9 +5,12 @@
 // A load is matched with one on each other engine when it belongs to the same layer, reads the
 // same DDR side (address, run length, counts, strides; three dimensions at most) and is the same
 // occurrence of that side there. The matched loads must meet in the same order on every engine
-// (the k-th mload of each engine meets the k-th of the others): between two syncs, the loads
-// kept are a common subsequence of the engines' orders (longest, pairwise), since interleaving
-// may have moved a layer's loads differently on each engine.
+// (the k-th mload of each engine meets the k-th of the others). Interleaving may have moved a
+// layer's loads differently on each engine, so between two syncs each engine's shared loads are
+// first moved down into the order of the engine that shares the most bytes with the others
+// (a load issued before one it follows there moves to just after it, unless an instruction in
+// between touches its bytes), and the loads kept are then a common subsequence of the engines'
+// orders (pairwise, of the most bytes).
 #pragma once
 #include <cstddef>
 #include <cstdint>
