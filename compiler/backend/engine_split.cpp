@@ -56,6 +56,15 @@ std::uint64_t value_bytes(CodegenContext& ctx, const std::string& v) {
   return static_cast<std::uint64_t>(t.h * t.w * t.c * t.elem);
 }
 
+// Bytes of a layer's constant inputs (weights, bias) at the precision it runs in.
+std::uint64_t constant_bytes(CodegenContext& ctx, const Node& n) {
+  std::uint64_t bytes = 0;
+  for (const std::string& v : n.inputs)
+    if (!v.empty() && ctx.graph.is_constant(v))
+      bytes += static_cast<std::uint64_t>(ctx.graph.tensor(v).elements()) * static_cast<std::uint64_t>(ctx.elem_bytes());
+  return bytes;
+}
+
 // Row parts that overlap by their readers' halo. A 3x3 conv's part reads a row or two beyond
 // the rows its engine wrote of its input, which would send the whole input through DDR (and
 // a sync) so other engines' rows reach it. Computing those rows on every engine that needs
@@ -163,12 +172,10 @@ LoopDim traffic_dim(CodegenContext& ctx, const Node& n, const LayerSplitter& spl
   const std::int64_t channels = splitter.extent(ctx, n, LoopDim::OutChannels);
   if (channels < 2) return LoopDim::Rows;
   if (rows < min_rows_per_engine * engines) return LoopDim::OutChannels;
-  std::uint64_t weights = 0, input = 0;
-  for (const std::string& v : n.inputs) {
-    if (v.empty()) continue;
-    if (ctx.graph.is_constant(v)) weights += static_cast<std::uint64_t>(ctx.graph.tensor(v).elements()) * ctx.elem_bytes();
-    else if (input == 0) input = value_bytes(ctx, v);  // the conv's input; a residual reads as the output does
-  }
+  const std::uint64_t weights = constant_bytes(ctx, n);
+  std::uint64_t input = 0;  // the conv's input; a residual reads as the output does
+  for (const std::string& v : n.inputs)
+    if (!v.empty() && !ctx.graph.is_constant(v) && input == 0) input = value_bytes(ctx, v);
   const std::uint64_t k = static_cast<std::uint64_t>(engines) - 1;
   const bool own_channels = splitter.reads(ctx, n, EnginePart{LoopDim::OutChannels, 0, 1}, 0).channel_end < ctx.tensor(n.inputs[0]).c;
   // With multicast loads every engine's copy of the same bytes is one DDR read.
@@ -252,12 +259,10 @@ std::vector<EngineSplit> choose_engine_splits(CodegenContext& ctx, const StepLay
 }
 
 double row_part_bandwidth_share(CodegenContext& ctx, const Node& node, int engines) {
-  double weights = 0, activations = 0;
-  for (const std::string& v : node.inputs) {
-    if (v.empty()) continue;
-    if (ctx.graph.is_constant(v)) weights += static_cast<double>(ctx.graph.tensor(v).elements()) * ctx.elem_bytes();
-    else activations += static_cast<double>(value_bytes(ctx, v));
-  }
+  const auto weights = static_cast<double>(constant_bytes(ctx, node));
+  double activations = 0;
+  for (const std::string& v : node.inputs)
+    if (!v.empty() && !ctx.graph.is_constant(v)) activations += static_cast<double>(value_bytes(ctx, v));
   for (const std::string& v : node.outputs) activations += static_cast<double>(value_bytes(ctx, v));
   if (engines < 2 || weights + activations <= 0) return 1.0;
   return (activations / engines + weights) / (activations + weights);

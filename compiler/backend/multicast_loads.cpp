@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "costmodel/footprint.h"
@@ -121,12 +122,12 @@ bool follow_reference(InterleavedCode& s, Segments& mine, std::size_t segment, c
   const auto& keys = mine.keys[segment];
   std::map<LoadKey, std::size_t> at;
   for (std::size_t j = 0; j < keys.size(); ++j) at.emplace(keys[j], j);
-  const LoadKey* previous = nullptr;
+  std::optional<std::size_t> previous;  // where this engine has the last reference load it shares
   for (const LoadKey& k : reference) {
     const auto here = at.find(k);
     if (here == at.end()) continue;
-    if (previous && at.at(*previous) > here->second) {
-      const std::size_t from = mine.at[segment][here->second], to = mine.at[segment][at.at(*previous)];
+    if (previous && *previous > here->second) {
+      const std::size_t from = mine.at[segment][here->second], to = mine.at[segment][*previous];
       const cost::Footprint moved = cost::footprint(s.code[from]);
       bool free = true;
       for (std::size_t i = from + 1; i <= to && free; ++i)
@@ -150,7 +151,7 @@ bool follow_reference(InterleavedCode& s, Segments& mine, std::size_t segment, c
         return true;
       }
     }
-    previous = &here->first;
+    previous = here->second;
   }
   return false;
 }
