@@ -5,7 +5,7 @@
 # It builds only the `sanitized_suite` target (tests/CMakeLists.txt): the compiler, sim, isa,
 # hwconfig and techmodel tests and the fuzz targets, not the CLI or the Python bridge.
 # Not here (each runs in the Release stage): the test binaries marked RELEASE_ONLY in their
-# CMakeLists.txt (determinism, runtime, report, backends, examples, estimate); nor long fuzzing
+# CMakeLists.txt (determinism, runtime, report, backends, examples, estimate, engine_sim); nor long fuzzing
 # runs (scripts/fuzz.sh TARGET 600, by hand; tests/fuzz/README.md). The other test binaries and
 # the fuzz regression corpus run only here when scripts/test.sh drives both stages.
 set -euo pipefail
