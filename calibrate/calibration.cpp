@@ -444,7 +444,6 @@ Calibration calibrate(const std::vector<HardwareConfig>& bases, std::vector<Mode
 namespace {
 
 std::string ms(double us) { return fmt::format("{:.4g}", us / 1000.0); }
-std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
 
 std::string measured_text(const Vector& v) {
   std::string s;
@@ -455,7 +454,7 @@ std::string measured_text(const Vector& v) {
 // Error against each measurement, "+3.1%" or "+3.1% / -0.4%".
 std::string errors_text(double sim, const Vector& measured) {
   std::string s;
-  for (double m : measured) s += (s.empty() ? "" : " / ") + percent(sim / m - 1);
+  for (double m : measured) s += (s.empty() ? "" : " / ") + signed_percent(sim / m - 1);
   return s;
 }
 
@@ -483,7 +482,7 @@ std::string format_calibration(const Calibration& c) {
   for (const auto& k : c.keys)
     out += fmt::format("{:<28} {:>14} {:>14} {:>12} {:>9}  {:<10} [{}, {}]{}\n", k.key.path(), number(k.base),
                        number(k.fitted), k.uncertainty ? number(*k.uncertainty) : "-",
-                       k.base != 0 ? percent(k.fitted / k.base - 1) : "-", k.key.unit(), number(k.key.min()),
+                       k.base != 0 ? signed_percent(k.fitted / k.base - 1) : "-", k.key.unit(), number(k.key.min()),
                        number(k.key.max()), k.at_bound ? "  <- at the edge of its plausible range" : "");
 
   out += fmt::format("\n{:<{}} {:>18} {:>12} {:>12}  {}\n", "model", w, "measured ms", "base sim ms", "fitted ms",
@@ -531,7 +530,7 @@ std::string format_calibration(const Calibration& c) {
                        "fitted us", "fitted vs measured");
     for (const auto& l : c.layers)
       out += fmt::format("{:<{}} {:<32} {:>12.1f} {:>12.1f} {:>12.1f}  {}\n", l.model, w, l.layer, l.measured_us, l.base_us,
-                         l.fitted_us, percent(l.fitted_us / l.measured_us - 1));
+                         l.fitted_us, signed_percent(l.fitted_us / l.measured_us - 1));
   }
   return out;
 }

@@ -203,4 +203,6 @@ void read_measurements(const std::string& path, const std::string& device, std::
   else read_csv(path, cases, config);
 }
 
+std::string signed_percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
+
 }  // namespace npu::calibrate

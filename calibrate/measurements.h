@@ -39,4 +39,7 @@ struct ModelCase {
 void read_measurements(const std::string& path, const std::string& device, std::vector<ModelCase>& cases,
                        std::size_t config = 0);
 
+// A relative error as reports print it: `fraction` 0.052 -> "+5.2%".
+std::string signed_percent(double fraction);
+
 }  // namespace npu::calibrate

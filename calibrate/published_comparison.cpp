@@ -43,8 +43,6 @@ bool fitted_to(const HardwareConfig& config, const std::string& file) {
   });
 }
 
-std::string percent(double x) { return fmt::format("{:+.1f}%", 100 * x); }
-
 }  // namespace
 
 PublishedComparison compare_published(const std::vector<std::string>& files, const HardwareConfig& config) {
@@ -78,7 +76,7 @@ std::string format_published_comparison(const PublishedComparison& c) {
     const auto errors = m.errors();
     for (std::size_t k = 0; k < m.published_ms.size(); ++k)
       s += fmt::format("{:<28} {:>12.4g} {:>12.4g} {:>8}  {:<9} {}\n", k ? "" : m.label, m.published_ms[k],
-                       m.simulated_ms, percent(errors[k]), m.fitted ? "fitted" : "held out", m.origins[k]);
+                       m.simulated_ms, signed_percent(errors[k]), m.fitted ? "fitted" : "held out", m.origins[k]);
   }
   const auto summary = [&](bool fitted) {
     const double e = c.mean_abs_error(fitted);

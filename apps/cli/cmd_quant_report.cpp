@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/cli/cli_files.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
 #include "apps/cli/input_options_cli.h"
@@ -64,22 +65,6 @@ std::string format_report(const compiler::SensitivityReport& r, const std::strin
   return s + "\n";
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// scripts/plot_quant_report.py: $NPUSIM_SCRIPTS, else the source tree above the binary.
-fs::path find_plot_script() {
-  if (const char* dir = std::getenv("NPUSIM_SCRIPTS")) return fs::path(dir) / "plot_quant_report.py";
-  std::error_code ec;
-  for (fs::path p = fs::read_symlink("/proc/self/exe", ec).parent_path(); !ec && !p.empty() && p != p.root_path();
-       p = p.parent_path())
-    if (fs::exists(p / "scripts" / "plot_quant_report.py")) return p / "scripts" / "plot_quant_report.py";
-  return fs::path("scripts") / "plot_quant_report.py";
-}
-
 int run_quant_report(const std::vector<std::string>& args) {
   po::options_description opts("quant-report options");
   opts.add_options()
@@ -122,7 +107,7 @@ int run_quant_report(const std::vector<std::string>& args) {
   }
   if (vm->count("output")) {
     const std::string png = (*vm)["output"].as<std::string>();
-    const std::string command = fmt::format("python3 {} {} -o {}", shell_quote(find_plot_script().string()),
+    const std::string command = fmt::format("python3 {} {} -o {}", shell_quote(find_script("plot_quant_report.py").string()),
                                             shell_quote(json_path), shell_quote(png));
     if (std::system(command.c_str()) != 0)
       throw std::runtime_error(fmt::format("plotting failed: {} (needs python3 with matplotlib; the JSON is in {})",

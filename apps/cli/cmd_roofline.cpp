@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "apps/cli/cli_files.h"
 #include "apps/cli/command.h"
 #include "apps/cli/input_options_cli.h"
 #include "apps/cli/options.h"
@@ -16,23 +17,6 @@ namespace npu::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// scripts/plot_roofline.py: $NPUSIM_SCRIPTS, else the source tree above the binary
-// (build*/bin/npusim), else ./scripts.
-fs::path find_plot_script() {
-  if (const char* dir = std::getenv("NPUSIM_SCRIPTS")) return fs::path(dir) / "plot_roofline.py";
-  std::error_code ec;
-  for (fs::path p = fs::read_symlink("/proc/self/exe", ec).parent_path(); !ec && !p.empty() && p != p.root_path();
-       p = p.parent_path())
-    if (fs::exists(p / "scripts" / "plot_roofline.py")) return p / "scripts" / "plot_roofline.py";
-  return fs::path("scripts") / "plot_roofline.py";
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 int run_roofline(const std::vector<std::string>& args) {
   po::options_description opts("roofline options");
@@ -68,7 +52,7 @@ int run_roofline(const std::vector<std::string>& args) {
   }
   if (vm->count("output")) {
     const std::string png = (*vm)["output"].as<std::string>();
-    const fs::path script = find_plot_script();
+    const fs::path script = find_script("plot_roofline.py");
     const std::string command =
         fmt::format("python3 {} {} -o {}", shell_quote(script.string()), shell_quote(json_path), shell_quote(png));
     if (std::system(command.c_str()) != 0)

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "apps/cli/cli_files.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
 #include "apps/cli/input_options_cli.h"
@@ -21,11 +22,6 @@
 
 namespace npu::cli {
 namespace {
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!(out << text)) throw std::runtime_error(path + ": cannot write file");
-}
 
 // --input NAME=FILE, or --input FILE.pb when the TensorProto carries the name.
 struct GivenInputs {

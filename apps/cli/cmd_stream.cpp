@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "apps/cli/cli_files.h"
 #include "apps/cli/command.h"
 #include "apps/cli/options.h"
 #include "hwconfig/hardware_config.h"
@@ -10,11 +11,6 @@
 
 namespace npu::cli {
 namespace {
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!(out << text)) throw std::runtime_error(path + ": cannot write file");
-}
 
 // --pre-ms X or --pre MODEL.onnx (not both): a fixed time or an ONNX model timed on the host.
 runtime::HostStage host_stage(const po::variables_map& vm, const std::string& name, const HardwareConfig& config) {

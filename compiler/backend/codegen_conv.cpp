@@ -25,8 +25,6 @@ using namespace isa_limits;
 constexpr std::int64_t kDtypeFp16 = static_cast<std::int64_t>(isa::DType::Fp16);
 constexpr std::int64_t kDtypeFp32 = static_cast<std::int64_t>(isa::DType::Fp32);
 
-std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
 std::int64_t mac_dtype_of(bool int8) {
   return static_cast<std::int64_t>(int8 ? isa::MacDType::Int8 : isa::MacDType::Fp16);
 }

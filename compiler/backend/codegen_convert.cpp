@@ -17,8 +17,6 @@
 namespace npu::compiler {
 namespace {
 
-std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
 // Operands start at scratchpad alignment: two parameters take two slots of this many bytes.
 constexpr std::uint64_t kParamSlot = 64;
 

@@ -20,8 +20,6 @@ namespace {
 
 using namespace isa_limits;
 
-std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
 constexpr std::int64_t kGemmDimMax = isa::field_max(isa::Opcode::Gemm, isa::Field::m);
 constexpr int kMaxSlots = 4;
 

@@ -18,8 +18,6 @@ namespace {
 
 using namespace isa_limits;
 
-std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
 // Pooling bands: about a sixteenth of the output rows (map_pool).
 constexpr std::int64_t kPoolBands = 16;
 

@@ -19,8 +19,6 @@ namespace {
 
 using namespace isa_limits;
 
-std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
 constexpr std::int64_t kSoftmaxDimMax = isa::field_max(isa::Opcode::Softmax, isa::Field::rows);
 constexpr std::int64_t kReduceDimMax = isa::field_max(isa::Opcode::Reduce, isa::Field::outer);
 constexpr std::int64_t kCountMax = isa::field_max(isa::Opcode::Quantize, isa::Field::count);

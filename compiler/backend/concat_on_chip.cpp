@@ -7,8 +7,6 @@
 namespace npu::compiler {
 namespace {
 
-std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
 // Channels innermost and every byte used: pixel p's channels at [p * c, (p + 1) * c).
 bool dense_nhwc(const DdrTensor& t) {
   return t.shape.size() == 4 && t.strides.size() == 4 && t.shape[0] == 1 && t.strides[1] == 1 &&

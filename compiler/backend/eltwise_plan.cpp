@@ -15,8 +15,6 @@ namespace {
 
 using Kind = EltwiseStep::Kind;
 
-std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
-
 float scalar_value(const Tensor& t) { return t.floats.empty() ? static_cast<float>(t.ints.at(0)) : t.floats.at(0); }
 
 float clip_bound(const Graph& g, const Node& n, std::size_t input, const char* attr, float fallback) {

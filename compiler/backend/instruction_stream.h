@@ -19,6 +19,9 @@ using isa::Instruction;
 using isa::Opcode;
 using isa::Unit;
 
+// An address for an instruction's signed 64-bit field setter (isa::Instruction::set).
+inline std::int64_t addr(std::uint64_t a) { return static_cast<std::int64_t>(a); }
+
 // A strided box of bytes: planes x reps x runs x run_bytes; load/store split it as
 // cost::split_dma_box says (the estimate costs the same pieces).
 using cost::DmaBox;

@@ -13,6 +13,7 @@
 #include "compiler/frontend/onnx_io.h"
 #include "compiler/quant/quantize.h"
 #include "test_graphs.h"
+#include "tests/compiler/test_helpers.h"
 
 using namespace npu;
 using namespace npu::compiler;
@@ -34,8 +35,6 @@ std::string model_with_an_op_without_kernels() {
   write_onnx(g, path);
   return path;
 }
-
-HardwareConfig default_config() { return load_hardware_config(std::string(NPUSIM_SOURCE_DIR) + "/configs/default.yaml"); }
 
 // What ONNX Runtime would compute for LpNormalization(p=2) over the channels of an NCHW tensor.
 std::vector<FloatTensor> l2_normalise_channels(const CpuStep& step, const std::vector<HostStepInput>& inputs) {

@@ -3,6 +3,7 @@
 
 #include "compiler/pipeline.h"
 #include "container/compiled_model.h"
+#include "tests/compiler/test_helpers.h"
 
 using namespace npu;
 using namespace npu::compiler;
@@ -10,8 +11,6 @@ using namespace npu::compiler;
 namespace {
 
 const std::string kTinyModel = std::string(NPUSIM_SOURCE_DIR) + "/models/tiny_convnet.onnx";
-
-HardwareConfig default_config() { return load_hardware_config(std::string(NPUSIM_SOURCE_DIR) + "/configs/default.yaml"); }
 
 }  // namespace
 

@@ -10,17 +10,12 @@
 #include "compiler/frontend/passes.h"
 #include "compiler/passes/passes.h"
 #include "tests/compiler/test_graphs.h"
+#include "tests/compiler/test_helpers.h"
 
 using namespace npu::compiler;
 using testing::GraphBuilder;
 
 namespace {
-
-int count_op(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const auto& node : g.nodes) n += node.op_type == op;
-  return n;
-}
 
 const Node& node_named(const Graph& g, const std::string& name) {
   for (const auto& n : g.nodes)

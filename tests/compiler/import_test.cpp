@@ -12,6 +12,7 @@
 #include "compiler/passes/passes.h"
 #include "compiler/reference/float_evaluator.h"
 #include "tests/compiler/test_graphs.h"
+#include "tests/compiler/test_helpers.h"
 
 using namespace npu::compiler;
 
@@ -24,12 +25,6 @@ const std::string kTinyModel = std::string(NPUSIM_SOURCE_DIR) + "/models/tiny_co
 std::vector<std::uint8_t> read_bytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-int count_op(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const auto& node : g.nodes) n += node.op_type == op;
-  return n;
 }
 
 }  // namespace

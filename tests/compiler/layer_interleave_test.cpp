@@ -6,6 +6,7 @@
 #include "compiler/backend/instruction_stream.h"
 #include "compiler/backend/layer_interleave.h"
 #include "costmodel/program_estimate.h"
+#include "tests/compiler/test_helpers.h"
 
 using namespace npu;
 using namespace npu::compiler;
@@ -13,8 +14,6 @@ using isa::Field;
 using isa::Opcode;
 
 namespace {
-
-HardwareConfig default_config() { return load_hardware_config(std::string(NPUSIM_SOURCE_DIR) + "/configs/default.yaml"); }
 
 // An int8 1x1 conv of `pixels` x 64 -> 64 channels at `in`, weights at `w`, int32 accumulators
 // at `acc`, drained to `out`: 4 folds of (94 + pixels) cycles on 32x32 WS.

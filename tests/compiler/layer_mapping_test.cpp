@@ -5,13 +5,12 @@
 
 #include "compiler/backend/sram_tiling.h"
 #include "compiler/pipeline.h"
+#include "tests/compiler/test_helpers.h"
 
 using namespace npu;
 using namespace npu::compiler;
 
 namespace {
-
-HardwareConfig default_config() { return load_hardware_config(std::string(NPUSIM_SOURCE_DIR) + "/configs/default.yaml"); }
 
 void check_buffers_inside(const LayerMapping& map) {
   for (const auto& b : map.buffers)

@@ -5,6 +5,7 @@
 #include "compiler/passes/passes.h"
 #include "compiler/pipeline.h"
 #include "tests/compiler/test_graphs.h"
+#include "tests/compiler/test_helpers.h"
 
 using namespace npu::compiler;
 using testing::GraphBuilder;
@@ -28,12 +29,6 @@ Graph conv_bn_relu(bool with_extras) {
     outs = {b.out("scale")};
   }
   return b.finish(outs);
-}
-
-int count_op(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const auto& node : g.nodes) n += node.op_type == op;
-  return n;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "compiler/backend/layer_interleave.h"
 #include "compiler/backend/window_timing_cache.h"
 #include "costmodel/program_estimate.h"
+#include "tests/compiler/test_helpers.h"
 
 using namespace npu;
 using namespace npu::compiler;
@@ -19,8 +20,6 @@ using isa::Field;
 using isa::Opcode;
 
 namespace {
-
-HardwareConfig default_config() { return load_hardware_config(std::string(NPUSIM_SOURCE_DIR) + "/configs/default.yaml"); }
 
 constexpr std::uint64_t kTile = 16 << 10;
 

@@ -6,17 +6,9 @@
 #include "tests/isa/test_helpers.h"
 
 using namespace npu::isa;
+using npu::isa::test::error_of;
 
 namespace {
-
-std::string error_of(const std::string& text) {
-  try {
-    assemble(text, "t.npuasm");
-  } catch (const IsaError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 Program rich_program() {
   std::mt19937_64 rng(7);

@@ -3,19 +3,12 @@
 
 #include "isa/assembler.h"
 #include "isa/field_limits.h"
+#include "tests/isa/test_helpers.h"
 
 using namespace npu::isa;
+using npu::isa::test::error_of;
 
 namespace {
-
-std::string error_of(const std::string& text) {
-  try {
-    assemble(text, "t.npuasm");
-  } catch (const IsaError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // Usable in constant expressions (the compiler's tilers size arrays and asserts with them).
 static_assert(field_max(Opcode::Conv, Field::in_h) == 4095);

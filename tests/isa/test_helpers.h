@@ -2,9 +2,20 @@
 #include <cstring>
 #include <random>
 
+#include "isa/assembler.h"
 #include "isa/instruction.h"
 
 namespace npu::isa::test {
+
+// What assembling `text` reports, or "(no error)".
+inline std::string error_of(const std::string& text) {
+  try {
+    assemble(text, "t.npuasm");
+  } catch (const IsaError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 // A random instruction of `op`: every field uniformly in range, with a bias to the extremes
 // (max, min, -1, 0) so the widest and negative values are exercised.

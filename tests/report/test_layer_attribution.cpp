@@ -10,7 +10,7 @@ using namespace npu::report;
 
 namespace {
 
-const char* kProgram = R"(
+const char* kTwoLoadsProgram = R"(
   load channel=0 ddr_addr=0x1000 sram_addr=0 len0=64 count1=2 ddr_stride1=64 sram_stride1=64
   gemm mac_dtype=0 a_addr=0 b_addr=0x100 c_addr=0x200 m=4 n=4 k=4
   bias dtype=1 dst_addr=0x200 src_addr=0x200 param_addr=0x400 count=16 channels=4
@@ -19,25 +19,25 @@ const char* kProgram = R"(
   halt
 )";
 
-sim::InstructionTiming at(std::uint64_t start, std::uint64_t end) { return {start, end, 0}; }
+sim::InstructionTiming timing_at(std::uint64_t start, std::uint64_t end) { return {start, end, 0}; }
 
 }  // namespace
 
 TEST_CASE("transfer_bytes counts every run of a 4-D transfer", "[layers]") {
-  const auto program = isa::assemble(kProgram, "attribution");
+  const auto program = isa::assemble(kTwoLoadsProgram, "attribution");
   CHECK(cost::transfer_bytes(program.code[0]) == 128);
   CHECK(cost::transfer_bytes(program.code[1]) == 0);
   CHECK(cost::transfer_bytes(program.code[3]) == 32);
 }
 
 TEST_CASE("layer cycles, compute cycles and DDR bytes come from its instructions", "[layers]") {
-  const auto program = isa::assemble(kProgram, "attribution");
+  const auto program = isa::assemble(kTwoLoadsProgram, "attribution");
   std::vector<container::LayerRecord> records(3);
   records[0] = {"conv1", "Gemm+Bias", "npu", 64, 0, 4, 150, {"conv1"}, {}};
   records[1] = {"pool", "Load", "npu", 0, 4, 6, 16, {"pool"}, {}};
   records[2] = {"topk", "TopK", "cpu", 0, 0, 0, 0, {"topk"}, {}};
-  const std::vector<sim::InstructionTiming> timings = {at(0, 100), at(100, 300), at(300, 350), at(350, 400),
-                                                       at(400, 420), at(420, 421)};
+  const std::vector<sim::InstructionTiming> timings = {timing_at(0, 100),   timing_at(100, 300), timing_at(300, 350),
+                                                       timing_at(350, 400), timing_at(400, 420), timing_at(420, 421)};
   const auto layers = report::attribute_layers(records, program, timings);
   REQUIRE(layers.size() == 3);
   CHECK(layers[0].cycles == 400);          // first start 0 .. last end 400
@@ -57,7 +57,7 @@ TEST_CASE("layer cycles, compute cycles and DDR bytes come from its instructions
 }
 
 TEST_CASE("instructions that did not run count no time", "[layers]") {
-  const auto program = isa::assemble(kProgram, "attribution");
+  const auto program = isa::assemble(kTwoLoadsProgram, "attribution");
   std::vector<container::LayerRecord> records(1);
   records[0] = {"all", "Gemm", "npu", 64, 0, 6, 0, {}, {}};
   const auto layers = report::attribute_layers(records, program, {});
@@ -66,14 +66,14 @@ TEST_CASE("instructions that did not run count no time", "[layers]") {
 }
 
 TEST_CASE("an interleaved layer owns its runs of the span, not its neighbour's instructions in between", "[layers]") {
-  const auto program = isa::assemble(kProgram, "attribution");
+  const auto program = isa::assemble(kTwoLoadsProgram, "attribution");
   // "pool"'s load (instruction 4) moved ahead of "conv1"'s store (3), as layer_interleave does.
   std::vector<container::LayerRecord> records(2);
   records[0] = {"conv1", "Gemm+Bias", "npu", 64, 0, 5, 150, {"conv1"}, {{0, 3}, {4, 5}}};
   records[1] = {"pool", "Load", "npu", 0, 3, 4, 16, {"pool"}, {}};
   CHECK(container::owned_instructions(records[0], program.code.size()) == std::vector<std::uint32_t>{0, 1, 2, 4});
-  const std::vector<sim::InstructionTiming> timings = {at(0, 100), at(100, 300), at(300, 350), at(350, 400),
-                                                       at(400, 420), at(420, 421)};
+  const std::vector<sim::InstructionTiming> timings = {timing_at(0, 100),   timing_at(100, 300), timing_at(300, 350),
+                                                       timing_at(350, 400), timing_at(400, 420), timing_at(420, 421)};
   const auto layers = report::attribute_layers(records, program, timings);
   CHECK(layers[0].ddr_bytes == 128 + 16);  // its loads, not pool's store in between
   CHECK(layers[0].dma_cycles == 100 + 20);

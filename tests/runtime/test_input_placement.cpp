@@ -14,7 +14,7 @@ using namespace npu::runtime;
 namespace {
 
 // x (256 int8) -> clip to [0, 127] -> out; x is read by two loads of 128 bytes.
-const char* kProgram = R"(
+const char* kClipProgram = R"(
 .tensor name=x   role=input  dtype=int8 shape=1x256 layout=NC addr=0x1000 scale=0.5 zero_point=0
 .tensor name=out role=output dtype=int8 shape=1x256 layout=NC addr=0x2000 scale=0.5 zero_point=0
   load channel=0 ddr_addr=0x1000 sram_addr=0 len0=128
@@ -26,7 +26,7 @@ const char* kProgram = R"(
 
 container::CompiledModel clip_model() {
   container::CompiledModel m;
-  m.program = isa::assemble(kProgram, "clip.npuasm");
+  m.program = isa::assemble(kClipProgram, "clip.npuasm");
   container::Step step;
   step.npu = {0, 5, {"x"}, {"out"}};
   m.steps = {step};
@@ -45,7 +45,7 @@ HardwareConfig config_with_alignment(int min_alignment_bytes) {
   return c;
 }
 
-HostTensor ramp() {
+HostTensor ramp256() {
   HostTensor x = make_host_tensor(ElementType::Float32, {1, 256});
   for (int i = 0; i < 256; ++i) x.data<float>()[i] = 0.5f * static_cast<float>(i % 64) - 16.0f;
   return x;
@@ -89,9 +89,9 @@ TEST_CASE("session: a misaligned input gives the same outputs and costs the boun
   at64.input_misalignment_bytes = 64;  // a multiple of the alignment: no bounce
   Session still_aligned(clip_model(), config, at64);
 
-  const auto a = aligned.run({{"x", ramp()}});
-  const auto m = misaligned.run({{"x", ramp()}});
-  const auto s = still_aligned.run({{"x", ramp()}});
+  const auto a = aligned.run({{"x", ramp256()}});
+  const auto m = misaligned.run({{"x", ramp256()}});
+  const auto s = still_aligned.run({{"x", ramp256()}});
   REQUIRE(m.outputs.size() == 1);
   CHECK(m.outputs[0].second.bytes == a.outputs[0].second.bytes);
   CHECK(s.outputs[0].second.bytes == a.outputs[0].second.bytes);
@@ -107,5 +107,5 @@ TEST_CASE("session: a misaligned input gives the same outputs and costs the boun
 
   // With an alignment the misaligned buffer meets, nothing bounces.
   Session relaxed(clip_model(), config_with_alignment(16), at16);
-  CHECK(relaxed.run({{"x", ramp()}}).record.npu.dma_channels[0].bounce_copies == 0);
+  CHECK(relaxed.run({{"x", ramp256()}}).record.npu.dma_channels[0].bounce_copies == 0);
 }

@@ -9,7 +9,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-constexpr std::uint64_t kSrc = 0x10000, kOut = 0x20000;
+constexpr std::uint64_t kCopySrc = 0x10000, kCopyOut = 0x20000;
 
 // 3 rows of 8 bytes -> rows 16 bytes apart, 4 bytes into each (a channel slice of wider pixels).
 Instruction copy_rows(std::uint8_t pop = 0, std::uint8_t push = 0) {
@@ -27,14 +27,14 @@ Instruction copy_rows(std::uint8_t pop = 0, std::uint8_t push = 0) {
 }  // namespace
 
 TEST_CASE("copy moves strided rows inside the scratchpad in latency + rows * ceil(row_bytes / lanes)", "[copy]") {
-  const Program p = program({load(kSrc, 0, 24, 0, 0, kVector), copy_rows(kLoad, kStore), store(kOut, 0x400, 48, 0, kVector), halt()});
+  const Program p = program({load(kCopySrc, 0, 24, 0, 0, kVector), copy_rows(kLoad, kStore), store(kCopyOut, 0x400, 48, 0, kVector), halt()});
   npu::sim::DdrImage ddr;
   std::vector<std::uint8_t> src(24);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint8_t>(i + 1);
-  ddr.write(kSrc, src.data(), src.size());
+  ddr.write(kCopySrc, src.data(), src.size());
   const auto functional = run(p, config(), ddr, false);
   std::vector<std::uint8_t> out(48);
-  ddr.read(kOut, out.data(), out.size());
+  ddr.read(kCopyOut, out.data(), out.size());
   for (std::size_t r = 0; r < 3; ++r)
     for (std::size_t b = 0; b < 16; ++b) {
       INFO("row " << r << " byte " << b);
