@@ -9,14 +9,29 @@
 
 namespace npu::compiler {
 
+std::pair<std::string, double> parse_input_value(const std::string& spec, const std::string& origin) {
+  const auto eq = spec.find('=');
+  const std::string where = origin + ": --input-value '" + spec + "'";
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) throw CompileError(where + ": not of the form NAME=VALUE");
+  const std::string name = spec.substr(0, eq), text = spec.substr(eq + 1);
+  double v = 0;
+  if (text == "true" || text == "True") {
+    v = 1;
+  } else if (text != "false" && text != "False") {
+    errno = 0;
+    char* end = nullptr;
+    v = std::strtod(text.c_str(), &end);
+    if (!end || *end != '\0' || errno != 0 || !std::isfinite(v)) throw CompileError(where + ": '" + text + "' is not a number");
+  }
+  return {name, v};
+}
+
 std::string fix_input_values(Graph& g, const std::vector<std::string>& specs) {
   std::string fixed;
   for (const auto& spec : specs) {
-    const auto eq = spec.find('=');
     const std::string where = g.source + ": --input-value '" + spec + "'";
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw CompileError(where + ": not of the form NAME=VALUE");
-    const std::string name = spec.substr(0, eq), text = spec.substr(eq + 1);
+    const auto [name, v] = parse_input_value(spec, g.source);
+    const std::string text = spec.substr(spec.find('=') + 1);
     const auto input = std::find(g.inputs.begin(), g.inputs.end(), name);
     if (input == g.inputs.end()) {
       std::string names;
@@ -29,15 +44,6 @@ std::string fix_input_values(Graph& g, const std::vector<std::string>& specs) {
     if (elements != 1)
       throw CompileError(where + ": input '" + name + "' has shape " + shape_string(t.shape) +
                          "; only a one-element input can be fixed to a value");
-    double v = 0;
-    if (text == "true" || text == "True") {
-      v = 1;
-    } else if (text != "false" && text != "False") {
-      errno = 0;
-      char* end = nullptr;
-      v = std::strtod(text.c_str(), &end);
-      if (!end || *end != '\0' || errno != 0 || !std::isfinite(v)) throw CompileError(where + ": '" + text + "' is not a number");
-    }
     t.floats.clear();
     t.ints.clear();
     if (t.elem_type == kFloat || t.elem_type == kFloat16 || t.elem_type == kDouble) {

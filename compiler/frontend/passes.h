@@ -3,6 +3,7 @@
 // detail for its PassSummary; the pipeline (pipeline.h) counts nodes and dumps the graph.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/core/graph.h"
@@ -16,6 +17,10 @@ std::string fold_constants(Graph& graph);
 // --input-value NAME=VALUE: each named one-element graph input becomes a constant of that value
 // and stops being an input; returns "name = value, ...". CompileError naming the spec otherwise.
 std::string fix_input_values(Graph& graph, const std::vector<std::string>& specs);
+
+// One --input-value spec "NAME=VALUE" as (name, value); true/false are 1/0. CompileError
+// prefixed with `origin` when it is not of that form or VALUE is not a finite number.
+std::pair<std::string, double> parse_input_value(const std::string& spec, const std::string& origin);
 
 // Replaces each If node whose condition is constant by the nodes of the branch it takes
 // (if_folding.cpp); returns how many. A condition of more than one element is a CompileError.
@@ -72,5 +77,9 @@ std::string spectral_transforms_as_products(Graph& graph);
 
 // ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div[/Mul/Add] -> LayerNormalization (opset 17).
 std::string fuse_layernorm_pattern(Graph& graph);
+
+// Variance written as mean(x^2) - mean(x)^2 becomes mean((x - mean(x))^2), which fp16 keeps
+// (stable_variance.cpp); returns how many.
+std::string stabilise_variance(Graph& graph);
 
 }  // namespace npu::compiler

@@ -1,0 +1,154 @@
+// Variance as TensorFlow and JAX exports often write it, mean(x^2) - mean(x)^2 (magika's
+// LayerNorm: ReduceSum(x*x) * 1/N - (ReduceSum(x) * 1/N)^2, then Maximum(., 0)), subtracts two
+// nearly equal numbers: in fp16 both round to a few bits of their own size, and the variance,
+// far smaller than either, is lost (magika's output: cosine 0.015 against ONNX Runtime). The
+// pass computes it as mean((x - mean(x))^2) instead, as LayerNormalization does; the same value
+// in exact arithmetic, and every fp16 intermediate keeps the variance's own scale.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include "compiler/frontend/passes.h"
+#include "compiler/frontend/pattern_match.h"
+
+namespace npu::compiler {
+namespace {
+
+using namespace patterns;
+
+// A mean over some axes: ReduceMean(x), or ReduceSum(x) times 1/N (N the reduced elements).
+struct Mean {
+  int reduce = -1, scale = -1;  // node indices (scale -1 for ReduceMean)
+  std::string input;
+  std::vector<std::int64_t> axes;  // sorted, non-negative
+  std::int64_t keepdims = 1;
+};
+
+std::optional<std::vector<std::int64_t>> reduce_axes(const Graph& g, const Node& r, std::size_t rank) {
+  std::vector<std::int64_t> axes;
+  if (r.inputs.size() > 1 && !r.inputs[1].empty()) {
+    if (!g.is_constant(r.inputs[1])) return std::nullopt;
+    axes = g.tensor(r.inputs[1]).ints;
+  } else {
+    axes = r.get_ints("axes");
+  }
+  if (axes.empty()) return std::nullopt;  // all axes or none (noop_with_empty_axes): not matched
+  for (auto& a : axes) {
+    if (a < 0) a += static_cast<std::int64_t>(rank);
+    if (a < 0 || a >= static_cast<std::int64_t>(rank)) return std::nullopt;
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+std::optional<Mean> mean_of(const Graph& g, const std::string& value) {
+  Mean m;
+  int r = producer_of(g, value, "ReduceMean");
+  if (r < 0) {
+    const int mul = producer_of(g, value, "Mul");
+    if (mul < 0) return std::nullopt;
+    std::string c;
+    const std::string summed = variable_operand(g, g.nodes[static_cast<std::size_t>(mul)], &c);
+    float v = 0;
+    if (summed.empty() || !uniform_constant(g, c, v)) return std::nullopt;
+    r = producer_of(g, summed, "ReduceSum");
+    if (r < 0) return std::nullopt;
+    m.scale = mul;
+  }
+  const Node& reduce = g.nodes[static_cast<std::size_t>(r)];
+  if (reduce.inputs.empty() || !g.has_tensor(reduce.inputs[0])) return std::nullopt;
+  const Tensor& x = g.tensor(reduce.inputs[0]);
+  if (!x.shape_known || !is_float_type(x.elem_type)) return std::nullopt;
+  auto axes = reduce_axes(g, reduce, x.shape.size());
+  if (!axes) return std::nullopt;
+  if (m.scale >= 0) {  // the scale must be 1/N
+    std::string c;
+    variable_operand(g, g.nodes[static_cast<std::size_t>(m.scale)], &c);
+    float v = 0;
+    uniform_constant(g, c, v);
+    double n = 1;
+    for (auto a : *axes) n *= static_cast<double>(x.shape[static_cast<std::size_t>(a)]);
+    if (std::fabs(v * n - 1.0) > 1e-5) return std::nullopt;
+  }
+  m.reduce = r;
+  m.input = reduce.inputs[0];
+  m.axes = *axes;
+  m.keepdims = reduce.get_int("keepdims", 1);
+  return m;
+}
+
+}  // namespace
+
+std::string stabilise_variance(Graph& g) {
+  int rewritten = 0;
+  std::set<int> removed;
+  const std::size_t count = g.nodes.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const Node sub = g.nodes[i];
+    if (sub.op_type != "Sub" || !sub.domain.empty() || sub.inputs.size() != 2) continue;
+    // sub = mean(x * x) - mean(x) * mean(x)
+    const int square_of_mean = producer_of(g, sub.inputs[1], "Mul");
+    if (square_of_mean < 0) continue;
+    const Node& sm = g.nodes[static_cast<std::size_t>(square_of_mean)];
+    if (sm.inputs.size() != 2 || sm.inputs[0] != sm.inputs[1]) continue;
+    const auto mean = mean_of(g, sm.inputs[0]);
+    const auto mean_of_squares = mean_of(g, sub.inputs[0]);
+    if (!mean || !mean_of_squares || mean->axes != mean_of_squares->axes || mean->keepdims != mean_of_squares->keepdims)
+      continue;
+    const int square = producer_of(g, mean_of_squares->input, "Mul");
+    if (square < 0) continue;
+    const Node& sq = g.nodes[static_cast<std::size_t>(square)];
+    if (sq.inputs.size() != 2 || sq.inputs[0] != mean->input || sq.inputs[1] != mean->input) continue;
+
+    // variance = mean((x - mean_kept(x))^2), mean_kept with the reduced axes kept for broadcasting.
+    const Tensor& x = g.tensor(mean->input);
+    const int type = x.elem_type;
+    std::vector<std::int64_t> kept = x.shape;
+    for (auto a : mean->axes) kept[static_cast<std::size_t>(a)] = 1;
+    const Node& reduce = g.nodes[static_cast<std::size_t>(mean->reduce)];
+    Node keep = reduce;  // the same reduction of x, its axes kept
+    keep.name = g.unique_name(reduce.name + "_kept");
+    keep.set_int("keepdims", 1);
+    keep.outputs = {g.add_value(reduce.name + "_kept", type, kept)};
+    std::vector<Node> added{keep};
+    std::string centre = keep.outputs[0];
+    if (mean->scale >= 0) {
+      const Node& scale = g.nodes[static_cast<std::size_t>(mean->scale)];
+      std::string c;
+      variable_operand(g, scale, &c);
+      added.push_back(g.derived_node("Mul", scale, "_kept", {centre, c}, {g.add_value(scale.name + "_kept", type, kept)}));
+      centre = added.back().outputs[0];
+    }
+    const std::string d = g.add_value(sub.name + "_centred", type, x.shape);
+    added.push_back(g.derived_node("Sub", sub, "_centred", {mean->input, centre}, {d}));
+    const std::string d2 = g.add_value(sub.name + "_centred_squared", type, x.shape);
+    added.push_back(g.derived_node("Mul", sub, "_centred_squared", {d, d}, {d2}));
+    // The mean of d^2 as the model's mean of x^2 was taken (same reduction and scale), into sub's output.
+    Node r2 = g.nodes[static_cast<std::size_t>(mean_of_squares->reduce)];
+    r2.name = g.unique_name(r2.name + "_centred");
+    r2.inputs[0] = d2;
+    if (mean_of_squares->scale >= 0) {
+      const Node& scale = g.nodes[static_cast<std::size_t>(mean_of_squares->scale)];
+      std::string c;
+      variable_operand(g, scale, &c);
+      r2.outputs = {g.add_value(r2.name, type, g.tensor(g.nodes[static_cast<std::size_t>(mean_of_squares->reduce)].outputs[0]).shape)};
+      added.push_back(r2);
+      added.push_back(g.derived_node("Mul", scale, "_centred", {r2.outputs[0], c}, sub.outputs));
+    } else {
+      r2.outputs = sub.outputs;
+      added.push_back(r2);
+    }
+    // sub's output now comes from the last added node; what fed only sub goes with dead-node removal.
+    removed.insert(static_cast<int>(i));
+    for (auto& n : added) g.nodes.push_back(std::move(n));
+    ++rewritten;
+  }
+  if (rewritten) {
+    erase_nodes(g, removed);
+    g.sort_topologically();
+  }
+  return std::to_string(rewritten) + " variance(s) as mean((x - mean)^2)";
+}
+
+}  // namespace npu::compiler
