@@ -1,8 +1,12 @@
 #include "compiler/frontend/model_import.h"
+#include "compiler/frontend/onnx_io.h"
+#include "compiler/frontend/passes.h"
+#include "isa/fp16.h"
 #include "isa/whole_file.h"
 #include "backends/device_comparison.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -20,12 +24,51 @@ namespace {
 
 using NamedTensors = std::vector<std::pair<std::string, runtime::HostTensor>>;
 
+// A one-element tensor of `desc`'s type holding `value` (--input-value), as the real devices are
+// fed what the simulator's compiler folded.
+runtime::HostTensor value_tensor(const runtime::TensorDesc& desc, double value) {
+  using runtime::ElementType;
+  runtime::HostTensor t = runtime::make_host_tensor(desc.dtype, desc.shape);
+  if (t.element_count() != 1)
+    throw std::runtime_error(fmt::format("--input-value {}: the input has {} elements, not one", desc.name, t.element_count()));
+  switch (desc.dtype) {
+    case ElementType::Float32: *t.data<float>() = static_cast<float>(value); break;
+    case ElementType::Float16: *t.data<std::uint16_t>() = isa::float_to_half(static_cast<float>(value)); break;
+    case ElementType::Float64: *t.data<double>() = value; break;
+    case ElementType::Int8: *t.data<std::int8_t>() = static_cast<std::int8_t>(value); break;
+    case ElementType::UInt8: *t.data<std::uint8_t>() = static_cast<std::uint8_t>(value); break;
+    case ElementType::Int16: *t.data<std::int16_t>() = static_cast<std::int16_t>(value); break;
+    case ElementType::UInt16: *t.data<std::uint16_t>() = static_cast<std::uint16_t>(value); break;
+    case ElementType::Int32: *t.data<std::int32_t>() = static_cast<std::int32_t>(value); break;
+    case ElementType::UInt32: *t.data<std::uint32_t>() = static_cast<std::uint32_t>(value); break;
+    case ElementType::Int64: *t.data<std::int64_t>() = static_cast<std::int64_t>(value); break;
+    case ElementType::UInt64: *t.data<std::uint64_t>() = static_cast<std::uint64_t>(value); break;
+    case ElementType::Bool: *t.data<std::uint8_t>() = value != 0; break;
+  }
+  return t;
+}
+
 NamedTensors model_inputs(const std::string& model_path, const CompareOptions& options, std::vector<std::string>* notes) {
   const auto info = runtime::read_onnx_model_file_info(model_path);
   auto declared = info.inputs;
+  const auto find = [&](const std::string& name, const std::string& option) -> runtime::TensorDesc& {
+    for (auto& desc : declared)
+      if (desc.name == name) return desc;
+    throw std::runtime_error(fmt::format("{} {}: the model has no such input", option, name));
+  };
+  for (const auto& spec : options.input_shapes) {
+    auto [name, dims] = compiler::parse_input_shape(spec, model_path);
+    find(name, "--input-shape").shape = std::move(dims);
+  }
+  std::map<std::string, double> values;
+  for (const auto& spec : options.input_values) {
+    const auto [name, value] = compiler::parse_input_value(spec, model_path);
+    find(name, "--input-value");
+    values[name] = value;
+  }
   for (auto& desc : declared)
     for (auto& d : desc.shape)
-      if (d < 0) d = 1;  // dynamic dims: batch 1, the common case; give --input for others
+      if (d < 0) d = 1;  // dynamic dims left: batch 1, the common case; --input-shape for others
   // The engine's inputs for this seed, as every back end gets the same ones.
   auto generated = runtime::generate_inputs(declared, options.seed);
   NamedTensors inputs;
@@ -34,6 +77,11 @@ NamedTensors model_inputs(const std::string& model_path, const CompareOptions& o
     if (auto it = options.inputs.find(desc.name); it != options.inputs.end()) {
       inputs.emplace_back(desc.name, it->second);
       notes->push_back(fmt::format("input {}: given", desc.name));
+      continue;
+    }
+    if (auto it = values.find(desc.name); it != values.end()) {
+      inputs.emplace_back(desc.name, value_tensor(desc, it->second));
+      notes->push_back(fmt::format("input {}: {} (--input-value)", desc.name, it->second));
       continue;
     }
     if (auto it = info.initial_values.find(desc.name); it != info.initial_values.end()) {
@@ -106,6 +154,8 @@ Comparison compare_on_devices(const std::string& model_path, const HardwareConfi
     bo.strict = options.strict && !backend->simulated();
     bo.timing_only = options.sim_timing_only;
     bo.sim_precision = options.sim_precision;
+    bo.input_shapes = options.input_shapes;
+    bo.input_values = options.input_values;
     DeviceComparison d;
     d.device = backend->name();
     d.simulated = backend->simulated();

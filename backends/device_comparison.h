@@ -26,6 +26,10 @@ struct CompareOptions {
   int layer_runs = 0;                // > 0: profile each real device this many runs for per-node times
   std::uint64_t seed = runtime::kDefaultInputSeed;  // for inputs not given
   std::map<std::string, runtime::HostTensor> inputs;  // given inputs by name
+  // --input-shape NAME=1x3x224x224 (dynamic dims) and --input-value NAME=VALUE (a one-element
+  // input the compiler folds as a constant): the simulator compiles with them, every device is
+  // fed inputs of those shapes and that value.
+  std::vector<std::string> input_shapes, input_values;
 };
 
 struct DeviceComparison {

@@ -30,6 +30,9 @@ struct BackendOptions {
   bool strict = false;          // anything placed off the requested device is an error naming the nodes
   bool timing_only = false;     // simulator only: cycles without arithmetic (no outputs)
   std::string sim_precision = "int8";  // simulator only: what the compiler quantises to
+  // Simulator only: compiled in (compiler::CompileOptions); an input fixed to a value is then
+  // no input of the program, and run() ignores what it is fed for it.
+  std::vector<std::string> input_shapes, input_values;
 };
 
 // Where one node (or runtime layer) of the model ran, in the stack's own words.

@@ -2,10 +2,12 @@
 // SystemC model through the runtime's engine (runtime/engine.h), as `npusim run` does. Its latency is simulated (the report's end-to-end
 // latency: NPU steps plus the host model's CPU steps and transitions), not measured.
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "backends/backend_factories.h"
+#include "compiler/frontend/passes.h"
 #include "runtime/engine.h"
 
 namespace npu::backends {
@@ -30,6 +32,10 @@ class SimulatorBackend : public InferenceBackend {
     compiler::CompileOptions compile;
     compile.precision = container::parse_precision(options.sim_precision);
     compile.strict = options.strict;  // a CPU fallback step is an error naming the node
+    compile.input_shapes = options.input_shapes;
+    compile.input_values = options.input_values;
+    fixed_inputs_.clear();
+    for (const auto& spec : options.input_values) fixed_inputs_.insert(compiler::parse_input_value(spec, onnx_path).first);
     precision_ = options.sim_precision;
     timing_only_ = options.timing_only;
     engine_ = std::make_unique<runtime::Engine>(runtime::compile_model(onnx_path, config_, compile), config_);
@@ -38,7 +44,8 @@ class SimulatorBackend : public InferenceBackend {
   BackendRun run(const std::vector<std::pair<std::string, runtime::HostTensor>>& inputs) override {
     runtime::RunRequest request;
     request.timing_only = timing_only_;
-    request.inputs.insert(inputs.begin(), inputs.end());
+    for (const auto& [name, tensor] : inputs)
+      if (!fixed_inputs_.count(name)) request.inputs.emplace(name, tensor);
     auto result = engine_->run(request);
     BackendRun out;
     out.outputs = std::move(result.outputs);
@@ -66,6 +73,7 @@ class SimulatorBackend : public InferenceBackend {
   HardwareConfig config_;
   std::string precision_;
   bool timing_only_ = false;
+  std::set<std::string> fixed_inputs_;  // --input-value inputs: constants of the program
   std::unique_ptr<runtime::Engine> engine_;
 };
 

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "apps/cli/command.h"
+#include "apps/cli/input_options_cli.h"
 #include "apps/cli/options.h"
 #include "backends/device_comparison.h"
 #include "calibrate/layer_match.h"
@@ -39,6 +40,7 @@ int run_compare(const std::vector<std::string>& args) {
       ("layer-runs", po::value<int>()->default_value(5), "--per-layer: profiled runs per device")
       ("top-layers", po::value<std::size_t>()->default_value(0), "--per-layer: print only the N largest gaps (0: all)")
       ("quiet,q", po::bool_switch(), "print nothing but errors");
+  add_input_options(opts);
   po::positional_options_description pos;
   pos.add("model", 1);
   auto vm = parse_command_line(
@@ -70,6 +72,10 @@ int run_compare(const std::vector<std::string>& args) {
   options.seed = (*vm)["seed"].as<std::uint64_t>();
   options.sim_precision = (*vm)["precision"].as<std::string>();
   options.sim_timing_only = (*vm)["timing-only"].as<bool>();
+  compiler::CompileOptions fixed;
+  read_input_options(*vm, fixed);
+  options.input_shapes = fixed.input_shapes;
+  options.input_values = fixed.input_values;
   if (vm->count("input"))
     for (const auto& arg : (*vm)["input"].as<std::vector<std::string>>()) {
       const auto eq = arg.find('=');

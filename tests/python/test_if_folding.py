@@ -153,3 +153,25 @@ def test_an_if_known_only_at_run_time_says_how_to_fold_it(tmp_path):
     assert r.code == 0, r.err
     assert ("fallback If_1 (If): its condition 'cond' is known only at run time (fold it: --input-value for the "
             "input it comes from)") in r.out, r.out
+
+
+def test_compare_fixes_shapes_and_values_on_every_device(tmp_path):
+    """npusim compare --input-shape / --input-value: the simulator compiles with them (the If
+    folds, the dynamic dims are fixed) and ONNX Runtime is fed that shape and that value."""
+    import json
+    model = onnx.load(str(if_model(tmp_path / "rate.onnx", 8, sample_rate=True)))
+    for value in (model.graph.input[0], model.graph.output[0]):
+        dims = value.type.tensor_type.shape.dim
+        dims[2].dim_param, dims[3].dim_param = "h", "w"
+    onnx.save(model, str(tmp_path / "dynamic.onnx"))
+    args = ["compare", tmp_path / "dynamic.onnx", "-c", CONFIG, "-d", "ort:cpu", "--precision", "fp16", "--runs", "1",
+            "--warmup", "0", "--json", tmp_path / "c.json"]
+    r = run_npusim(*args, "--input-shape", "x=1x8x8x8", "--input-value", "sample_rate=16000")
+    assert r.code == 0, r.err
+    c = json.loads((tmp_path / "c.json").read_text())
+    assert "input sample_rate: 16000 (--input-value)" in c["inputs"]
+    sim = next(d for d in c["devices"] if d["device"] == "sim")
+    assert sim["fallback_nodes"] == 0 and not any(p["op_type"] == "If" for p in sim["placement"])
+    assert sim["outputs"][0]["cosine"] >= 0.9999
+    r = run_npusim(*args, "--input-shape", "y=1x8x8x8")
+    assert_one_line_error(r, "--input-shape y: the model has no such input")
