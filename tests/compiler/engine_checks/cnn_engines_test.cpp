@@ -8,7 +8,6 @@
 
 #include "compiler/compile.h"
 #include "container/compiled_model.h"
-#include "isa/fp16.h"
 #include "sim/simulator.h"
 #include "tests/compiler/sim_checks/sim_check_helpers.h"
 #include "tests/compiler/test_graphs.h"
@@ -100,21 +99,7 @@ TEST_CASE("fp16 on 4 engines: the output within fp16 rounding of one engine's", 
       if (engines > 1) CHECK(split_counts(m).split_layers > 0);
       HardwareConfig config = load_hardware_config(config_path("default.yaml"));
       config.engines.count = engines;
-      sim::DdrImage ddr;
-      ddr.place(m.program);
-      const isa::TensorEntry& in = entry(m.program, m.model_inputs[0]);
-      const FloatTensor x = testing::random_tensor({1, 3, 64, 64}, 5);
-      const auto bytes = nhwc_fp16(x);
-      REQUIRE(bytes.size() == in.size_bytes);
-      ddr.write(in.ddr_addr, bytes.data(), bytes.size());
-      simulate_steps(m, config, ddr);
-      const isa::TensorEntry& out = entry(m.program, m.model_outputs[0]);
-      std::vector<std::uint8_t> raw(out.size_bytes);
-      ddr.read(out.ddr_addr, raw.data(), raw.size());
-      std::vector<float> values(raw.size() / 2);
-      for (std::size_t i = 0; i < values.size(); ++i)
-        values[i] = isa::half_to_float(static_cast<std::uint16_t>(raw[2 * i] | (raw[2 * i + 1] << 8)));
-      outputs.push_back(std::move(values));
+      outputs.push_back(simulate_fp16(m, config, testing::random_tensor({1, 3, 64, 64}, 5)));
     }
     REQUIRE(outputs[0].size() == outputs[1].size());
     double worst = 0, scale = 0;

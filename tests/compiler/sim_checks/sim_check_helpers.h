@@ -52,25 +52,6 @@ inline std::vector<std::uint8_t> nhwc_fp16(const FloatTensor& x) {
   return bytes;
 }
 
-// Runs an FP16 program on `x` (written to its "input" as NHWC fp16) and returns its first
-// model output as floats, in the NPU's order (NHWC for 4-D outputs).
-inline std::vector<float> simulate_fp16(const CompiledModel& m, const HardwareConfig& config, const FloatTensor& x) {
-  sim::DdrImage ddr;
-  ddr.place(m.program);
-  const auto bytes = nhwc_fp16(x);
-  const isa::TensorEntry& in = entry(m.program, "input");
-  REQUIRE(bytes.size() == in.size_bytes);
-  ddr.write(in.ddr_addr, bytes.data(), bytes.size());
-  sim::simulate(m.program, config, ddr);
-  const isa::TensorEntry& out = entry(m.program, m.model_outputs[0]);
-  std::vector<std::uint8_t> raw(out.size_bytes);
-  ddr.read(out.ddr_addr, raw.data(), raw.size());
-  std::vector<float> values(raw.size() / 2);
-  for (std::size_t i = 0; i < values.size(); ++i)
-    values[i] = isa::half_to_float(static_cast<std::uint16_t>(raw[2 * i] | (raw[2 * i + 1] << 8)));
-  return values;
-}
-
 inline const isa::TensorEntry* find_entry(const isa::Program& p, const std::string& name) {
   for (const auto& t : p.tensors)
     if (t.name == name) return &t;
@@ -86,6 +67,25 @@ inline std::uint64_t simulate_steps(const CompiledModel& m, const HardwareConfig
     if (step.kind == container::Step::Kind::Npu)
       cycles += sim::simulate(container::step_program(m.program, step.npu), config, ddr, options).cycles;
   return cycles;
+}
+
+// Runs an FP16 program's NPU steps on `x` (written to its first model input as NHWC fp16) and
+// returns its first model output as floats, in the NPU's order (NHWC for 4-D outputs).
+inline std::vector<float> simulate_fp16(const CompiledModel& m, const HardwareConfig& config, const FloatTensor& x) {
+  sim::DdrImage ddr;
+  ddr.place(m.program);
+  const auto bytes = nhwc_fp16(x);
+  const isa::TensorEntry& in = entry(m.program, m.model_inputs[0]);
+  REQUIRE(bytes.size() == in.size_bytes);
+  ddr.write(in.ddr_addr, bytes.data(), bytes.size());
+  simulate_steps(m, config, ddr);
+  const isa::TensorEntry& out = entry(m.program, m.model_outputs[0]);
+  std::vector<std::uint8_t> raw(out.size_bytes);
+  ddr.read(out.ddr_addr, raw.data(), raw.size());
+  std::vector<float> values(raw.size() / 2);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = isa::half_to_float(static_cast<std::uint16_t>(raw[2 * i] | (raw[2 * i + 1] << 8)));
+  return values;
 }
 
 // How check_bit_exact compiles: the preset's scratchpad replaced (sram_kib not 0), several
