@@ -81,5 +81,7 @@ std::string fuse_layernorm_pattern(Graph& graph);
 // Variance written as mean(x^2) - mean(x)^2 becomes mean((x - mean(x))^2), which fp16 keeps
 // (stable_variance.cpp); returns how many.
 std::string stabilise_variance(Graph& graph);
+// Whether `graph` has a mean of squares (ReduceSum/ReduceMean of x*x) for that pass to look at.
+bool has_mean_of_squares(const Graph& graph);
 
 }  // namespace npu::compiler

@@ -80,6 +80,15 @@ std::optional<Mean> mean_of(const Graph& g, const std::string& value) {
 
 }  // namespace
 
+bool has_mean_of_squares(const Graph& g) {
+  return std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& r) {
+    if ((r.op_type != "ReduceSum" && r.op_type != "ReduceMean") || !r.domain.empty() || r.inputs.empty()) return false;
+    const int sq = producer_of(g, r.inputs[0], "Mul");
+    return sq >= 0 && g.nodes[static_cast<std::size_t>(sq)].inputs.size() == 2 &&
+           g.nodes[static_cast<std::size_t>(sq)].inputs[0] == g.nodes[static_cast<std::size_t>(sq)].inputs[1];
+  });
+}
+
 std::string stabilise_variance(Graph& g) {
   int rewritten = 0;
   std::set<int> removed;
