@@ -6,6 +6,7 @@
 // in fp32 and casts; INT8 accumulates (A - za)(B - zb) in int32 and requantizes per tensor.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "compiler/backend/codegen_context.h"
 #include "compiler/backend/instruction_stream.h"
@@ -22,6 +23,12 @@ using namespace isa_limits;
 
 constexpr std::int64_t kGemmDimMax = isa::field_max(isa::Opcode::Gemm, isa::Field::m);
 constexpr int kMaxSlots = 4;
+
+// Where a value kept on chip (step_schedule.h) holds the byte its DDR image has at `ddr_addr`:
+// the scratchpad copy is the DDR bytes of the value (its alias root) as they are.
+std::uint64_t on_chip_addr(CodegenContext& ctx, const std::string& value, std::uint64_t home, std::uint64_t ddr_addr) {
+  return home + (ddr_addr - ctx.tensor(ctx.alias_root(value)).addr);
+}
 
 // MatMul of two computed tensors: 2-D or more, a reduction the gemm's k field holds.
 std::string matmul_rejection(const Graph& g, const Node& n, bool int8) {
@@ -48,6 +55,25 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
   const std::int64_t b_stride = bt ? b.strides[rb - 1] : b.strides[rb - 2];  // between B's rows in SRAM order
   if (K > kGemmDimMax) throw CompileError(g.source + ": layer '" + n.name + "': reduction length " + std::to_string(K) + " exceeds the gemm's k field");
 
+  // Values kept on chip are read and written in place, where a tile is one run there: A's rows
+  // K elements apart, B's tile rows K (transposed) or N apart with the whole row in the tile,
+  // the output's tile rows whole (or one). One the generator cannot take in place is read from
+  // DDR when it is there too, else it is an error, which tells the scheduler to keep it in DDR.
+  const std::string where = g.source + ": layer '" + n.name + "' (MatMul): ";
+  auto home_of = [&](std::size_t input) -> std::optional<std::uint64_t> {
+    if (g.is_constant(n.inputs[input])) return std::nullopt;
+    return ctx.resident(n.inputs[input]);
+  };
+  std::optional<std::uint64_t> a_home = home_of(0), b_home = home_of(1), y_home = ctx.resident(n.outputs[0]);
+  auto keep_in_ddr = [&](std::optional<std::uint64_t>& home, const std::string& value, bool in_place) {
+    if (!home || in_place) return;
+    if (!ctx.in_ddr(value)) throw CompileError(where + "'" + value + "' kept on chip only is not laid out for the gemm");
+    home.reset();
+  };
+  if ((a_home || b_home || y_home) && ctx.part)
+    throw CompileError(where + "values on chip need one engine");
+  keep_in_ddr(a_home, n.inputs[0], a_row == K || M == 1);
+
   auto tile_bytes = [&](std::int64_t mc, std::int64_t nc) -> std::uint64_t {
     return ctx.align(static_cast<std::uint64_t>(mc * K * es)) + ctx.align(static_cast<std::uint64_t>(K * nc * es)) +
            ctx.align(static_cast<std::uint64_t>(mc * nc * 4)) + ctx.align(static_cast<std::uint64_t>(mc * nc * es));
@@ -62,6 +88,31 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
   if (need(mc, nc) > ctx.sram_bytes)
     throw CompileError(g.source + ": layer '" + n.name + "' (MatMul): one row and column with reduction " + std::to_string(K) +
                        " need " + std::to_string(need(1, 1)) + " bytes of SRAM; the scratchpad has " + std::to_string(ctx.sram_bytes));
+
+  // Every tile's operand or output in place must start on the scratchpad's alignment, as the
+  // instructions' addresses must.
+  const std::int64_t bb0 = ctx.part ? ctx.part->begin : 0, bb1 = ctx.part ? ctx.part->end : geo.batch;
+  auto aligned = [&](const std::string& value, std::uint64_t home, std::uint64_t base, auto offset) {
+    for (std::int64_t bi = bb0; bi < bb1; ++bi)
+      for (std::int64_t m0 = 0; m0 < M; m0 += mc)
+        for (std::int64_t n0 = 0; n0 < N; n0 += nc)
+          if (on_chip_addr(ctx, value, home, base + static_cast<std::uint64_t>(offset(bi, m0, n0) * es)) % ctx.alignment)
+            return false;
+    return true;
+  };
+  if (a_home)
+    keep_in_ddr(a_home, n.inputs[0], aligned(n.inputs[0], *a_home, a.addr, [&](std::int64_t bi, std::int64_t m0, std::int64_t) {
+                  return geo.a_batch_offset[static_cast<std::size_t>(bi)] + m0 * a_row;
+                }));
+  keep_in_ddr(b_home, n.inputs[1], bt ? b_stride == K : nc == N && b_stride == N);
+  if (b_home)
+    keep_in_ddr(b_home, n.inputs[1], aligned(n.inputs[1], *b_home, b.addr, [&](std::int64_t bi, std::int64_t, std::int64_t n0) {
+                  return geo.b_batch_offset[static_cast<std::size_t>(bi)] + n0 * (bt ? b_stride : 1);
+                }));
+  if (y_home && (!(nc == N || M == 1) || !aligned(n.outputs[0], *y_home, y.addr, [&](std::int64_t bi, std::int64_t m0, std::int64_t n0) {
+                   return bi * M * N + m0 * N + n0;
+                 })))
+    throw CompileError(where + "an output on chip needs whole aligned rows per tile");
 
   // Tiles rotate through `slots` slots of each buffer: two at least (double buffering); up to four when the
   // region holds them, so the loads of the next tiles (small ones, per head in attention, each
@@ -99,7 +150,16 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
     std::memcpy(blob.data() + 4, &q.requant.shift, 4);
     params_ddr = ctx.add_data(std::move(blob));
   }
-  LayerStream stream({Unit::Load, Unit::Compute, Unit::Vector, Unit::Store}, false);
+  // The stages the tiles use: no load when both operands are on chip (the int8 parameters then
+  // load ahead of the tiles), no store when the output stays on chip alone.
+  const bool loads = !(a_home && b_home), stores = !y_home || ctx.in_ddr(n.outputs[0]);
+  std::vector<Unit> chain;
+  if (loads) chain.push_back(Unit::Load);
+  chain.insert(chain.end(), {Unit::Compute, Unit::Vector});
+  if (stores) chain.push_back(Unit::Store);
+  std::vector<isa::Instruction> params_load;
+  if (ctx.int8()) emit_linear_load(params_load, params_ddr, params_at, 8, ctx.alignment);
+  LayerStream stream(chain, false);
   std::int64_t t = 0;
   for (std::int64_t bi = b0; bi < b1; ++bi) {
     const std::int64_t a_off = geo.a_batch_offset[static_cast<std::size_t>(bi)];
@@ -109,7 +169,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
       for (std::int64_t n0 = 0; n0 < N; n0 += nc, ++t) {
         const std::int64_t tm = std::min(mc, M - m0), tn = std::min(nc, N - n0);
         TileStages& st = stream.new_tile();
-        if (t == 0 && ctx.int8()) emit_linear_load(st.load, params_ddr, params_at, 8, ctx.alignment);
+        if (t == 0 && loads) st.load.insert(st.load.end(), params_load.begin(), params_load.end());
         DmaBox la;  // tm rows of K contiguous elements
         la.ddr_addr = a.addr + static_cast<std::uint64_t>((a_off + m0 * a_row) * es);
         la.sram_addr = a_at.at(t);
@@ -117,7 +177,13 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
         la.runs = static_cast<std::uint64_t>(tm);
         la.ddr_stride = static_cast<std::uint64_t>(a_row * es);
         la.sram_stride = la.run_bytes;
-        emit_dma(st.load, Opcode::Load, la, ctx.alignment);
+        std::uint64_t a_src = a_at.at(t), b_src = b_at.at(t);
+        if (a_home) {
+          a_src = on_chip_addr(ctx, n.inputs[0], *a_home, la.ddr_addr);
+        } else {
+          emit_dma(st.load, Opcode::Load, la, ctx.alignment);
+          out.planned_ddr_bytes += la.run_bytes * la.runs;
+        }
         DmaBox lb;  // bt: tn rows of K; else K rows of tn
         lb.ddr_addr = b.addr + static_cast<std::uint64_t>((b_off + n0 * (bt ? b_stride : 1)) * es);
         lb.sram_addr = b_at.at(t);
@@ -125,45 +191,53 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
         lb.runs = static_cast<std::uint64_t>(bt ? tn : K);
         lb.ddr_stride = static_cast<std::uint64_t>(b_stride * es);
         lb.sram_stride = lb.run_bytes;
-        emit_dma(st.load, Opcode::Load, lb, ctx.alignment);
-        out.planned_ddr_bytes += la.run_bytes * la.runs + lb.run_bytes * lb.runs;
+        if (b_home) {
+          b_src = on_chip_addr(ctx, n.inputs[1], *b_home, lb.ddr_addr);
+        } else {
+          emit_dma(st.load, Opcode::Load, lb, ctx.alignment);
+          out.planned_ddr_bytes += lb.run_bytes * lb.runs;
+        }
         st.compute.push_back(make(Opcode::Gemm, {{Field::mac_dtype, static_cast<std::int64_t>(ctx.int8() ? isa::MacDType::Int8 : isa::MacDType::Fp16)},
-                                                 {Field::a_addr, addr(a_at.at(t))}, {Field::b_addr, addr(b_at.at(t))},
+                                                 {Field::a_addr, addr(a_src)}, {Field::b_addr, addr(b_src)},
                                                  {Field::c_addr, addr(acc_at.at(t))}, {Field::m, tm}, {Field::n, tn}, {Field::k, K},
                                                  {Field::b_transposed, bt ? 1 : 0}, {Field::a_zero_point, q.a.zero_point},
                                                  {Field::b_zero_point, q.b.zero_point}}));
+        const std::uint64_t y_ddr = y.addr + static_cast<std::uint64_t>((y_off + m0 * N + n0) * es);
+        const std::uint64_t y_dst = y_home ? on_chip_addr(ctx, n.outputs[0], *y_home, y_ddr) : o_at.at(t);
         if (ctx.int8()) {
-          st.vector.push_back(make(Opcode::Requantize, {{Field::dst_addr, addr(o_at.at(t))}, {Field::src_addr, addr(acc_at.at(t))},
+          st.vector.push_back(make(Opcode::Requantize, {{Field::dst_addr, addr(y_dst)}, {Field::src_addr, addr(acc_at.at(t))},
                                                         {Field::param_addr, addr(params_at)}, {Field::count, tm * tn},
                                                         {Field::channels, 1}, {Field::zero_point, y.quant.zero_point},
                                                         {Field::clamp_min, -128}, {Field::clamp_max, 127}}));
         } else {
           st.vector.push_back(make(Opcode::Cast, {{Field::src_dtype, static_cast<std::int64_t>(isa::DType::Fp32)},
                                                   {Field::dst_dtype, static_cast<std::int64_t>(isa::DType::Fp16)},
-                                                  {Field::dst_addr, addr(o_at.at(t))}, {Field::src_addr, addr(acc_at.at(t))},
+                                                  {Field::dst_addr, addr(y_dst)}, {Field::src_addr, addr(acc_at.at(t))},
                                                   {Field::count, tm * tn}}));
         }
+        out.macs += static_cast<std::uint64_t>(tm * tn * K);
+        if (!stores) continue;
         DmaBox so;
-        so.ddr_addr = y.addr + static_cast<std::uint64_t>((y_off + m0 * N + n0) * es);
-        so.sram_addr = o_at.at(t);
+        so.ddr_addr = y_ddr;
+        so.sram_addr = y_dst;
         so.run_bytes = static_cast<std::uint64_t>(tn * es);
         so.runs = static_cast<std::uint64_t>(tm);
         so.ddr_stride = static_cast<std::uint64_t>(N * es);
         so.sram_stride = so.run_bytes;
         emit_dma(st.store, Opcode::Store, so, ctx.alignment);
         out.planned_ddr_bytes += so.run_bytes * so.runs;
-        out.macs += static_cast<std::uint64_t>(tm * tn * K);
       }
   }
   out.code = stream.finish();
+  if (!loads) out.code.insert(out.code.begin(), params_load.begin(), params_load.end());
   return out;
 }
 
 bool is_matmul(const Node& n) { return n.op_type == "MatMul"; }
 
 // Engine parts (engine_split.h): ranges of batch indices (attention's heads), counted as
-// output-channel units. Both operands and the result stay in DDR (the family neither reads
-// nor writes resident values), and the parts' boxes say so conservatively: a part reads all
+// output-channel units. On several engines both operands and the result stay in DDR (values on
+// chip need one engine), and the parts' boxes say so conservatively: a part reads all
 // of each input and is not known to have written any box of its output, so every layer
 // around a split matmul meets the engines at a sync and reads the value from DDR.
 std::int64_t matmul_split_extent(CodegenContext& ctx, const Node& n, LoopDim dim) {
@@ -186,7 +260,7 @@ const LayerSplitter kMatMulSplitter{matmul_split_extent, matmul_channel_granule,
 const NpuOpFamily& matmul_family() {
   static const NpuOpFamily family{"matmul", is_matmul,
                                   matmul_rejection, generate_matmul, nullptr,
-                                  /*region_aware=*/true, /*reads_resident=*/false, /*writes_resident=*/false,
+                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true,
                                   &kMatMulSplitter};
   return family;
 }

@@ -200,6 +200,27 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
   };
   while (rows > 1 && !fits(rows, ic)) rows = (rows + 1) / 2;
   while (ic > 1 && !fits(rows, ic)) ic = (ic + 1) / 2;
+  // Values kept on chip (step_schedule.h) are read and written in place, laid out as in DDR:
+  // a tile of whole rows is one run there. One the tiles cannot take in place is read from DDR
+  // when it is there too, else it is an error, which tells the scheduler to keep it in DDR.
+  const std::string where = g.source + ": layer '" + n.name + "' (" + n.op_type + "): ";
+  std::optional<std::uint64_t> x_home = ctx.resident(n.inputs[0]), y_home = ctx.resident(n.outputs[0]);
+  // Tiles of whole rows, each starting on the scratchpad's alignment, as instruction addresses must.
+  auto aligned = [&](const std::string& value, std::uint64_t home, std::int64_t row_elems, std::int64_t elem) {
+    const std::uint64_t root = ctx.tensor(ctx.alias_root(value)).addr, base = ctx.tensor(value).addr;
+    for (std::int64_t r0 = 0; r0 < s.outer; r0 += rows)
+      if ((home + (base - root) + static_cast<std::uint64_t>(r0 * row_elems * elem)) % ctx.alignment) return false;
+    return true;
+  };
+  const bool whole_rows = fits(rows, ic) && ic == s.inner &&
+                          (!x_home || aligned(n.inputs[0], *x_home, s.mid * s.inner, es)) &&
+                          (!y_home || aligned(n.outputs[0], *y_home, s.out_mid * s.inner, out_es));
+  if (x_home && (!whole_rows || x.span_bytes() != x.bytes())) {
+    if (!ctx.in_ddr(n.inputs[0])) throw CompileError(where + "an input kept on chip only needs tiles of whole rows");
+    x_home.reset();
+  }
+  if (y_home && (!whole_rows || y.span_bytes() != y.bytes()))
+    throw CompileError(where + "an output on chip needs tiles of whole rows");
   if (!fits(rows, ic) && op.kind == RowwiseKind::Reduce && s.out_mid == 1)
     if (auto code = reduce_in_chunks(ctx, op, x, y)) return std::move(*code);
   if (!fits(rows, ic))
@@ -234,17 +255,26 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
   }
   const MappingBuffer &in_at = map.buffer(BufferRole::Input), &out_at = map.buffer(BufferRole::Output);
 
-  LayerStream stream({Unit::Load, Unit::Vector, Unit::Store}, false);
+  // The stages the tiles use: no load when the input is on chip (LayerNorm's parameters then
+  // load ahead of the tiles), no store when the output stays on chip alone.
+  const bool loads = !x_home, stores = !y_home || ctx.in_ddr(n.outputs[0]);
+  std::vector<Unit> chain;
+  if (loads) chain.push_back(Unit::Load);
+  chain.push_back(Unit::Vector);
+  if (stores) chain.push_back(Unit::Store);
+  std::vector<isa::Instruction> params_load;
+  if (op.kind == RowwiseKind::LayerNorm) {
+    emit_linear_load(params_load, params_ddr, params_at, static_cast<std::uint64_t>(8 * s.mid), ctx.alignment);
+    out.planned_ddr_bytes += static_cast<std::uint64_t>(8 * s.mid);
+  }
+  LayerStream stream(chain, false);
   std::int64_t t = 0;
   for (std::int64_t r0 = 0; r0 < s.outer; r0 += rows)
     for (std::int64_t i0 = 0; i0 < s.inner; i0 += ic, ++t) {
       const std::int64_t nr = std::min(rows, s.outer - r0), ni = std::min(ic, s.inner - i0);
       const int slot = static_cast<int>(t % 2);
       TileStages& st = stream.new_tile();
-      if (t == 0 && op.kind == RowwiseKind::LayerNorm) {
-        emit_linear_load(st.load, params_ddr, params_at, static_cast<std::uint64_t>(8 * s.mid), ctx.alignment);
-        out.planned_ddr_bytes += static_cast<std::uint64_t>(8 * s.mid);
-      }
+      if (t == 0 && loads) st.load.insert(st.load.end(), params_load.begin(), params_load.end());
       // rows x mid runs of ni elements (whole rows when ni == inner)
       DmaBox load;
       load.ddr_addr = x.addr + static_cast<std::uint64_t>((r0 * s.mid * s.inner + i0) * es);
@@ -253,15 +283,20 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
       load.runs = static_cast<std::uint64_t>(nr * s.mid);
       load.ddr_stride = static_cast<std::uint64_t>(s.inner * es);
       load.sram_stride = load.run_bytes;
-      emit_dma(st.load, Opcode::Load, load, ctx.alignment);
-      out.planned_ddr_bytes += load.run_bytes * load.runs;
+      std::uint64_t src = in_at.at(slot), dst = out_at.at(slot);
+      if (x_home) {
+        src = *x_home + (load.ddr_addr - ctx.tensor(ctx.alias_root(n.inputs[0])).addr);
+      } else {
+        emit_dma(st.load, Opcode::Load, load, ctx.alignment);
+        out.planned_ddr_bytes += load.run_bytes * load.runs;
+      }
+      const std::uint64_t y_ddr = y.addr + static_cast<std::uint64_t>((r0 * s.out_mid * s.inner + i0) * out_es);
+      const std::uint64_t y_dst = y_home ? *y_home + (y_ddr - ctx.tensor(ctx.alias_root(n.outputs[0])).addr) : out_at.at(slot);
+      dst = y_dst;
 
       const std::int64_t in_count = nr * s.mid * ni, out_count = nr * s.out_mid * ni;
       const std::int64_t fdtype = static_cast<std::int64_t>(island || !int8 ? isa::DType::Fp16 : isa::DType::Int8);
-      std::uint64_t src = in_at.at(slot), dst = out_at.at(slot);
-      if (island) {
-        dst = t1;
-      }
+      if (island) dst = t1;
       if (dequantize) {
         Instruction dq = make(Opcode::Dequantize, {{Field::dtype, fdtype}, {Field::dst_addr, addr(t0)}, {Field::src_addr, addr(src)},
                                                    {Field::count, in_count}, {Field::zero_point, x.quant.zero_point}});
@@ -295,14 +330,15 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
           break;
       }
       if (island) {
-        Instruction q = make(Opcode::Quantize, {{Field::dtype, fdtype}, {Field::dst_addr, addr(out_at.at(slot))}, {Field::src_addr, addr(t1)},
+        Instruction q = make(Opcode::Quantize, {{Field::dtype, fdtype}, {Field::dst_addr, addr(y_dst)}, {Field::src_addr, addr(t1)},
                                                 {Field::count, out_count}, {Field::zero_point, y.quant.zero_point}});
         q.set_float(Field::scale, y.quant.scale);
         st.vector.push_back(q);
       }
+      if (!stores) continue;
       DmaBox store;
-      store.ddr_addr = y.addr + static_cast<std::uint64_t>((r0 * s.out_mid * s.inner + i0) * out_es);
-      store.sram_addr = out_at.at(slot);
+      store.ddr_addr = y_ddr;
+      store.sram_addr = y_dst;
       store.run_bytes = static_cast<std::uint64_t>(ni * out_es);
       store.runs = static_cast<std::uint64_t>(nr * s.out_mid);
       store.ddr_stride = static_cast<std::uint64_t>(s.inner * out_es);
@@ -311,6 +347,7 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
       out.planned_ddr_bytes += store.run_bytes * store.runs;
     }
   out.code = stream.finish();
+  if (!loads) out.code.insert(out.code.begin(), params_load.begin(), params_load.end());
   return out;
 }
 
@@ -321,7 +358,7 @@ bool is_rowwise(const Node& n) { return is_rowwise_op(n.op_type); }
 const NpuOpFamily& rowwise_family() {
   static const NpuOpFamily family{"rowwise", is_rowwise,
                                   rowwise_rejection, generate_rowwise, nullptr,
-                                  /*region_aware=*/true, /*reads_resident=*/false, /*writes_resident=*/false};
+                                  /*region_aware=*/true, /*reads_resident=*/true, /*writes_resident=*/true};
   return family;
 }
 

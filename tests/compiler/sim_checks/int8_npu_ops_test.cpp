@@ -3,6 +3,7 @@
 // tensors, ConvTranspose lowered onto conv) store exactly the integer reference's bytes on the
 // simulated NPU, on the default scratchpad and on a 64 KiB one where every layer is tiled.
 #include <catch2/catch.hpp>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -227,4 +228,38 @@ TEST_CASE("int8 ConvTranspose and a patchify conv lowered onto conv equal the in
   patches.set_ints("strides", {9, 9});  // beyond the stride field: SpaceToDepth + 1x1 conv (rows 27, 28 unused)
   Graph g = b.finish({b.out("relu"), b.out("patchify")});
   check_graph(g, "conv_transpose");
+}
+
+TEST_CASE("int8 decode attention with aligned rows stays on chip and equals the integer reference",
+          "[compiler][sim][int8]") {
+  // 2 heads of 64 over a cache of 127 + 1: each head's score row (128 bytes) and query (64
+  // bytes) start on the scratchpad's 64-byte alignment, so the scores, the softmax and the
+  // context read and write each other's values in place.
+  Builder b(31);
+  auto x = b.input("x", {1, 1, 128});
+  auto past_k = b.input("past_k", {1, 2, 127, 64});
+  auto past_v = b.input("past_v", {1, 2, 127, 64});
+  auto heads = b.int_constant("heads", {1, 1, 2, 64});
+  for (const char* p : {"q", "k", "v"}) {
+    b.node("MatMul", {x, b.random_constant(std::string("w") + p, {128, 128})}, p);
+    b.node("Reshape", {b.out(p), heads}, std::string(p) + "4");
+    b.node("Transpose", {b.out(std::string(p) + "4")}, std::string(p) + "h").set_ints("perm", {0, 2, 1, 3});
+  }
+  b.node("Concat", {past_k, b.out("kh")}, "present_k").set_int("axis", 2);
+  b.node("Concat", {past_v, b.out("vh")}, "present_v").set_int("axis", 2);
+  b.node("Transpose", {b.out("present_k")}, "kt").set_ints("perm", {0, 1, 3, 2});
+  b.node("MatMul", {b.out("qh"), b.out("kt")}, "scores");
+  b.node("Softmax", {b.out("scores")}, "probs").set_int("axis", -1);
+  b.node("MatMul", {b.out("probs"), b.out("present_v")}, "ctx");
+  Graph g = b.finish({b.out("ctx"), b.out("present_k"), b.out("present_v")});
+  auto path = std::filesystem::temp_directory_path() / "npusim_int8_ops_aligned_decode.onnx";
+  write_onnx(g, path.string());
+  const auto [lowered, m] = compile_int8(path);
+  std::map<std::string, std::uint64_t> ddr_bytes;
+  for (const auto& l : m.layers) ddr_bytes[l.name] = l.planned_ddr_bytes;
+  REQUIRE(ddr_bytes.count("probs"));
+  CHECK(ddr_bytes["probs"] == 0);                       // neither its input nor its output crosses the DDR
+  CHECK(ddr_bytes["scores"] == 2 * 128 * 64);           // only the K cache: q and the scores stay on chip
+  check_bit_exact(path.string(), "default.yaml");
+  std::filesystem::remove(path);
 }
