@@ -135,6 +135,18 @@ Comparison compare_on_devices(const std::string& model_path, const HardwareConfi
   }
 
   const auto inputs = model_inputs(model_path, options, &c.input_notes);
+  // Every device loads (the simulator compiles) before anything runs: a model one of them
+  // refuses is its one line, not a reference run's error about inputs it was never meant for.
+  for (auto& backend : backends) {
+    BackendOptions bo;
+    // --strict is about the real stacks: the simulator's own CPU steps show in its placement.
+    bo.strict = options.strict && !backend->simulated();
+    bo.timing_only = options.sim_timing_only;
+    bo.sim_precision = options.sim_precision;
+    bo.input_shapes = options.input_shapes;
+    bo.input_values = options.input_values;
+    backend->load(model_path, bo);
+  }
 
   NamedTensors reference;
   if (const auto bytes = isa::read_whole_file(model_path);
@@ -149,18 +161,10 @@ Comparison compare_on_devices(const std::string& model_path, const HardwareConfi
   }
 
   for (auto& backend : backends) {
-    BackendOptions bo;
-    // --strict is about the real stacks: the simulator's own CPU steps show in its placement.
-    bo.strict = options.strict && !backend->simulated();
-    bo.timing_only = options.sim_timing_only;
-    bo.sim_precision = options.sim_precision;
-    bo.input_shapes = options.input_shapes;
-    bo.input_values = options.input_values;
     DeviceComparison d;
     d.device = backend->name();
     d.simulated = backend->simulated();
     d.versions = backend->availability().versions;
-    backend->load(model_path, bo);
     // The simulator is deterministic: one run is its latency. Real devices warm up (caches,
     // clocks, lazy allocation) and then are timed run by run.
     const int warmup = d.simulated ? 0 : options.warmup;

@@ -166,6 +166,8 @@ def test_compare_fixes_shapes_and_values_on_every_device(tmp_path):
     onnx.save(model, str(tmp_path / "dynamic.onnx"))
     args = ["compare", tmp_path / "dynamic.onnx", "-c", CONFIG, "-d", "ort:cpu", "--precision", "fp16", "--runs", "1",
             "--warmup", "0", "--json", tmp_path / "c.json"]
+    r = run_npusim(*args)
+    assert_one_line_error(r, "input 'x' dim 2 ('h') is dynamic")
     r = run_npusim(*args, "--input-shape", "x=1x8x8x8", "--input-value", "sample_rate=16000")
     assert r.code == 0, r.err
     c = json.loads((tmp_path / "c.json").read_text())
