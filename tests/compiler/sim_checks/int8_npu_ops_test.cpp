@@ -65,6 +65,30 @@ class Builder : public GraphBuilder {
   }
 };
 
+// One decode step of GPT-2-style attention over a KV cache of `past` (`heads` of `dim`):
+// x [1, 1, heads * dim] -> q, k, v; present = Concat(past, new) along the sequence;
+// scores = Q * present_k^T, softmax, ctx = P * present_v. Inputs x, past_k, past_v; outputs
+// ctx, present_k, present_v.
+Graph decode_attention(Builder& b, std::int64_t heads, std::int64_t dim, std::int64_t past) {
+  const std::int64_t d = heads * dim;
+  auto x = b.input("x", {1, 1, d});
+  auto past_k = b.input("past_k", {1, heads, past, dim});
+  auto past_v = b.input("past_v", {1, heads, past, dim});
+  auto split = b.int_constant("heads", {1, 1, heads, dim});
+  for (const char* p : {"q", "k", "v"}) {
+    b.node("MatMul", {x, b.random_constant(std::string("w") + p, {d, d})}, p);
+    b.node("Reshape", {b.out(p), split}, std::string(p) + "4");
+    b.node("Transpose", {b.out(std::string(p) + "4")}, std::string(p) + "h").set_ints("perm", {0, 2, 1, 3});
+  }
+  b.node("Concat", {past_k, b.out("kh")}, "present_k").set_int("axis", 2);
+  b.node("Concat", {past_v, b.out("vh")}, "present_v").set_int("axis", 2);
+  b.node("Transpose", {b.out("present_k")}, "kt").set_ints("perm", {0, 1, 3, 2});
+  b.node("MatMul", {b.out("qh"), b.out("kt")}, "scores");
+  b.node("Softmax", {b.out("scores")}, "probs").set_int("axis", -1);
+  b.node("MatMul", {b.out("probs"), b.out("present_v")}, "ctx");
+  return b.finish({b.out("ctx"), b.out("present_k"), b.out("present_v")});
+}
+
 }  // namespace
 
 TEST_CASE("int8 broadcast element-wise ops, tables and fp16 islands equal the integer reference", "[compiler][sim][int8]") {
@@ -161,22 +185,8 @@ TEST_CASE("int8 decode step over a KV cache: the 4-D cache crosses the boundary 
   // One token attends over a cache of 80 (2 heads of 32), GPT-2 style: present = Concat(past,
   // new) along the sequence, scores = Q * present_k^T, ctx = P * present_v.
   Builder b(29);
-  auto x = b.input("x", {1, 1, 64});
-  auto past_k = b.input("past_k", {1, 2, 80, 32});
-  auto past_v = b.input("past_v", {1, 2, 80, 32});
-  auto heads = b.int_constant("heads", {1, 1, 2, 32});
-  for (const char* p : {"q", "k", "v"}) {
-    b.node("MatMul", {x, b.random_constant(std::string("w") + p, {64, 64})}, p);
-    b.node("Reshape", {b.out(p), heads}, std::string(p) + "4");
-    b.node("Transpose", {b.out(std::string(p) + "4")}, std::string(p) + "h").set_ints("perm", {0, 2, 1, 3});
-  }
-  b.node("Concat", {past_k, b.out("kh")}, "present_k").set_int("axis", 2);
-  b.node("Concat", {past_v, b.out("vh")}, "present_v").set_int("axis", 2);
-  b.node("Transpose", {b.out("present_k")}, "kt").set_ints("perm", {0, 1, 3, 2});
-  b.node("MatMul", {b.out("qh"), b.out("kt")}, "scores");
-  b.node("Softmax", {b.out("scores")}, "probs").set_int("axis", -1);
-  b.node("MatMul", {b.out("probs"), b.out("present_v")}, "ctx");
-  Graph g = b.finish({b.out("ctx"), b.out("present_k"), b.out("present_v")});
+  const std::string past_k = "past_k", past_v = "past_v";
+  Graph g = decode_attention(b, 2, 32, 80);
   auto path = std::filesystem::temp_directory_path() / "npusim_int8_ops_kv_cache.onnx";
   write_onnx(g, path.string());
 
@@ -236,22 +246,7 @@ TEST_CASE("int8 decode attention with aligned rows stays on chip and equals the 
   // bytes) start on the scratchpad's 64-byte alignment, so the scores, the softmax and the
   // context read and write each other's values in place.
   Builder b(31);
-  auto x = b.input("x", {1, 1, 128});
-  auto past_k = b.input("past_k", {1, 2, 127, 64});
-  auto past_v = b.input("past_v", {1, 2, 127, 64});
-  auto heads = b.int_constant("heads", {1, 1, 2, 64});
-  for (const char* p : {"q", "k", "v"}) {
-    b.node("MatMul", {x, b.random_constant(std::string("w") + p, {128, 128})}, p);
-    b.node("Reshape", {b.out(p), heads}, std::string(p) + "4");
-    b.node("Transpose", {b.out(std::string(p) + "4")}, std::string(p) + "h").set_ints("perm", {0, 2, 1, 3});
-  }
-  b.node("Concat", {past_k, b.out("kh")}, "present_k").set_int("axis", 2);
-  b.node("Concat", {past_v, b.out("vh")}, "present_v").set_int("axis", 2);
-  b.node("Transpose", {b.out("present_k")}, "kt").set_ints("perm", {0, 1, 3, 2});
-  b.node("MatMul", {b.out("qh"), b.out("kt")}, "scores");
-  b.node("Softmax", {b.out("scores")}, "probs").set_int("axis", -1);
-  b.node("MatMul", {b.out("probs"), b.out("present_v")}, "ctx");
-  Graph g = b.finish({b.out("ctx"), b.out("present_k"), b.out("present_v")});
+  Graph g = decode_attention(b, 2, 64, 127);
   auto path = std::filesystem::temp_directory_path() / "npusim_int8_ops_aligned_decode.onnx";
   write_onnx(g, path.string());
   const auto [lowered, m] = compile_int8(path);
