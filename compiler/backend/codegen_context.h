@@ -128,6 +128,11 @@ class CodegenContext {
   // holds only from row k on (resident_first_row: a multi-engine step's row part) answers where
   // its row 0 would be, so rows are found as for a whole tensor (unsigned wrap-around included).
   std::optional<std::uint64_t> resident(const std::string& name) const;
+  // Where a value kept on chip at `home` (its resident() address) holds the byte its DDR image
+  // has at `ddr_addr` (of the value or a view of it): the scratchpad copy is the DDR bytes as they are.
+  std::uint64_t home_addr(const std::string& name, std::uint64_t home, std::uint64_t ddr_addr) {
+    return home + (ddr_addr - tensor(alias_root(name)).addr);
+  }
   std::map<std::string, std::int64_t> resident_first_row;
   // Whether the value must be (also) in DDR: a generator writing it stores it there.
   bool in_ddr(const std::string& name) const;

@@ -261,16 +261,19 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
   const std::uint64_t lut_at = plan.lut.empty() ? 0 : map.buffer(BufferRole::Table).at(0);
   std::uint64_t lut_ddr = plan.lut.empty() ? 0 : ctx.add_data(std::vector<std::uint8_t>(plan.lut.begin(), plan.lut.end()));
   // The stages this layer's tiles use: no load when every operand is on chip (its table, if
-  // any, then loads ahead of the tiles: the dependency pass orders it before the first use), no
-  // store when the output stays on chip alone.
+  // any, then loads ahead of the tiles: LayerStream::load_first), no store when the output
+  // stays on chip alone.
   const bool loads = !std::all_of(resident.operand.begin(), resident.operand.end(), [](const auto& h) { return h.has_value(); });
-  std::vector<isa::Instruction> table_load;
-  if (!loads && !plan.lut.empty()) emit_linear_load(table_load, lut_ddr, lut_at, 256, ctx.alignment);
   std::vector<Unit> chain;
   if (loads) chain.push_back(Unit::Load);
   chain.push_back(Unit::Vector);
   if (store_output) chain.push_back(Unit::Store);
   LayerStream stream(chain, false);
+  if (!plan.lut.empty()) {
+    std::vector<isa::Instruction> table_load;
+    emit_linear_load(table_load, lut_ddr, lut_at, 256, ctx.alignment);
+    stream.load_first(std::move(table_load));
+  }
   std::vector<std::int64_t> idx(outer.size(), 0);
   std::int64_t t = 0;
   for (;;) {
@@ -285,7 +288,6 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
         const std::int64_t tr = std::min(nr, rows_dim.size - r0), tc = std::min(nc, cols_dim.size - c0);
         const int slot = static_cast<int>(t % 2);
         TileStages& st = stream.new_tile();
-        if (t == 0 && loads && !plan.lut.empty()) emit_linear_load(st.load, lut_ddr, lut_at, 256, ctx.alignment);
         std::vector<EltwiseBuffer> buffers;
         for (std::size_t i = 0; i < k; ++i) {
           const DdrTensor& src = *plan.operands[i].tensor;
@@ -352,7 +354,6 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
     if (d == 0) break;
   }
   out.code = stream.finish();
-  out.code.insert(out.code.begin(), table_load.begin(), table_load.end());
   return out;
 }
 

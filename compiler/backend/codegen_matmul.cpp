@@ -24,12 +24,6 @@ using namespace isa_limits;
 constexpr std::int64_t kGemmDimMax = isa::field_max(isa::Opcode::Gemm, isa::Field::m);
 constexpr int kMaxSlots = 4;
 
-// Where a value kept on chip (step_schedule.h) holds the byte its DDR image has at `ddr_addr`:
-// the scratchpad copy is the DDR bytes of the value (its alias root) as they are.
-std::uint64_t on_chip_addr(CodegenContext& ctx, const std::string& value, std::uint64_t home, std::uint64_t ddr_addr) {
-  return home + (ddr_addr - ctx.tensor(ctx.alias_root(value)).addr);
-}
-
 // MatMul of two computed tensors: 2-D or more, a reduction the gemm's k field holds.
 std::string matmul_rejection(const Graph& g, const Node& n, bool int8) {
   const auto& xs = g.tensor(n.inputs[0]).shape;
@@ -96,7 +90,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
     for (std::int64_t bi = bb0; bi < bb1; ++bi)
       for (std::int64_t m0 = 0; m0 < M; m0 += mc)
         for (std::int64_t n0 = 0; n0 < N; n0 += nc)
-          if (on_chip_addr(ctx, value, home, base + static_cast<std::uint64_t>(offset(bi, m0, n0) * es)) % ctx.alignment)
+          if (ctx.home_addr(value, home, base + static_cast<std::uint64_t>(offset(bi, m0, n0) * es)) % ctx.alignment)
             return false;
     return true;
   };
@@ -150,16 +144,19 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
     std::memcpy(blob.data() + 4, &q.requant.shift, 4);
     params_ddr = ctx.add_data(std::move(blob));
   }
-  // The stages the tiles use: no load when both operands are on chip (the int8 parameters then
-  // load ahead of the tiles), no store when the output stays on chip alone.
+  // The stages the tiles use: no load when both operands are on chip, no store when the output
+  // stays on chip alone.
   const bool loads = !(a_home && b_home), stores = !y_home || ctx.in_ddr(n.outputs[0]);
   std::vector<Unit> chain;
   if (loads) chain.push_back(Unit::Load);
   chain.insert(chain.end(), {Unit::Compute, Unit::Vector});
   if (stores) chain.push_back(Unit::Store);
-  std::vector<isa::Instruction> params_load;
-  if (ctx.int8()) emit_linear_load(params_load, params_ddr, params_at, 8, ctx.alignment);
   LayerStream stream(chain, false);
+  if (ctx.int8()) {
+    std::vector<isa::Instruction> params_load;
+    emit_linear_load(params_load, params_ddr, params_at, 8, ctx.alignment);
+    stream.load_first(std::move(params_load));
+  }
   std::int64_t t = 0;
   for (std::int64_t bi = b0; bi < b1; ++bi) {
     const std::int64_t a_off = geo.a_batch_offset[static_cast<std::size_t>(bi)];
@@ -169,7 +166,6 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
       for (std::int64_t n0 = 0; n0 < N; n0 += nc, ++t) {
         const std::int64_t tm = std::min(mc, M - m0), tn = std::min(nc, N - n0);
         TileStages& st = stream.new_tile();
-        if (t == 0 && loads) st.load.insert(st.load.end(), params_load.begin(), params_load.end());
         DmaBox la;  // tm rows of K contiguous elements
         la.ddr_addr = a.addr + static_cast<std::uint64_t>((a_off + m0 * a_row) * es);
         la.sram_addr = a_at.at(t);
@@ -179,7 +175,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
         la.sram_stride = la.run_bytes;
         std::uint64_t a_src = a_at.at(t), b_src = b_at.at(t);
         if (a_home) {
-          a_src = on_chip_addr(ctx, n.inputs[0], *a_home, la.ddr_addr);
+          a_src = ctx.home_addr(n.inputs[0], *a_home, la.ddr_addr);
         } else {
           emit_dma(st.load, Opcode::Load, la, ctx.alignment);
           out.planned_ddr_bytes += la.run_bytes * la.runs;
@@ -192,7 +188,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
         lb.ddr_stride = static_cast<std::uint64_t>(b_stride * es);
         lb.sram_stride = lb.run_bytes;
         if (b_home) {
-          b_src = on_chip_addr(ctx, n.inputs[1], *b_home, lb.ddr_addr);
+          b_src = ctx.home_addr(n.inputs[1], *b_home, lb.ddr_addr);
         } else {
           emit_dma(st.load, Opcode::Load, lb, ctx.alignment);
           out.planned_ddr_bytes += lb.run_bytes * lb.runs;
@@ -203,7 +199,7 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
                                                  {Field::b_transposed, bt ? 1 : 0}, {Field::a_zero_point, q.a.zero_point},
                                                  {Field::b_zero_point, q.b.zero_point}}));
         const std::uint64_t y_ddr = y.addr + static_cast<std::uint64_t>((y_off + m0 * N + n0) * es);
-        const std::uint64_t y_dst = y_home ? on_chip_addr(ctx, n.outputs[0], *y_home, y_ddr) : o_at.at(t);
+        const std::uint64_t y_dst = y_home ? ctx.home_addr(n.outputs[0], *y_home, y_ddr) : o_at.at(t);
         if (ctx.int8()) {
           st.vector.push_back(make(Opcode::Requantize, {{Field::dst_addr, addr(y_dst)}, {Field::src_addr, addr(acc_at.at(t))},
                                                         {Field::param_addr, addr(params_at)}, {Field::count, tm * tn},
@@ -229,7 +225,6 @@ LayerCode generate_matmul(CodegenContext& ctx, const Node& n) {
       }
   }
   out.code = stream.finish();
-  if (!loads) out.code.insert(out.code.begin(), params_load.begin(), params_load.end());
   return out;
 }
 

@@ -207,9 +207,9 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
   std::optional<std::uint64_t> x_home = ctx.resident(n.inputs[0]), y_home = ctx.resident(n.outputs[0]);
   // Tiles of whole rows, each starting on the scratchpad's alignment, as instruction addresses must.
   auto aligned = [&](const std::string& value, std::uint64_t home, std::int64_t row_elems, std::int64_t elem) {
-    const std::uint64_t root = ctx.tensor(ctx.alias_root(value)).addr, base = ctx.tensor(value).addr;
+    const std::uint64_t start = ctx.home_addr(value, home, ctx.tensor(value).addr);
     for (std::int64_t r0 = 0; r0 < s.outer; r0 += rows)
-      if ((home + (base - root) + static_cast<std::uint64_t>(r0 * row_elems * elem)) % ctx.alignment) return false;
+      if ((start + static_cast<std::uint64_t>(r0 * row_elems * elem)) % ctx.alignment) return false;
     return true;
   };
   const bool whole_rows = fits(rows, ic) && ic == s.inner &&
@@ -255,26 +255,26 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
   }
   const MappingBuffer &in_at = map.buffer(BufferRole::Input), &out_at = map.buffer(BufferRole::Output);
 
-  // The stages the tiles use: no load when the input is on chip (LayerNorm's parameters then
-  // load ahead of the tiles), no store when the output stays on chip alone.
-  const bool loads = !x_home, stores = !y_home || ctx.in_ddr(n.outputs[0]);
+  // The stages the tiles use: no load when the input is on chip, no store when the output stays
+  // on chip alone.
+  const bool stores = !y_home || ctx.in_ddr(n.outputs[0]);
   std::vector<Unit> chain;
-  if (loads) chain.push_back(Unit::Load);
+  if (!x_home) chain.push_back(Unit::Load);
   chain.push_back(Unit::Vector);
   if (stores) chain.push_back(Unit::Store);
-  std::vector<isa::Instruction> params_load;
+  LayerStream stream(chain, false);
   if (op.kind == RowwiseKind::LayerNorm) {
+    std::vector<isa::Instruction> params_load;
     emit_linear_load(params_load, params_ddr, params_at, static_cast<std::uint64_t>(8 * s.mid), ctx.alignment);
+    stream.load_first(std::move(params_load));
     out.planned_ddr_bytes += static_cast<std::uint64_t>(8 * s.mid);
   }
-  LayerStream stream(chain, false);
   std::int64_t t = 0;
   for (std::int64_t r0 = 0; r0 < s.outer; r0 += rows)
     for (std::int64_t i0 = 0; i0 < s.inner; i0 += ic, ++t) {
       const std::int64_t nr = std::min(rows, s.outer - r0), ni = std::min(ic, s.inner - i0);
       const int slot = static_cast<int>(t % 2);
       TileStages& st = stream.new_tile();
-      if (t == 0 && loads) st.load.insert(st.load.end(), params_load.begin(), params_load.end());
       // rows x mid runs of ni elements (whole rows when ni == inner)
       DmaBox load;
       load.ddr_addr = x.addr + static_cast<std::uint64_t>((r0 * s.mid * s.inner + i0) * es);
@@ -283,20 +283,19 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
       load.runs = static_cast<std::uint64_t>(nr * s.mid);
       load.ddr_stride = static_cast<std::uint64_t>(s.inner * es);
       load.sram_stride = load.run_bytes;
-      std::uint64_t src = in_at.at(slot), dst = out_at.at(slot);
+      std::uint64_t src = in_at.at(slot);
       if (x_home) {
-        src = *x_home + (load.ddr_addr - ctx.tensor(ctx.alias_root(n.inputs[0])).addr);
+        src = ctx.home_addr(n.inputs[0], *x_home, load.ddr_addr);
       } else {
         emit_dma(st.load, Opcode::Load, load, ctx.alignment);
         out.planned_ddr_bytes += load.run_bytes * load.runs;
       }
       const std::uint64_t y_ddr = y.addr + static_cast<std::uint64_t>((r0 * s.out_mid * s.inner + i0) * out_es);
-      const std::uint64_t y_dst = y_home ? *y_home + (y_ddr - ctx.tensor(ctx.alias_root(n.outputs[0])).addr) : out_at.at(slot);
-      dst = y_dst;
+      const std::uint64_t y_dst = y_home ? ctx.home_addr(n.outputs[0], *y_home, y_ddr) : out_at.at(slot);
 
       const std::int64_t in_count = nr * s.mid * ni, out_count = nr * s.out_mid * ni;
       const std::int64_t fdtype = static_cast<std::int64_t>(island || !int8 ? isa::DType::Fp16 : isa::DType::Int8);
-      if (island) dst = t1;
+      const std::uint64_t dst = island ? t1 : y_dst;
       if (dequantize) {
         Instruction dq = make(Opcode::Dequantize, {{Field::dtype, fdtype}, {Field::dst_addr, addr(t0)}, {Field::src_addr, addr(src)},
                                                    {Field::count, in_count}, {Field::zero_point, x.quant.zero_point}});
@@ -347,7 +346,6 @@ LayerCode generate_rowwise(CodegenContext& ctx, const Node& n) {
       out.planned_ddr_bytes += store.run_bytes * store.runs;
     }
   out.code = stream.finish();
-  if (!loads) out.code.insert(out.code.begin(), params_load.begin(), params_load.end());
   return out;
 }
 

@@ -96,6 +96,8 @@ void emit_linear_dma(std::vector<Instruction>& out, Opcode op, std::uint64_t ddr
 }
 
 std::vector<Instruction> LayerStream::finish() {
+  const bool has_loads = std::find(chain_.begin(), chain_.end(), Unit::Load) != chain_.end();
+  if (has_loads && !tiles_.empty()) tiles_[0].load.insert(tiles_[0].load.begin(), first_loads_.begin(), first_loads_.end());
   const std::size_t n = tiles_.size();
   auto first = [&](std::size_t t, Unit u) -> Instruction& { return tiles_[t].of(u).front(); };
   auto last = [&](std::size_t t, Unit u) -> Instruction& { return tiles_[t].of(u).back(); };
@@ -116,6 +118,7 @@ std::vector<Instruction> LayerStream::finish() {
   for (std::size_t i = 0; i + 1 < chain_.size(); ++i) wire(chain_[i], chain_[i + 1]);
   if (load_feeds_vector_) wire(Unit::Load, Unit::Vector);
   std::vector<Instruction> out;
+  if (!has_loads || tiles_.empty()) out = std::move(first_loads_);
   for (auto& tile : tiles_)
     for (Unit u : chain_)
       out.insert(out.end(), tile.of(u).begin(), tile.of(u).end());

@@ -44,6 +44,10 @@ class LayerStream {
     tiles_.emplace_back();
     return tiles_.back();
   }
+  // Loads the tiles need before the first one (a table, parameters): they open the first tile's
+  // load stage, or, in a layer without one (every operand on chip), go ahead of all tiles (the
+  // dependency pass orders them before the first use).
+  void load_first(std::vector<Instruction> loads) { first_loads_ = std::move(loads); }
   // Token wiring, then the instructions in issue order (tile by tile, stage by stage).
   std::vector<Instruction> finish();
 
@@ -51,6 +55,7 @@ class LayerStream {
   std::vector<Unit> chain_;
   bool load_feeds_vector_;
   std::vector<TileStages> tiles_;
+  std::vector<Instruction> first_loads_;
 };
 
 // Appends load (or store) instructions moving `box`, split as cost::split_dma_box says for a
