@@ -20,7 +20,8 @@ using namespace patterns;
 // A mean over some axes: ReduceMean(x), or ReduceSum(x) times 1/N (N the reduced elements).
 struct Mean {
   int reduce = -1, scale = -1;  // node indices (scale -1 for ReduceMean)
-  std::string input;
+  std::string input, inverse_n;  // x; the 1/N constant the sum is scaled by ("" for ReduceMean)
+  float inverse_n_value = 0;
   std::vector<std::int64_t> axes;  // sorted, non-negative
   std::int64_t keepdims = 1;
 };
@@ -48,10 +49,8 @@ std::optional<Mean> mean_of(const Graph& g, const std::string& value) {
   if (r < 0) {
     const int mul = producer_of(g, value, "Mul");
     if (mul < 0) return std::nullopt;
-    std::string c;
-    const std::string summed = variable_operand(g, g.nodes[static_cast<std::size_t>(mul)], &c);
-    float v = 0;
-    if (summed.empty() || !uniform_constant(g, c, v)) return std::nullopt;
+    const std::string summed = variable_operand(g, g.nodes[static_cast<std::size_t>(mul)], &m.inverse_n);
+    if (summed.empty() || !uniform_constant(g, m.inverse_n, m.inverse_n_value)) return std::nullopt;
     r = producer_of(g, summed, "ReduceSum");
     if (r < 0) return std::nullopt;
     m.scale = mul;
@@ -63,13 +62,9 @@ std::optional<Mean> mean_of(const Graph& g, const std::string& value) {
   auto axes = reduce_axes(g, reduce, x.shape.size());
   if (!axes) return std::nullopt;
   if (m.scale >= 0) {  // the scale must be 1/N
-    std::string c;
-    variable_operand(g, g.nodes[static_cast<std::size_t>(m.scale)], &c);
-    float v = 0;
-    uniform_constant(g, c, v);
     double n = 1;
     for (auto a : *axes) n *= static_cast<double>(x.shape[static_cast<std::size_t>(a)]);
-    if (std::fabs(v * n - 1.0) > 1e-5) return std::nullopt;
+    if (std::fabs(m.inverse_n_value * n - 1.0) > 1e-5) return std::nullopt;
   }
   m.reduce = r;
   m.input = reduce.inputs[0];
@@ -78,14 +73,20 @@ std::optional<Mean> mean_of(const Graph& g, const std::string& value) {
   return m;
 }
 
+// x when `value` is Mul(x, x), else "".
+std::string squared(const Graph& g, const std::string& value) {
+  const int mul = producer_of(g, value, "Mul");
+  if (mul < 0) return "";
+  const Node& n = g.nodes[static_cast<std::size_t>(mul)];
+  return n.inputs.size() == 2 && n.inputs[0] == n.inputs[1] ? n.inputs[0] : "";
+}
+
 }  // namespace
 
 bool has_mean_of_squares(const Graph& g) {
   return std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& r) {
-    if ((r.op_type != "ReduceSum" && r.op_type != "ReduceMean") || !r.domain.empty() || r.inputs.empty()) return false;
-    const int sq = producer_of(g, r.inputs[0], "Mul");
-    return sq >= 0 && g.nodes[static_cast<std::size_t>(sq)].inputs.size() == 2 &&
-           g.nodes[static_cast<std::size_t>(sq)].inputs[0] == g.nodes[static_cast<std::size_t>(sq)].inputs[1];
+    return (r.op_type == "ReduceSum" || r.op_type == "ReduceMean") && r.domain.empty() && !r.inputs.empty() &&
+           !squared(g, r.inputs[0]).empty();
   });
 }
 
@@ -97,18 +98,13 @@ std::string stabilise_variance(Graph& g) {
     const Node sub = g.nodes[i];
     if (sub.op_type != "Sub" || !sub.domain.empty() || sub.inputs.size() != 2) continue;
     // sub = mean(x * x) - mean(x) * mean(x)
-    const int square_of_mean = producer_of(g, sub.inputs[1], "Mul");
-    if (square_of_mean < 0) continue;
-    const Node& sm = g.nodes[static_cast<std::size_t>(square_of_mean)];
-    if (sm.inputs.size() != 2 || sm.inputs[0] != sm.inputs[1]) continue;
-    const auto mean = mean_of(g, sm.inputs[0]);
+    const std::string m = squared(g, sub.inputs[1]);
+    if (m.empty()) continue;
+    const auto mean = mean_of(g, m);
     const auto mean_of_squares = mean_of(g, sub.inputs[0]);
-    if (!mean || !mean_of_squares || mean->axes != mean_of_squares->axes || mean->keepdims != mean_of_squares->keepdims)
+    if (!mean || !mean_of_squares || mean->axes != mean_of_squares->axes || mean->keepdims != mean_of_squares->keepdims ||
+        squared(g, mean_of_squares->input) != mean->input)
       continue;
-    const int square = producer_of(g, mean_of_squares->input, "Mul");
-    if (square < 0) continue;
-    const Node& sq = g.nodes[static_cast<std::size_t>(square)];
-    if (sq.inputs.size() != 2 || sq.inputs[0] != mean->input || sq.inputs[1] != mean->input) continue;
 
     // variance = mean((x - mean_kept(x))^2), mean_kept with the reduced axes kept for broadcasting.
     const Tensor& x = g.tensor(mean->input);
@@ -124,9 +120,8 @@ std::string stabilise_variance(Graph& g) {
     std::string centre = keep.outputs[0];
     if (mean->scale >= 0) {
       const Node& scale = g.nodes[static_cast<std::size_t>(mean->scale)];
-      std::string c;
-      variable_operand(g, scale, &c);
-      added.push_back(g.derived_node("Mul", scale, "_kept", {centre, c}, {g.add_value(scale.name + "_kept", type, kept)}));
+      added.push_back(g.derived_node("Mul", scale, "_kept", {centre, mean->inverse_n},
+                                     {g.add_value(scale.name + "_kept", type, kept)}));
       centre = added.back().outputs[0];
     }
     const std::string d = g.add_value(sub.name + "_centred", type, x.shape);
@@ -134,16 +129,15 @@ std::string stabilise_variance(Graph& g) {
     const std::string d2 = g.add_value(sub.name + "_centred_squared", type, x.shape);
     added.push_back(g.derived_node("Mul", sub, "_centred_squared", {d, d}, {d2}));
     // The mean of d^2 as the model's mean of x^2 was taken (same reduction and scale), into sub's output.
-    Node r2 = g.nodes[static_cast<std::size_t>(mean_of_squares->reduce)];
+    const Node& sum_of_squares = g.nodes[static_cast<std::size_t>(mean_of_squares->reduce)];
+    Node r2 = sum_of_squares;
     r2.name = g.unique_name(r2.name + "_centred");
     r2.inputs[0] = d2;
     if (mean_of_squares->scale >= 0) {
-      const Node& scale = g.nodes[static_cast<std::size_t>(mean_of_squares->scale)];
-      std::string c;
-      variable_operand(g, scale, &c);
-      r2.outputs = {g.add_value(r2.name, type, g.tensor(g.nodes[static_cast<std::size_t>(mean_of_squares->reduce)].outputs[0]).shape)};
+      r2.outputs = {g.add_value(r2.name, type, g.tensor(sum_of_squares.outputs[0]).shape)};
       added.push_back(r2);
-      added.push_back(g.derived_node("Mul", scale, "_centred", {r2.outputs[0], c}, sub.outputs));
+      added.push_back(g.derived_node("Mul", g.nodes[static_cast<std::size_t>(mean_of_squares->scale)], "_centred",
+                                     {r2.outputs[0], mean_of_squares->inverse_n}, sub.outputs));
     } else {
       r2.outputs = sub.outputs;
       added.push_back(r2);
