@@ -1,7 +1,6 @@
 #include "compiler/frontend/model_import.h"
 #include "compiler/frontend/onnx_io.h"
 #include "compiler/frontend/passes.h"
-#include "isa/fp16.h"
 #include "isa/whole_file.h"
 #include "backends/device_comparison.h"
 
@@ -13,6 +12,7 @@
 
 #include "runtime/input_check.h"
 #include "runtime/onnx_model_info.h"
+#include "runtime/tensor_conversion.h"
 
 namespace npu::backends {
 
@@ -27,25 +27,11 @@ using NamedTensors = std::vector<std::pair<std::string, runtime::HostTensor>>;
 // A one-element tensor of `desc`'s type holding `value` (--input-value), as the real devices are
 // fed what the simulator's compiler folded.
 runtime::HostTensor value_tensor(const runtime::TensorDesc& desc, double value) {
-  using runtime::ElementType;
-  runtime::HostTensor t = runtime::make_host_tensor(desc.dtype, desc.shape);
+  runtime::HostTensor t = runtime::make_host_tensor(runtime::ElementType::Float64, desc.shape);
   if (t.element_count() != 1)
     throw std::runtime_error(fmt::format("--input-value {}: the input has {} elements, not one", desc.name, t.element_count()));
-  switch (desc.dtype) {
-    case ElementType::Float32: *t.data<float>() = static_cast<float>(value); break;
-    case ElementType::Float16: *t.data<std::uint16_t>() = isa::float_to_half(static_cast<float>(value)); break;
-    case ElementType::Float64: *t.data<double>() = value; break;
-    case ElementType::Int8: *t.data<std::int8_t>() = static_cast<std::int8_t>(value); break;
-    case ElementType::UInt8: *t.data<std::uint8_t>() = static_cast<std::uint8_t>(value); break;
-    case ElementType::Int16: *t.data<std::int16_t>() = static_cast<std::int16_t>(value); break;
-    case ElementType::UInt16: *t.data<std::uint16_t>() = static_cast<std::uint16_t>(value); break;
-    case ElementType::Int32: *t.data<std::int32_t>() = static_cast<std::int32_t>(value); break;
-    case ElementType::UInt32: *t.data<std::uint32_t>() = static_cast<std::uint32_t>(value); break;
-    case ElementType::Int64: *t.data<std::int64_t>() = static_cast<std::int64_t>(value); break;
-    case ElementType::UInt64: *t.data<std::uint64_t>() = static_cast<std::uint64_t>(value); break;
-    case ElementType::Bool: *t.data<std::uint8_t>() = value != 0; break;
-  }
-  return t;
+  *t.data<double>() = value;
+  return runtime::cast(t, desc.dtype);
 }
 
 NamedTensors model_inputs(const std::string& model_path, const CompareOptions& options, std::vector<std::string>* notes) {
