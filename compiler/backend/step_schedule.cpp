@@ -16,10 +16,10 @@ namespace {
 constexpr double kNearBest[] = {1.02, 1.02, 1.05, 1.12, 1.25};
 constexpr int kLevels = sizeof(kNearBest) / sizeof(kNearBest[0]);
 constexpr std::uint64_t kSmallestProbe = 4096;
-// How many predecessors' regions a DDR-bound layer's region may stay clear of.
+// How many predecessors' regions a layer's region may stay clear of.
 constexpr std::int64_t kMaxReach = 10;
 // A layer is bound by its transfers when its DDR time is over this share of its estimated
-// cycles: it gets a third weight buffer where the bytes are free, then that reach.
+// cycles: it gets a third weight buffer where the bytes are free.
 constexpr double kDdrBoundShare = 0.7;
 
 std::string fmt_level(int level) { return " (compaction level " + std::to_string(level) + ")"; }
@@ -245,17 +245,22 @@ StepSchedule StepScheduler::run() {
     separate_[i] = true;
     if (!place(homes, prefs, order)) separate_[i] = false;
   }
-  // Layers bound by their transfers keep their region clear of up to kMaxReach
-  // predecessors' while everything still fits, the most DDR-bound first: their weights can then
-  // load under earlier layers' compute (compiler/backend/layer_interleave.h moves the loads there).
-  // (A layer's estimate includes its DDR time: bound means the transfers take most of it.)
+  // Every layer then keeps its region clear of up to kMaxReach predecessors' while everything
+  // still fits, the most DDR-bound first (a layer's estimate includes its DDR time: the share is
+  // how much of it the transfers take): its weights can then load under earlier layers' compute
+  // (compiler/backend/layer_interleave.h moves the loads there where the cost model finds it
+  // faster). Until 2026-12-07 only the bound layers did; a decode step's GEMVs, whose array time
+  // about equals their weights' DDR time, then waited for the attention chain's regions.
   auto ddr_share = [&](std::size_t i) {
     return prefs[i].cycles > 0 ? prefs[i].ddr_bytes / o_.ddr_bytes_per_cycle / prefs[i].cycles : 0.0;
   };
-  std::vector<std::size_t> bound;
+  std::vector<std::size_t> by_share;  // the layers kept apart from their predecessor, the most DDR-bound first
   for (std::size_t i = 0; i < n; ++i)
-    if (layers_[i].has_code && separate_[i] && ddr_share(i) > kDdrBoundShare) bound.push_back(i);
-  std::stable_sort(bound.begin(), bound.end(), [&](std::size_t a, std::size_t b) { return ddr_share(a) > ddr_share(b); });
+    if (layers_[i].has_code && separate_[i]) by_share.push_back(i);
+  std::stable_sort(by_share.begin(), by_share.end(), [&](std::size_t a, std::size_t b) { return ddr_share(a) > ddr_share(b); });
+  std::vector<std::size_t> bound;
+  for (const std::size_t i : by_share)
+    if (ddr_share(i) > kDdrBoundShare) bound.push_back(i);
   // First, where the bytes are free, a third weight buffer for those layers (more took the
   // bytes deep reach needs: measured worse on ResNet-18, npu-40tops-55gbps): their loads run a
   // chunk further ahead, across the wait for their input. Then the reach.
@@ -276,7 +281,7 @@ StepSchedule StepScheduler::run() {
     if (!third_weight_slot[i]) prefs[i].bytes -= prefs[i].weight_slot_bytes;
   };
   for (const std::size_t i : bound) deepen(i);
-  for (const std::size_t i : bound) reach_out(i);
+  for (const std::size_t i : by_share) reach_out(i);
   auto offsets = place(homes, prefs, order);
   StepSchedule out;
   if (!offsets) {  // cannot happen: every admission was placed
