@@ -13,7 +13,9 @@ two forms: decode (1 new token, past K/V of length L as inputs, present K/V as o
 prefill (T tokens at once, causal mask). Each is compiled INT8 for the presets and run
 timing-only; decode is compared with (weight bytes + KV-cache bytes) / DDR bandwidth, prefill
 and decode are placed on the roofline, and the KV-cache length is swept (decode time grows
-with L only through the cache's bytes).
+with L only through the cache's bytes). Then the decode step of a decoder: 8 such blocks
+chained (d = 256 and 512; --quick: 4 blocks of d = 256), whose step pays one block's start and
+end once instead of once per block.
 
     python3 examples/walkthroughs/w14_llm_decode.py [--quick] [--width D]
 
@@ -107,6 +109,21 @@ def gpt_block(path, d, heads, tokens, past, seed=0):
     graph = helper.make_graph(nodes, "gpt_block", inputs, outputs, inits)
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
     return path, 12 * d * d   # weights: q, k, v, proj (4 d^2) and the MLP (8 d^2)
+
+
+def decoder_step(path, d, heads, past, blocks):
+    """The decode step of a decoder: `blocks` GPT-2-style blocks (gpt_block, each with its own
+    weights and K/V cache of `past`), block i's output feeding block i + 1. Embeddings and the
+    LM head are left out: the step's bytes are the blocks' weights and caches."""
+    import onnx
+    from onnx import compose
+    merged = None
+    for i in range(blocks):
+        one, _ = gpt_block(path.with_name(f"{path.stem}_block{i}.onnx"), d, heads, 1, past, seed=i)
+        block = compose.add_prefix(onnx.load(str(one)), f"b{i}/")
+        merged = block if merged is None else compose.merge_models(merged, block, io_map=[(f"b{i - 1}/out", f"b{i}/x")])
+    onnx.save(merged, str(path))
+    return path, blocks * 12 * d * d
 
 
 def gelu_erf(node, const, x):
@@ -242,6 +259,26 @@ def main():
                       "ddr_read": r["ddr_read"]})
     print(f"KV-cache sweep on {presets[0]}: " + ", ".join(f"L={s['kv_length']}: {s['npu_us']:.1f} us" for s in sweep))
 
+    # A decoder's decode step: several blocks, so one block's start (its first weights before any
+    # compute) and end (its last tile's compute and store) are paid once per step, not per block.
+    blocks = 4 if args.quick else 8
+    steps = []
+    for width in ((256,) if args.quick else (256, 512)):
+        path, step_weights = decoder_step(args.out / f"w14_decoder_d{width}_x{blocks}.onnx", width, width // 64, past,
+                                          blocks)
+        step_kv = blocks * 2 * past * width
+        for preset in presets:
+            r = run(npusim, path, npusim.load_config(str(REPO / "configs" / preset)))
+            steps.append({"preset": preset, "d": width, "blocks": blocks, "npu_us": r["npu_us"],
+                          "weight_bytes": step_weights, "kv_bytes": step_kv,
+                          "stream_bound_us": (step_weights + step_kv) / (r["ddr_gbps"] * 1e3),
+                          "fallbacks": r["fallbacks"]})
+    print(f"decode step of a decoder of {blocks} blocks (KV caches of {past}), INT8:")
+    print(f"{'preset':26s} {'d':>4s} {'weight B':>9s} {'decode us':>10s} {'bytes/BW us':>11s} {'ratio':>6s}")
+    for r in steps:
+        print(f"{r['preset']:26s} {r['d']:4d} {r['weight_bytes']:9d} {r['npu_us']:10.1f} {r['stream_bound_us']:11.1f} "
+              f"{r['npu_us'] / r['stream_bound_us']:6.2f}")
+
     # Weight-only quantisation: fp16 activations, fp16 / int8 / int4 weights.
     mlp_d = 512
     mlp, _ = mlp_block(args.out / f"w14_mlp_decode_d{mlp_d}.onnx", mlp_d)
@@ -293,7 +330,7 @@ def main():
     print(f"figure: {png}")
     save_summary(args.out, "w14_llm_decode", {"d": d, "heads": heads, "kv_length": past, "prefill_tokens": prefill_tokens,
                                               "weight_bytes": weights, "kv_bytes": kv_bytes, "presets": rows,
-                                              "fallback_ops": fallbacks, "kv_sweep": sweep,
+                                              "fallback_ops": fallbacks, "kv_sweep": sweep, "decoder_steps": steps,
                                               "weight_formats": formats})
 
 

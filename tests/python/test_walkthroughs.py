@@ -312,6 +312,18 @@ def test_w14_decode_time_is_weight_bytes_over_bandwidth(walk):
         assert r["decode"]["npu_us"] == pytest.approx(r["stream_bound_us"], rel=0.15), r
 
 
+def test_w14_a_decoders_step_is_within_15_percent_of_its_bytes(walk):
+    """A decoder's decode step (--quick: four d = 256 blocks) pays one block's start and end once:
+    within 15 % of (weights + K/V caches) / bandwidth on both presets, where one d = 256 block
+    alone is not (examples/README.md)."""
+    s = llm_run(walk)
+    assert {r["preset"] for r in s["decoder_steps"]} == {r["preset"] for r in s["presets"]}
+    for r in s["decoder_steps"]:
+        assert not r["fallbacks"], r
+        assert r["weight_bytes"] == r["blocks"] * 12 * r["d"] ** 2, r
+        assert r["stream_bound_us"] <= r["npu_us"] <= 1.15 * r["stream_bound_us"], r
+
+
 def test_w15_engines_win_where_the_ddr_keeps_up(walk):
     """The same 4096 MACs as one array or 2 or 4 engines: the same peak; on the CNNs four engines
     beat the one array at 102.4 GB/s and gain less (or lose) at 25.6 GB/s, where they keep the
