@@ -13,16 +13,16 @@ or more dims it reads (one row of an embedding table per Gather), its K/V bytes 
 inputs' elements.
 """
 import argparse
-import json
 import math
 import pathlib
-import subprocess
 import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples" / "walkthroughs"))
-from w14_llm_decode import decoder_step  # noqa: E402  (the walkthrough's blocks, one source)
+# The walkthrough's blocks and its compile-and-run, one source.
+from _common import import_npusim  # noqa: E402
+from w14_llm_decode import decoder_step, run  # noqa: E402
 
 PRESETS = ["npu-40tops-55gbps", "seed-5.7tops", "default", "snapdragon-8-elite-htp-fitted",
            "intel-npu-lunar-lake-fitted", "intel-npu-meteor-lake-fitted"]
@@ -56,71 +56,57 @@ def step_bytes(path):
     return weights, kv
 
 
-def run(npusim, model, config, weights=None):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = pathlib.Path(tmp) / "r.json"
-        cmd = [str(npusim), "run", str(model), "-c", str(config), "--timing-only", "-q", "--json", str(out)]
-        if weights:
-            cmd += ["--weights", weights]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode:
-            return None, r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"
-        rep = json.loads(out.read_text())
-        return rep, None
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default=str(ROOT / "build"))
+    ap.add_argument("--build", default=str(ROOT / "build"), help="build tree with python/npusim (default build/)")
     ap.add_argument("--config", action="append", help="preset name or YAML path, repeatable (default: six presets)")
     ap.add_argument("--width", action="append", type=int, help="model width d of the chained blocks (default 256 and 512)")
     ap.add_argument("--blocks", type=int, default=8, help="blocks per decoder (default 8)")
     ap.add_argument("--model", action="append", default=[], help="a decode graph of your own, repeatable")
     args = ap.parse_args()
-    npusim = pathlib.Path(args.build) / "bin" / "npusim"
-    if not npusim.exists():
-        raise SystemExit(f"{npusim}: not built (bash scripts/build.sh)")
+    npusim = import_npusim(pathlib.Path(args.build).resolve())
     configs = [pathlib.Path(c) if c.endswith(".yaml") else ROOT / "configs" / f"{c}.yaml"
                for c in (args.config or PRESETS)]
     for c in configs:
         if not c.exists():
             raise SystemExit(f"--config {c}: no such file")
-    work = pathlib.Path(tempfile.mkdtemp(prefix="bench_decode_"))
-    models = []
-    for d in args.width or [256, 512]:
-        if d < 64 or d % 64:
-            raise SystemExit(f"--width {d}: must be a positive multiple of 64 (heads of 64)")
-        path, _ = decoder_step(work / f"decoder_d{d}_x{args.blocks}.onnx", d, d // 64, PAST, args.blocks)
-        models.append((f"{args.blocks} blocks d {d}", path))
     for m in args.model:
         if not pathlib.Path(m).exists():
             raise SystemExit(f"--model {m}: no such file")
-        models.append((pathlib.Path(m).name, pathlib.Path(m)))
+    for d in args.width or []:
+        if d < 64 or d % 64:
+            raise SystemExit(f"--width {d}: must be a positive multiple of 64 (heads of 64)")
 
     print(f"{'config':30s} {'model':20s} {'INT8 us':>9s} {'bound us':>9s} {'ratio':>6s} {'NPU %':>6s} | "
           f"{'W4A8 us':>9s} {'bound us':>9s} {'ratio':>6s} {'vs INT8':>7s}")
-    for name, path in models:
-        w, kv = step_bytes(path)
-        for config in configs:
-            int8, err = run(npusim, path, config)
-            if err:
-                print(f"{config.stem:30s} {name:20s} {err}")
-                continue
-            gbps = int8["roofline"]["ddr_gbps"]
-            bound = (w + kv) / (gbps * 1e3)
-            w4, err4 = run(npusim, path, config, "int4")
-            share = 100 * int8.get("npu_share", 1.0)
-            line = (f"{config.stem:30s} {name:20s} {int8['npu_latency_us']:9.1f} {bound:9.1f} "
-                    f"{int8['npu_latency_us'] / bound:6.2f} {share:6.1f} | ")
-            if err4:
-                line += err4
-            else:
-                bound4 = (w / 2 + kv) / (gbps * 1e3)
-                line += (f"{w4['npu_latency_us']:9.1f} {bound4:9.1f} {w4['npu_latency_us'] / bound4:6.2f} "
-                         f"{w4['npu_latency_us'] / int8['npu_latency_us']:6.2f}x")
-            print(line, flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench_decode_") as work:
+        models = [(f"{args.blocks} blocks d {d}",
+                   decoder_step(pathlib.Path(work) / f"decoder_d{d}_x{args.blocks}.onnx", d, d // 64, PAST, args.blocks)[0])
+                  for d in args.width or [256, 512]]
+        models += [(pathlib.Path(m).name, pathlib.Path(m)) for m in args.model]
+        for name, path in models:
+            w, kv = step_bytes(path)
+            for config in configs:
+                cfg = npusim.load_config(str(config))
+                try:
+                    int8 = run(npusim, path, cfg)
+                except Exception as e:  # a refused compile or config: its one line, then the next row
+                    print(f"{config.stem:30s} {name:20s} {str(e).splitlines()[0]}")
+                    continue
+                gbps = int8["ddr_gbps"]
+                bound = (w + kv) / (gbps * 1e3)
+                line = (f"{config.stem:30s} {name:20s} {int8['npu_us']:9.1f} {bound:9.1f} "
+                        f"{int8['npu_us'] / bound:6.2f} {100 * int8['npu_us'] / (int8['npu_us'] + int8['cpu_fallback_us']):6.1f} | ")
+                try:
+                    w4 = run(npusim, path, cfg, "int8", "int4")
+                    bound4 = (w / 2 + kv) / (gbps * 1e3)
+                    line += (f"{w4['npu_us']:9.1f} {bound4:9.1f} {w4['npu_us'] / bound4:6.2f} "
+                             f"{w4['npu_us'] / int8['npu_us']:6.2f}x")
+                except Exception as e:
+                    line += str(e).splitlines()[0]
+                print(line, flush=True)
     print("bound: (weights x 1 B, INT4 0.5 B, + past K/V elements x 1 B) / the config's DDR bandwidth seen by the NPU; "
-          "ratio: simulated NPU time over it (issue 32: INT8 within 1.25x for a held-out export, W4A8 <= 0.65x INT8)")
+          "ratio: simulated NPU time over it; NPU %: NPU time over NPU and CPU-fallback time (issue 32: INT8 within 1.25x for a held-out export, W4A8 <= 0.65x INT8)")
 
 
 if __name__ == "__main__":

@@ -245,12 +245,13 @@ StepSchedule StepScheduler::run() {
     separate_[i] = true;
     if (!place(homes, prefs, order)) separate_[i] = false;
   }
-  // Every layer with DDR transfers then keeps its region clear of up to kMaxReach predecessors' while everything
-  // still fits, the most DDR-bound first (a layer's estimate includes its DDR time: the share is
-  // how much of it the transfers take): its weights can then load under earlier layers' compute
-  // (compiler/backend/layer_interleave.h moves the loads there where the cost model finds it
-  // faster). Until 2026-12-07 only the bound layers did; a decode step's GEMVs, whose array time
-  // about equals their weights' DDR time, then waited for the attention chain's regions.
+  // Every layer with DDR transfers then keeps its region clear of up to kMaxReach predecessors'
+  // while everything still fits, the most DDR-bound first (a layer's estimate includes its DDR
+  // time: the share is how much of it the transfers take): its weights can then load under
+  // earlier layers' compute (compiler/backend/layer_interleave.h moves the loads there where the
+  // cost model finds it faster). Until 2026-12-07 only the bound layers did; a decode step's
+  // GEMVs, whose array time about equals their weights' DDR time, then waited for the attention
+  // chain's regions.
   auto ddr_share = [&](std::size_t i) {
     return prefs[i].cycles > 0 ? prefs[i].ddr_bytes / o_.ddr_bytes_per_cycle / prefs[i].cycles : 0.0;
   };

@@ -138,7 +138,8 @@ def gelu_erf(node, const, x):
 def run(npusim, path, cfg, precision="int8", weights=None):
     extra = {"weights": weights} if weights else {}
     _, rep = npusim.compile(str(path), cfg, precision=precision, **extra).run(timing_only=True)
-    return {"npu_us": rep["npu_latency_us"], "latency_us": rep["latency_us"], "macs": int(rep["macs"]),
+    return {"npu_us": rep["npu_latency_us"], "latency_us": rep["latency_us"],
+            "cpu_fallback_us": rep["time"]["cpu_fallback_us"], "macs": int(rep["macs"]),
             "ddr_read": int(rep["ddr"]["bytes_read"]), "ddr_written": int(rep["ddr"]["bytes_written"]),
             "ddr_gbps": rep["roofline"]["ddr_gbps"], "peak_tops": rep["peak_tops"],
             "ridge": rep["roofline"]["ridge_macs_per_byte"], "achieved_tops": rep["achieved_tops"],
