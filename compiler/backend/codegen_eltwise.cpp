@@ -115,9 +115,20 @@ Residency eltwise_residency(const CodegenContext& ctx, const Node& n, const Eltw
       if (d.stride[i] != d.out_stride) return false;
     return true;
   };
+  // A scalar, or a row of the output's columns repeated for every row and outer index: its
+  // tile starts at the column the tile does, one run there (the binary instructions' strides
+  // repeat it).
+  auto broadcast_in_place = [&](std::size_t i) {
+    if (geo.rows_dim.stride[i] != 0 || geo.cols_dim.stride[i] > 1) return false;
+    for (const auto& d : geo.outer)
+      if (d.stride[i] != 0) return false;
+    return true;
+  };
   for (std::size_t i = 0; i < plan.operands.size(); ++i) {
     const auto& op = plan.operands[i];
     r.operand.push_back(op.value.empty() ? std::nullopt : ctx.resident(op.value));
+    if (r.operand.back() && op.tensor->span_bytes() == op.tensor->bytes() && !same_layout(i) && broadcast_in_place(i))
+      continue;
     if (r.operand.back() && (!same_layout(i) || op.tensor->span_bytes() != op.tensor->bytes())) {
       // A broadcast operand (eltwise_on_chip says so to the scheduler) is read from DDR.
       if (!ctx.in_ddr(op.value))
@@ -129,7 +140,9 @@ Residency eltwise_residency(const CodegenContext& ctx, const Node& n, const Eltw
   r.output = ctx.resident(n.outputs[0]);
   if (r.output && y.span_bytes() != y.bytes())
     throw CompileError(ctx.graph.source + ": layer '" + n.name + "': a strided output cannot stay on chip");
-  if (r.any() && (ctx.part || geo.cols_dim.out_stride != 1 || (geo.rows_dim.size > 1 && geo.rows_dim.out_stride != geo.cols_dim.size)))
+  // (A dim of one element has no stride to speak of: a scalar's geometry may give it 0.)
+  if (r.any() && (ctx.part || (geo.cols_dim.size > 1 && geo.cols_dim.out_stride != 1) ||
+                  (geo.rows_dim.size > 1 && geo.rows_dim.out_stride != geo.cols_dim.size)))
     throw CompileError(ctx.graph.source + ": layer '" + n.name + "': values on chip need one engine and dense rows");
   return r;
 }
@@ -298,8 +311,11 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
           b.row_stride = hr ? (hc ? tc : 1) : 0;
           b.count = (hr ? tr : 1) * (hc ? tc : 1);
           const std::int64_t off = op_off[i] + r0 * rows_dim.stride[i] + c0 * cols_dim.stride[i];
-          if (resident.operand[i]) {  // laid out as the output: the tile's rows are one run there
+          if (resident.operand[i]) {  // laid out as the output, or a broadcast row: one run there
             b.addr = *resident.operand[i] + static_cast<std::uint64_t>(off * es);
+            if (b.addr % ctx.alignment)
+              throw CompileError(ctx.graph.source + ": layer '" + n.name + "': operand '" + plan.operands[i].value +
+                                 "' on chip is read at an unaligned address");
             buffers.push_back(b);
             continue;
           }
@@ -357,13 +373,17 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
   return out;
 }
 
-// Inputs of the output's shape are read on chip, broadcast ones from DDR; the output is written
-// on chip.
+// Inputs of the output's shape are read on chip, and broadcast ones that are a scalar or a row
+// of the output's last axis (RMSNorm's 1 / rms, rotary embeddings' cos and sin rows); other
+// broadcast ones from DDR. The output is written on chip.
 bool eltwise_on_chip(const Graph& g, const Node& n, const std::string& value) {
   if (std::find(n.outputs.begin(), n.outputs.end(), value) != n.outputs.end()) return true;
   const Tensor& x = g.tensor(value);
   const Tensor& y = g.tensor(n.outputs[0]);
-  return x.shape_known && y.shape_known && x.shape == y.shape;
+  if (!x.shape_known || !y.shape_known) return false;
+  if (x.shape == y.shape || x.elements() == 1) return true;
+  if (x.shape.empty() || y.shape.empty() || x.shape.back() != y.shape.back()) return false;
+  return std::all_of(x.shape.begin(), x.shape.end() - 1, [](std::int64_t d) { return d == 1; });
 }
 
 bool is_elementwise(const Node& n) {

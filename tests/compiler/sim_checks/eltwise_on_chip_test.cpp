@@ -97,3 +97,43 @@ TEST_CASE("an int8 table layer with its operand on chip loads only its table", "
   check_bit_exact(path, "default.yaml");
   std::filesystem::remove(path);
 }
+
+TEST_CASE("int8 RMSNorm's 1 / rms and a broadcast row stay on chip for the element-wise layers reading them",
+          "[compiler][sim][int8]") {
+  // Llama's RMSNorm as exported (Pow, ReduceMean, Add, Sqrt, Div, Mul by the scalar, Mul by the
+  // weight), then query heads times a row of their width (a rotary table's cos row).
+  GraphBuilder b(59);
+  const std::string x = b.input("x", {1, 1, 64});
+  b.node("MatMul", {x, b.random_constant("w_in", {64, 64})}, "h");
+  b.node("Pow", {b.out("h"), b.constant("two", {}, {2.0f})}, "sq");
+  b.node("ReduceMean", {b.out("sq")}, "ms").set_ints("axes", {-1});
+  b.node("Add", {b.out("ms"), b.constant("eps", {}, {1e-6f})}, "ms_eps");
+  b.node("Sqrt", {b.out("ms_eps")}, "rms");
+  b.node("Div", {b.constant("one", {}, {1.0f}), b.out("rms")}, "inv_rms");
+  b.node("Mul", {b.out("h"), b.out("inv_rms")}, "normed");
+  b.node("Mul", {b.out("normed"), b.random_constant("gamma", {64}, 0.5f, 1.5f)}, "scaled");
+  b.node("MatMul", {b.out("scaled"), b.random_constant("w_q", {64, 256})}, "q");
+  b.node("Reshape", {b.out("q"), b.int_constant("heads", {4}, {1, 4, 1, 64})}, "q_heads");
+  b.node("MatMul", {b.out("scaled"), b.random_constant("w_row", {64, 64})}, "row");
+  b.node("Reshape", {b.out("row"), b.int_constant("row_shape", {4}, {1, 1, 1, 64})}, "row4");
+  b.node("Mul", {b.out("q_heads"), b.out("row4")}, "rotated");
+  Graph g0 = b.finish({b.out("rotated")});
+  g0.opset = 17;
+  const auto path = (std::filesystem::temp_directory_path() / "npusim_broadcast_on_chip.onnx").string();
+  write_onnx(g0, path);
+  const HardwareConfig config = load_hardware_config(config_path("npu-40tops-55gbps.yaml"));
+  Int8Compiled compiled = compile_int8(path, config);
+  int checked = 0;
+  for (const LayerRecord& l : compiled.model.layers) {
+    INFO(l.name << " " << l.op);
+    if (l.name == "normed" || l.name == "rotated") {  // both operands read where they lie on chip
+      for (std::uint32_t i = l.first_instruction; i < l.end_instruction; ++i)
+        CHECK(compiled.model.program.code[i].opcode != isa::Opcode::Load);
+      ++checked;
+    }
+  }
+  CHECK(checked == 2);
+  check_outputs_against_reference(compiled, config, 23);
+  check_bit_exact(path, "npu-40tops-55gbps.yaml");
+  std::filesystem::remove(path);
+}
