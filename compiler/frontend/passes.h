@@ -75,6 +75,13 @@ std::string dynamic_quantization_to_float(Graph& graph);
 bool has_spectral_transforms(const Graph& graph);
 std::string spectral_transforms_as_products(Graph& graph);
 
+// Grouped-query attention's K/V heads repeated for their query heads (Reshape(Expand(Unsqueeze)))
+// and read by an attention MatMul -> that MatMul per K/V group on the unrepeated heads, the query
+// heads of a group as its rows (frontend/grouped_kv_heads.cpp). The pipeline runs it only where
+// there is an Expand.
+bool has_repeated_kv_heads(const Graph& graph);
+std::string share_grouped_kv_heads(Graph& graph);
+
 // ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div[/Mul/Add] -> LayerNormalization (opset 17).
 std::string fuse_layernorm_pattern(Graph& graph);
 

@@ -302,6 +302,56 @@ TEST_CASE("the ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add chain becomes 
   CHECK(count_op(old, "LayerNormalization") == 0);
 }
 
+namespace {
+
+// Llama's attention on grouped K/V heads as the exporter writes it: 2 K/V heads of 5 positions,
+// each repeated 3 times (Unsqueeze at `axis`, Expand, Reshape) for 6 query heads of 4 rows.
+Graph repeated_kv_attention(std::int64_t axis) {
+  GraphBuilder b;
+  auto q = b.input("q", {1, 6, 4, 8});
+  auto k = b.input("k", {1, 2, 5, 8});
+  auto v = b.input("v", {1, 2, 5, 8});
+  const std::vector<std::int64_t> expanded = axis == 2 ? std::vector<std::int64_t>{1, 2, 3, 5, 8}
+                                                       : std::vector<std::int64_t>{1, 2, 5, 3, 8};
+  for (const char* kv : {"k", "v"}) {
+    const std::string name(kv);
+    b.node("Unsqueeze", {name, b.int_constant(name + "_axis", {1}, {axis})}, name + "_u");
+    b.node("Expand", {b.out(name + "_u"), b.int_constant(name + "_shape", {5}, expanded)}, name + "_e");
+    b.node("Reshape", {b.out(name + "_e"), b.int_constant(name + "_heads", {4}, {1, 6, 5, 8})}, name + "_rep");
+  }
+  b.node("Transpose", {b.out("k_rep")}, "k_t").set_ints("perm", {0, 1, 3, 2});
+  b.node("MatMul", {q, b.out("k_t")}, "scores");
+  b.node("Softmax", {b.out("scores")}, "probs").set_int("axis", -1);
+  b.node("MatMul", {b.out("probs"), b.out("v_rep")}, "ctx");
+  Graph g = b.finish({b.out("ctx"), b.out("scores")});
+  g.opset = 17;
+  fold_static_shapes(g);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("attention on K/V heads repeated for their query groups runs per group on the unrepeated heads",
+          "[compiler][front-end]") {
+  const Graph before = repeated_kv_attention(2);
+  REQUIRE(has_repeated_kv_heads(before));
+  Graph g = before;
+  CHECK(share_grouped_kv_heads(g) == "2 attention product(s) per K/V group instead of on repeated K/V heads");
+  remove_dead_nodes(g);
+  CHECK(count_op(g, "Expand") == 0);
+  CHECK(count_op(g, "MatMul") == 2);
+  // Each product has the group's 3 query heads x 4 rows as its rows, against that group's K/V.
+  CHECK(g.tensor(node_named(g, "scores").inputs[0]).shape == std::vector<std::int64_t>{1, 2, 12, 8});
+  CHECK(g.tensor(node_named(g, "scores").outputs[0]).shape == std::vector<std::int64_t>{1, 2, 12, 5});
+  CHECK(g.tensor(node_named(g, "ctx").inputs[0]).shape == std::vector<std::int64_t>{1, 2, 12, 5});
+  CHECK(g.tensor(node_named(g, "ctx").inputs[1]).name == "v");
+  check_same_outputs(before, g, 1e-6f);
+  // A repeat along another axis interleaves the heads differently: not this pattern, unchanged.
+  Graph other = repeated_kv_attention(3);
+  CHECK(share_grouped_kv_heads(other) == "0 attention product(s) per K/V group instead of on repeated K/V heads");
+  CHECK(count_op(other, "Expand") == 2);
+}
+
 TEST_CASE("standalone BatchNormalization becomes a per-channel scale and shift that folds into neighbours",
           "[compiler][front-end]") {
   auto bn = [](GraphBuilder& b, const std::string& in, const std::string& name, std::int64_t c) {
