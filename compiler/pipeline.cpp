@@ -128,6 +128,7 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
   if (has_mean_of_squares(g)) pipeline.run("stable-variance", g, then_clean(stabilise_variance));
   pipeline.run("layernorm-pattern", g, then_clean(fuse_layernorm_pattern));
   if (has_repeated_kv_heads(g)) pipeline.run("grouped-kv-heads", g, then_clean(share_grouped_kv_heads));
+  if (has_negations(g)) pipeline.run("rotate-half", g, then_clean(rotate_half_as_products));
   if (has_one_hot_products(g)) pipeline.run("one-hot-gather", g, then_clean(one_hot_products_to_gathers));
   pipeline.run("batchnorm-folding", g, then_clean(fold_batchnorm));
   if (has_batched_images(g)) pipeline.run("batch-split", g, split_batch_into_images);

@@ -82,6 +82,12 @@ std::string spectral_transforms_as_products(Graph& graph);
 bool has_repeated_kv_heads(const Graph& graph);
 std::string share_grouped_kv_heads(Graph& graph);
 
+// Rotary embeddings' rotate_half, Concat(Neg(Slice(x, upper half)), Slice(x, lower half)) on the
+// last axis -> MatMul(x, a constant signed permutation) (frontend/rotate_half.cpp). The pipeline
+// runs it only where there is a Neg.
+bool has_negations(const Graph& graph);
+std::string rotate_half_as_products(Graph& graph);
+
 // ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div[/Mul/Add] -> LayerNormalization (opset 17).
 std::string fuse_layernorm_pattern(Graph& graph);
 

@@ -352,6 +352,41 @@ TEST_CASE("attention on K/V heads repeated for their query groups runs per group
   CHECK(count_op(other, "Expand") == 2);
 }
 
+TEST_CASE("rotary embeddings' rotate_half (two slices, a negation, a concat) becomes one product by a signed permutation",
+          "[compiler][front-end]") {
+  auto build = [](std::int64_t split) {
+    GraphBuilder b;
+    auto x = b.input("x", {1, 4, 3, 8});
+    auto slice = [&](const std::string& name, std::int64_t start, std::int64_t end) {
+      b.node("Slice", {x, b.int_constant(name + "_s", {1}, {start}), b.int_constant(name + "_e", {1}, {end}),
+                       b.int_constant(name + "_a", {1}, {3})},
+             name);
+    };
+    slice("x1", 0, split);
+    slice("x2", split, std::numeric_limits<std::int64_t>::max());
+    b.node("Neg", {b.out("x2")}, "neg");
+    b.node("Concat", {b.out("neg"), b.out("x1")}, "rot").set_int("axis", -1);
+    b.node("Mul", {b.out("rot"), b.random_constant("sin", {1, 1, 3, 8})}, "rot_sin");
+    Graph g = b.finish({b.out("rot_sin")});
+    g.opset = 17;
+    fold_static_shapes(g);
+    return g;
+  };
+  const Graph before = build(4);
+  REQUIRE(has_negations(before));
+  Graph g = before;
+  CHECK(rotate_half_as_products(g) == "1 rotate_half(x) as x times a signed permutation");
+  remove_dead_nodes(g);
+  CHECK(count_op(g, "Slice") == 0);
+  CHECK(count_op(g, "Neg") == 0);
+  CHECK(count_op(g, "Concat") == 0);
+  CHECK(node_named(g, "rot").op_type == "MatMul");
+  check_same_outputs(before, g, 1e-7f);
+  // Halves that are not halves (3 + 5) are another op: left alone.
+  Graph uneven = build(3);
+  CHECK(rotate_half_as_products(uneven) == "0 rotate_half(x) as x times a signed permutation");
+}
+
 TEST_CASE("standalone BatchNormalization becomes a per-channel scale and shift that folds into neighbours",
           "[compiler][front-end]") {
   auto bn = [](GraphBuilder& b, const std::string& in, const std::string& name, std::int64_t c) {
