@@ -8,7 +8,8 @@ bandwidth, INT4 weights at half a byte. Prints figures and ratios, asserts nothi
                                     [--model DECODE.onnx ...]
 
 --model: a decode graph with its past K/V as inputs whose names contain "past" (a PyTorch or
-Optimum export with its dynamic dims fixed); its weight bytes are the float initializers of two
+Optimum export with its dynamic dims fixed; `/usr/bin/python3 scripts/export_decoders.py --out DIR`
+writes GPT-2- and Llama-style ones); its weight bytes are the float initializers of two
 or more dims it reads (one row of an embedding table per Gather), its K/V bytes the past
 inputs' elements.
 """
