@@ -115,14 +115,13 @@ Residency eltwise_residency(const CodegenContext& ctx, const Node& n, const Eltw
       if (d.stride[i] != d.out_stride) return false;
     return true;
   };
-  // A scalar, or a row of the output's columns repeated for every row and outer index: its
-  // tile starts at the column the tile does, one run there (the binary instructions' strides
-  // repeat it).
+  // A scalar or a row of the output's columns repeated for every row, or a block laid out as the
+  // output's rows repeated along outer dims (a rotary table's [T, h] for every head): each tile
+  // one run from where the tile starts (the binary instructions' strides repeat a row or a
+  // scalar); generate_elementwise checks that every tile starts aligned.
   auto broadcast_in_place = [&](std::size_t i) {
-    if (geo.rows_dim.stride[i] != 0 || geo.cols_dim.stride[i] > 1) return false;
-    for (const auto& d : geo.outer)
-      if (d.stride[i] != 0) return false;
-    return true;
+    const std::int64_t rs = geo.rows_dim.stride[i], cs = geo.cols_dim.stride[i];
+    return (rs == 0 && cs <= 1) || (rs == geo.rows_dim.out_stride && cs == geo.cols_dim.out_stride);
   };
   for (std::size_t i = 0; i < plan.operands.size(); ++i) {
     const auto& op = plan.operands[i];
@@ -373,17 +372,25 @@ LayerCode generate_elementwise(CodegenContext& ctx, const Node& n) {
   return out;
 }
 
-// Inputs of the output's shape are read on chip, and broadcast ones that are a scalar or a row
-// of the output's last axis (RMSNorm's 1 / rms, rotary embeddings' cos and sin rows); other
-// broadcast ones from DDR. The output is written on chip.
+// Inputs of the output's shape are read on chip, and broadcast ones that are a scalar, a row of
+// the output's last axis (RMSNorm's 1 / rms) or the output's last two axes repeated along outer
+// ones (rotary embeddings' cos and sin tables for every head); other broadcast ones from DDR.
+// The output is written on chip.
 bool eltwise_on_chip(const Graph& g, const Node& n, const std::string& value) {
   if (std::find(n.outputs.begin(), n.outputs.end(), value) != n.outputs.end()) return true;
   const Tensor& x = g.tensor(value);
   const Tensor& y = g.tensor(n.outputs[0]);
   if (!x.shape_known || !y.shape_known) return false;
   if (x.shape == y.shape || x.elements() == 1) return true;
-  if (x.shape.empty() || y.shape.empty() || x.shape.back() != y.shape.back()) return false;
-  return std::all_of(x.shape.begin(), x.shape.end() - 1, [](std::int64_t d) { return d == 1; });
+  if (x.shape.empty() || x.shape.size() > y.shape.size() || x.shape.back() != y.shape.back()) return false;
+  const std::size_t skip = y.shape.size() - x.shape.size();  // leading axes x does not have
+  bool one_row = true;
+  for (std::size_t d = 0; d + 1 < x.shape.size(); ++d) {
+    if (x.shape[d] != 1 && x.shape[d] != y.shape[d + skip]) return false;
+    one_row &= x.shape[d] == 1;
+  }
+  const std::size_t rows = x.shape.size() - 2;  // x's second-to-last axis, when it has one
+  return one_row || (x.shape.size() >= 2 && x.shape[rows] == y.shape[rows + skip]);
 }
 
 bool is_elementwise(const Node& n) {

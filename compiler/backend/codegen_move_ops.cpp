@@ -86,10 +86,10 @@ std::string move_rejection(const Graph& g, const Node& n, bool int8) {
 LayerCode generate_move(CodegenContext& ctx, const Node& n) {
   const Graph& g = ctx.graph;
   const std::string& op = n.op_type;
-  // Only a channel Concat keeps values on chip (move_on_chip); any other move reads its inputs
-  // from DDR, where the scheduler then stores them too.
-  if (move_on_chip(g, n, n.outputs[0]) && moves_values_on_chip(ctx, n)) return generate_concat_on_chip(ctx, n);
+  // Only a channel Concat keeps values on chip (move_on_chip), and a row gather its output; any
+  // other move reads its inputs from DDR, where the scheduler then stores them too.
   if (is_row_gather(g, n)) return generate_row_gather(ctx, n);
+  if (move_on_chip(g, n, n.outputs[0]) && moves_values_on_chip(ctx, n)) return generate_concat_on_chip(ctx, n);
   const DdrTensor& y = ctx.tensor(n.outputs[0]);
   std::vector<MoveBox> boxes;
   std::vector<std::uint8_t> fill;

@@ -3,6 +3,8 @@
 // a store writes them to the output. Rows longer than a DMA run go in column chunks.
 #include <algorithm>
 
+#include <optional>
+
 #include "compiler/backend/codegen_move.h"
 #include "compiler/backend/instruction_stream.h"
 #include "compiler/backend/move_params.h"
@@ -79,6 +81,14 @@ LayerCode generate_row_gather(CodegenContext& ctx, const Node& n) {
   const std::uint64_t per_tile = std::min({count, kIndicesMax, (slot_bytes - ctx.alignment) / (chunk_stride + 4)});
   if (per_tile == 0) throw CompileError(g.source + ": layer '" + n.name + "': the scratchpad is too small for a gather");
 
+  // Where the step scheduler keeps the output on chip, the rows land there, dense, and are
+  // stored only if something reads them from DDR too (a rotary table's cos and sin rows for the
+  // Muls after them; a token's embedding for the norm after it).
+  const std::optional<std::uint64_t> home = ctx.resident(n.outputs[0]);
+  const bool store = !home || ctx.in_ddr(n.outputs[0]);
+  if (home && chunk != row_bytes)
+    throw CompileError(g.source + ": layer '" + n.name + "': a gathered row wider than one transfer cannot stay on chip");
+
   LayerCode code;
   LayerMapping& map = code.mapping;
   map.unit = TileUnit::Dma;
@@ -89,14 +99,17 @@ LayerCode generate_row_gather(CodegenContext& ctx, const Node& n) {
   std::vector<std::uint64_t> slots;
   for (int i = 0; i < 4; ++i) slots.push_back(map.place(BufferRole::Input, 0, slot_bytes, at));
 
-  LayerStream stream{{Unit::Load, Unit::Store}, false};
+  LayerStream stream{store ? std::vector<Unit>{Unit::Load, Unit::Store} : std::vector<Unit>{Unit::Load}, false};
   int tile = 0;
   for (std::uint64_t first = 0; first < count; first += per_tile) {
     const std::uint64_t k = std::min(per_tile, count - first);
     for (std::uint64_t col = 0; col < row_bytes; col += chunk) {
       const std::uint64_t len = std::min(chunk, row_bytes - col);
       const std::uint64_t slot = slots[static_cast<std::size_t>(tile++) % slots.size()];
-      const std::uint64_t rows_at = slot + ctx.align(4 * k);
+      const std::uint64_t rows_at = home ? *home + first * row_bytes : slot + ctx.align(4 * k);
+      const std::uint64_t rows_stride = home ? row_bytes : chunk_stride;
+      if (rows_at % ctx.alignment)
+        throw CompileError(g.source + ": layer '" + n.name + "': gathered rows on chip at an unaligned address");
       TileStages& st = stream.new_tile();
       emit_linear_load(st.load, indices.addr + 4 * first, slot, 4 * k, ctx.alignment);
       st.load.push_back(make(Opcode::Gather, {{Field::channel, 0},
@@ -107,16 +120,18 @@ LayerCode generate_row_gather(CodegenContext& ctx, const Node& n) {
                                               {Field::count, static_cast<std::int64_t>(k)},
                                               {Field::rows, t.rows},
                                               {Field::ddr_stride1, static_cast<std::int64_t>(row_bytes)},
-                                              {Field::sram_stride1, static_cast<std::int64_t>(chunk_stride)}}));
+                                              {Field::sram_stride1, static_cast<std::int64_t>(rows_stride)}}));
+      code.planned_ddr_bytes += 4 * k + k * len;
+      if (!store) continue;
       DmaBox out;
       out.ddr_addr = y.addr + first * row_bytes + col;
       out.sram_addr = rows_at;
       out.run_bytes = len;
       out.runs = k;
       out.ddr_stride = row_bytes;
-      out.sram_stride = chunk_stride;
+      out.sram_stride = rows_stride;
       emit_dma(st.store, Opcode::Store, out, ctx.alignment);
-      code.planned_ddr_bytes += 4 * k + 2 * k * len;
+      code.planned_ddr_bytes += k * len;
     }
   }
   code.code = stream.finish();

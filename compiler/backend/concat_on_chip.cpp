@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/backend/instruction_stream.h"
+#include "compiler/backend/move_params.h"
 
 namespace npu::compiler {
 namespace {
@@ -15,7 +16,9 @@ bool dense_nhwc(const DdrTensor& t) {
 
 }  // namespace
 
-bool move_on_chip(const Graph& graph, const Node& node, const std::string&) { return is_channel_concat(graph, node); }
+bool move_on_chip(const Graph& graph, const Node& node, const std::string& value) {
+  return is_channel_concat(graph, node) || (value == node.outputs[0] && is_row_gather(graph, node));
+}
 
 bool moves_values_on_chip(const CodegenContext& ctx, const Node& node) {
   for (const auto* names : {&node.inputs, &node.outputs})
