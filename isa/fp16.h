@@ -33,6 +33,16 @@ inline std::uint16_t float_to_half(float value) {
   return static_cast<std::uint16_t>(sign | h);
 }
 
+// A constant the compiler writes into an fp16 program: a finite value beyond fp16's range
+// becomes the largest finite fp16 of its sign instead of infinity (float_to_half), so that
+// exporters' masks of float32's lowest value (-3.4e38) stay finite and 0 * mask stays 0, not
+// NaN; infinities and NaN stay what they are.
+inline std::uint16_t float_to_half_saturating(float value) {
+  if (value >= 65520.0f && value <= 3.4028235e38f) return 0x7BFFu;
+  if (value <= -65520.0f && value >= -3.4028235e38f) return 0xFBFFu;
+  return float_to_half(value);
+}
+
 inline float half_to_float(std::uint16_t bits) {
   const std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
   std::uint32_t exp = (bits >> 10) & 0x1Fu, mant = bits & 0x3FFu, x;

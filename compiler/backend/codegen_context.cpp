@@ -162,7 +162,7 @@ const DdrTensor& CodegenContext::constant(const Tensor& t, const QuantParams& q,
     if (quantized) {
       bytes.push_back(static_cast<std::uint8_t>(quantize_value(v, q.scale, q.zero_point)));
     } else {
-      std::uint16_t h = isa::float_to_half(v);
+      std::uint16_t h = isa::float_to_half_saturating(v);
       bytes.push_back(static_cast<std::uint8_t>(h & 0xff));
       bytes.push_back(static_cast<std::uint8_t>(h >> 8));
     }

@@ -28,7 +28,7 @@ const DdrTensor& operand(CodegenContext& ctx, const std::string& name, const Qua
 
 std::vector<std::uint8_t> element_bytes(const CodegenContext& ctx, float v, const QuantParams& q) {
   if (ctx.int8()) return {static_cast<std::uint8_t>(quantize_value(v, q.scale, q.zero_point))};
-  std::uint16_t h = isa::float_to_half(v);
+  std::uint16_t h = isa::float_to_half_saturating(v);
   return {static_cast<std::uint8_t>(h & 0xff), static_cast<std::uint8_t>(h >> 8)};
 }
 

@@ -55,7 +55,7 @@ ConvConstants place_conv_constants(CodegenContext& ctx, const Node& n, const Con
   for (const auto& ch : plan.chunks) {
     auto push_w = [&](std::size_t idx) {
       if (ctx.int8()) weights_blob.push_back(static_cast<std::uint8_t>(q.weights[idx]));
-      else append<std::uint16_t>(weights_blob, isa::float_to_half(wf[idx]));
+      else append<std::uint16_t>(weights_blob, isa::float_to_half_saturating(wf[idx]));
     };
     if (s.groups == 1) {  // per input-channel slice: [kh][kw][slice C][chunk_oc], each 64-aligned
       // (kernel-row slices are contiguous parts of the whole chunk's block)

@@ -181,6 +181,17 @@ TEST_CASE("fp16 conversion rounds to nearest even", "[isa][fp16]") {
   }
 }
 
+TEST_CASE("constants saturate to fp16's largest finite value; infinities and NaN stay", "[isa][fp16]") {
+  CHECK(float_to_half_saturating(-3.4028235e38f) == 0xFBFF);  // float32's lowest, a mask fill
+  CHECK(float_to_half_saturating(3.4028235e38f) == 0x7BFF);
+  CHECK(float_to_half_saturating(65520.0f) == 0x7BFF);
+  CHECK(float_to_half_saturating(65504.0f) == 0x7BFF);
+  CHECK(float_to_half_saturating(-1.5f) == float_to_half(-1.5f));
+  CHECK(float_to_half_saturating(-INFINITY) == 0xFC00);
+  CHECK(float_to_half_saturating(INFINITY) == 0x7C00);
+  CHECK(std::isnan(half_to_float(float_to_half_saturating(std::nanf("")))));
+}
+
 TEST_CASE("round_to_half's fast path equals the full conversion", "[isa][fp16]") {
   // Every float whose low 13 bits are 0x0FFF, 0x1000 (the tie), 0x1001 or 0: each side of each
   // rounding boundary, every exponent and sign, plus a stride through everything else.

@@ -271,7 +271,7 @@ Bytes where(const Graph& g, const Node& n, const std::vector<const Bytes*>& in) 
     const Tensor& t = g.tensor(n.inputs[i]);
     std::vector<float> v;
     if (t.is_constant)
-      for (float f : constant_as_float(t).data) v.push_back(isa::round_to_half(f));
+      for (float f : constant_as_float(t).data) v.push_back(isa::half_to_float(isa::float_to_half_saturating(f)));  // as codegen writes it
     else
       for (std::int8_t q : to_logical(*in[i], t.shape, t.order)) v.push_back(dequantize_fp16(q, t.quant));
     return v;

@@ -27,8 +27,6 @@ using T = tflite::BuiltinOperator;
 // More trips than this and the counter is not followed further (the unroller takes 256).
 constexpr std::int64_t kMaxTrips = 1 << 20;
 
-[[noreturn]] void fail(const Operator& op, const std::string& what) { throw CompileError(op.where + ": " + what); }
-
 std::vector<int> indices(const flatbuffers::Vector<std::int32_t>* v) {
   return v ? std::vector<int>(v->begin(), v->end()) : std::vector<int>{};
 }

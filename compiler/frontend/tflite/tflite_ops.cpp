@@ -13,8 +13,6 @@ namespace {
 using T = tflite::BuiltinOperator;
 constexpr std::int64_t kBig = std::numeric_limits<std::int64_t>::max();
 
-[[noreturn]] void fail(const Operator& op, const std::string& what) { throw CompileError(op.where + ": " + what); }
-
 int required(const Operator& op, std::size_t k) {
   const int t = op.input(k);
   if (t < 0) fail(op, "input " + std::to_string(k) + " is missing");

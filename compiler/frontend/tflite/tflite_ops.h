@@ -59,6 +59,9 @@ struct Operator {
   int input(std::size_t k) const { return k < inputs.size() ? inputs[k] : -1; }
 };
 
+// One line naming the operator and what is wrong with it.
+[[noreturn]] inline void fail(const Operator& op, const std::string& what) { throw CompileError(op.where + ": " + what); }
+
 // Throws CompileError(where + ...) for an op or option it does not take.
 void translate_operator(Builder& b, const Operator& op, Variables& variables);
 
