@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,10 @@ struct Graph {
   std::vector<std::string> outputs;
   // Values whose int8 range a QDQ model fixes (qdq_import.h): calibration does not override them.
   std::map<std::string, std::pair<float, float>> qdq_ranges;
+  // Integer graph inputs the front end made float (frontend/integer_masks.cpp: an attention mask
+  // only ever cast to float): the host converts them at the boundary, and generated calibration
+  // samples still give them integer values.
+  std::set<std::string> integer_valued_inputs;
 
   Tensor& tensor(const std::string& name);  // throws CompileError when unknown
   const Tensor& tensor(const std::string& name) const;

@@ -75,6 +75,13 @@ std::string dynamic_quantization_to_float(Graph& graph);
 bool has_spectral_transforms(const Graph& graph);
 std::string spectral_transforms_as_products(Graph& graph);
 
+// Attention masks from integer inputs (frontend/integer_masks.cpp): an integer graph input only
+// ever cast to float (through shape-only ops) becomes a float input recorded in
+// Graph::integer_valued_inputs, and Where(Cast(x, bool), fill, x) becomes |sign(x)| * fill. The
+// pipeline runs it only where there is a Cast.
+bool has_integer_masks(const Graph& graph);
+std::string float_masks_from_integers(Graph& graph);
+
 // Grouped-query attention's K/V heads repeated for their query heads (Reshape(Expand(Unsqueeze)))
 // and read by an attention MatMul -> that MatMul per K/V group on the unrepeated heads, the query
 // heads of a group as its rows (frontend/grouped_kv_heads.cpp). The pipeline runs it only where

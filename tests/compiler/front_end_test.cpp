@@ -387,6 +387,48 @@ TEST_CASE("rotary embeddings' rotate_half (two slices, a negation, a concat) bec
   CHECK(rotate_half_as_products(uneven) == "0 rotate_half(x) as x times a signed permutation");
 }
 
+TEST_CASE("an int64 attention mask only cast to float becomes a float input, and its masked fill a product",
+          "[compiler][front-end]") {
+  // transformers' _prepare_4d_attention_mask: Cast(Unsqueeze(Unsqueeze(mask)), float), 1 - m,
+  // masked_fill(Cast(., bool), float32's lowest), added to the scores.
+  GraphBuilder b;
+  auto mask = b.input("mask", {1, 8});
+  b.graph().tensor(mask).elem_type = kInt64;
+  auto scores = b.input("scores", {1, 2, 1, 8});
+  b.node("Unsqueeze", {mask, b.int_constant("ax1", {1}, {1})}, "u1");
+  b.node("Unsqueeze", {b.out("u1"), b.int_constant("ax2", {1}, {2})}, "u2");
+  b.node("Cast", {b.out("u2")}, "m").set_int("to", kFloat);
+  b.node("Sub", {scalar(b, "one", 1.0f), b.out("m")}, "inv");
+  b.node("Cast", {b.out("inv")}, "padded").set_int("to", kBool);
+  b.node("Where", {b.out("padded"), scalar(b, "lowest", std::numeric_limits<float>::lowest()), b.out("inv")}, "fill");
+  b.node("Add", {scores, b.out("fill")}, "masked");
+  Graph before = b.finish({b.out("masked")});
+  before.opset = 17;
+  fold_static_shapes(before);
+  REQUIRE(has_integer_masks(before));
+  Graph g = before;
+  CHECK(float_masks_from_integers(g) == "1 integer input(s) only cast to float made float, 1 masked fill(s) as |sign(x)| * fill");
+  remove_dead_nodes(g);
+  CHECK(g.tensor("mask").elem_type == kFloat);
+  CHECK(g.integer_valued_inputs.count("mask") == 1);
+  CHECK(count_op(g, "Cast") == 0);
+  CHECK(count_op(g, "Where") == 0);
+  TensorMap in;
+  in["mask"] = FloatTensor{{1, 8}, {1, 1, 0, 1, 1, 1, 0, 0}};
+  in["scores"] = testing::random_tensor({1, 2, 1, 8}, 7);
+  const auto a = evaluate_graph(before, in), c = evaluate_graph(g, in);
+  CHECK(testing::max_abs_diff(a.at(b.out("masked")), c.at(b.out("masked"))) == 0.0f);
+  // A mask that is also a Gather's indices or an output is not only cast: left alone.
+  GraphBuilder ids;
+  auto t = ids.input("ids", {1, 4});
+  ids.graph().tensor(t).elem_type = kInt64;
+  ids.node("Gather", {ids.random_constant("table", {16, 4}), t}, "rows");
+  ids.node("Cast", {t}, "ids_float").set_int("to", kFloat);
+  Graph other = ids.finish({ids.out("rows"), ids.out("ids_float")});
+  fold_static_shapes(other);
+  CHECK(float_masks_from_integers(other) == "0 integer input(s) only cast to float made float, 0 masked fill(s) as |sign(x)| * fill");
+}
+
 TEST_CASE("standalone BatchNormalization becomes a per-channel scale and shift that folds into neighbours",
           "[compiler][front-end]") {
   auto bn = [](GraphBuilder& b, const std::string& in, const std::string& name, std::int64_t c) {
