@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <tuple>
 
 #include "compiler/backend/sram_allocator.h"
 
@@ -65,6 +66,8 @@ class StepScheduler {
     return {aware(p - 1) ? p - 1 : p, last};
   }
   std::optional<Pref> preferred(std::size_t i, const std::map<std::string, ValueHome>& homes, int level);
+  std::optional<LayerDemand> demand(std::size_t i, const std::map<std::string, ValueHome>& homes, const std::string& state,
+                                    std::uint64_t budget);
   std::optional<std::vector<std::uint64_t>> place(const std::map<std::string, ValueHome>& homes,
                                                   const std::vector<Pref>& prefs, std::vector<std::string>& order,
                                                   std::size_t* failed = nullptr) const;
@@ -76,10 +79,24 @@ class StepScheduler {
   std::map<std::string, std::int64_t> producer_;
   std::map<std::string, std::vector<std::int64_t>> readers_;
   std::map<std::pair<std::size_t, std::string>, std::optional<Pref>> memo_;
+  std::map<std::tuple<std::size_t, std::string, std::uint64_t>, std::optional<LayerDemand>> demands_;
   std::vector<int> compact_;  // per layer: the compaction level it was asked for
   std::vector<bool> separate_;  // per layer: its scratch region shares no bytes with its predecessor's
   std::vector<std::int64_t> reach_;  // per layer: how many predecessors' regions its own stays clear of
 };
+
+// demand_'s answer for layer i in `budget` bytes, asked once per home state of its values (`state`,
+// as preferred's memo keys it): every compaction level above 0, and level 0 of a layer that
+// takes all it is given, probes the same falling budgets, and generating a layer's trial code
+// for each is most of what scheduling ViT-B/16 costs.
+std::optional<LayerDemand> StepScheduler::demand(std::size_t i, const std::map<std::string, ValueHome>& homes,
+                                                 const std::string& state, std::uint64_t budget) {
+  auto key = std::make_tuple(i, state, budget);
+  if (auto it = demands_.find(key); it != demands_.end()) return it->second;
+  std::optional<LayerDemand> d = demand_(i, homes, budget);
+  demands_.emplace(std::move(key), d);
+  return d;
+}
 
 // What the layer takes of the whole scratchpad, or (level > 0) the smallest region, in steps of
 // a fifth from that, which keeps it within kNearBest[level] of its best estimated cycles and
@@ -87,16 +104,17 @@ class StepScheduler {
 std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::string, ValueHome>& homes, int level) {
   const StepLayer& L = layers_[i];
   if (!L.has_code) return Pref{};
-  std::string key(1, static_cast<char>('0' + level));
+  std::string state;  // where each of its values lives: in DDR only, both, resident only
   for (const auto* names : {&L.inputs, &L.outputs})
     for (const auto& v : *names) {
       auto it = homes.find(v);
-      key += it == homes.end() ? 'd' : it->second.in_ddr ? 'b' : 'r';
+      state += it == homes.end() ? 'd' : it->second.in_ddr ? 'b' : 'r';
     }
+  const std::string key = static_cast<char>('0' + level) + state;
   auto memo = memo_.find({i, key});
   if (memo != memo_.end()) return memo->second;
   std::optional<Pref> result;
-  if (auto full = demand_(i, homes, o_.capacity)) {
+  if (auto full = demand(i, homes, state, o_.capacity)) {
     Pref best{full->sram_bytes, full->cycles, full->ddr_bytes, full->weight_slot_bytes};
     if (!L.region_aware) {
       best.bytes = o_.capacity;
@@ -104,7 +122,7 @@ std::optional<Pref> StepScheduler::preferred(std::size_t i, const std::map<std::
       auto smaller = [&](std::uint64_t b) { return b * 4 / 5 / o_.alignment * o_.alignment; };
       for (std::uint64_t budget = smaller(best.bytes); budget >= kSmallestProbe && budget >= o_.capacity / 64;
            budget = smaller(std::min(budget, best.bytes))) {
-        auto d = demand_(i, homes, budget);
+        auto d = demand(i, homes, state, budget);
         const double near = kNearBest[level];
         if (!d || d->cycles > full->cycles * near || d->ddr_bytes > full->ddr_bytes * near) break;
         best = {d->sram_bytes, d->cycles, d->ddr_bytes, d->weight_slot_bytes};
