@@ -48,6 +48,31 @@ void ValueHistogram::add(const float* data, std::size_t n) {
   std::fill(lanes_lo, lanes_lo + kLanes, std::numeric_limits<float>::infinity());
   std::fill(lanes_hi, lanes_hi + kLanes, -std::numeric_limits<float>::infinity());
   std::size_t at = 0, nans = 0;
+#if defined(__SSE2__)
+  // The same eight lanes in two SSE registers: GCC at -O2 kept the lanes in memory, and this
+  // pass took half of add's time. minps(v, lo) is v < lo ? v : lo and maxps(v, hi) is
+  // v > hi ? v : hi, NaN and signed zeros included, so every lane ends as the loop below has it.
+  if (n >= kLanes) {
+    __m128 lo0 = _mm_loadu_ps(lanes_lo), lo1 = _mm_loadu_ps(lanes_lo + 4);
+    __m128 hi0 = _mm_loadu_ps(lanes_hi), hi1 = _mm_loadu_ps(lanes_hi + 4);
+    __m128i nan0 = _mm_setzero_si128(), nan1 = _mm_setzero_si128();
+    for (; at + kLanes <= n; at += kLanes) {
+      const __m128 v0 = _mm_loadu_ps(data + at), v1 = _mm_loadu_ps(data + at + 4);
+      lo0 = _mm_min_ps(v0, lo0);
+      lo1 = _mm_min_ps(v1, lo1);
+      hi0 = _mm_max_ps(v0, hi0);
+      hi1 = _mm_max_ps(v1, hi1);
+      nan0 = _mm_sub_epi32(nan0, _mm_castps_si128(_mm_cmpunord_ps(v0, v0)));  // a true lane is -1
+      nan1 = _mm_sub_epi32(nan1, _mm_castps_si128(_mm_cmpunord_ps(v1, v1)));
+    }
+    _mm_storeu_ps(lanes_lo, lo0);
+    _mm_storeu_ps(lanes_lo + 4, lo1);
+    _mm_storeu_ps(lanes_hi, hi0);
+    _mm_storeu_ps(lanes_hi + 4, hi1);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(lanes_nan), nan0);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(lanes_nan + 4), nan1);
+  }
+#endif
   for (; at + kLanes <= n; at += kLanes)
     for (std::size_t k = 0; k < kLanes; ++k) {
       const float v = data[at + k];
