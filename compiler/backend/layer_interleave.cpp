@@ -35,15 +35,48 @@ constexpr std::uint64_t kMaxPairsScanned = 4'000'000;
 // common part's own run would cost more than it saves (time_windows).
 constexpr std::size_t kMinCommon = 64;
 
+// The span from the lowest begin to the highest end of some byte ranges (none: empty).
+struct Bounds {
+  std::uint64_t begin = 0, end = 0;
+  bool any = false;
+  explicit Bounds(const std::vector<cost::ByteRange>& ranges) {
+    for (const cost::ByteRange& r : ranges) {
+      begin = any ? std::min(begin, r.begin) : r.begin;
+      end = any ? std::max(end, r.end) : r.end;
+      any = true;
+    }
+  }
+  // first_conflict's overlap test, which each pair of ranges inside these bounds passes only if
+  // the bounds do.
+  bool may_overlap(const Bounds& o) const { return any && o.any && begin < o.end && o.begin < end; }
+};
+
+// A footprint's bounds: two instructions whose bounds are apart cannot conflict, which most pairs
+// the conflict scan compares (another layer's region, other DDR bytes) show without walking their
+// ranges.
+struct FootprintBounds {
+  Bounds sram_read, sram_write, ddr_read, ddr_write;
+  explicit FootprintBounds(const cost::Footprint& f)
+      : sram_read(f.sram_read), sram_write(f.sram_write), ddr_read(f.ddr_read), ddr_write(f.ddr_write) {}
+  // The pairs first_conflict looks at, `this` the earlier instruction.
+  bool may_conflict(const FootprintBounds& later) const {
+    return sram_write.may_overlap(later.sram_read) || sram_read.may_overlap(later.sram_write) ||
+           sram_write.may_overlap(later.sram_write) || ddr_write.may_overlap(later.ddr_read) ||
+           ddr_read.may_overlap(later.ddr_write) || ddr_write.may_overlap(later.ddr_write);
+  }
+};
+
 struct Item {
+  Item(const isa::Instruction& inst, std::uint32_t owner) : inst(inst), owner(owner), fp(cost::footprint(inst)), bounds(fp) {}
   isa::Instruction inst;
   std::uint32_t owner = 0;
   cost::Footprint fp;
+  FootprintBounds bounds;
 };
 
 bool conflict(const Item& x, const Item& y) {
   if (!x.fp.known || !y.fp.known || x.inst.unit() == Unit::Control || y.inst.unit() == Unit::Control) return true;
-  return cost::first_conflict(x.fp, y.fp).has_value();
+  return x.bounds.may_conflict(y.bounds) && cost::first_conflict(x.fp, y.fp).has_value();
 }
 
 bool is_tile_step(const Item& it) { return it.inst.unit() == Unit::Compute || it.inst.unit() == Unit::Vector; }
@@ -241,7 +274,7 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
   for (std::uint32_t layer = 0; layer < layers.size(); ++layer) {
     if (layers[layer].empty()) continue;
     const std::size_t bs = stream.size();
-    for (const auto& inst : layers[layer]) stream.push_back({inst, layer, cost::footprint(inst)});
+    for (const auto& inst : layers[layer]) stream.emplace_back(inst, layer);
     const std::size_t be = stream.size();
     first.appended(layer, bs);
     if (options.enabled && !done.empty()) {
