@@ -67,19 +67,21 @@ struct FootprintBounds {
 };
 
 struct Item {
-  Item(const isa::Instruction& inst, std::uint32_t owner) : inst(inst), owner(owner), fp(cost::footprint(inst)), bounds(fp) {}
+  Item(const isa::Instruction& inst, std::uint32_t owner)
+      : inst(inst), owner(owner), unit(inst.unit()), fp(cost::footprint(inst)), bounds(fp) {}
   isa::Instruction inst;
   std::uint32_t owner = 0;
+  Unit unit;  // unit, asked for every pair the conflict scan compares
   cost::Footprint fp;
   FootprintBounds bounds;
 };
 
 bool conflict(const Item& x, const Item& y) {
-  if (!x.fp.known || !y.fp.known || x.inst.unit() == Unit::Control || y.inst.unit() == Unit::Control) return true;
+  if (!x.fp.known || !y.fp.known || x.unit == Unit::Control || y.unit == Unit::Control) return true;
   return x.bounds.may_conflict(y.bounds) && cost::first_conflict(x.fp, y.fp).has_value();
 }
 
-bool is_tile_step(const Item& it) { return it.inst.unit() == Unit::Compute || it.inst.unit() == Unit::Vector; }
+bool is_tile_step(const Item& it) { return it.unit == Unit::Compute || it.unit == Unit::Vector; }
 
 // A window's code with its own tokens: stream[i] for each i of `items`.
 std::vector<isa::Instruction> window_code(const std::vector<Item>& stream, const std::vector<std::size_t>& items,
@@ -187,7 +189,7 @@ std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vecto
     if (stream[p].owner >= a && is_tile_step(stream[p])) markers.push_back(p);
   // The next compute instruction at or after p, or bs.
   auto next_compute = [&](std::size_t p) {
-    while (p < bs && stream[p].inst.unit() != Unit::Compute) ++p;
+    while (p < bs && stream[p].unit != Unit::Compute) ++p;
     return p;
   };
   std::vector<std::size_t> pos(be - bs);
@@ -196,7 +198,7 @@ std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vecto
   std::size_t loads_seen = 0;
   for (std::size_t j = 0; j < pos.size(); ++j) {
     const Item& b = stream[bs + j];
-    const bool is_load = b.inst.unit() == Unit::Load;
+    const bool is_load = b.unit == Unit::Load;
     std::size_t req = loads_only && (!is_load || loads_seen >= max_loads) ? bs : std::max(lo, after[j]);
     if (is_load) ++loads_seen;
     if (lag > 0) {
@@ -213,10 +215,10 @@ std::vector<std::size_t> merge(const std::vector<Item>& stream, const std::vecto
     while (settled < j - window) settled_max = std::max(settled_max, pos[settled++]);
     at = std::max(at, settled_max);
     for (std::size_t k = j - window; k < j; ++k)
-      if ((b.inst.unit() == Unit::Compute && stream[bs + k].inst.unit() == Unit::Compute) ||
+      if ((b.unit == Unit::Compute && stream[bs + k].unit == Unit::Compute) ||
           conflict(stream[bs + k], b))
         at = std::max(at, pos[k]);
-    if (b.inst.unit() == Unit::Compute) {
+    if (b.unit == Unit::Compute) {
       // Not between a conv/gemm and the drain of its accumulators.
       const std::size_t q = next_compute(at);
       if (q < bs && stream[q].inst.opcode == Opcode::Drain) at = q + 1;
@@ -324,7 +326,7 @@ InterleavedCode interleave_layers(const std::vector<std::vector<isa::Instruction
         // Deeper windows only change where B's leading loads go (loads only): not worth timing
         // once none of them can go further back than the last window's start.
         std::size_t earliest_load = bs, leading_loads = 0;
-        for (std::size_t j = 0; j < after.size() && stream[bs + j].inst.unit() == Unit::Load; ++j, ++leading_loads)
+        for (std::size_t j = 0; j < after.size() && stream[bs + j].unit == Unit::Load; ++j, ++leading_loads)
           earliest_load = std::min(earliest_load, after[j]);
         std::size_t previous_lo = bs;
         for (std::size_t depth = 0; depth < depths; ++depth) {
