@@ -107,9 +107,12 @@ bool normalize_gemm(Graph& g, Node& n, const std::string& out_bias_add, std::str
   float alpha = gemm ? n.get_float("alpha", 1.0f) : 1.0f, beta = gemm ? n.get_float("beta", 1.0f) : 1.0f;
   std::int64_t K = trans_b ? w.shape[1] : w.shape[0], N = trans_b ? w.shape[0] : w.shape[1];
   std::vector<float> kn(static_cast<std::size_t>(K * N));
-  for (std::int64_t k = 0; k < K; ++k)
-    for (std::int64_t j = 0; j < N; ++j)
-      kn[k * N + j] = alpha * (trans_b ? w.floats[j * K + k] : w.floats[k * N + j]);
+  if (trans_b) {
+    for (std::int64_t k = 0; k < K; ++k)
+      for (std::int64_t j = 0; j < N; ++j) kn[k * N + j] = alpha * w.floats[j * K + k];
+  } else {  // one flat pass (with the transpose's choice inside, ViT-B/16's 86 M weights went one at a time)
+    for (std::size_t i = 0; i < kn.size(); ++i) kn[i] = alpha * w.floats[i];
+  }
   std::vector<float> b(static_cast<std::size_t>(N), 0.0f);
   std::string bias_source = gemm && n.inputs.size() > 2 ? n.inputs[2] : out_bias_add;
   if (!bias_source.empty()) {
