@@ -76,15 +76,22 @@ ConvConstants place_conv_constants(CodegenContext& ctx, const Node& n, const Con
                 const auto* run = reinterpret_cast<const std::uint8_t*>(q.weights.data() + w_at(ch.first_oc, i, kh, kw));
                 weights_blob.insert(weights_blob.end(), run, run + ch.oc);
               }
-        } else if (ctx.int8()) {  // push_w's bytes written in place (a push_back per weight was most of this function)
+        } else if (ctx.int8()) {
+          // push_w's bytes written in place (a push_back per weight was most of this function),
+          // a block of output channels at a time: each weight read sat in another output
+          // channel's cache line, and a block's lines stay cached across (kh, kw, i).
+          constexpr std::int64_t kOcBlock = 64;
           const std::size_t at = weights_blob.size();
           weights_blob.resize(at + static_cast<std::size_t>(KH * KW * (c1 - c0) * ch.oc));
           std::uint8_t* out = weights_blob.data() + at;
-          for (std::int64_t kh = 0; kh < KH; ++kh)
-            for (std::int64_t kw = 0; kw < KW; ++kw)
-              for (std::int64_t i = c0; i < c1; ++i)
-                for (std::int64_t o = ch.first_oc; o < ch.first_oc + ch.oc; ++o)
-                  *out++ = static_cast<std::uint8_t>(q.weights[w_at(o, i, kh, kw)]);
+          for (std::int64_t o0 = ch.first_oc; o0 < ch.first_oc + ch.oc; o0 += kOcBlock) {
+            const std::int64_t o1 = std::min(o0 + kOcBlock, ch.first_oc + ch.oc);
+            std::uint8_t* row = out + (o0 - ch.first_oc);  // (kh, kw, i) = (0, 0, c0)'s row
+            for (std::int64_t kh = 0; kh < KH; ++kh)
+              for (std::int64_t kw = 0; kw < KW; ++kw)
+                for (std::int64_t i = c0; i < c1; ++i, row += ch.oc)
+                  for (std::int64_t o = o0; o < o1; ++o) row[o - o0] = static_cast<std::uint8_t>(q.weights[w_at(o, i, kh, kw)]);
+          }
         } else {
           for (std::int64_t kh = 0; kh < KH; ++kh)
             for (std::int64_t kw = 0; kw < KW; ++kw)
