@@ -59,11 +59,7 @@ bool swaps_last_two(const Node& transpose) {
 
 }  // namespace
 
-bool has_repeated_kv_heads(const Graph& g) {
-  for (const Node& n : g.nodes)
-    if (n.op_type == "Expand" && n.domain.empty()) return true;
-  return false;
-}
+bool has_repeated_kv_heads(const Graph& g) { return has_onnx_op(g, "Expand"); }
 
 std::string share_grouped_kv_heads(Graph& g) {
   int rewritten = 0;

@@ -134,11 +134,7 @@ int masked_fills_as_products(Graph& g) {
 
 }  // namespace
 
-bool has_integer_masks(const Graph& g) {
-  for (const Node& n : g.nodes)
-    if (n.op_type == "Cast" && n.domain.empty()) return true;
-  return false;
-}
+bool has_integer_masks(const Graph& g) { return has_onnx_op(g, "Cast"); }
 
 std::string float_masks_from_integers(Graph& g) {
   const int inputs = integer_inputs_to_float(g);

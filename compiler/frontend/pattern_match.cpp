@@ -49,6 +49,12 @@ bool uniform_constant(const Graph& g, const std::string& name, float& v) {
   return true;
 }
 
+bool has_onnx_op(const Graph& g, const std::string& op) {
+  for (const Node& n : g.nodes)
+    if (n.op_type == op && n.domain.empty()) return true;
+  return false;
+}
+
 int producer_of(const Graph& g, const std::string& value, const std::string& op) {
   int p = g.producer(value);
   if (p < 0 || g.nodes[p].op_type != op || !g.nodes[p].domain.empty()) return -1;

@@ -28,6 +28,8 @@ class Uses {
 bool is_float_type(int elem_type);
 // A float constant with every element equal (a scalar after broadcasting); its value in `v`.
 bool uniform_constant(const Graph& g, const std::string& name, float& v);
+// Whether any node of `g` is ONNX op `op` (domain ""): the guards passes run under.
+bool has_onnx_op(const Graph& g, const std::string& op);
 // Index of the producer of `value` if it is op `op` (domain ""), else -1.
 int producer_of(const Graph& g, const std::string& value, const std::string& op);
 // The non-constant input of a two-input node whose other input is constant; "" otherwise.

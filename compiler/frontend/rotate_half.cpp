@@ -37,11 +37,7 @@ std::optional<std::pair<std::int64_t, std::int64_t>> last_axis_range(const Graph
 
 }  // namespace
 
-bool has_negations(const Graph& g) {
-  for (const Node& n : g.nodes)
-    if (n.op_type == "Neg" && n.domain.empty()) return true;
-  return false;
-}
+bool has_negations(const Graph& g) { return has_onnx_op(g, "Neg"); }
 
 std::string rotate_half_as_products(Graph& g) {
   int rewritten = 0;
