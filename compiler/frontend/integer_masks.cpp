@@ -48,6 +48,7 @@ bool only_cast_to_float(const Graph& g, const std::string& input, std::vector<in
       const Node& n = g.nodes[static_cast<std::size_t>(r)];
       if (n.inputs[0] != v) return false;  // a shape or an index, not the data
       if (casts_to_float(n)) {
+        if (g.is_graph_output(n.outputs[0])) return false;  // the model's own float32 of it
         casts.push_back(r);
       } else if (shape_only(n)) {
         shape_ops.push_back(r);
@@ -61,6 +62,9 @@ bool only_cast_to_float(const Graph& g, const std::string& input, std::vector<in
 }
 
 int integer_inputs_to_float(Graph& g) {
+  // A Loop's, If's or Scan's body may read a graph input by name without consumers() seeing it.
+  for (const Node& n : g.nodes)
+    if (n.op_type == "Loop" || n.op_type == "If" || n.op_type == "Scan") return 0;
   int made = 0;
   for (const std::string& input : g.inputs) {
     Tensor& t = g.tensor(input);
