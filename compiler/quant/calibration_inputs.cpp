@@ -250,11 +250,10 @@ std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& 
   for (const auto& in : g.inputs) {
     if (float_elem(g.tensor(in).elem_type) && !g.integer_valued_inputs.count(in)) continue;
     integer_values[in] = integer_input_values(g, in);
-    // An attention mask the front end made float (integer_masks.cpp): calibrated unpadded, its
-    // path has an all-zero int8 range, so a 0 at run time does not mask its position.
+    // An attention mask the front end made float (integer_masks.cpp): its path's int8 ranges
+    // are a mask's in [0, 1] (quantize.cpp), not these samples'.
     if (g.integer_valued_inputs.count(in))
-      integer_values[in].why += " (an attention mask on the NPU: int8 masks no padded position; "
-                                "--precision fp16 masks them exactly)";
+      integer_values[in].why += " (an attention mask on the NPU: its path quantised for values 0 and 1)";
     integer_text += "; integer input '" + in + "': " + integer_values[in].why;
   }
   warnings.push_back("INT8 calibrated on " + std::to_string(kGeneratedSamples) +

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -73,8 +74,12 @@ inline QaddParams make_qadd(double a_scale, std::int32_t a_zp, double b_scale, s
   int shift = 0;
   while (shift < 62 && big * std::ldexp(1.0, shift + 1) < static_cast<double>(1 << 30)) ++shift;
   p.shift = shift;
-  p.a_multiplier = static_cast<std::int32_t>(std::llround(std::ldexp(ra, shift)));
-  p.b_multiplier = static_cast<std::int32_t>(std::llround(std::ldexp(rb, shift)));
+  // A ratio beyond the field (a mask of -3.4e38 added to scores of a few units) saturates: any
+  // step of that input away from its zero point then saturates the output, as the real sum does.
+  // (llround of a value beyond long long is undefined.)
+  const double most = static_cast<double>(std::numeric_limits<std::int32_t>::max());
+  p.a_multiplier = static_cast<std::int32_t>(std::llround(std::min(std::ldexp(ra, shift), most)));
+  p.b_multiplier = static_cast<std::int32_t>(std::llround(std::min(std::ldexp(rb, shift), most)));
   return p;
 }
 
@@ -112,8 +117,11 @@ inline QBinaryParams make_qbinary(int function, bool is_mul, double a_scale, std
   int shift = 0;
   while (shift < 62 && big * std::ldexp(1.0, shift + 1) <= kQBinaryMultiplierMax) ++shift;
   p.shift = shift;
-  p.a_multiplier = static_cast<std::int32_t>(std::min<long long>(std::llround(std::ldexp(ra, shift)), kQBinaryMultiplierMax));
-  p.b_multiplier = static_cast<std::int32_t>(std::min<long long>(std::llround(std::ldexp(rb, shift)), kQBinaryMultiplierMax));
+  // Clamped before rounding: a ratio beyond the field saturates (and llround of a value beyond
+  // long long is undefined).
+  const double most = kQBinaryMultiplierMax;
+  p.a_multiplier = static_cast<std::int32_t>(std::llround(std::min(std::ldexp(ra, shift), most)));
+  p.b_multiplier = static_cast<std::int32_t>(std::llround(std::min(std::ldexp(rb, shift), most)));
   return p;
 }
 

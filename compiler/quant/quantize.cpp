@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <set>
 
 #if defined(__SSE2__)
@@ -49,6 +50,73 @@ bool all_finite(const std::vector<float>& v) {
   for (float l : lanes)
     if (l != 0.0f) return false;
   return true;
+}
+
+}  // namespace
+
+
+namespace {
+
+// Interval ranges of the values computed only from integer-valued mask inputs (taken as [0, 1])
+// and constants, through the ops a mask's path uses; a node reading any other computed value
+// ends the path (its output keeps its calibrated range).
+std::map<std::string, std::pair<float, float>> mask_path_ranges(const Graph& g) {
+  std::map<std::string, std::pair<float, float>> r;
+  for (const auto& v : g.integer_valued_inputs) r[v] = {0.0f, 1.0f};
+  if (r.empty()) return r;
+  auto range_of = [&](const std::string& v) -> std::optional<std::pair<float, float>> {
+    if (g.is_constant(v)) {
+      const auto data = constant_as_float(g.tensor(v)).data;
+      if (data.empty()) return std::nullopt;
+      const auto [lo, hi] = std::minmax_element(data.begin(), data.end());
+      return std::make_pair(*lo, *hi);
+    }
+    const auto it = r.find(v);
+    if (it == r.end()) return std::nullopt;
+    return it->second;
+  };
+  static const std::set<std::string> kSameRange = {"Identity", "Unsqueeze", "Squeeze", "Reshape", "Expand", "Flatten"};
+  for (const auto& n : g.nodes) {
+    if (n.inputs.empty() || n.outputs.empty() || !n.domain.empty()) continue;
+    std::vector<std::pair<float, float>> in;
+    bool on_path = false, other = false;
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+      const std::string& v = n.inputs[i];
+      if (v.empty()) continue;
+      if (kSameRange.count(n.op_type) && i > 0) continue;  // shape parameters
+      const auto x = range_of(v);
+      if (!x) { other = true; break; }
+      on_path |= !g.is_constant(v);
+      in.push_back(*x);
+    }
+    if (other || !on_path) continue;
+    std::pair<float, float> y;
+    const std::string& op = n.op_type;
+    if (kSameRange.count(op)) {
+      y = in[0];
+    } else if (op == "Sign") {
+      y = {in[0].first < 0 ? -1.0f : in[0].first > 0 ? 1.0f : 0.0f, in[0].second < 0 ? -1.0f : in[0].second > 0 ? 1.0f : 0.0f};
+    } else if (op == "Abs") {
+      const float a = std::fabs(in[0].first), b = std::fabs(in[0].second);
+      y = {in[0].first <= 0 && in[0].second >= 0 ? 0.0f : std::min(a, b), std::max(a, b)};
+    } else if (op == "Neg") {
+      y = {-in[0].second, -in[0].first};
+    } else if ((op == "Add" || op == "Sub" || op == "Mul") && in.size() == 2) {
+      const auto [a, b] = in[0];
+      const auto [c, d] = in[1];
+      if (op == "Add") y = {a + c, b + d};
+      else if (op == "Sub") y = {a - d, b - c};
+      else {
+        const float p[] = {a * c, a * d, b * c, b * d};
+        y = {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+      }
+    } else {
+      continue;
+    }
+    if (!std::isfinite(y.first) || !std::isfinite(y.second)) continue;
+    r[n.outputs[0]] = y;
+  }
+  return r;
 }
 
 }  // namespace
@@ -154,6 +222,15 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
       auto& r = group_range[find(n.outputs[0])];
       r = {std::min(r.first, *lo), std::max(r.second, *hi)};
     }
+  // An attention mask the front end made float (integer_masks.cpp) is calibrated all ones, so
+  // its path (1 - m, the masked fill) measures all zeros and int8 would mask no padded position.
+  // Its values get the range interval arithmetic gives them from a mask in [0, 1], up to the
+  // first layer that also reads another computed value (the scores, calibrated as they are).
+  for (const auto& [v, r] : mask_path_ranges(g)) {
+    if (!activations.count(v)) continue;
+    auto& gr = group_range[find(v)];
+    gr = {std::min(gr.first, r.first), std::max(gr.second, r.second)};
+  }
   for (const auto& v : activations) {
     auto [lo, hi] = group_range[find(v)];
     g.tensor(v).quant = activation_params(lo, hi);

@@ -2,12 +2,14 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "compiler/compile.h"
 #include "compiler/core/quant_options.h"
 #include "compiler/quant/calibration_statistics.h"
+#include "compiler/quant/quant_math.h"
 #include "compiler/quant/quantize.h"
 
 using namespace npu::compiler;
@@ -136,4 +138,19 @@ TEST_CASE("weights already on an int8 grid keep their integers: 8-bit, and 7-bit
   CHECK(f.channel_scales[0] == Approx(0.01f));
   CHECK(f.channel_scales[1] == Approx(0.02f));
   CHECK(f.values[1] == -127);
+}
+
+TEST_CASE("int8 add of an operand whose scale dwarfs the output's saturates, not overflows", "[calibration][int8]") {
+  // Attention scores (scale 0.02) plus a mask of 0 or float32's lowest (scale 1.3e36, 0 at code
+  // 127): the mask's multiplier is beyond every field, clamped; 0 adds nothing, the fill
+  // saturates the sum.
+  const double mask_scale = 3.4028235e38 / 255.0, scores_scale = 0.02;
+  const QBinaryParams q = make_qbinary(0, false, scores_scale, 0, mask_scale, 127, scores_scale, 0);
+  CHECK(q.b_multiplier == kQBinaryMultiplierMax);
+  CHECK(quantized_binary(50, 127, q) == 50);     // unmasked: the score itself
+  CHECK(quantized_binary(50, -128, q) == -128);  // masked: the lowest code
+  const QaddParams a = make_qadd(scores_scale, 0, mask_scale, 127, scores_scale, 0);
+  CHECK(a.b_multiplier == std::numeric_limits<std::int32_t>::max());
+  CHECK(quantized_add(50, 127, a) == 50);
+  CHECK(quantized_add(50, -128, a) == -128);
 }

@@ -54,3 +54,18 @@ def test_padded_keys_get_no_weight_on_the_npu_in_fp16(tmp_path):
     expected /= expected.sum(-1, keepdims=True)
     np.testing.assert_array_equal(probs[..., :5], 0)
     np.testing.assert_allclose(probs, expected, atol=2e-3)
+
+
+def test_padded_keys_get_little_weight_in_int8(tmp_path):
+    # Calibrated on an all-ones mask, the mask's path takes the ranges of a mask in [0, 1]
+    # (compiler/quant/quantize.cpp mask_path_ranges), so a padded key's fill survives int8 and
+    # saturates the scores' grid: it gets less weight than any key that is not padded.
+    mask_model(tmp_path / "mask.onnx")
+    mask = np.ones((1, KEYS), np.int64)
+    mask[0, :5] = 0
+    scores = np.random.default_rng(4).standard_normal((1, HEADS, 1, KEYS)).astype(np.float32)
+    outputs, report = npusim.compile(tmp_path / "mask.onnx", ROOT / "configs/npu-40tops-55gbps.yaml",
+                                     precision="int8").run({"attention_mask": mask, "scores": scores})
+    assert all(layer["device"] == "npu" for layer in report["layers"])
+    probs = outputs["probs"].astype(np.float32)
+    assert probs[..., :5].max() < probs[..., 5:].min(), probs
