@@ -2,7 +2,6 @@
 // the scratchpad, the gather instruction fetches the rows they name from the table in DDR, and
 // a store writes them to the output. Rows longer than a DMA run go in column chunks.
 #include <algorithm>
-
 #include <optional>
 
 #include "compiler/backend/codegen_move.h"

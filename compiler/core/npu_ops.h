@@ -50,6 +50,10 @@ inline bool is_view_op(const std::string& op) {
          op == "Identity";
 }
 
+// Ops whose output holds input 0's values, rearranged or repeated (the other inputs are shapes):
+// a value's range passes through them unchanged.
+inline bool rearranges_values(const std::string& op) { return is_view_op(op) || op == "Expand"; }
+
 inline const std::set<std::string>& reduce_ops() {
   // GlobalAveragePool is a mean over H x W: in int8 its output gets its own parameters (a
   // channel's mean spans far less than the channel), which the pool instruction cannot give.

@@ -3,7 +3,7 @@
 //   mask = Where(Cast(inv, bool), float32's lowest, inv)           (masked_fill)
 // The int64 input and the bool Cast kept these few ops on the CPU, two islands and four
 // NPU<->CPU transitions in a decode step for 128 values. Two rewrites bring them to the NPU:
-// - an integer graph input that reaches nothing but Casts to float, through shape-only ops, is
+// - an integer graph input that reaches nothing but Casts to float, through ops that only rearrange values, is
 //   made a float input (Graph::integer_valued_inputs: the host converts it at the boundary, as
 //   it narrows token ids; generated calibration samples stay integer-valued, all ones for a
 //   mask), the Casts become Identity;
@@ -13,8 +13,8 @@
 //   programs write a finite a beyond fp16's range as its largest finite value
 //   (isa::float_to_half_saturating), so 0 * a stays 0.
 #include <cmath>
-#include <set>
 
+#include "compiler/core/npu_ops.h"
 #include "compiler/frontend/passes.h"
 #include "compiler/frontend/pattern_match.h"
 
@@ -23,18 +23,13 @@ namespace {
 
 using namespace patterns;
 
-bool shape_only(const Node& n) {
-  static const std::set<std::string> ops = {"Unsqueeze", "Squeeze", "Reshape", "Expand", "Flatten", "Identity"};
-  return n.domain.empty() && ops.count(n.op_type) != 0;
-}
-
 bool casts_to_float(const Node& n) {
   if (n.op_type != "Cast" || !n.domain.empty()) return false;
   const std::int64_t to = n.get_int("to", 0);
   return to == kFloat || to == kFloat16;
 }
 
-// The shape-only nodes between `input` and the Casts that end every path from it, or false if
+// The nodes rearranging values between `input` and the Casts that end every path from it, or false if
 // a path ends anywhere else (a Gather's indices, a graph output, an integer op).
 bool only_cast_to_float(const Graph& g, const std::string& input, std::vector<int>& shape_ops, std::vector<int>& casts) {
   std::vector<std::string> pending = {input};
@@ -50,7 +45,7 @@ bool only_cast_to_float(const Graph& g, const std::string& input, std::vector<in
       if (casts_to_float(n)) {
         if (g.is_graph_output(n.outputs[0])) return false;  // the model's own float32 of it
         casts.push_back(r);
-      } else if (shape_only(n)) {
+      } else if (n.domain.empty() && rearranges_values(n.op_type)) {
         shape_ops.push_back(r);
         pending.push_back(n.outputs[0]);
       } else {

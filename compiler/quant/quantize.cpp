@@ -52,11 +52,6 @@ bool all_finite(const std::vector<float>& v) {
   return true;
 }
 
-}  // namespace
-
-
-namespace {
-
 // Interval ranges of the values computed only from integer-valued mask inputs (taken as [0, 1])
 // and constants, through the ops a mask's path uses; a node reading any other computed value
 // ends the path (its output keeps its calibrated range).
@@ -75,7 +70,6 @@ std::map<std::string, std::pair<float, float>> mask_path_ranges(const Graph& g) 
     if (it == r.end()) return std::nullopt;
     return it->second;
   };
-  static const std::set<std::string> kSameRange = {"Identity", "Unsqueeze", "Squeeze", "Reshape", "Expand", "Flatten"};
   for (const auto& n : g.nodes) {
     if (n.inputs.empty() || n.outputs.empty() || !n.domain.empty()) continue;
     std::vector<std::pair<float, float>> in;
@@ -83,7 +77,7 @@ std::map<std::string, std::pair<float, float>> mask_path_ranges(const Graph& g) 
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
       const std::string& v = n.inputs[i];
       if (v.empty()) continue;
-      if (kSameRange.count(n.op_type) && i > 0) continue;  // shape parameters
+      if (rearranges_values(n.op_type) && i > 0) continue;  // shapes
       const auto x = range_of(v);
       if (!x) { other = true; break; }
       on_path |= !g.is_constant(v);
@@ -92,7 +86,7 @@ std::map<std::string, std::pair<float, float>> mask_path_ranges(const Graph& g) 
     if (other || !on_path) continue;
     std::pair<float, float> y;
     const std::string& op = n.op_type;
-    if (kSameRange.count(op)) {
+    if (rearranges_values(op)) {
       y = in[0];
     } else if (op == "Sign") {
       y = {in[0].first < 0 ? -1.0f : in[0].first > 0 ? 1.0f : 0.0f, in[0].second < 0 ? -1.0f : in[0].second > 0 ? 1.0f : 0.0f};
