@@ -12,6 +12,7 @@
 //   mask's fill over the padding mask in a prefill); a NaN x gives NaN rather than a. fp16
 //   programs write a finite a beyond fp16's range as its largest finite value
 //   (isa::float_to_half_saturating), so 0 * a stays 0.
+#include <algorithm>
 #include <cmath>
 
 #include "compiler/core/npu_ops.h"
@@ -80,35 +81,127 @@ int integer_inputs_to_float(Graph& g) {
   return made;
 }
 
+// Whether v is an integer mask input made float, through ops that only move its values.
+bool from_integer_mask(const Graph& g, std::string v) {
+  for (;;) {
+    if (g.integer_valued_inputs.count(v)) return true;
+    const int p = g.producer(v);
+    if (p < 0) return false;
+    const Node& n = g.nodes[static_cast<std::size_t>(p)];
+    if (!n.domain.empty() || (n.op_type != "Identity" && !rearranges_values(n.op_type))) return false;
+    v = n.inputs[0];
+  }
+}
+
+// x = C + m for a constant C and a mask m in [0, 1], tested only for x == c: C's entries beyond
+// c +- 2 (transformers' causal mask holds float32's lowest value) decide nothing the clamped
+// entries would not, and int8 keeps x's values near c apart only if its range is that narrow.
+// Returns the value to test (a new Add on the clamped constant, or x).
+std::string with_sentinels_clamped(Graph& g, const std::string& x, float c) {
+  const int add = producer_of(g, x, "Add");
+  if (add < 0 || g.consumers(x).size() != 1 || g.is_graph_output(x)) return x;
+  const Node& n = g.nodes[static_cast<std::size_t>(add)];
+  if (n.inputs.size() != 2) return x;
+  const int k = g.is_constant(n.inputs[0]) ? 0 : 1;
+  const Tensor& constant = g.tensor(n.inputs[static_cast<std::size_t>(k)]);
+  if (!g.is_constant(n.inputs[static_cast<std::size_t>(k)]) || constant.floats.empty() ||
+      !from_integer_mask(g, n.inputs[static_cast<std::size_t>(1 - k)]))
+    return x;
+  std::vector<float> clamped = constant.floats;
+  bool changed = false;
+  for (float& v : clamped) {
+    const float w = std::max(c - 2.0f, std::min(c + 2.0f, v));
+    changed |= w != v;
+    v = w;
+  }
+  if (!changed) return x;
+  const std::string name = g.unique_name(n.inputs[static_cast<std::size_t>(k)] + "_clamped");
+  g.add_constant(name, constant.shape, std::move(clamped));
+  Node sum = n;
+  sum.inputs[static_cast<std::size_t>(k)] = name;
+  const std::string out = g.add_value(x + "_clamped", g.tensor(x).elem_type, g.tensor(x).shape);
+  sum = g.derived_node("Add", n, "_clamped", sum.inputs, {out});
+  g.nodes.push_back(std::move(sum));
+  return out;
+}
+
+// The condition of a masked fill as a float value that is 1 where the fill goes and 0 elsewhere,
+// made of ops the NPU runs: Cast(x, bool) is |sign(x)|; Equal(x, c) for a constant scalar c (the
+// bool Cast after it changes nothing) is 1 - |sign(x - c)|. Empty when `cond` is neither.
+struct FillIndicator {
+  std::string value;  // 1 where the fill goes
+  std::string x;      // the value tested
+  bool nonzero_of_x;  // value is |sign(x)|
+};
+
+FillIndicator fill_indicator(Graph& g, const Node& where, const std::string& cond) {
+  std::string x;
+  float equal_to = 0;
+  bool equal = false;
+  if (const int same = producer_of(g, cond, "Identity"); same >= 0)  // a bool Cast of a bool
+    return fill_indicator(g, where, g.nodes[static_cast<std::size_t>(same)].inputs[0]);
+  int node = producer_of(g, cond, "Cast");
+  if (node >= 0) {
+    const Node& to_bool = g.nodes[static_cast<std::size_t>(node)];
+    if (to_bool.get_int("to", 0) != kBool) return {};
+    if (producer_of(g, to_bool.inputs[0], "Equal") >= 0) return fill_indicator(g, where, to_bool.inputs[0]);
+    x = to_bool.inputs[0];
+  } else if ((node = producer_of(g, cond, "Equal")) >= 0) {
+    const Node& eq = g.nodes[static_cast<std::size_t>(node)];
+    if (eq.inputs.size() != 2 || !uniform_constant(g, eq.inputs[1], equal_to) || !std::isfinite(equal_to)) return {};
+    x = eq.inputs[0];
+    equal = true;
+  } else {
+    return {};
+  }
+  if (equal) x = with_sentinels_clamped(g, x, equal_to);
+  const std::string tested = x;
+  const Tensor& xt = g.tensor(x);
+  if (!is_float_type(xt.elem_type) || !xt.shape_known || xt.shape != g.tensor(cond).shape) return {};
+  const int type = xt.elem_type;
+  if (equal && equal_to != 0.0f) {
+    const std::string c = g.unique_name(where.name + "_equal_to");
+    g.add_constant(c, {}, {equal_to});
+    const std::string diff = g.add_value(x + "_minus_c", type, xt.shape);
+    g.nodes.push_back(g.derived_node("Sub", where, "_difference", {x, c}, {diff}));
+    x = diff;
+  }
+  const std::string sign = g.add_value(x + "_sign", type, xt.shape);
+  const std::string nonzero = g.add_value(x + "_nonzero", type, xt.shape);
+  g.nodes.push_back(g.derived_node("Sign", where, "_sign", {x}, {sign}));
+  g.nodes.push_back(g.derived_node("Abs", where, "_nonzero", {sign}, {nonzero}));
+  if (!equal) return {nonzero, tested, true};
+  const std::string one = g.unique_name(where.name + "_one");
+  g.add_constant(one, {}, {1.0f});
+  const std::string zero = g.add_value(x + "_zero", type, xt.shape);
+  g.nodes.push_back(g.derived_node("Sub", where, "_zero", {one, nonzero}, {zero}));
+  return {zero, tested, false};
+}
+
 int masked_fills_as_products(Graph& g) {
   int made = 0;
   const std::size_t count = g.nodes.size();
   for (std::size_t i = 0; i < count; ++i) {
     const Node where = g.nodes[i];
     if (where.op_type != "Where" || !where.domain.empty() || where.inputs.size() != 3) continue;
-    const int cast = producer_of(g, where.inputs[0], "Cast");
-    if (cast < 0) continue;
-    const Node& to_bool = g.nodes[static_cast<std::size_t>(cast)];
-    const std::string x = to_bool.inputs[0], other = where.inputs[2];
-    if (to_bool.get_int("to", 0) != kBool || !is_float_type(g.tensor(x).elem_type) ||
-        !is_float_type(g.tensor(other).elem_type))
-      continue;
+    const std::string other = where.inputs[2];
+    if (!is_float_type(g.tensor(other).elem_type)) continue;
     float fill = 0;
     if (!uniform_constant(g, where.inputs[1], fill) || !std::isfinite(fill)) continue;
     const Tensor& out = g.tensor(where.outputs[0]);
     const Tensor& y = g.tensor(other);
-    if (!out.shape_known || !g.tensor(x).shape_known || !y.shape_known || g.tensor(x).shape != out.shape) continue;
-    if (other != x && g.is_constant(other) && y.floats.empty()) continue;
-    const int type = g.tensor(x).elem_type;
-    const std::string sign = g.add_value(x + "_sign", type, out.shape);
-    const std::string nonzero = g.add_value(x + "_nonzero", type, out.shape);
-    g.nodes.push_back(g.derived_node("Sign", where, "_sign", {x}, {sign}));
-    g.nodes.push_back(g.derived_node("Abs", where, "_nonzero", {sign}, {nonzero}));
+    if (!out.shape_known || !y.shape_known || g.tensor(where.inputs[0]).shape != out.shape) continue;
+    if (g.is_constant(other) && y.floats.empty()) continue;
+    const FillIndicator f = fill_indicator(g, where, where.inputs[0]);
+    if (f.value.empty()) continue;
+    const std::string& indicator = f.value;
+    const int type = g.tensor(indicator).elem_type;
     Node result = where;  // its name and output
-    if (other == x) {  // x != 0 ? fill : x, and x = 0 there
+    if (f.nonzero_of_x && f.x == other) {
+      // x != 0 ? fill : x, and x = 0 there
       result.op_type = "Mul";
-      result.inputs = {nonzero, where.inputs[1]};
-    } else {  // other + [x != 0] * (fill - other)
+      result.inputs = {indicator, where.inputs[1]};
+    } else {  // other + indicator * (fill - other)
       std::string step;
       if (g.is_constant(other)) {
         std::vector<float> d = y.floats;
@@ -120,7 +213,7 @@ int masked_fills_as_products(Graph& g) {
         g.nodes.push_back(g.derived_node("Sub", where, "_fill_step", {where.inputs[1], other}, {step}));
       }
       const std::string jump = g.add_value(where.name + "_fill_jump", type, out.shape);
-      g.nodes.push_back(g.derived_node("Mul", where, "_fill_jump", {nonzero, step}, {jump}));
+      g.nodes.push_back(g.derived_node("Mul", where, "_fill_jump", {indicator, step}, {jump}));
       result.op_type = "Add";
       result.inputs = {other, jump};
     }
@@ -131,15 +224,54 @@ int masked_fills_as_products(Graph& g) {
   return made;
 }
 
+// ScatterND(data, indices, updates) whose constant indices list every element (or every slice)
+// of data once, in order: transformers' causal_mask[:, :, :, :n] = masked (the whole mask when n
+// is its length) is then updates reshaped to data's shape.
+int whole_scatters_as_reshapes(Graph& g) {
+  int made = 0;
+  for (Node& n : g.nodes) {
+    if (n.op_type != "ScatterND" || !n.domain.empty() || n.inputs.size() != 3 || n.has("reduction")) continue;
+    const Tensor& data = g.tensor(n.inputs[0]);
+    const Tensor& indices = g.tensor(n.inputs[1]);
+    const Tensor& updates = g.tensor(n.inputs[2]);
+    if (!data.shape_known || !updates.shape_known || !g.is_constant(n.inputs[1]) || indices.shape.empty()) continue;
+    const auto k = static_cast<std::size_t>(indices.shape.back());
+    if (k == 0 || k > data.shape.size()) continue;
+    std::int64_t count = 1;
+    for (std::size_t a = 0; a < k; ++a) count *= data.shape[a];
+    if (static_cast<std::int64_t>(indices.ints.size()) != count * static_cast<std::int64_t>(k)) continue;
+    bool in_order = true;
+    for (std::int64_t e = 0; e < count && in_order; ++e) {
+      std::int64_t rest = e;
+      for (std::size_t a = k; a-- > 0;) {
+        const std::int64_t want = rest % data.shape[a];
+        rest /= data.shape[a];
+        if (indices.ints[static_cast<std::size_t>(e) * k + a] != want) in_order = false;
+      }
+    }
+    std::int64_t update_elements = 1, data_elements = 1;
+    for (auto d : updates.shape) update_elements *= d;
+    for (auto d : data.shape) data_elements *= d;
+    if (!in_order || update_elements != data_elements) continue;
+    const std::string shape = g.add_int_vector(n.name + "_shape", data.shape);
+    n.op_type = "Reshape";
+    n.inputs = {n.inputs[2], shape};
+    n.attributes.clear();
+    ++made;
+  }
+  return made;
+}
+
 }  // namespace
 
 bool has_integer_masks(const Graph& g) { return has_onnx_op(g, "Cast"); }
 
 std::string float_masks_from_integers(Graph& g) {
   const int inputs = integer_inputs_to_float(g);
+  const int scatters = whole_scatters_as_reshapes(g);
   const int fills = masked_fills_as_products(g);
-  return std::to_string(inputs) + " integer input(s) only cast to float made float, " + std::to_string(fills) +
-         " masked fill(s) as |sign(x)| * fill";
+  return std::to_string(inputs) + " integer input(s) only cast to float made float, " + std::to_string(scatters) +
+         " whole-tensor ScatterND(s) as Reshape, " + std::to_string(fills) + " masked fill(s) as |sign(x)| * fill";
 }
 
 }  // namespace npu::compiler

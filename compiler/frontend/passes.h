@@ -75,6 +75,13 @@ std::string dynamic_quantization_to_float(Graph& graph);
 bool has_spectral_transforms(const Graph& graph);
 std::string spectral_transforms_as_products(Graph& graph);
 
+// A float value computed position by position from an integer input p (transformers' rotary
+// cos/sin of inv_freq x float(position_ids)) -> Gather(a table of its values for p = 0 .. N-1, p)
+// (frontend/position_tables.cpp). Before integer-masks; the pipeline runs it only where an
+// integer input and a Cast are.
+bool has_position_functions(const Graph& graph);
+std::string position_functions_as_tables(Graph& graph);
+
 // Attention masks from integer inputs (frontend/integer_masks.cpp): an integer graph input only
 // ever cast to float (through shape-only ops) becomes a float input recorded in
 // Graph::integer_valued_inputs, and Where(Cast(x, bool), fill, x) becomes |sign(x)| * fill. The

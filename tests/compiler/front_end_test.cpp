@@ -407,7 +407,8 @@ TEST_CASE("an int64 attention mask only cast to float becomes a float input, and
   fold_static_shapes(before);
   REQUIRE(has_integer_masks(before));
   Graph g = before;
-  CHECK(float_masks_from_integers(g) == "1 integer input(s) only cast to float made float, 1 masked fill(s) as |sign(x)| * fill");
+  CHECK(float_masks_from_integers(g) ==
+        "1 integer input(s) only cast to float made float, 0 whole-tensor ScatterND(s) as Reshape, 1 masked fill(s) as |sign(x)| * fill");
   remove_dead_nodes(g);
   CHECK(g.tensor("mask").elem_type == kFloat);
   CHECK(g.integer_valued_inputs.count("mask") == 1);
@@ -426,7 +427,114 @@ TEST_CASE("an int64 attention mask only cast to float becomes a float input, and
   ids.node("Cast", {t}, "ids_float").set_int("to", kFloat);
   Graph other = ids.finish({ids.out("rows"), ids.out("ids_float")});
   fold_static_shapes(other);
-  CHECK(float_masks_from_integers(other) == "0 integer input(s) only cast to float made float, 0 masked fill(s) as |sign(x)| * fill");
+  CHECK(float_masks_from_integers(other) ==
+        "0 integer input(s) only cast to float made float, 0 whole-tensor ScatterND(s) as Reshape, 0 masked fill(s) as |sign(x)| * fill");
+}
+
+TEST_CASE("transformers' causal mask with padding (Equal, Where, ScatterND) becomes products the NPU runs",
+          "[compiler][front-end]") {
+  // transformers 4.38+ _update_causal_mask: padding = (causal + m) == 0, causal[:, :, :, :n] =
+  // causal.masked_fill(padding, lowest) as a ScatterND over every element.
+  constexpr std::int64_t T = 4;
+  const float lowest = std::numeric_limits<float>::lowest();
+  GraphBuilder b;
+  auto mask = b.input("mask", {1, T});
+  b.graph().tensor(mask).elem_type = kInt64;
+  auto scores = b.input("scores", {1, 2, T, T});
+  std::vector<float> causal(T * T, 0.0f);
+  std::vector<std::int64_t> every;
+  for (std::int64_t i = 0; i < T; ++i)
+    for (std::int64_t j = 0; j < T; ++j) {
+      if (j > i) causal[static_cast<std::size_t>(i * T + j)] = lowest;
+      every.insert(every.end(), {0, 0, i, j});
+    }
+  auto c = b.constant("causal", {1, 1, T, T}, causal);
+  b.node("Unsqueeze", {mask, b.int_constant("ax1", {1}, {1})}, "u1");
+  b.node("Unsqueeze", {b.out("u1"), b.int_constant("ax2", {1}, {2})}, "u2");
+  b.node("Cast", {b.out("u2")}, "m").set_int("to", kFloat);
+  b.node("Add", {c, b.out("m")}, "sum");
+  b.node("Equal", {b.out("sum"), scalar(b, "zero", 0.0f)}, "padding");
+  b.node("Cast", {b.out("padding")}, "padding_bool").set_int("to", kBool);
+  b.node("Where", {b.out("padding_bool"), scalar(b, "lowest", lowest), c}, "filled");
+  b.node("ScatterND", {c, b.int_constant("every", {1, 1, T, T, 4}, every), b.out("filled")}, "full");
+  b.node("Add", {scores, b.out("full")}, "masked");
+  Graph before = b.finish({b.out("masked")});
+  before.opset = 17;
+  fold_static_shapes(before);
+  Graph g = before;
+  CHECK(float_masks_from_integers(g) ==
+        "1 integer input(s) only cast to float made float, 1 whole-tensor ScatterND(s) as Reshape, 1 masked fill(s) as |sign(x)| * fill");
+  remove_dead_nodes(g);
+  for (const char* op : {"Cast", "Equal", "Where", "ScatterND"}) CHECK(count_op(g, op) == 0);
+  TensorMap in;
+  in["mask"] = FloatTensor{{1, T}, {0, 1, 1, 1}};  // one padded position
+  in["scores"] = testing::random_tensor({1, 2, T, T}, 7);
+  const auto a = evaluate_graph(before, in), d = evaluate_graph(g, in);
+  CHECK(a.at(b.out("masked")).data == d.at(b.out("masked")).data);
+  // The causal constant's float32-lowest entries are clamped where only "== 0" reads them, so an
+  // int8 range of the tested sum stays near 0; the filled mask keeps them.
+  for (const auto& n : g.nodes)
+    if (n.op_type == "Sign") {
+      for (const auto& v : n.inputs) {
+        const int p = g.producer(v);
+        REQUIRE(p >= 0);
+        for (const auto& x : g.nodes[static_cast<std::size_t>(p)].inputs)
+          if (g.is_constant(x))
+            for (float k : g.tensor(x).floats) CHECK(std::abs(k) <= 2.0f);
+      }
+    }
+}
+
+TEST_CASE("rotary cos/sin computed from float(position_ids) become Gathers of tables by position",
+          "[compiler][front-end]") {
+  // transformers 4.38+ LlamaRotaryEmbedding: inv_freq[None, :, None] @ position_ids[:, None, :].float(),
+  // transposed, concatenated with itself, cos and sin.
+  constexpr std::int64_t T = 4, H = 8;
+  GraphBuilder b;
+  auto pos = b.input("position_ids", {1, T});
+  b.graph().tensor(pos).elem_type = kInt64;
+  auto q = b.input("q", {1, T, 2 * H});
+  std::vector<float> inv_freq(H);
+  for (std::int64_t i = 0; i < H; ++i) inv_freq[static_cast<std::size_t>(i)] = std::pow(10000.0f, -static_cast<float>(i) / H);
+  b.node("Unsqueeze", {pos, b.int_constant("ax", {1}, {1})}, "p3");
+  b.node("Cast", {b.out("p3")}, "pf").set_int("to", kFloat);
+  b.node("MatMul", {b.constant("inv_freq", {1, H, 1}, inv_freq), b.out("pf")}, "freqs");
+  b.node("Transpose", {b.out("freqs")}, "freqs_t").set_ints("perm", {0, 2, 1});
+  b.node("Concat", {b.out("freqs_t"), b.out("freqs_t")}, "emb").set_int("axis", -1);
+  b.node("Cos", {b.out("emb")}, "cos");
+  b.node("Sin", {b.out("emb")}, "sin");
+  b.node("Mul", {q, b.out("cos")}, "qc");
+  b.node("Mul", {q, b.out("sin")}, "qs");
+  b.node("Add", {b.out("qc"), b.out("qs")}, "rotated");
+  // A value of the positions mixed across positions (a sum over them) is no table.
+  b.node("ReduceSum", {b.out("pf"), b.int_constant("axes", {1}, {2})}, "total").set_int("keepdims", 1);
+  b.node("Mul", {b.out("emb"), b.out("total")}, "mixed");
+  Graph before = b.finish({b.out("rotated"), b.out("mixed")});
+  before.opset = 17;
+  fold_static_shapes(before);
+  REQUIRE(has_position_functions(before));
+  Graph g = before;
+  CHECK(position_functions_as_tables(g) == "2 value(s) of an integer input's positions as Gathers of 4096-row tables");
+  remove_dead_nodes(g);
+  CHECK(count_op(g, "Cos") == 0);
+  CHECK(count_op(g, "Sin") == 0);
+  CHECK(count_op(g, "Gather") == 2);
+  CHECK(count_op(g, "ReduceSum") == 1);  // the mixed value stays as it was
+  CHECK(g.tensor("position_ids").elem_type == kInt64);
+  TensorMap in;
+  in["position_ids"] = FloatTensor{{1, T}, {4095, 0, 2047, 7}};
+  in["q"] = testing::random_tensor({1, T, 2 * H}, 3);
+  const auto a = evaluate_graph(before, in), d = evaluate_graph(g, in);
+  CHECK(testing::max_abs_diff(a.at(b.out("rotated")), d.at(b.out("rotated"))) <= 1e-5f);
+  CHECK(a.at(b.out("mixed")).data == d.at(b.out("mixed")).data);
+  // Token ids that only index a table are not positions: nothing to tabulate.
+  GraphBuilder ids;
+  auto t = ids.input("ids", {1, 4});
+  ids.graph().tensor(t).elem_type = kInt64;
+  ids.node("Gather", {ids.random_constant("table", {16, 4}), t}, "rows");
+  Graph other = ids.finish({ids.out("rows")});
+  fold_static_shapes(other);
+  CHECK(position_functions_as_tables(other) == "0 value(s) of an integer input's positions as Gathers of 4096-row tables");
 }
 
 TEST_CASE("standalone BatchNormalization becomes a per-channel scale and shift that folds into neighbours",

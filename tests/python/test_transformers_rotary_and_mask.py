@@ -1,0 +1,122 @@
+"""Attention as transformers 4.38 and later exports it: rotary cos/sin computed in the graph from
+position_ids.float() (inv_freq @ positions, Concat, Cos, Sin) and the padded causal mask built with
+Equal(causal + mask, 0), Where(., float32's lowest, causal) and a ScatterND over the whole mask.
+The front end makes cos/sin Gathers of tables by position (frontend/position_tables.cpp) and the
+mask products (frontend/integer_masks.cpp), so the block runs whole on the NPU; outputs against
+ONNX Runtime, with padded positions and with positions far beyond the calibration's."""
+import os
+import pathlib
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, os.environ.get("NPUSIM_PYTHONPATH", str(ROOT / "build" / "python")))
+import npusim  # noqa: E402
+
+T, HEADS, DH, D = 8, 2, 64, 128
+LOWEST = np.finfo(np.float32).min
+CONFIG = ROOT / "configs/npu-40tops-55gbps.yaml"
+
+
+def block(path, with_mask=True, output="y"):
+    rng = np.random.default_rng(11)
+    inv_freq = (1.0 / 10000 ** (np.arange(0, DH, 2) / DH)).astype(np.float32)[None, :, None]
+    inits = {"inv_freq": inv_freq,
+             "wq": (rng.standard_normal((D, HEADS * DH)) / np.sqrt(D)).astype(np.float32),
+             "wk": (rng.standard_normal((D, HEADS * DH)) / np.sqrt(D)).astype(np.float32),
+             "wv": (rng.standard_normal((D, HEADS * DH)) / np.sqrt(D)).astype(np.float32),
+             "heads": np.array([1, T, HEADS, DH], np.int64), "ax1": np.array([1], np.int64),
+             "ax2": np.array([2], np.int64), "half": np.array([DH // 2], np.int64),
+             "zero_i": np.array([0], np.int64), "end": np.array([DH], np.int64), "last": np.array([-1], np.int64),
+             "scale": np.array(1 / np.sqrt(DH), np.float32), "zero": np.array(0, np.float32),
+             "lowest": np.array(LOWEST, np.float32),
+             "causal": np.triu(np.full((T, T), LOWEST, np.float32), 1)[None, None],
+             "every": np.stack(np.meshgrid(np.zeros(1), np.zeros(1), np.arange(T), np.arange(T), indexing="ij"),
+                               -1).astype(np.int64)}
+    n = helper.make_node
+    nodes = [n("Unsqueeze", ["position_ids", "ax1"], ["p3"]), n("Cast", ["p3"], ["pf"], to=TensorProto.FLOAT),
+             n("MatMul", ["inv_freq", "pf"], ["freqs"]), n("Transpose", ["freqs"], ["freqs_t"], perm=[0, 2, 1]),
+             n("Concat", ["freqs_t", "freqs_t"], ["emb"], axis=-1), n("Cos", ["emb"], ["cos3"]),
+             n("Sin", ["emb"], ["sin3"]), n("Unsqueeze", ["cos3", "ax1"], ["cos"]), n("Unsqueeze", ["sin3", "ax1"], ["sin"])]
+    for name in ("q", "k"):
+        nodes += [n("MatMul", ["x", "w" + name], [name + "_flat"]), n("Reshape", [name + "_flat", "heads"], [name + "_h"]),
+                  n("Transpose", [name + "_h"], [name + "_t"], perm=[0, 2, 1, 3]),
+                  n("Slice", [name + "_t", "zero_i", "half", "last"], [name + "_lo"]),
+                  n("Slice", [name + "_t", "half", "end", "last"], [name + "_hi"]),
+                  n("Neg", [name + "_hi"], [name + "_neg"]),
+                  n("Concat", [name + "_neg", name + "_lo"], [name + "_rot"], axis=-1),
+                  n("Mul", [name + "_t", "cos"], [name + "_c"]), n("Mul", [name + "_rot", "sin"], [name + "_s"]),
+                  n("Add", [name + "_c", name + "_s"], [name + "_r"])]
+    nodes += [n("MatMul", ["x", "wv"], ["v_flat"]), n("Reshape", ["v_flat", "heads"], ["v_h"]),
+              n("Transpose", ["v_h"], ["v"], perm=[0, 2, 1, 3]),
+              n("Transpose", ["k_r"], ["k_tr"], perm=[0, 1, 3, 2]), n("MatMul", ["q_r", "k_tr"], ["qk"]),
+              n("Mul", ["qk", "scale"], ["scores"])]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, T, D]),
+              helper.make_tensor_value_info("position_ids", TensorProto.INT64, [1, T])]
+    if with_mask:
+        nodes += [n("Unsqueeze", ["attention_mask", "ax1"], ["m1"]), n("Unsqueeze", ["m1", "ax2"], ["m2"]),
+                  n("Cast", ["m2"], ["mf"], to=TensorProto.FLOAT), n("Add", ["causal", "mf"], ["sum"]),
+                  n("Equal", ["sum", "zero"], ["padding"]), n("Cast", ["padding"], ["padding_b"], to=TensorProto.BOOL),
+                  n("Where", ["padding_b", "lowest", "causal"], ["filled"]),
+                  n("ScatterND", ["causal", "every", "filled"], ["full"]), n("Add", ["scores", "full"], ["masked"])]
+        inputs.append(helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, T]))
+    else:
+        nodes += [n("Add", ["scores", "causal"], ["masked"])]
+    nodes += [n("Softmax", ["masked"], ["probs"], axis=-1), n("MatMul", ["probs", "v"], ["y"])]
+    graph = helper.make_graph(nodes, "attention", inputs,
+                              [helper.make_tensor_value_info(output, TensorProto.FLOAT, [1, HEADS, T, DH])],
+                              [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+def feeds(first_position, padded):
+    rng = np.random.default_rng(12)
+    f = {"x": rng.standard_normal((1, T, D)).astype(np.float32),
+         "position_ids": np.arange(first_position, first_position + T, dtype=np.int64)[None]}
+    if padded is not None:
+        mask = np.ones((1, T), np.int64)
+        mask[0, :padded] = 0
+        f["attention_mask"] = mask
+    return f
+
+
+@pytest.mark.parametrize("first_position,padded", [(0, 0), (0, 3), (3000, 0)])
+def test_fp16_block_matches_onnx_runtime_on_the_npu(tmp_path, first_position, padded):
+    model = block(tmp_path / "attention.onnx")
+    f = feeds(first_position, padded)
+    expected = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, f)[0]
+    program = npusim.compile(model, CONFIG, precision="fp16")
+    outputs, report = program.run(f)
+    assert report["fallbacks"] == []
+    got = outputs["y"].astype(np.float32)
+    # Padded query rows attend to nothing in float32 (a uniform row); compare the others.
+    np.testing.assert_allclose(got[:, :, padded:], expected[:, :, padded:], atol=2e-2, rtol=2e-2)
+
+
+@pytest.mark.parametrize("first_position", [0, 3000])
+def test_int8_rotated_queries_at_any_position(tmp_path, first_position):
+    # Calibration samples positions uniformly over the table (4096 rows); before the tables int8
+    # took the positions' range from all-ones samples and saturated every angle (cosine 0.50 for
+    # the keys of transformers 4.44's Llama prefill). The rotated queries (the attention itself
+    # in int8 is another matter: its causal mask of float32's lowest values has no int8 code).
+    model = block(tmp_path / "attention.onnx", with_mask=False, output="q_r")
+    f = feeds(first_position, None)
+    expected = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, f)[0].ravel()
+    outputs, report = npusim.compile(model, CONFIG, precision="int8").run(f)
+    assert report["fallbacks"] == []
+    got = outputs["q_r"].astype(np.float32).ravel()
+    cosine = float(np.dot(got, expected) / np.linalg.norm(got) / np.linalg.norm(expected))
+    assert cosine > 0.995, cosine
+
+
+def test_a_position_beyond_the_table_is_a_one_line_error(tmp_path):
+    model = block(tmp_path / "attention.onnx", with_mask=False)
+    f = feeds(4096 - T + 1, None)  # the last position is 4096: one row past the table
+    with pytest.raises(Exception, match=r"index 4096 .*outside \[-4096, 4096\)"):
+        npusim.compile(model, CONFIG, precision="fp16").run(f)
