@@ -74,6 +74,12 @@ Region region_of(const Graph& g, const std::string& p) {
     }
     if (!reads_p || other) continue;
     const bool moves = n.op_type == "Cast" || rearranges_values(n.op_type);
+    // Integer values only move or become float: a comparison of ids (a one-hot Equal(ids, iota),
+    // one_hot_gather.cpp's) or integer arithmetic is no function of a position's float value.
+    bool integer_read = false;
+    for (const auto& v : n.inputs)
+      if (!v.empty() && !g.is_constant(v) && !is_float_type(g.tensor(v).elem_type)) integer_read = true;
+    if (integer_read && !moves) continue;
     r.nodes.push_back(static_cast<int>(i));
     for (const auto& out : n.outputs) {
       r.values.insert(out);
