@@ -8,10 +8,12 @@
 //   it narrows token ids; generated calibration samples stay integer-valued, all ones for a
 //   mask), the Casts become Identity;
 // - Where(Cast(x, bool), a, y) for float x, y and a constant scalar a is x != 0 ? a : y, that
-//   is |sign(x)| * a when y is x (x = 0 gives 0 = x), else y + |sign(x)| * (a - y) (the causal
+//   is sign(|x|) * a when y is x (x = 0 gives 0 = x), else y + sign(|x|) * (a - y) (the causal
 //   mask's fill over the padding mask in a prefill); a NaN x gives NaN rather than a. fp16
 //   programs write a finite a beyond fp16's range as its largest finite value
-//   (isa::float_to_half_saturating), so 0 * a stays 0.
+//   (isa::float_to_half_saturating), so 0 * a stays 0;
+// - the same with Equal(x, c) for the condition (transformers 4.38+): 1 - sign(|x - c|);
+// - a ScatterND writing every element of its data, in order, is a Reshape of its updates.
 #include <algorithm>
 #include <cmath>
 
@@ -126,12 +128,12 @@ std::string with_sentinels_clamped(Graph& g, const std::string& x, float c) {
 }
 
 // The condition of a masked fill as a float value that is 1 where the fill goes and 0 elsewhere,
-// made of ops the NPU runs: Cast(x, bool) is |sign(x)|; Equal(x, c) for a constant scalar c (the
-// bool Cast after it changes nothing) is 1 - |sign(x - c)|. Empty when `cond` is neither.
+// made of ops the NPU runs: Cast(x, bool) is sign(|x|); Equal(x, c) for a constant scalar c (the
+// bool Cast after it changes nothing) is 1 - sign(|x - c|). Empty when `cond` is neither.
 struct FillIndicator {
   std::string value;  // 1 where the fill goes
   std::string x;      // the value tested
-  bool nonzero_of_x;  // value is |sign(x)|
+  bool nonzero_of_x;  // value is sign(|x|)
 };
 
 FillIndicator fill_indicator(Graph& g, const Node& where, const std::string& cond) {
@@ -166,10 +168,13 @@ FillIndicator fill_indicator(Graph& g, const Node& where, const std::string& con
     g.nodes.push_back(g.derived_node("Sub", where, "_difference", {x, c}, {diff}));
     x = diff;
   }
-  const std::string sign = g.add_value(x + "_sign", type, xt.shape);
+  // sign(|x|), not |sign(x)|: int8 then holds the indicator in [0, 1], where 0 and 1 are exact
+  // codes; sign(x) in [-1, 1] has a half-integer zero point and its 1 comes back 1/255 short,
+  // which times a float32-lowest fill is -1.3e36 where nothing is masked.
+  const std::string magnitude = g.add_value(x + "_magnitude", type, xt.shape);
   const std::string nonzero = g.add_value(x + "_nonzero", type, xt.shape);
-  g.nodes.push_back(g.derived_node("Sign", where, "_sign", {x}, {sign}));
-  g.nodes.push_back(g.derived_node("Abs", where, "_nonzero", {sign}, {nonzero}));
+  g.nodes.push_back(g.derived_node("Abs", where, "_magnitude", {x}, {magnitude}));
+  g.nodes.push_back(g.derived_node("Sign", where, "_nonzero", {magnitude}, {nonzero}));
   if (!equal) return {nonzero, tested, true};
   const std::string one = g.unique_name(where.name + "_one");
   g.add_constant(one, {}, {1.0f});

@@ -64,15 +64,37 @@ struct QaddParams {
 
 // One shift for both inputs: the larger scale ratio gets a multiplier just below 2^31... kept
 // below 2^30 so that the int64 sum of two products cannot overflow.
+// The ratio a two-input instruction's shift is chosen for: the larger of the two that its
+// multiplier field holds. A ratio beyond the field (a mask of float32's lowest added to scores)
+// saturates at any shift; choosing the shift for it would round the other input's multiplier
+// to 0 and drop that input (every score of an attention row alike: a uniform softmax).
+inline double fitting_ratio(double ra, double rb, double field) {
+  double fit = 0;
+  for (double r : {ra, rb})
+    if (r < field) fit = std::max(fit, r);
+  return fit > 0 ? fit : std::max(ra, rb);
+}
+
+// With an input beyond the field its multiplier is the field's largest, `most`: the shift is
+// lowered until one step of that input outweighs the whole output range and everything the other
+// input adds (255 steps of `fit`), so the fill saturates the output.
+inline int saturating_shift(int shift, double ra, double rb, double fit, double most) {
+  if (std::max(ra, rb) * std::ldexp(1.0, shift) <= most) return shift;
+  while (shift > 0 && std::ldexp(most, -shift) < 256.0 + 255.0 * fit) --shift;
+  return shift;
+}
+
 inline QaddParams make_qadd(double a_scale, std::int32_t a_zp, double b_scale, std::int32_t b_zp,
                             double out_scale, std::int32_t out_zp) {
   QaddParams p;
   p.a_zero_point = a_zp;
   p.b_zero_point = b_zp;
   p.zero_point = out_zp;
-  double ra = a_scale / out_scale, rb = b_scale / out_scale, big = std::max(ra, rb);
+  const double ra = a_scale / out_scale, rb = b_scale / out_scale;
+  const double big = fitting_ratio(ra, rb, static_cast<double>(1 << 30));
   int shift = 0;
   while (shift < 62 && big * std::ldexp(1.0, shift + 1) < static_cast<double>(1 << 30)) ++shift;
+  shift = saturating_shift(shift, ra, rb, big, static_cast<double>(std::numeric_limits<std::int32_t>::max()));
   p.shift = shift;
   // A ratio beyond the field (a mask of -3.4e38 added to scores of a few units) saturates: any
   // step of that input away from its zero point then saturates the output, as the real sum does.
@@ -113,9 +135,10 @@ inline QBinaryParams make_qbinary(int function, bool is_mul, double a_scale, std
   p.zero_point = out_zp;
   const double ra = is_mul ? a_scale * b_scale / out_scale : a_scale / out_scale;
   const double rb = is_mul ? 0.0 : b_scale / out_scale;
-  const double big = std::max(ra, rb);
+  const double big = fitting_ratio(ra, rb, kQBinaryMultiplierMax);
   int shift = 0;
   while (shift < 62 && big * std::ldexp(1.0, shift + 1) <= kQBinaryMultiplierMax) ++shift;
+  shift = saturating_shift(shift, ra, rb, big, kQBinaryMultiplierMax);
   p.shift = shift;
   // Clamped before rounding: a ratio beyond the field saturates (and llround of a value beyond
   // long long is undefined).

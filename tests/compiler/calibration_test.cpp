@@ -153,4 +153,13 @@ TEST_CASE("int8 add of an operand whose scale dwarfs the output's saturates, not
   CHECK(a.b_multiplier == std::numeric_limits<std::int32_t>::max());
   CHECK(quantized_add(50, 127, a) == 50);
   CHECK(quantized_add(50, -128, a) == -128);
+  // The sum on a coarser grid than the scores' (0.078, the scores' range widened to 20 below its
+  // top): the scores keep their multiplier (0.3), the fill still saturates.
+  const QaddParams c = make_qadd(scores_scale, 0, mask_scale, 127, 0.078, 0);
+  CHECK(quantized_add(50, 127, c) == 13);
+  CHECK(quantized_add(-50, 127, c) == -13);
+  CHECK(quantized_add(50, -128, c) == -128);
+  const QBinaryParams d = make_qbinary(0, false, scores_scale, 0, mask_scale, 127, 0.078, 0);
+  CHECK(quantized_binary(50, 127, d) == 13);
+  CHECK(quantized_binary(50, -128, d) == -128);
 }

@@ -120,3 +120,20 @@ def test_a_position_beyond_the_table_is_a_one_line_error(tmp_path):
     f = feeds(4096 - T + 1, None)  # the last position is 4096: one row past the table
     with pytest.raises(Exception, match=r"index 4096 .*outside \[-4096, 4096\)"):
         npusim.compile(model, CONFIG, precision="fp16").run(f)
+
+
+@pytest.mark.parametrize("first_position,padded", [(0, 3), (3000, 0)])
+def test_int8_block_with_the_padded_causal_mask(tmp_path, first_position, padded):
+    # The mask holds float32's lowest value. int8 used to give the scores + mask sum that range
+    # (a grid step of 1.3e36: every softmax row uniform, cosine 0.85), and the mask's indicator
+    # |sign(x)| came back 1/255 short of 1 (0 read as -1.3e36 where nothing is masked). Now the
+    # indicator is sign(|x|), the sum's grid spans the scores (quantize.cpp) and the fill saturates
+    # it (quant_math.h).
+    model = block(tmp_path / "attention.onnx")
+    f = feeds(first_position, padded)
+    expected = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, f)[0][:, :, padded:].ravel()
+    outputs, report = npusim.compile(model, CONFIG, precision="int8").run(f)
+    assert report["fallbacks"] == []
+    got = outputs["y"].astype(np.float32)[:, :, padded:].ravel()
+    cosine = float(np.dot(got, expected) / np.linalg.norm(got) / np.linalg.norm(expected))
+    assert cosine > 0.995, cosine
