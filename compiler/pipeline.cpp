@@ -124,6 +124,8 @@ Graph import_and_optimize(const std::string& onnx_path, const CompileOptions& op
     };
   };
   if (has_position_functions(g)) pipeline.run("position-tables", g, then_clean(position_functions_as_tables));
+  if (options.precision == Precision::Int8 && has_constant_masks(g))
+    pipeline.run("constant-masks", g, then_clean(constant_masks_as_sums));
   if (has_integer_masks(g)) pipeline.run("integer-masks", g, then_clean(float_masks_from_integers));
   pipeline.run("canonicalize", g, then_clean(canonicalize_arithmetic));
   pipeline.run("activation-patterns", g, then_clean(fuse_activation_patterns));

@@ -82,6 +82,11 @@ std::string spectral_transforms_as_products(Graph& graph);
 bool has_position_functions(const Graph& graph);
 std::string position_functions_as_tables(Graph& graph);
 
+// int8 programs: Where(constant bool c, x, fill beyond +-1e4) (GPT-2's causal mask) -> x + M,
+// M = 0 where c keeps x and the fill elsewhere (frontend/constant_masks.cpp).
+bool has_constant_masks(const Graph& graph);
+std::string constant_masks_as_sums(Graph& graph);
+
 // Attention masks from integer inputs (frontend/integer_masks.cpp): an integer graph input only
 // ever cast to float (through shape-only ops) becomes a float input recorded in
 // Graph::integer_valued_inputs, and Where(Cast(x, bool), fill, x) becomes |sign(x)| * fill. The

@@ -225,34 +225,44 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
     auto& gr = group_range[find(v)];
     gr = {std::min(gr.first, r.first), std::max(gr.second, r.second)};
   }
-  // Scores plus a mask read only by a softmax: a mask value beyond -1e4 (a fill: float32's
-  // lowest, BERT's -10000) has no place on the sum's int8 grid, which would otherwise step by
-  // 1.3e36 and flatten every row of the softmax to uniform. The grid spans the scores' range above
-  // the mask's top (at least 20 wide, so a fill saturating to its bottom weighs e^-20 against the
-  // row's largest score).
+  // Scores plus a mask read only by a softmax (or by another such sum: GPT-2 adds its causal
+  // mask, then the padding mask): a mask value beyond -1e4 (a fill: float32's lowest, BERT's
+  // -10000) has no place on the sum's int8 grid, which would otherwise step by 1.3e36 and flatten
+  // every row of the softmax to uniform. The grid spans the scores' range above the masks' top
+  // (at least 20 wide, so a fill saturating to its bottom weighs e^-20 against the row's largest
+  // score).
+  auto range_of = [&](const std::string& v) -> std::optional<std::pair<float, float>> {
+    if (g.is_constant(v)) {
+      const auto data = constant_as_float(g.tensor(v)).data;
+      if (data.empty()) return std::nullopt;
+      const auto [lo, hi] = std::minmax_element(data.begin(), data.end());
+      return std::make_pair(*lo, *hi);
+    }
+    if (!activations.count(v)) return std::nullopt;
+    return group_range[find(v)];
+  };
+  auto mask_like = [&](const std::string& v) {
+    const auto r = range_of(v);
+    return r && r->first <= -1e4f && std::abs(r->second) < 1e4f;
+  };
+  auto masked_add = [&](const Node& n) {
+    return n.device == Node::Device::Npu && !fp16(n) && n.op_type == "Add" && n.inputs.size() == 2 &&
+           activations.count(n.outputs[0]) && !g.is_graph_output(n.outputs[0]) &&
+           (mask_like(n.inputs[0]) || mask_like(n.inputs[1]));
+  };
   for (const auto& n : g.nodes) {
-    if (n.device != Node::Device::Npu || fp16(n) || n.op_type != "Add" || n.inputs.size() != 2 ||
-        !activations.count(n.outputs[0]) || g.is_graph_output(n.outputs[0]))
-      continue;
+    if (!masked_add(n)) continue;
     const auto readers = g.consumers(n.outputs[0]);
     if (readers.empty() || !std::all_of(readers.begin(), readers.end(), [&](int r) {
-          const auto& op = g.nodes[static_cast<std::size_t>(r)].op_type;
-          return op == "Softmax" || op == "LogSoftmax";
+          const Node& reader = g.nodes[static_cast<std::size_t>(r)];
+          return reader.op_type == "Softmax" || reader.op_type == "LogSoftmax" || masked_add(reader);
         }))
       continue;
-    auto range_of = [&](const std::string& v) -> std::optional<std::pair<float, float>> {
-      if (g.is_constant(v)) {
-        const auto data = constant_as_float(g.tensor(v)).data;
-        if (data.empty()) return std::nullopt;
-        const auto [lo, hi] = std::minmax_element(data.begin(), data.end());
-        return std::make_pair(*lo, *hi);
-      }
-      if (!activations.count(v)) return std::nullopt;
-      return group_range[find(v)];
-    };
     for (std::size_t k = 0; k < 2; ++k) {
+      // A sum before this one already has its scores' range here.
+      if (!mask_like(n.inputs[k])) continue;
       const auto mask = range_of(n.inputs[k]), scores = range_of(n.inputs[1 - k]);
-      if (!mask || !scores || mask->first > -1e4f || std::abs(mask->second) >= 1e4f || scores->first <= -1e4f) continue;
+      if (!scores || scores->first <= -1e4f) continue;
       const float hi = scores->second + mask->second;
       group_range[find(n.outputs[0])] = {std::min(scores->first + mask->second, hi - 20.0f), hi};
       break;

@@ -473,16 +473,46 @@ TEST_CASE("transformers' causal mask with padding (Equal, Where, ScatterND) beco
   CHECK(a.at(b.out("masked")).data == d.at(b.out("masked")).data);
   // The causal constant's float32-lowest entries are clamped where only "== 0" reads them, so an
   // int8 range of the tested sum stays near 0; the filled mask keeps them.
+  std::size_t clamped = 0;
   for (const auto& n : g.nodes)
-    if (n.op_type == "Sign") {
-      for (const auto& v : n.inputs) {
-        const int p = g.producer(v);
-        REQUIRE(p >= 0);
-        for (const auto& x : g.nodes[static_cast<std::size_t>(p)].inputs)
-          if (g.is_constant(x))
-            for (float k : g.tensor(x).floats) CHECK(std::abs(k) <= 2.0f);
-      }
+    if (n.op_type == "Abs") {  // sign(|x|): the Abs reads the tested sum
+      const int p = g.producer(n.inputs[0]);
+      REQUIRE(p >= 0);
+      for (const auto& x : g.nodes[static_cast<std::size_t>(p)].inputs)
+        if (g.is_constant(x))
+          for (float k : g.tensor(x).floats) {
+            CHECK(std::abs(k) <= 2.0f);
+            ++clamped;
+          }
     }
+  CHECK(clamped == T * T);
+}
+
+TEST_CASE("GPT-2's causal Where(constant condition, scores, lowest) becomes scores plus a constant mask",
+          "[compiler][front-end]") {
+  constexpr std::int64_t T = 4;
+  const float lowest = std::numeric_limits<float>::lowest();
+  GraphBuilder b;
+  auto scores = b.input("scores", {1, 2, T, T});
+  std::vector<std::int64_t> causal;
+  for (std::int64_t i = 0; i < T; ++i)
+    for (std::int64_t j = 0; j < T; ++j) causal.push_back(j <= i);
+  auto keep = b.int_constant("keep", {1, 1, T, T}, causal);
+  b.graph().tensor(keep).elem_type = kBool;
+  b.node("Where", {keep, scores, scalar(b, "lowest", lowest)}, "masked");
+  b.node("Where", {keep, scalar(b, "lowest2", lowest), b.out("masked")}, "inverted");  // the fill where c holds
+  b.node("Where", {keep, b.out("inverted"), scalar(b, "zero", 0.0f)}, "zeroed");      // no fill: left alone
+  Graph before = b.finish({b.out("zeroed")});
+  before.opset = 17;
+  fold_static_shapes(before);
+  REQUIRE(has_constant_masks(before));
+  Graph g = before;
+  CHECK(constant_masks_as_sums(g) == "2 Where(constant condition, x, fill) as x + a constant mask");
+  CHECK(count_op(g, "Where") == 1);
+  TensorMap in;
+  in["scores"] = testing::random_tensor({1, 2, T, T}, 5);
+  const auto a = evaluate_graph(before, in), c = evaluate_graph(g, in);
+  CHECK(a.at(b.out("zeroed")).data == c.at(b.out("zeroed")).data);
 }
 
 TEST_CASE("rotary cos/sin computed from float(position_ids) become Gathers of tables by position",

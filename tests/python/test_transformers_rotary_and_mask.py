@@ -137,3 +137,50 @@ def test_int8_block_with_the_padded_causal_mask(tmp_path, first_position, padded
     got = outputs["y"].astype(np.float32)[:, :, padded:].ravel()
     cosine = float(np.dot(got, expected) / np.linalg.norm(got) / np.linalg.norm(expected))
     assert cosine > 0.995, cosine
+
+
+def gpt2_block(path):
+    """transformers' GPT-2 attention: Where(causal bool, scores, float32's lowest), then the padding
+    mask (1 - m) * lowest added, Softmax, the product with V."""
+    rng = np.random.default_rng(13)
+    inits = {"wq": (rng.standard_normal((D, HEADS * DH)) / np.sqrt(D)).astype(np.float32),
+             "wk": (rng.standard_normal((D, HEADS * DH)) / np.sqrt(D)).astype(np.float32),
+             "wv": (rng.standard_normal((D, HEADS * DH)) / np.sqrt(D)).astype(np.float32),
+             "heads": np.array([1, T, HEADS, DH], np.int64), "ax1": np.array([1], np.int64),
+             "ax2": np.array([2], np.int64), "scale": np.array(1 / np.sqrt(DH), np.float32),
+             "one": np.array(1, np.float32), "lowest": np.array(LOWEST, np.float32),
+             "keep": np.tril(np.ones((T, T), bool))[None, None]}
+    n = helper.make_node
+    nodes = []
+    for name in ("q", "k", "v"):
+        nodes += [n("MatMul", ["x", "w" + name], [name + "_flat"]), n("Reshape", [name + "_flat", "heads"], [name + "_h"]),
+                  n("Transpose", [name + "_h"], [name], perm=[0, 2, 1, 3])]
+    nodes += [n("Transpose", ["k"], ["k_t"], perm=[0, 1, 3, 2]), n("MatMul", ["q", "k_t"], ["qk"]),
+              n("Mul", ["qk", "scale"], ["scores"]), n("Where", ["keep", "scores", "lowest"], ["causal"]),
+              n("Unsqueeze", ["attention_mask", "ax1"], ["m1"]), n("Unsqueeze", ["m1", "ax2"], ["m2"]),
+              n("Cast", ["m2"], ["mf"], to=TensorProto.FLOAT), n("Sub", ["one", "mf"], ["inv"]),
+              n("Mul", ["inv", "lowest"], ["padding"]), n("Add", ["causal", "padding"], ["masked"]),
+              n("Softmax", ["masked"], ["probs"], axis=-1), n("MatMul", ["probs", "v"], ["y"])]
+    graph = helper.make_graph(nodes, "gpt2_attention",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, T, D]),
+                               helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, T])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, HEADS, T, DH])],
+                              [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+@pytest.mark.parametrize("padded", [0, 3])
+def test_int8_gpt2_causal_where_runs_on_the_npu(tmp_path, padded):
+    # The int8 Where with a fill kept fp16 for a softmax, but the padding mask's Add reads it:
+    # Where and Add ran on the CPU. Now scores + a constant causal mask (frontend/constant_masks.cpp)
+    # and the two sums on the scores' grid.
+    model = gpt2_block(tmp_path / "gpt2.onnx")
+    f = feeds(0, padded)
+    del f["position_ids"]
+    expected = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, f)[0][:, :, padded:].ravel()
+    outputs, report = npusim.compile(model, CONFIG, precision="int8").run(f)
+    assert report["fallbacks"] == []
+    got = outputs["y"].astype(np.float32)[:, :, padded:].ravel()
+    cosine = float(np.dot(got, expected) / np.linalg.norm(got) / np.linalg.norm(expected))
+    assert cosine > 0.995, cosine
