@@ -83,14 +83,18 @@ int integer_inputs_to_float(Graph& g) {
   return made;
 }
 
-// Whether v is an integer mask input made float, through ops that only move its values.
+// Whether v is an integer graph input (a mask) cast to float, through ops that only move its
+// values.
 bool from_integer_mask(const Graph& g, std::string v) {
   for (;;) {
     if (g.integer_valued_inputs.count(v)) return true;
     const int p = g.producer(v);
-    if (p < 0) return false;
+    if (p < 0) {
+      const int t = g.tensor(v).elem_type;
+      return (t == kInt64 || t == kInt32) && std::find(g.inputs.begin(), g.inputs.end(), v) != g.inputs.end();
+    }
     const Node& n = g.nodes[static_cast<std::size_t>(p)];
-    if (!n.domain.empty() || (n.op_type != "Identity" && !rearranges_values(n.op_type))) return false;
+    if (!n.domain.empty() || (n.op_type != "Identity" && !casts_to_float(n) && !rearranges_values(n.op_type))) return false;
     v = n.inputs[0];
   }
 }
@@ -127,6 +131,15 @@ std::string with_sentinels_clamped(Graph& g, const std::string& x, float c) {
   return out;
 }
 
+// 1 - v, a new value.
+std::string one_minus(Graph& g, const Node& where, const std::string& v) {
+  const std::string one = g.unique_name(where.name + "_one");
+  g.add_constant(one, {}, {1.0f});
+  const std::string out = g.add_value(v + "_complement", g.tensor(v).elem_type, g.tensor(v).shape);
+  g.nodes.push_back(g.derived_node("Sub", where, "_complement", {one, v}, {out}));
+  return out;
+}
+
 // The condition of a masked fill as a float value that is 1 where the fill goes and 0 elsewhere,
 // made of ops the NPU runs: Cast(x, bool) is sign(|x|); Equal(x, c) for a constant scalar c (the
 // bool Cast after it changes nothing) is 1 - sign(|x - c|). Empty when `cond` is neither.
@@ -142,6 +155,23 @@ FillIndicator fill_indicator(Graph& g, const Node& where, const std::string& con
   bool equal = false;
   if (const int same = producer_of(g, cond, "Identity"); same >= 0)  // a bool Cast of a bool
     return fill_indicator(g, where, g.nodes[static_cast<std::size_t>(same)].inputs[0]);
+  // A condition moved into place (DistilBERT: Expand(Reshape(Equal(mask, 0)))): the indicator is
+  // made where the test is and moved the same way.
+  if (const int p = g.producer(cond); p >= 0 && g.nodes[static_cast<std::size_t>(p)].domain.empty() &&
+                                       rearranges_values(g.nodes[static_cast<std::size_t>(p)].op_type) &&
+                                       g.tensor(cond).elem_type == kBool && g.tensor(cond).shape_known) {
+    const Node move = g.nodes[static_cast<std::size_t>(p)];
+    const FillIndicator inner = fill_indicator(g, where, move.inputs[0]);
+    if (inner.value.empty()) return {};
+    const int type = g.tensor(inner.value).elem_type;
+    Node moved = g.derived_node(move.op_type, move, "_indicator", move.inputs,
+                                {g.add_value(cond + "_indicator", type, g.tensor(cond).shape)});
+    moved.attributes = move.attributes;
+    moved.inputs[0] = inner.value;
+    const std::string out = moved.outputs[0];
+    g.nodes.push_back(std::move(moved));
+    return {out, inner.x, false};
+  }
   int node = producer_of(g, cond, "Cast");
   if (node >= 0) {
     const Node& to_bool = g.nodes[static_cast<std::size_t>(node)];
@@ -153,6 +183,15 @@ FillIndicator fill_indicator(Graph& g, const Node& where, const std::string& con
     if (eq.inputs.size() != 2 || !uniform_constant(g, eq.inputs[1], equal_to) || !std::isfinite(equal_to)) return {};
     x = eq.inputs[0];
     equal = true;
+    // An integer mask tested directly (DistilBERT: attention_mask == 0): tested as a float, which
+    // integer_inputs_to_float then makes the input itself.
+    const Tensor& xt = g.tensor(x);
+    if ((xt.elem_type == kInt64 || xt.elem_type == kInt32) && xt.shape_known && !g.is_constant(x)) {
+      Node cast = g.derived_node("Cast", eq, "_as_float", {x}, {g.add_value(x + "_as_float", kFloat, xt.shape)});
+      cast.set_int("to", kFloat);
+      x = cast.outputs[0];
+      g.nodes.push_back(std::move(cast));
+    }
   } else {
     return {};
   }
@@ -176,11 +215,7 @@ FillIndicator fill_indicator(Graph& g, const Node& where, const std::string& con
   g.nodes.push_back(g.derived_node("Abs", where, "_magnitude", {x}, {magnitude}));
   g.nodes.push_back(g.derived_node("Sign", where, "_nonzero", {magnitude}, {nonzero}));
   if (!equal) return {nonzero, tested, true};
-  const std::string one = g.unique_name(where.name + "_one");
-  g.add_constant(one, {}, {1.0f});
-  const std::string zero = g.add_value(x + "_zero", type, xt.shape);
-  g.nodes.push_back(g.derived_node("Sub", where, "_zero", {one, nonzero}, {zero}));
-  return {zero, tested, false};
+  return {one_minus(g, where, nonzero), tested, false};
 }
 
 int masked_fills_as_products(Graph& g) {
@@ -206,21 +241,24 @@ int masked_fills_as_products(Graph& g) {
       // x != 0 ? fill : x, and x = 0 there
       result.op_type = "Mul";
       result.inputs = {indicator, where.inputs[1]};
-    } else {  // other + indicator * (fill - other)
-      std::string step;
-      if (g.is_constant(other)) {
-        std::vector<float> d = y.floats;
-        for (float& v : d) v = fill - v;
-        step = g.unique_name(where.name + "_fill_step");
-        g.add_constant(step, y.shape, std::move(d));
-      } else {
-        step = g.add_value(where.name + "_fill_step", type, y.shape);
-        g.nodes.push_back(g.derived_node("Sub", where, "_fill_step", {where.inputs[1], other}, {step}));
-      }
+    } else if (g.is_constant(other)) {  // other + indicator * (fill - other), the step a constant
+      std::vector<float> d = y.floats;
+      for (float& v : d) v = fill - v;
+      const std::string step = g.unique_name(where.name + "_fill_step");
+      g.add_constant(step, y.shape, std::move(d));
       const std::string jump = g.add_value(where.name + "_fill_jump", type, out.shape);
       g.nodes.push_back(g.derived_node("Mul", where, "_fill_jump", {indicator, step}, {jump}));
       result.op_type = "Add";
       result.inputs = {other, jump};
+    } else {
+      // other * (1 - indicator) + indicator * fill: fill - other would overflow fp16 (-65504 less
+      // a score), and 0 times that infinity is NaN where nothing is masked.
+      const std::string kept = g.add_value(where.name + "_kept", type, out.shape);
+      g.nodes.push_back(g.derived_node("Mul", where, "_kept", {other, one_minus(g, where, indicator)}, {kept}));
+      const std::string filled = g.add_value(where.name + "_filled", type, out.shape);
+      g.nodes.push_back(g.derived_node("Mul", where, "_filled", {indicator, where.inputs[1]}, {filled}));
+      result.op_type = "Add";
+      result.inputs = {kept, filled};
     }
     g.nodes[i] = std::move(result);
     ++made;
@@ -269,12 +307,15 @@ int whole_scatters_as_reshapes(Graph& g) {
 
 }  // namespace
 
-bool has_integer_masks(const Graph& g) { return has_onnx_op(g, "Cast"); }
+bool has_integer_masks(const Graph& g) {
+  return has_onnx_op(g, "Cast") || has_onnx_op(g, "Where") || has_onnx_op(g, "ScatterND");
+}
 
 std::string float_masks_from_integers(Graph& g) {
-  const int inputs = integer_inputs_to_float(g);
   const int scatters = whole_scatters_as_reshapes(g);
   const int fills = masked_fills_as_products(g);
+  remove_dead_nodes(g);  // the tests the fills replaced may read an integer input
+  const int inputs = integer_inputs_to_float(g);
   return std::to_string(inputs) + " integer input(s) only cast to float made float, " + std::to_string(scatters) +
          " whole-tensor ScatterND(s) as Reshape, " + std::to_string(fills) + " masked fill(s) as |sign(x)| * fill";
 }

@@ -89,8 +89,8 @@ std::string constant_masks_as_sums(Graph& graph);
 
 // Attention masks from integer inputs (frontend/integer_masks.cpp): an integer graph input only
 // ever cast to float (through shape-only ops) becomes a float input recorded in
-// Graph::integer_valued_inputs, and Where(Cast(x, bool), fill, x) becomes |sign(x)| * fill. The
-// pipeline runs it only where there is a Cast.
+// Graph::integer_valued_inputs, and Where(Cast(x, bool) or Equal(x, c), fill, y) becomes products.
+// The pipeline runs it only where there is a Cast, a Where or a ScatterND.
 bool has_integer_masks(const Graph& graph);
 std::string float_masks_from_integers(Graph& graph);
 

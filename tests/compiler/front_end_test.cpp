@@ -488,6 +488,36 @@ TEST_CASE("transformers' causal mask with padding (Equal, Where, ScatterND) beco
   CHECK(clamped == T * T);
 }
 
+TEST_CASE("DistilBERT's mask, Where(Expand(Reshape(Equal(mask, 0))), lowest, scores), becomes products",
+          "[compiler][front-end]") {
+  constexpr std::int64_t T = 4;
+  const float lowest = std::numeric_limits<float>::lowest();
+  GraphBuilder b;
+  auto mask = b.input("mask", {1, T});
+  b.graph().tensor(mask).elem_type = kInt64;
+  auto scores = b.input("scores", {1, 2, T, T});
+  b.node("Equal", {mask, b.int_constant("zero", {}, {0})}, "padded");
+  b.node("Reshape", {b.out("padded"), b.int_constant("shape", {4}, {1, 1, 1, T})}, "padded4");
+  b.node("Expand", {b.out("padded4"), b.int_constant("to", {4}, {1, 2, T, T})}, "padded_all");
+  b.node("Where", {b.out("padded_all"), scalar(b, "lowest", lowest), scores}, "masked");
+  b.node("Softmax", {b.out("masked")}, "probs").set_int("axis", -1);
+  Graph before = b.finish({b.out("probs")});
+  before.opset = 17;
+  fold_static_shapes(before);
+  REQUIRE(has_integer_masks(before));
+  Graph g = before;
+  CHECK(float_masks_from_integers(g) ==
+        "1 integer input(s) only cast to float made float, 0 whole-tensor ScatterND(s) as Reshape, 1 masked fill(s) as |sign(x)| * fill");
+  remove_dead_nodes(g);
+  for (const char* op : {"Equal", "Where"}) CHECK(count_op(g, op) == 0);
+  CHECK(g.tensor("mask").elem_type == kFloat);
+  TensorMap in;
+  in["mask"] = FloatTensor{{1, T}, {1, 1, 0, 1}};
+  in["scores"] = testing::random_tensor({1, 2, T, T}, 9);
+  const auto a = evaluate_graph(before, in), c = evaluate_graph(g, in);
+  CHECK(testing::max_abs_diff(a.at(b.out("probs")), c.at(b.out("probs"))) <= 1e-6f);
+}
+
 TEST_CASE("GPT-2's causal Where(constant condition, scores, lowest) becomes scores plus a constant mask",
           "[compiler][front-end]") {
   constexpr std::int64_t T = 4;
