@@ -3,7 +3,8 @@ position_ids.float() (inv_freq @ positions, Concat, Cos, Sin) and the padded cau
 Equal(causal + mask, 0), Where(., float32's lowest, causal) and a ScatterND over the whole mask.
 The front end makes cos/sin Gathers of tables by position (frontend/position_tables.cpp) and the
 mask products (frontend/integer_masks.cpp), so the block runs whole on the NPU; outputs against
-ONNX Runtime, with padded positions and with positions far beyond the calibration's."""
+ONNX Runtime, with padded positions and with positions far beyond the calibration's. Also GPT-2's
+causal Where with a constant condition and DistilBERT's Equal on the int64 mask."""
 import os
 import pathlib
 import sys
@@ -139,9 +140,10 @@ def test_int8_block_with_the_padded_causal_mask(tmp_path, first_position, padded
     assert cosine > 0.995, cosine
 
 
-def gpt2_block(path):
+def gpt2_block(path, style="gpt2"):
     """transformers' GPT-2 attention: Where(causal bool, scores, float32's lowest), then the padding
-    mask (1 - m) * lowest added, Softmax, the product with V."""
+    mask (1 - m) * lowest added, Softmax, the product with V. style "distilbert": no causal mask,
+    the padding as Where(Expand(Reshape(Equal(attention_mask, 0))), lowest, scores)."""
     rng = np.random.default_rng(13)
     inits = {"wq": (rng.standard_normal((D, HEADS * DH)) / np.sqrt(D)).astype(np.float32),
              "wk": (rng.standard_normal((D, HEADS * DH)) / np.sqrt(D)).astype(np.float32),
@@ -149,18 +151,24 @@ def gpt2_block(path):
              "heads": np.array([1, T, HEADS, DH], np.int64), "ax1": np.array([1], np.int64),
              "ax2": np.array([2], np.int64), "scale": np.array(1 / np.sqrt(DH), np.float32),
              "one": np.array(1, np.float32), "lowest": np.array(LOWEST, np.float32),
-             "keep": np.tril(np.ones((T, T), bool))[None, None]}
+             "keep": np.tril(np.ones((T, T), bool))[None, None], "zero_i": np.array(0, np.int64),
+             "row": np.array([1, 1, 1, T], np.int64), "all": np.array([1, HEADS, T, T], np.int64)}
     n = helper.make_node
     nodes = []
     for name in ("q", "k", "v"):
         nodes += [n("MatMul", ["x", "w" + name], [name + "_flat"]), n("Reshape", [name + "_flat", "heads"], [name + "_h"]),
                   n("Transpose", [name + "_h"], [name], perm=[0, 2, 1, 3])]
     nodes += [n("Transpose", ["k"], ["k_t"], perm=[0, 1, 3, 2]), n("MatMul", ["q", "k_t"], ["qk"]),
-              n("Mul", ["qk", "scale"], ["scores"]), n("Where", ["keep", "scores", "lowest"], ["causal"]),
-              n("Unsqueeze", ["attention_mask", "ax1"], ["m1"]), n("Unsqueeze", ["m1", "ax2"], ["m2"]),
-              n("Cast", ["m2"], ["mf"], to=TensorProto.FLOAT), n("Sub", ["one", "mf"], ["inv"]),
-              n("Mul", ["inv", "lowest"], ["padding"]), n("Add", ["causal", "padding"], ["masked"]),
-              n("Softmax", ["masked"], ["probs"], axis=-1), n("MatMul", ["probs", "v"], ["y"])]
+              n("Mul", ["qk", "scale"], ["scores"])]
+    if style == "gpt2":
+        nodes += [n("Where", ["keep", "scores", "lowest"], ["causal"]),
+                  n("Unsqueeze", ["attention_mask", "ax1"], ["m1"]), n("Unsqueeze", ["m1", "ax2"], ["m2"]),
+                  n("Cast", ["m2"], ["mf"], to=TensorProto.FLOAT), n("Sub", ["one", "mf"], ["inv"]),
+                  n("Mul", ["inv", "lowest"], ["padding"]), n("Add", ["causal", "padding"], ["masked"])]
+    else:
+        nodes += [n("Equal", ["attention_mask", "zero_i"], ["padded"]), n("Reshape", ["padded", "row"], ["padded4"]),
+                  n("Expand", ["padded4", "all"], ["padded_all"]), n("Where", ["padded_all", "lowest", "scores"], ["masked"])]
+    nodes += [n("Softmax", ["masked"], ["probs"], axis=-1), n("MatMul", ["probs", "v"], ["y"])]
     graph = helper.make_graph(nodes, "gpt2_attention",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, T, D]),
                                helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, T])],
@@ -170,17 +178,21 @@ def gpt2_block(path):
     return path
 
 
-@pytest.mark.parametrize("padded", [0, 3])
-def test_int8_gpt2_causal_where_runs_on_the_npu(tmp_path, padded):
-    # The int8 Where with a fill kept fp16 for a softmax, but the padding mask's Add reads it:
-    # Where and Add ran on the CPU. Now scores + a constant causal mask (frontend/constant_masks.cpp)
-    # and the two sums on the scores' grid.
-    model = gpt2_block(tmp_path / "gpt2.onnx")
+@pytest.mark.parametrize("style,precision,padded", [("gpt2", "int8", 0), ("gpt2", "int8", 3),
+                                                     ("distilbert", "int8", 3), ("distilbert", "fp16", 3)])
+def test_bert_and_gpt2_masks_run_on_the_npu(tmp_path, style, precision, padded):
+    # GPT-2: the int8 Where with a fill kept fp16 for a softmax, but the padding mask's Add reads it:
+    # Where and Add ran on the CPU; now scores + a constant causal mask (frontend/constant_masks.cpp)
+    # and the two sums on the scores' grid. DistilBERT: Equal on the int64 mask, moved by Reshape
+    # and Expand into a Where: Equal, Reshape, Expand and Where ran on the CPU.
+    model = gpt2_block(tmp_path / "attention.onnx", style)
     f = feeds(0, padded)
     del f["position_ids"]
-    expected = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, f)[0][:, :, padded:].ravel()
-    outputs, report = npusim.compile(model, CONFIG, precision="int8").run(f)
+    # DistilBERT's padded query rows attend to the unpadded keys: compare every row.
+    first = padded if style == "gpt2" else 0
+    expected = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, f)[0][:, :, first:].ravel()
+    outputs, report = npusim.compile(model, CONFIG, precision=precision).run(f)
     assert report["fallbacks"] == []
-    got = outputs["y"].astype(np.float32)[:, :, padded:].ravel()
+    got = outputs["y"].astype(np.float32)[:, :, first:].ravel()
     cosine = float(np.dot(got, expected) / np.linalg.norm(got) / np.linalg.norm(expected))
-    assert cosine > 0.995, cosine
+    assert cosine > (0.9999 if precision == "fp16" else 0.995), cosine
