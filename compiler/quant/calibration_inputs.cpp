@@ -65,7 +65,9 @@ std::vector<float> as_floats(const container::NpyArray& a, const std::string& pa
 
 // One file as samples of `input`: its exact shape, the shape without the leading batch 1, or
 // [N, ...] with N samples of a batch-1 input.
-std::vector<FloatTensor> read_samples(const fs::path& file, const Tensor& input) {
+// integer_valued: an integer input the front end made float (Graph::integer_valued_inputs, an
+// attention mask): the user's files hold it as integers, as the model declares it.
+std::vector<FloatTensor> read_samples(const fs::path& file, const Tensor& input, bool integer_valued) {
   const std::string path = file.string();
   container::NpyArray a;
   try {
@@ -74,8 +76,8 @@ std::vector<FloatTensor> read_samples(const fs::path& file, const Tensor& input)
     throw CompileError(e.what());
   }
   const std::string kind = dtype_kind(a.dtype);
-  const std::string want = float_elem(input.elem_type) ? "float" : "integer";
-  if (kind != want)
+  const std::string want = float_elem(input.elem_type) && !integer_valued ? "float" : "integer";
+  if (kind != want && !(integer_valued && kind == "float"))
     throw CompileError(path + ": dtype '" + a.dtype + "' does not fit input '" + input.name + "' (" +
                        elem_type_name(input.elem_type) + "; expected " + want + " data)");
   const auto& shape = input.shape;
@@ -211,7 +213,7 @@ std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& 
         std::smatch m;
         const std::string name = files[f].filename().string();
         if (!std::regex_match(name, m, pattern)) continue;
-        by_key[m[2].str()][in] = read_samples(files[f], g.tensor(in));
+        by_key[m[2].str()][in] = read_samples(files[f], g.tensor(in), g.integer_valued_inputs.count(in) != 0);
         used[f] = true;
       }
     }
@@ -220,7 +222,7 @@ std::vector<TensorMap> calibration_inputs(const Graph& g, const CompileOptions& 
       if (g.inputs.size() != 1)
         throw CompileError(files[f].string() + ": file name matches no model input (expected <input>.npy or <input>_N.npy for " +
                            input_list(g) + ")");
-      by_key[files[f].filename().string()][g.inputs[0]] = read_samples(files[f], g.tensor(g.inputs[0]));
+      by_key[files[f].filename().string()][g.inputs[0]] = read_samples(files[f], g.tensor(g.inputs[0]), g.integer_valued_inputs.count(g.inputs[0]) != 0);
     }
     for (auto& [key, per_input] : by_key) {
       std::size_t count = 0;

@@ -1,8 +1,10 @@
 #include "compiler/quant/int8_layer_params.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <limits>
+#include <numeric>
 
 #include "compiler/core/npu_ops.h"
 #include "compiler/quant/quantize.h"
@@ -173,6 +175,17 @@ int unary_operand(const Graph& g, const Node& n) {
     }
     // Clip's bounds and other parameters are scalars; a data operand must be one too.
     if (!scalar_constant(g, v)) return -1;
+  }
+  // A table maps each element to one element: not when a uniform constant's shape broadcasts the
+  // data to a larger output (T5's zero position bias of [1, heads, 1, n] plus a [1, 1, 1, n] mask:
+  // the table filled one head and left the others unwritten).
+  if (operand >= 0 && !n.outputs.empty()) {
+    const Tensor& x = g.tensor(n.inputs[static_cast<std::size_t>(operand)]);
+    const Tensor& y = g.tensor(n.outputs[0]);
+    auto elements = [](const std::vector<std::int64_t>& shape) {
+      return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
+    };
+    if (x.shape_known && y.shape_known && elements(x.shape) != elements(y.shape)) return -1;
   }
   return operand;
 }

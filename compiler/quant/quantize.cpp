@@ -259,8 +259,9 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
         }))
       continue;
     for (std::size_t k = 0; k < 2; ++k) {
-      // A sum before this one already has its scores' range here.
-      if (!mask_like(n.inputs[k])) continue;
+      // The scores are computed (a sum before this one already has their range here); a constant
+      // plus a mask (T5's zero position bias plus the encoder's mask) is a mask, and stays one.
+      if (!mask_like(n.inputs[k]) || g.is_constant(n.inputs[1 - k])) continue;
       const auto mask = range_of(n.inputs[k]), scores = range_of(n.inputs[1 - k]);
       if (!scores || scores->first <= -1e4f) continue;
       const float hi = scores->second + mask->second;

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <map>
 #include <stdexcept>
+#include <string>
+#include <unistd.h>
 
 #include "compiler/compile.h"
 #include "compiler/frontend/onnx_io.h"
@@ -31,7 +33,9 @@ std::string model_with_an_op_without_kernels() {
   b.node("Relu", {b.out("conv2")}, "relu2");
   b.node("Conv", {b.out("relu2"), b.random_constant("w3", {8, 16, 1, 1}), b.random_constant("b3", {8})}, "conv3");
   Graph g = b.finish({b.out("conv3")});
-  const auto path = (std::filesystem::temp_directory_path() / "npusim_lpnorm_between_convs.onnx").string();
+  // One file per process: ctest runs this file's test cases in parallel, each writing the model.
+  const auto path = (std::filesystem::temp_directory_path() /
+                     ("npusim_lpnorm_between_convs_" + std::to_string(::getpid()) + ".onnx")).string();
   write_onnx(g, path);
   return path;
 }

@@ -196,3 +196,50 @@ def test_bert_and_gpt2_masks_run_on_the_npu(tmp_path, style, precision, padded):
     got = outputs["y"].astype(np.float32)[:, :, first:].ravel()
     cosine = float(np.dot(got, expected) / np.linalg.norm(got) / np.linalg.norm(expected))
     assert cosine > (0.9999 if precision == "fp16" else 0.995), cosine
+
+
+def t5_cross_attention(path):
+    """T5's cross-attention: a zero position bias of [1, heads, 1, n] plus the encoder's mask
+    (1 - m) * lowest of [1, 1, 1, n], added to the scores. In int8 the bias + mask Add was a
+    one-element-in, one-element-out table although its constant broadcasts the mask over the heads:
+    only the first head's rows were written (cosine 0.36)."""
+    S = 24
+    n = helper.make_node
+    inits = [numpy_helper.from_array(np.array([1], np.int64), "ax1"), numpy_helper.from_array(np.array([2], np.int64), "ax2"),
+             numpy_helper.from_array(np.array(1, np.float32), "one"), numpy_helper.from_array(np.array(LOWEST, np.float32), "lowest"),
+             numpy_helper.from_array(np.zeros((1, HEADS, 1, S), np.float32), "zero_bias")]
+    nodes = [n("Unsqueeze", ["attention_mask", "ax1"], ["m1"]), n("Unsqueeze", ["m1", "ax2"], ["m2"]),
+             n("Cast", ["m2"], ["mf"], to=TensorProto.FLOAT), n("Sub", ["one", "mf"], ["inv"]),
+             n("Mul", ["inv", "lowest"], ["mask"]), n("Add", ["zero_bias", "mask"], ["bias"]),
+             n("MatMul", ["q", "k"], ["scores"]), n("Add", ["scores", "bias"], ["masked"]),
+             n("Softmax", ["masked"], ["probs"], axis=-1), n("MatMul", ["probs", "v"], ["y"])]
+    graph = helper.make_graph(nodes, "t5_cross_attention",
+                              [helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, HEADS, T, DH]),
+                               helper.make_tensor_value_info("k", TensorProto.FLOAT, [1, HEADS, DH, S]),
+                               helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, HEADS, S, DH]),
+                               helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, S])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, HEADS, T, DH])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    rng = np.random.default_rng(14)
+    mask = np.ones((1, S), np.int64)
+    mask[0, -5:] = 0
+    return path, {"q": (rng.standard_normal((1, HEADS, T, DH)) * 0.2).astype(np.float32),
+                  "k": rng.standard_normal((1, HEADS, DH, S)).astype(np.float32),
+                  "v": rng.standard_normal((1, HEADS, S, DH)).astype(np.float32), "attention_mask": mask}
+
+
+def test_int8_t5_bias_broadcast_over_heads_and_int64_calibration_masks(tmp_path):
+    model, f = t5_cross_attention(tmp_path / "t5.onnx")
+    expected = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, f)[0].ravel()
+    # The calibration files hold the mask as the model declares it, int64 (the front end made the
+    # input float: such files were refused with "dtype 'i8' does not fit input").
+    calib = tmp_path / "calib"
+    calib.mkdir()
+    for name, value in f.items():
+        np.save(calib / f"{name}.npy", value)
+    for kwargs in ({}, {"calib": calib}):
+        outputs, report = npusim.compile(model, CONFIG, precision="int8", **kwargs).run(f)
+        assert report["fallbacks"] == []
+        got = outputs["y"].astype(np.float32).ravel()
+        cosine = float(np.dot(got, expected) / np.linalg.norm(got) / np.linalg.norm(expected))
+        assert cosine > 0.995, (kwargs, cosine)
