@@ -10,7 +10,8 @@
 // table is a run-time error naming the Gather (the row gather's bound check).
 // Found by evaluation, not by pattern: the region of nodes reading only p and constants is run on
 // p = 0, 1, ... (chunks of p's size) to fill the tables, then once more on scrambled positions;
-// a value whose rows do not then match its table's (it mixes positions) is left alone.
+// a value whose rows do not then match its table's (it mixes positions) is left alone. Only
+// values past a Cos or a Sin: their p is a position or a time step, never negative.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -53,6 +54,7 @@ struct Region {
   std::vector<int> nodes;              // topological order
   std::set<std::string> values;        // computed from p and constants only (p included)
   std::set<std::string> computed;      // of those, the ones past an op that is not a Cast or a move
+  std::set<std::string> periodic;      // of those, the ones past a Cos or a Sin
 };
 
 Region region_of(const Graph& g, const std::string& p) {
@@ -61,7 +63,7 @@ Region region_of(const Graph& g, const std::string& p) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (!n.domain.empty() || n.outputs.empty() || !evaluator_supports(n)) continue;
-    bool reads_p = false, other = false, computed = false;
+    bool reads_p = false, other = false, computed = false, periodic = n.op_type == "Cos" || n.op_type == "Sin";
     for (std::size_t k = 0; k < n.inputs.size(); ++k) {
       const std::string& v = n.inputs[k];
       if (v.empty() || g.is_constant(v)) continue;
@@ -71,6 +73,7 @@ Region region_of(const Graph& g, const std::string& p) {
       }
       reads_p = true;
       computed = computed || r.computed.count(v);
+      periodic = periodic || r.periodic.count(v);
     }
     if (!reads_p || other) continue;
     const bool moves = n.op_type == "Cast" || rearranges_values(n.op_type);
@@ -84,6 +87,7 @@ Region region_of(const Graph& g, const std::string& p) {
     for (const auto& out : n.outputs) {
       r.values.insert(out);
       if (computed || !moves) r.computed.insert(out);
+      if (periodic) r.periodic.insert(out);
     }
   }
   return r;
@@ -129,8 +133,11 @@ int tabulate(Graph& g, const std::string& p, std::int64_t rows) {
   const Region r = region_of(g, p);
   // Y: computed, float, p's shape leading its own; a table where such values end (a graph output,
   // or read by a node making anything else: a value of another shape, or outside the region).
+  // Only values past a Cos or Sin: an integer input those read is a position or a time step,
+  // never negative, so the table's rows 0 .. N-1 are its domain (a negative value would Gather a
+  // row from the table's end, ONNX's wrap-around, and a silent wrong value for any other input).
   auto tabulable = [&](const std::string& v) {
-    if (!r.computed.count(v)) return false;
+    if (!r.computed.count(v) || !r.periodic.count(v)) return false;
     const Tensor& t = g.tensor(v);
     return t.shape_known && is_float_type(t.elem_type) && t.shape.size() >= p_shape.size() &&
            std::equal(p_shape.begin(), p_shape.end(), t.shape.begin());

@@ -587,12 +587,19 @@ TEST_CASE("rotary cos/sin computed from float(position_ids) become Gathers of ta
   const auto a = evaluate_graph(before, in), d = evaluate_graph(g, in);
   CHECK(testing::max_abs_diff(a.at(b.out("rotated")), d.at(b.out("rotated"))) <= 1e-5f);
   CHECK(a.at(b.out("mixed")).data == d.at(b.out("mixed")).data);
-  // Token ids that only index a table are not positions: nothing to tabulate.
+  // Token ids that only index a table are not positions, nor is an integer only scaled (no Cos or
+  // Sin: it may be negative, which a table's rows 0 .. N-1 would wrap): nothing to tabulate.
   GraphBuilder ids;
   auto t = ids.input("ids", {1, 4});
   ids.graph().tensor(t).elem_type = kInt64;
   ids.node("Gather", {ids.random_constant("table", {16, 4}), t}, "rows");
-  Graph other = ids.finish({ids.out("rows")});
+  auto level = ids.input("level", {1, 4});
+  ids.graph().tensor(level).elem_type = kInt64;
+  ids.node("Cast", {level}, "level_f").set_int("to", kFloat);
+  ids.node("Mul", {ids.out("level_f"), scalar(ids, "gain", 0.5f)}, "scaled");
+  ids.node("Unsqueeze", {ids.out("scaled"), ids.int_constant("last", {1}, {2})}, "scaled3");
+  ids.node("Mul", {ids.out("scaled3"), ids.random_constant("per_feature", {1, 1, 4})}, "features");
+  Graph other = ids.finish({ids.out("rows"), ids.out("features")});
   fold_static_shapes(other);
   CHECK(position_functions_as_tables(other) == "0 value(s) of an integer input's positions as Gathers of 4096-row tables");
 }
