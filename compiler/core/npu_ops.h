@@ -54,6 +54,10 @@ inline bool is_view_op(const std::string& op) {
 // a value's range passes through them unchanged.
 inline bool rearranges_values(const std::string& op) { return is_view_op(op) || op == "Expand"; }
 
+// A constant of this magnitude or more in an attention mask is a fill (float32's lowest, BERT's
+// -10000), not a value: it has no int8 code and only saturates what it is added to.
+constexpr float kMaskFillMagnitude = 1e4f;
+
 inline const std::set<std::string>& reduce_ops() {
   // GlobalAveragePool is a mean over H x W: in int8 its output gets its own parameters (a
   // channel's mean spans far less than the channel), which the pool instruction cannot give.

@@ -8,17 +8,11 @@
 // Run for int8 programs only: fp16 programs keep the Where's exact multiply-add.
 #include <cmath>
 
+#include "compiler/core/npu_ops.h"
 #include "compiler/frontend/passes.h"
 #include "compiler/frontend/pattern_match.h"
 
 namespace npu::compiler {
-namespace {
-
-using namespace patterns;
-
-constexpr float kFillMagnitude = 1e4f;  // as quant's masked_where(): a fill, not a value
-
-}  // namespace
 
 bool has_constant_masks(const Graph& g) {
   for (const Node& n : g.nodes)
@@ -32,21 +26,21 @@ std::string constant_masks_as_sums(Graph& g) {
     if (n.op_type != "Where" || !n.domain.empty() || n.inputs.size() != 3 || !g.is_constant(n.inputs[0])) continue;
     const Tensor& cond = g.tensor(n.inputs[0]);
     const Tensor& out = g.tensor(n.outputs[0]);
-    const std::vector<float> holds = constant_values(cond);
-    if (!cond.shape_known || !out.shape_known || !is_float_type(out.elem_type) || holds.empty()) continue;
+    const std::vector<float> holds = patterns::constant_values(cond);
+    if (!cond.shape_known || !out.shape_known || !patterns::is_float_type(out.elem_type) || holds.empty()) continue;
     // Which operand is the fill: Where(c, x, fill) keeps x where c holds, Where(c, fill, x) the fill.
     float fill = 0;
     std::size_t data = 0;
     bool fill_where_true = false;
-    if (uniform_constant(g, n.inputs[2], fill) && !g.is_constant(n.inputs[1])) {
+    if (patterns::uniform_constant(g, n.inputs[2], fill) && !g.is_constant(n.inputs[1])) {
       data = 1;
-    } else if (uniform_constant(g, n.inputs[1], fill) && !g.is_constant(n.inputs[2])) {
+    } else if (patterns::uniform_constant(g, n.inputs[1], fill) && !g.is_constant(n.inputs[2])) {
       data = 2;
       fill_where_true = true;
     } else {
       continue;
     }
-    if (!std::isfinite(fill) || std::abs(fill) < kFillMagnitude) continue;
+    if (!std::isfinite(fill) || std::abs(fill) < kMaskFillMagnitude) continue;
     const std::string& x = n.inputs[data];
     if (g.tensor(x).shape != out.shape) continue;  // the mask broadcasts over the scores, not the reverse
     std::vector<float> mask(holds.size());

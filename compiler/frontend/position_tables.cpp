@@ -31,11 +31,6 @@ constexpr std::int64_t kMinTableRows = 4096;
 constexpr std::int64_t kMaxTableBytes = std::int64_t{64} << 20;  // FP32, per table
 constexpr double kMaxTableWork = 2e8;  // element operations to fill the tables (~0.2 s)
 
-bool reads_as_index(const Node& n, std::size_t input) {
-  return input > 0 && (n.op_type == "Gather" || n.op_type == "GatherElements" || n.op_type == "GatherND" ||
-                       n.op_type == "OneHot" || n.op_type == "ScatterND" || n.op_type == "ScatterElements");
-}
-
 // Rows of every position table: positions 0 .. N-1 with N the smallest power of two of at least
 // kMinTableRows and every graph input's dims (a static export's K/V length bounds its positions).
 std::int64_t table_rows(const Graph& g) {
@@ -64,10 +59,9 @@ Region region_of(const Graph& g, const std::string& p) {
     const Node& n = g.nodes[i];
     if (!n.domain.empty() || n.outputs.empty() || !evaluator_supports(n)) continue;
     bool reads_p = false, other = false, computed = false, periodic = n.op_type == "Cos" || n.op_type == "Sin";
-    for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-      const std::string& v = n.inputs[k];
+    for (const std::string& v : n.inputs) {
       if (v.empty() || g.is_constant(v)) continue;
-      if (!r.values.count(v) || reads_as_index(n, k)) {
+      if (!r.values.count(v)) {
         other = true;
         break;
       }
@@ -168,18 +162,21 @@ int tabulate(Graph& g, const std::string& p, std::int64_t rows) {
     }
   }
   if (work * static_cast<double>((rows + n - 1) / n) > kMaxTableWork) return 0;
-  const TensorMap constants = graph_constants(g);
-  std::map<std::string, std::int64_t> row_of;
-  std::map<std::string, std::vector<float>> tables;
+  std::map<std::string, std::vector<float>> tables;  // rows x each row's elements
   for (const auto& v : targets) {
     std::int64_t row = 1;
     const auto& s = g.tensor(v).shape;
     for (std::size_t k = p_shape.size(); k < s.size(); ++k) row *= s[k];
     if (rows * row * 4 > kMaxTableBytes) continue;
-    row_of[v] = row;
     tables[v].assign(static_cast<std::size_t>(rows * row), 0.0f);
   }
   if (tables.empty()) return 0;
+  auto row_of = [&](const std::vector<float>& table) { return static_cast<std::int64_t>(table.size()) / rows; };
+  // The region's own constants in FP32, not the model's weights.
+  TensorMap constants;
+  for (int i : r.nodes)
+    for (const auto& v : g.nodes[static_cast<std::size_t>(i)].inputs)
+      if (!v.empty() && g.is_constant(v) && !constants.count(v)) constants[v] = constant_as_float(g.tensor(v));
   try {
     for (std::int64_t first = 0; first < rows; first += n) {
       FloatTensor positions;
@@ -189,7 +186,7 @@ int tabulate(Graph& g, const std::string& p, std::int64_t rows) {
       const TensorMap values = run_region(g, r, p, positions, constants);
       for (auto& [v, table] : tables) {
         const FloatTensor& y = values.at(v);
-        const std::int64_t row = row_of[v];
+        const std::int64_t row = row_of(table);
         for (std::int64_t t = 0; t < n && first + t < rows; ++t)
           std::copy_n(y.data.begin() + t * row, row, table.begin() + (first + t) * row);
       }
@@ -202,7 +199,7 @@ int tabulate(Graph& g, const std::string& p, std::int64_t rows) {
     if (n > 1) scrambled.data[0] = scrambled.data[static_cast<std::size_t>(n - 1)];
     const TensorMap values = run_region(g, r, p, scrambled, constants);
     for (auto it = tables.begin(); it != tables.end();)
-      it = rows_match(values.at(it->first), it->second, scrambled.data, row_of[it->first]) ? std::next(it) : tables.erase(it);
+      it = rows_match(values.at(it->first), it->second, scrambled.data, row_of(it->second)) ? std::next(it) : tables.erase(it);
   } catch (const CompileError&) {
     return 0;  // a node the evaluator refuses on these values: the region stays as it is
   }

@@ -195,7 +195,7 @@ bool masked_where(const Graph& g, const Node& n) {
   for (std::size_t i = 1; i < 3; ++i) {
     if (!g.is_constant(n.inputs[i])) continue;
     for (float v : constant_as_float(g.tensor(n.inputs[i])).data)
-      if (!std::isfinite(v) || std::abs(v) > 1e4f) return true;
+      if (!std::isfinite(v) || std::abs(v) > kMaskFillMagnitude) return true;
   }
   return false;
 }

@@ -52,6 +52,15 @@ bool all_finite(const std::vector<float>& v) {
   return true;
 }
 
+// The smallest and largest values of a constant, or nullopt for a value that is not one (or holds none).
+std::optional<std::pair<float, float>> constant_range(const Graph& g, const std::string& v) {
+  if (!g.is_constant(v)) return std::nullopt;
+  const auto data = constant_as_float(g.tensor(v)).data;
+  if (data.empty()) return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(data.begin(), data.end());
+  return std::make_pair(*lo, *hi);
+}
+
 // Interval ranges of the values computed only from integer-valued mask inputs (taken as [0, 1])
 // and constants, through the ops a mask's path uses; a node reading any other computed value
 // ends the path (its output keeps its calibrated range).
@@ -60,12 +69,7 @@ std::map<std::string, std::pair<float, float>> mask_path_ranges(const Graph& g) 
   for (const auto& v : g.integer_valued_inputs) r[v] = {0.0f, 1.0f};
   if (r.empty()) return r;
   auto range_of = [&](const std::string& v) -> std::optional<std::pair<float, float>> {
-    if (g.is_constant(v)) {
-      const auto data = constant_as_float(g.tensor(v)).data;
-      if (data.empty()) return std::nullopt;
-      const auto [lo, hi] = std::minmax_element(data.begin(), data.end());
-      return std::make_pair(*lo, *hi);
-    }
+    if (g.is_constant(v)) return constant_range(g, v);
     const auto it = r.find(v);
     if (it == r.end()) return std::nullopt;
     return it->second;
@@ -232,18 +236,13 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
   // (at least 20 wide, so a fill saturating to its bottom weighs e^-20 against the row's largest
   // score).
   auto range_of = [&](const std::string& v) -> std::optional<std::pair<float, float>> {
-    if (g.is_constant(v)) {
-      const auto data = constant_as_float(g.tensor(v)).data;
-      if (data.empty()) return std::nullopt;
-      const auto [lo, hi] = std::minmax_element(data.begin(), data.end());
-      return std::make_pair(*lo, *hi);
-    }
+    if (g.is_constant(v)) return constant_range(g, v);
     if (!activations.count(v)) return std::nullopt;
     return group_range[find(v)];
   };
   auto mask_like = [&](const std::string& v) {
     const auto r = range_of(v);
-    return r && r->first <= -1e4f && std::abs(r->second) < 1e4f;
+    return r && r->first <= -kMaskFillMagnitude && std::abs(r->second) < kMaskFillMagnitude;
   };
   auto masked_add = [&](const Node& n) {
     return n.device == Node::Device::Npu && !fp16(n) && n.op_type == "Add" && n.inputs.size() == 2 &&
@@ -263,7 +262,7 @@ std::vector<std::string> assign_quantization(Graph& g, const ValueRanges& ranges
       // plus a mask (T5's zero position bias plus the encoder's mask) is a mask, and stays one.
       if (!mask_like(n.inputs[k]) || g.is_constant(n.inputs[1 - k])) continue;
       const auto mask = range_of(n.inputs[k]), scores = range_of(n.inputs[1 - k]);
-      if (!scores || scores->first <= -1e4f) continue;
+      if (!scores || scores->first <= -kMaskFillMagnitude) continue;
       const float hi = scores->second + mask->second;
       group_range[find(n.outputs[0])] = {std::min(scores->first + mask->second, hi - 20.0f), hi};
       break;

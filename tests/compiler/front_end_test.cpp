@@ -39,6 +39,20 @@ void check_same_outputs(const Graph& before, const Graph& after, float tolerance
 
 std::string scalar(GraphBuilder& b, const std::string& name, float v) { return b.constant(name, {}, {v}); }
 
+std::string int64_input(GraphBuilder& b, const std::string& name, std::vector<std::int64_t> shape) {
+  const std::string v = b.input(name, std::move(shape));
+  b.graph().tensor(v).elem_type = kInt64;
+  return v;
+}
+
+// transformers' attention mask [1, T] as a float [1, 1, 1, T]: Cast(Unsqueeze(Unsqueeze(mask))).
+std::string mask_as_float(GraphBuilder& b, const std::string& mask) {
+  b.node("Unsqueeze", {mask, b.int_constant("ax1", {1}, {1})}, "u1");
+  b.node("Unsqueeze", {b.out("u1"), b.int_constant("ax2", {1}, {2})}, "u2");
+  b.node("Cast", {b.out("u2")}, "m").set_int("to", kFloat);
+  return b.out("m");
+}
+
 }  // namespace
 
 TEST_CASE("integer shape arithmetic folds exactly: PyTorch's chunk (C + 2) / 3 is 64 for 192, not 65",
@@ -392,13 +406,9 @@ TEST_CASE("an int64 attention mask only cast to float becomes a float input, and
   // transformers' _prepare_4d_attention_mask: Cast(Unsqueeze(Unsqueeze(mask)), float), 1 - m,
   // masked_fill(Cast(., bool), float32's lowest), added to the scores.
   GraphBuilder b;
-  auto mask = b.input("mask", {1, 8});
-  b.graph().tensor(mask).elem_type = kInt64;
+  auto mask = int64_input(b, "mask", {1, 8});
   auto scores = b.input("scores", {1, 2, 1, 8});
-  b.node("Unsqueeze", {mask, b.int_constant("ax1", {1}, {1})}, "u1");
-  b.node("Unsqueeze", {b.out("u1"), b.int_constant("ax2", {1}, {2})}, "u2");
-  b.node("Cast", {b.out("u2")}, "m").set_int("to", kFloat);
-  b.node("Sub", {scalar(b, "one", 1.0f), b.out("m")}, "inv");
+  b.node("Sub", {scalar(b, "one", 1.0f), mask_as_float(b, mask)}, "inv");
   b.node("Cast", {b.out("inv")}, "padded").set_int("to", kBool);
   b.node("Where", {b.out("padded"), scalar(b, "lowest", std::numeric_limits<float>::lowest()), b.out("inv")}, "fill");
   b.node("Add", {scores, b.out("fill")}, "masked");
@@ -421,8 +431,7 @@ TEST_CASE("an int64 attention mask only cast to float becomes a float input, and
   CHECK(testing::max_abs_diff(a.at(b.out("masked")), c.at(b.out("masked"))) == 0.0f);
   // A mask that is also a Gather's indices or an output is not only cast: left alone.
   GraphBuilder ids;
-  auto t = ids.input("ids", {1, 4});
-  ids.graph().tensor(t).elem_type = kInt64;
+  auto t = int64_input(ids, "ids", {1, 4});
   ids.node("Gather", {ids.random_constant("table", {16, 4}), t}, "rows");
   ids.node("Cast", {t}, "ids_float").set_int("to", kFloat);
   Graph other = ids.finish({ids.out("rows"), ids.out("ids_float")});
@@ -438,8 +447,7 @@ TEST_CASE("transformers' causal mask with padding (Equal, Where, ScatterND) beco
   constexpr std::int64_t T = 4;
   const float lowest = std::numeric_limits<float>::lowest();
   GraphBuilder b;
-  auto mask = b.input("mask", {1, T});
-  b.graph().tensor(mask).elem_type = kInt64;
+  auto mask = int64_input(b, "mask", {1, T});
   auto scores = b.input("scores", {1, 2, T, T});
   std::vector<float> causal(T * T, 0.0f);
   std::vector<std::int64_t> every;
@@ -449,10 +457,7 @@ TEST_CASE("transformers' causal mask with padding (Equal, Where, ScatterND) beco
       every.insert(every.end(), {0, 0, i, j});
     }
   auto c = b.constant("causal", {1, 1, T, T}, causal);
-  b.node("Unsqueeze", {mask, b.int_constant("ax1", {1}, {1})}, "u1");
-  b.node("Unsqueeze", {b.out("u1"), b.int_constant("ax2", {1}, {2})}, "u2");
-  b.node("Cast", {b.out("u2")}, "m").set_int("to", kFloat);
-  b.node("Add", {c, b.out("m")}, "sum");
+  b.node("Add", {c, mask_as_float(b, mask)}, "sum");
   b.node("Equal", {b.out("sum"), scalar(b, "zero", 0.0f)}, "padding");
   b.node("Cast", {b.out("padding")}, "padding_bool").set_int("to", kBool);
   b.node("Where", {b.out("padding_bool"), scalar(b, "lowest", lowest), c}, "filled");
@@ -493,8 +498,7 @@ TEST_CASE("DistilBERT's mask, Where(Expand(Reshape(Equal(mask, 0))), lowest, sco
   constexpr std::int64_t T = 4;
   const float lowest = std::numeric_limits<float>::lowest();
   GraphBuilder b;
-  auto mask = b.input("mask", {1, T});
-  b.graph().tensor(mask).elem_type = kInt64;
+  auto mask = int64_input(b, "mask", {1, T});
   auto scores = b.input("scores", {1, 2, T, T});
   b.node("Equal", {mask, b.int_constant("zero", {}, {0})}, "padded");
   b.node("Reshape", {b.out("padded"), b.int_constant("shape", {4}, {1, 1, 1, T})}, "padded4");
@@ -551,8 +555,7 @@ TEST_CASE("rotary cos/sin computed from float(position_ids) become Gathers of ta
   // transposed, concatenated with itself, cos and sin.
   constexpr std::int64_t T = 4, H = 8;
   GraphBuilder b;
-  auto pos = b.input("position_ids", {1, T});
-  b.graph().tensor(pos).elem_type = kInt64;
+  auto pos = int64_input(b, "position_ids", {1, T});
   auto q = b.input("q", {1, T, 2 * H});
   std::vector<float> inv_freq(H);
   for (std::int64_t i = 0; i < H; ++i) inv_freq[static_cast<std::size_t>(i)] = std::pow(10000.0f, -static_cast<float>(i) / H);
@@ -590,11 +593,9 @@ TEST_CASE("rotary cos/sin computed from float(position_ids) become Gathers of ta
   // Token ids that only index a table are not positions, nor is an integer only scaled (no Cos or
   // Sin: it may be negative, which a table's rows 0 .. N-1 would wrap): nothing to tabulate.
   GraphBuilder ids;
-  auto t = ids.input("ids", {1, 4});
-  ids.graph().tensor(t).elem_type = kInt64;
+  auto t = int64_input(ids, "ids", {1, 4});
   ids.node("Gather", {ids.random_constant("table", {16, 4}), t}, "rows");
-  auto level = ids.input("level", {1, 4});
-  ids.graph().tensor(level).elem_type = kInt64;
+  auto level = int64_input(ids, "level", {1, 4});
   ids.node("Cast", {level}, "level_f").set_int("to", kFloat);
   ids.node("Mul", {ids.out("level_f"), scalar(ids, "gain", 0.5f)}, "scaled");
   ids.node("Unsqueeze", {ids.out("scaled"), ids.int_constant("last", {1}, {2})}, "scaled3");
